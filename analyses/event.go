@@ -1,0 +1,104 @@
+// Package analyses defines the event stream that the emulator, the syscall
+// layer and the scheduler produce, and the Analysis interface that every
+// profiler (trms, paths, causal, parallel) implements. It is the one contract
+// between the guest-running side and the analyses: analyses never import emu,
+// syscalls or sched, so each can be tested on hand-written event traces.
+package analyses
+
+// Kind says what an Event describes.
+type Kind uint8
+
+// Event kinds. The numeric values are shared with the C hooks in emu/
+// (emu/hooks.h); change both together.
+const (
+	KindNone        Kind = iota
+	KindBlock            // a basic block started executing
+	KindRead             // the guest loaded from memory
+	KindWrite            // the guest stored to memory
+	KindKernelRead       // the kernel loaded from guest memory (write, writev, ...)
+	KindKernelWrite      // the kernel stored into guest memory (read, readv, mmap of a file, ...)
+	KindSyscall          // a system call completed
+	KindThreadStart      // a thread was created
+	KindThreadExit       // a thread exited
+	KindSwitch           // the scheduler switched to another thread
+	KindBlockOn          // a thread blocked (futex, pipe, sleep, join)
+	KindWake             // a blocked thread was woken
+)
+
+var kindNames = [...]string{"none", "block", "read", "write", "kread", "kwrite",
+	"syscall", "thread-start", "thread-exit", "switch", "block-on", "wake"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "kind?"
+}
+
+// End classifies the instruction that ends a basic block. Call tracking
+// derives calls and returns from it (DESIGN.md, "The event stream").
+type End uint8
+
+// Block terminators, as decoded once per block by package decode.
+const (
+	EndOther   End = iota // falls through or the block was cut (page end, size limit)
+	EndCall               // call (direct or indirect)
+	EndRet                // ret
+	EndJump               // unconditional jmp (direct or indirect): a tail call if it lands on a routine entry
+	EndCond               // conditional branch
+	EndSyscall            // syscall
+)
+
+// Event is one record of the stream. It is 32 bytes and laid out exactly like
+// struct emu_event in emu/hooks.h so that batches filled by C hooks are read
+// in place, without copying or per-event allocation.
+//
+// Field use by kind:
+//
+//	Block:               Addr = first instruction, Aux = stack pointer at entry, Size = instructions, Len = bytes, End = terminator
+//	Read/Write:          Addr = address, Size = bytes
+//	KernelRead/Write:    Addr = address, Size = bytes
+//	Syscall:             Addr = number, Aux = result (as the guest sees it in rax)
+//	ThreadStart:         Aux = parent tid
+//	ThreadExit:          Aux = exit status
+//	Switch:              Aux = tid switched away from (0 at the start)
+//	BlockOn:             Addr = what the thread waits on (futex address, fd...)
+//	Wake:                Aux = waker tid
+//
+// Tid is the guest thread id the event belongs to.
+type Event struct {
+	Addr uint64
+	Aux  uint64
+	Size uint32
+	Tid  uint32
+	Kind Kind
+	End  End
+	Len  uint16
+	_    uint32
+}
+
+// Analysis consumes the event stream. Batches arrive in exact guest order;
+// the slice is only valid during the call (it aliases the emulator's buffer).
+type Analysis interface {
+	// Events handles one batch.
+	Events(batch []Event)
+	// Finish is called once after the last batch (also when the run failed
+	// or was interrupted, so that partial profiles can be written).
+	Finish()
+}
+
+// Needs says which event kinds an analysis wants, so that only the hooks an
+// enabled analysis needs are installed.
+type Needs struct {
+	Blocks    bool // Block events (with stack pointer)
+	Memory    bool // Read/Write events
+	KernelMem bool // KernelRead/KernelWrite events
+	Syscalls  bool
+	Threads   bool // ThreadStart/Exit, Switch, BlockOn, Wake
+}
+
+// Or merges two sets of needs.
+func (n Needs) Or(m Needs) Needs {
+	return Needs{n.Blocks || m.Blocks, n.Memory || m.Memory, n.KernelMem || m.KernelMem,
+		n.Syscalls || m.Syscalls, n.Threads || m.Threads}
+}
