@@ -1,0 +1,43 @@
+// Command emuprof runs an unmodified x86-64 Linux program on an emulator it
+// fully controls and profiles it deterministically. This package only wires
+// flags to the guest runtime and the analyses.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// exitError carries an exit code out of a command.
+type exitError struct {
+	code int
+	msg  string // printed as "emuprof: msg" when non-empty
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+func main() {
+	root := &cobra.Command{
+		Use:           "emuprof",
+		Short:         "Deterministic, emulator-based profiler for x86-64 Linux programs",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(runCommand(), trmsCommand(), mergeCommand(), syscallsCommand())
+	err := root.Execute()
+	if err == nil {
+		return
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.msg != "" {
+			fmt.Fprintln(os.Stderr, "emuprof: "+ee.msg)
+		}
+		os.Exit(ee.code)
+	}
+	fmt.Fprintln(os.Stderr, "emuprof: "+err.Error())
+	os.Exit(2)
+}

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"emuprof/analyses"
+	"emuprof/emu"
+	"emuprof/guest"
+)
+
+// runFlags are the flags every command that runs a guest accepts.
+type runFlags struct {
+	sysroot     string
+	env         []string
+	clearEnv    bool
+	seed        uint64
+	pid         int
+	maxInsns    uint64
+	unsupported string
+	traceDigest bool
+	stats       bool
+	cpus        int
+	quantum     uint64
+	schedSeed   uint64
+}
+
+func (f *runFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.sysroot, "sysroot", "/", "directory where the program's interpreter and libraries (and absolute paths) resolve")
+	fl.StringArrayVar(&f.env, "env", nil, "set a guest environment variable K=V (repeatable)")
+	fl.BoolVar(&f.clearEnv, "clear-env", false, "start the guest with an empty environment (then add --env)")
+	fl.Uint64Var(&f.seed, "seed", 1, "seed of the guest's randomness (getrandom, AT_RANDOM)")
+	fl.IntVar(&f.pid, "pid", 1000, "the guest's process id")
+	fl.Uint64Var(&f.maxInsns, "max-insns", 0, "stop the guest after this many instructions (0: no limit)")
+	fl.StringVar(&f.unsupported, "unsupported", "stop", "what an unsupported syscall does: stop (exit 2) or enosys (return -ENOSYS, warn at the end)")
+	fl.BoolVar(&f.traceDigest, "trace-digest", false, "print a hash of the executed block sequence and syscall results")
+	fl.BoolVar(&f.stats, "stats", false, "print the virtual duration and per-thread figures")
+	fl.IntVar(&f.cpus, "cpus", 8, "virtual CPUs: at most this many threads advance in the same virtual time")
+	fl.Uint64Var(&f.quantum, "quantum", 10000, "scheduling quantum in guest instructions")
+	fl.Uint64Var(&f.schedSeed, "sched-seed", 0, "perturb the schedule deterministically (0: unperturbed)")
+}
+
+// config builds the guest configuration for PROGRAM ARGS.
+func (f *runFlags) config(args []string) (guest.Config, error) {
+	if len(args) == 0 {
+		return guest.Config{}, &exitError{code: 2, msg: "no program given (usage: emuprof run [flags] -- PROGRAM ARGS...)"}
+	}
+	if f.unsupported != "stop" && f.unsupported != "enosys" {
+		return guest.Config{}, &exitError{code: 2, msg: fmt.Sprintf("--unsupported must be stop or enosys, not %q", f.unsupported)}
+	}
+	prog := args[0]
+	if !strings.Contains(prog, "/") {
+		if p, err := lookPath(prog); err == nil {
+			prog = p
+		}
+	}
+	env := os.Environ()
+	if f.clearEnv {
+		env = nil
+	}
+	env = append(env, f.env...)
+	cwd, err := os.Getwd()
+	if err != nil {
+		return guest.Config{}, fmt.Errorf("getting the working directory: %w", err)
+	}
+	return guest.Config{
+		Program: prog, Args: args, Env: env, Sysroot: f.sysroot, Cwd: cwd,
+		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		StdinTTY: isTTY(os.Stdin), StdoutTTY: isTTY(os.Stdout), StderrTTY: isTTY(os.Stderr),
+		Pid: f.pid, Uid: os.Getuid(), Gid: os.Getgid(), Seed: f.seed,
+		UnsupportedENOSYS: f.unsupported == "enosys", MaxInsns: f.maxInsns,
+		CPUs: f.cpus, Quantum: f.quantum, SchedSeed: f.schedSeed, TraceDigest: f.traceDigest,
+	}, nil
+}
+
+// lookPath finds a program on the host PATH (the guest sees the same files).
+func lookPath(name string) (string, error) {
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		p := filepath.Join(dir, name)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", os.ErrNotExist
+}
+
+func isTTY(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// execute runs the guest with the given analyses and reports how it ended.
+// It returns the error that makes emuprof exit with the guest's status.
+func execute(cfg guest.Config, as []analyses.Analysis, needs analyses.Needs, stats bool) (*guest.Result, error) {
+	cfg.Analyses = as
+	cfg.Needs = needs
+	if cfg.TraceDigest {
+		needs.Blocks = true
+	}
+	engine, err := emu.New(emu.Options{Memory: needs.Memory, Blocks: needs.Blocks, StackPointer: needs.Blocks})
+	if err != nil {
+		return nil, fmt.Errorf("starting the emulator: %w", err)
+	}
+	defer engine.Close()
+	interrupt := make(chan struct{})
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt)
+	defer signal.Stop(sigs)
+	go func() {
+		if _, ok := <-sigs; ok {
+			close(interrupt)
+		}
+	}()
+	cfg.Interrupt = interrupt
+	proc, err := guest.Load(cfg, engine)
+	if err != nil {
+		return nil, &exitError{code: 2, msg: err.Error()}
+	}
+	res := proc.Run()
+	if len(res.Unsupported) > 0 {
+		fmt.Fprintf(os.Stderr, "emuprof: warning: unsupported syscalls answered with ENOSYS: %s\n", strings.Join(res.Unsupported, ", "))
+	}
+	if cfg.TraceDigest {
+		fmt.Fprintf(os.Stderr, "emuprof: trace digest %s\n", res.Digest)
+	}
+	if stats {
+		printStats(os.Stderr, res)
+	}
+	if res.Reason != "" {
+		fmt.Fprintln(os.Stderr, "emuprof: "+res.Reason)
+		for _, l := range res.Report {
+			fmt.Fprintln(os.Stderr, l)
+		}
+	}
+	if res.ExitStatus != 0 {
+		return res, &exitError{code: res.ExitStatus}
+	}
+	return res, nil
+}
+
+func printStats(w io.Writer, res *guest.Result) {
+	fmt.Fprintf(w, "emuprof: virtual duration %d ns (makespan), %d instructions\n", res.Makespan, res.Insns)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "tid\tclock ns\tinstructions\tblocks\tswitches\tfutex waits\t")
+	sort.Slice(res.Threads, func(i, j int) bool { return res.Threads[i].Tid < res.Threads[j].Tid })
+	for _, t := range res.Threads {
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t\n", t.Tid, t.Clock, t.Insns, t.Blocks, t.Switches, t.FutexWaits)
+	}
+	tw.Flush()
+}
+
+func runCommand() *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:   "run [flags] -- PROGRAM ARGS...",
+		Short: "Run a program on the emulator, like running it natively, deterministically",
+		Args:  cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := f.config(args)
+			if err != nil {
+				return err
+			}
+			_, err = execute(cfg, nil, analyses.Needs{}, f.stats)
+			return err
+		},
+	}
+	cmd.Flags().SetInterspersed(false)
+	f.register(cmd)
+	return cmd
+}

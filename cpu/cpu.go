@@ -1,0 +1,81 @@
+// Package cpu is the contract between the emulator binding (package emu, the
+// only cgo code) and the runtime that drives it (package guest): register
+// files, why a run slice stopped, and the CPU interface. Keeping it apart
+// lets the runtime build and vet without cgo, on any host.
+package cpu
+
+import (
+	"emuprof/analyses"
+	"emuprof/mm"
+)
+
+// Regs are the general-purpose registers the runtime reads and writes.
+type Regs struct {
+	RAX, RBX, RCX, RDX, RSI, RDI, RBP, RSP uint64
+	R8, R9, R10, R11, R12, R13, R14, R15   uint64
+	RIP, RFLAGS, FSBase, GSBase            uint64
+}
+
+// StopReason says why a run slice ended.
+type StopReason int
+
+// Stop reasons.
+const (
+	StopNone    StopReason = iota // the engine stopped on its own
+	StopSyscall                   // a syscall instruction executed; RIP is past it
+	StopQuantum                   // the instruction budget ran out; RIP is at an unexecuted block
+	StopFault                     // invalid memory access
+	StopIntr                      // CPU exception (divide error, int3, ud2...)
+	StopRequest                   // the engine stopped to retranslate code; resume at RIP
+	StopInvalid                   // invalid instruction
+)
+
+// Access kinds of a memory fault.
+const (
+	FaultRead  = "read"
+	FaultWrite = "write"
+	FaultFetch = "fetch"
+)
+
+// Stop describes the end of one run slice.
+type Stop struct {
+	Reason      StopReason
+	Insns       uint64 // instructions executed in the slice
+	Blocks      uint64 // blocks executed in the slice
+	FaultAddr   uint64
+	FaultAccess string // FaultRead, FaultWrite or FaultFetch
+	FaultProt   bool   // the page was mapped but the access was not allowed
+	IntNo       uint32 // the exception vector for StopIntr
+	Err         error  // the engine's own error, if any
+}
+
+// Context is a saved register state of one thread (including SSE and FS base).
+type Context interface{ Free() }
+
+// CPU is one emulated x86-64 processor with its memory.
+type CPU interface {
+	mm.Backend
+	// Run executes from pc until a syscall, a fault, an exception, or until
+	// the next block would exceed budget instructions (0: no limit).
+	Run(pc, budget uint64) Stop
+	ReadRegs(r *Regs) error
+	WriteRegs(r *Regs) error
+	PC() uint64
+	SP() uint64
+	SetFSBase(v uint64) error
+	FSBase() uint64
+	NewContext() (Context, error)
+	Save(c Context) error
+	Restore(c Context) error
+	// SetTid stamps events with the running thread.
+	SetTid(tid uint32)
+	// SetSink receives event batches; Drain flushes the buffer into it.
+	SetSink(f func([]analyses.Event))
+	Drain()
+	// SetRDTSC sets the source of the guest's time stamp counter; it gets
+	// the instructions executed so far in the current run slice.
+	SetRDTSC(f func(sliceInsns uint64) uint64)
+	// FlushCode drops translated code in a range the guest unmapped or changed.
+	FlushCode(addr, size uint64)
+	Close()
+}

@@ -1,0 +1,65 @@
+// Package decode decodes guest basic blocks once each: how many instructions
+// a block holds (the emulator reports only its length in bytes) and what kind
+// of instruction ends it (call, ret, jump...), which is how call tracking
+// derives calls and returns without a per-instruction hook.
+package decode
+
+import (
+	"golang.org/x/arch/x86/x86asm"
+
+	"emuprof/analyses"
+)
+
+// Info describes one decoded block.
+type Info struct {
+	Insns uint32       // instruction count
+	End   analyses.End // kind of the last instruction
+	// Last is the offset of the last instruction from the block start.
+	Last uint32
+	// RDTSC lists the offsets of rdtsc/rdtscp instructions in the block;
+	// the emulator must make them return virtual time.
+	RDTSC []uint32
+}
+
+// Block decodes the code of one block (exactly the bytes the emulator
+// translated). Undecodable bytes (x86asm knows no VEX/EVEX encodings; the
+// emulated CPU does not advertise AVX, so guests do not select such code)
+// count as one instruction covering the rest of the block.
+func Block(code []byte) Info {
+	var info Info
+	off := 0
+	for off < len(code) {
+		inst, err := x86asm.Decode(code[off:], 64)
+		info.Insns++
+		info.Last = uint32(off)
+		if err != nil || inst.Len == 0 {
+			info.End = analyses.EndOther
+			return info
+		}
+		info.End = classify(inst.Op)
+		if inst.Op == x86asm.RDTSC || inst.Op == x86asm.RDTSCP {
+			info.RDTSC = append(info.RDTSC, uint32(off))
+		}
+		off += inst.Len
+	}
+	return info
+}
+
+func classify(op x86asm.Op) analyses.End {
+	switch op {
+	case x86asm.CALL:
+		return analyses.EndCall
+	case x86asm.RET, x86asm.LRET:
+		return analyses.EndRet
+	case x86asm.JMP, x86asm.LJMP:
+		return analyses.EndJump
+	case x86asm.SYSCALL:
+		return analyses.EndSyscall
+	case x86asm.JA, x86asm.JAE, x86asm.JB, x86asm.JBE, x86asm.JE, x86asm.JNE,
+		x86asm.JG, x86asm.JGE, x86asm.JL, x86asm.JLE, x86asm.JO, x86asm.JNO,
+		x86asm.JP, x86asm.JNP, x86asm.JS, x86asm.JNS, x86asm.JCXZ, x86asm.JECXZ,
+		x86asm.JRCXZ, x86asm.LOOP, x86asm.LOOPE, x86asm.LOOPNE:
+		return analyses.EndCond
+	}
+	return analyses.EndOther
+}

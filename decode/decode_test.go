@@ -1,0 +1,47 @@
+package decode
+
+import (
+	"testing"
+
+	"emuprof/analyses"
+)
+
+func TestBlock(t *testing.T) {
+	cases := []struct {
+		name  string
+		code  []byte
+		insns uint32
+		end   analyses.End
+		last  uint32
+		tsc   int
+	}{
+		// push rbp; mov rbp,rsp; call rel32
+		{"call", []byte{0x55, 0x48, 0x89, 0xe5, 0xe8, 0, 0, 0, 0}, 3, analyses.EndCall, 4, 0},
+		// pop rbp; ret
+		{"ret", []byte{0x5d, 0xc3}, 2, analyses.EndRet, 1, 0},
+		// xor eax,eax; jmp rel8
+		{"jmp", []byte{0x31, 0xc0, 0xeb, 0x10}, 2, analyses.EndJump, 2, 0},
+		// cmp eax,1; jne rel8
+		{"jcc", []byte{0x83, 0xf8, 0x01, 0x75, 0xf0}, 2, analyses.EndCond, 3, 0},
+		// mov eax,60; syscall
+		{"syscall", []byte{0xb8, 60, 0, 0, 0, 0x0f, 0x05}, 2, analyses.EndSyscall, 5, 0},
+		// rdtsc; shl rdx,32; nop
+		{"rdtsc", []byte{0x0f, 0x31, 0x48, 0xc1, 0xe2, 0x20, 0x90}, 3, analyses.EndOther, 6, 1},
+		// call *%rax
+		{"indirect call", []byte{0xff, 0xd0}, 1, analyses.EndCall, 0, 0},
+	}
+	for _, c := range cases {
+		got := Block(c.code)
+		if got.Insns != c.insns || got.End != c.end || got.Last != c.last || len(got.RDTSC) != c.tsc {
+			t.Errorf("%s: got %+v, want insns %d end %d last %d rdtsc %d", c.name, got, c.insns, c.end, c.last, c.tsc)
+		}
+	}
+}
+
+func TestBlockUndecodable(t *testing.T) {
+	// nop; then a VEX-encoded vzeroupper (c5 f8 77) x86asm does not know.
+	got := Block([]byte{0x90, 0xc5, 0xf8, 0x77})
+	if got.Insns != 2 || got.End != analyses.EndOther {
+		t.Errorf("got %+v, want 2 instructions ending in other", got)
+	}
+}

@@ -1,0 +1,403 @@
+// Package emu is emuprof's own binding of libunicorn (Unicorn 2.0.x C API)
+// for x86-64: guest memory, register contexts, the run loop and the hooks.
+// It is the only package that uses cgo. Per-event hooks (blocks, memory
+// accesses) are C functions in hooks.c that append analyses.Event records to
+// a buffer; Go drains the buffer in batches, so no guest event costs a cgo
+// round trip. Go is called back only once per distinct block (to decode it)
+// and when the buffer fills up.
+package emu
+
+/*
+#cgo LDFLAGS: -lunicorn
+#cgo darwin CFLAGS: -I/opt/homebrew/include -I/usr/local/include
+#cgo darwin LDFLAGS: -L/opt/homebrew/lib -L/usr/local/lib
+#include <stdlib.h>
+#include "hooks.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"runtime/cgo"
+	"unsafe"
+
+	"emuprof/analyses"
+	"emuprof/cpu"
+	"emuprof/decode"
+	"emuprof/mm"
+)
+
+// Registers, in the order of cpu.Regs' fields.
+var regIDs = [...]C.int{
+	C.UC_X86_REG_RAX, C.UC_X86_REG_RBX, C.UC_X86_REG_RCX, C.UC_X86_REG_RDX,
+	C.UC_X86_REG_RSI, C.UC_X86_REG_RDI, C.UC_X86_REG_RBP, C.UC_X86_REG_RSP,
+	C.UC_X86_REG_R8, C.UC_X86_REG_R9, C.UC_X86_REG_R10, C.UC_X86_REG_R11,
+	C.UC_X86_REG_R12, C.UC_X86_REG_R13, C.UC_X86_REG_R14, C.UC_X86_REG_R15,
+	C.UC_X86_REG_RIP, C.UC_X86_REG_EFLAGS, C.UC_X86_REG_FS_BASE, C.UC_X86_REG_GS_BASE,
+}
+
+// Options configure an engine.
+type Options struct {
+	BufferEvents int  // event buffer capacity (default 1<<16)
+	Memory       bool // install the memory-access hooks
+	Blocks       bool // emit Block events
+	StackPointer bool // fill Block events' Aux with RSP
+}
+
+// Engine is one Unicorn instance running one guest process.
+type Engine struct {
+	uc     *C.uc_engine
+	st     *C.struct_emu_state
+	handle cgo.Handle
+	sink   func([]analyses.Event)
+	events []analyses.Event // view of the C buffer
+
+	rdtsc     func(uint64) uint64
+	rdtscHook map[uint64]bool
+	pending   []uint64 // rdtsc addresses waiting for a hook
+	scratch   []byte
+	failure   error // error raised inside a callback
+}
+
+// ErrEventLayout means the Go and C event records disagree.
+var errEventLayout = errors.New("emu: analyses.Event and struct emu_event differ in size")
+
+func ucErr(op string, e C.uc_err) error {
+	if e == C.UC_ERR_OK {
+		return nil
+	}
+	return fmt.Errorf("%s: %s", op, C.GoString(C.uc_strerror(e)))
+}
+
+// New opens an x86-64 engine.
+func New(opts Options) (*Engine, error) {
+	if unsafe.Sizeof(analyses.Event{}) != C.sizeof_struct_emu_event {
+		return nil, errEventLayout
+	}
+	if opts.BufferEvents <= 0 {
+		opts.BufferEvents = 1 << 16
+	}
+	e := &Engine{rdtscHook: map[uint64]bool{}}
+	if err := ucErr("uc_open", C.uc_open(C.UC_ARCH_X86, C.UC_MODE_64, &e.uc)); err != nil {
+		return nil, err
+	}
+	e.handle = cgo.NewHandle(e)
+	e.st = C.emu_state_new(e.uc, C.uintptr_t(e.handle), C.uint32_t(opts.BufferEvents))
+	if e.st == nil {
+		e.Close()
+		return nil, errors.New("emu: out of memory")
+	}
+	e.events = unsafe.Slice((*analyses.Event)(unsafe.Pointer(e.st.buf)), opts.BufferEvents)
+	if opts.Blocks {
+		e.st.want_blocks = 1
+	}
+	if opts.StackPointer {
+		e.st.want_sp = 1
+	}
+	if err := ucErr("installing hooks", C.emu_install_base(e.st)); err != nil {
+		e.Close()
+		return nil, err
+	}
+	if opts.Memory {
+		if err := ucErr("installing memory hooks", C.emu_install_mem(e.st)); err != nil {
+			e.Close()
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+// Close releases the engine.
+func (e *Engine) Close() {
+	if e.uc != nil {
+		C.uc_close(e.uc)
+		e.uc = nil
+	}
+	if e.st != nil {
+		C.emu_state_free(e.st)
+		e.st = nil
+	}
+	if e.handle != 0 {
+		e.handle.Delete()
+		e.handle = 0
+	}
+}
+
+// SetSink sets where drained event batches go.
+func (e *Engine) SetSink(f func([]analyses.Event)) { e.sink = f }
+
+// SetTid sets the thread id stamped on events from now on.
+func (e *Engine) SetTid(tid uint32) { e.st.tid = C.uint32_t(tid) }
+
+// Drain hands buffered events to the sink and empties the buffer.
+func (e *Engine) Drain() {
+	n := int(e.st.n)
+	if n == 0 {
+		return
+	}
+	e.st.n = 0
+	if e.sink != nil {
+		e.sink(e.events[:n])
+	}
+}
+
+//export emuDrain
+func emuDrain(h C.uintptr_t) {
+	cgo.Handle(h).Value().(*Engine).Drain()
+}
+
+//export emuBlockMiss
+func emuBlockMiss(h C.uintptr_t, addr C.uint64_t, length C.uint32_t) {
+	e := cgo.Handle(h).Value().(*Engine)
+	n := int(length)
+	if cap(e.scratch) < n {
+		e.scratch = make([]byte, n)
+	}
+	code := e.scratch[:n]
+	if n > 0 {
+		if err := ucErr("reading code", C.uc_mem_read(e.uc, C.uint64_t(addr), unsafe.Pointer(&code[0]), C.size_t(n))); err != nil {
+			e.failure = fmt.Errorf("decoding block at %#x: %w", uint64(addr), err)
+			e.st.reason = C.STOP_REQUEST
+			return
+		}
+	}
+	info := decode.Block(code)
+	var missing bool
+	for _, off := range info.RDTSC {
+		a := uint64(addr) + uint64(off)
+		if !e.rdtscHook[a] {
+			e.pending = append(e.pending, a)
+			missing = true
+		}
+	}
+	if missing {
+		// Stop before the block runs; Run installs the hooks and retranslates.
+		e.st.reason = C.STOP_REQUEST
+		return
+	}
+	C.emu_table_put(e.st, addr, length, C.uint32_t(info.Insns), C.uint8_t(info.End))
+}
+
+//export emuRDTSC
+func emuRDTSC(h C.uintptr_t, addr C.uint64_t) {
+	e := cgo.Handle(h).Value().(*Engine)
+	var tsc uint64
+	if e.rdtsc != nil {
+		tsc = e.rdtsc(uint64(e.st.insns))
+	}
+	code := make([]byte, 3)
+	C.uc_mem_read(e.uc, C.uint64_t(addr), unsafe.Pointer(&code[0]), 3)
+	length := uint64(2)
+	ids := []C.int{C.UC_X86_REG_RAX, C.UC_X86_REG_RDX}
+	vals := []C.uint64_t{C.uint64_t(tsc & 0xffffffff), C.uint64_t(tsc >> 32)}
+	if code[0] == 0x0f && code[1] == 0x01 && code[2] == 0xf9 { // rdtscp also sets ecx (cpu 0)
+		length = 3
+		ids = append(ids, C.UC_X86_REG_RCX)
+		vals = append(vals, 0)
+	}
+	C.emu_reg_write_batch(e.uc, &ids[0], &vals[0], C.int(len(ids)))
+	// Skip the instruction: writing RIP in a hook makes Unicorn resume there.
+	rip := C.uint64_t(uint64(addr) + length)
+	C.uc_reg_write(e.uc, C.UC_X86_REG_RIP, unsafe.Pointer(&rip))
+}
+
+// Run executes from pc until a syscall, the instruction budget runs out, a
+// fault, or an exception. budget 0 means no limit.
+func (e *Engine) Run(pc, budget uint64) cpu.Stop {
+	{
+		if budget == 0 {
+			budget = ^uint64(0)
+		}
+		e.st.insns, e.st.blocks, e.st.budget = 0, 0, C.uint64_t(budget)
+		e.st.reason = C.STOP_NONE
+		err := C.uc_emu_start(e.uc, C.uint64_t(pc), 0, 0, 0)
+		s := cpu.Stop{Reason: cpu.StopReason(e.st.reason), Insns: uint64(e.st.insns), Blocks: uint64(e.st.blocks)}
+		if e.failure != nil {
+			s.Err, e.failure = e.failure, nil
+			return s
+		}
+		if s.Reason == cpu.StopRequest && len(e.pending) > 0 {
+			if err := e.installRDTSC(); err != nil {
+				s.Err = err
+				return s
+			}
+			// Nothing of the stopped block ran; resume at it. Instructions
+			// already executed in this call were counted by the caller's
+			// clock via the returned Stop, so return and let it resume.
+			return s
+		}
+		switch err {
+		case C.UC_ERR_OK:
+		case C.UC_ERR_INSN_INVALID:
+			s.Reason = cpu.StopInvalid
+		case C.UC_ERR_READ_UNMAPPED, C.UC_ERR_WRITE_UNMAPPED, C.UC_ERR_FETCH_UNMAPPED,
+			C.UC_ERR_READ_PROT, C.UC_ERR_WRITE_PROT, C.UC_ERR_FETCH_PROT:
+			s.Reason = cpu.StopFault
+			s.FaultAddr = uint64(e.st.fault_addr)
+			switch err {
+			case C.UC_ERR_READ_UNMAPPED, C.UC_ERR_READ_PROT:
+				s.FaultAccess = cpu.FaultRead
+			case C.UC_ERR_WRITE_UNMAPPED, C.UC_ERR_WRITE_PROT:
+				s.FaultAccess = cpu.FaultWrite
+			default:
+				s.FaultAccess = cpu.FaultFetch
+			}
+			s.FaultProt = err == C.UC_ERR_READ_PROT || err == C.UC_ERR_WRITE_PROT || err == C.UC_ERR_FETCH_PROT
+		default:
+			if s.Reason != cpu.StopIntr {
+				s.Err = ucErr("emulation", err)
+			}
+		}
+		return s
+	}
+}
+
+func (e *Engine) installRDTSC() error {
+	for _, a := range e.pending {
+		if e.rdtscHook[a] {
+			continue
+		}
+		var h C.uc_hook
+		if err := ucErr("hooking rdtsc", C.emu_install_code_hook(e.st, C.uint64_t(a), &h)); err != nil {
+			return err
+		}
+		e.rdtscHook[a] = true
+		// Retranslate the block so that the new code hook is instrumented.
+		C.emu_remove_cache(e.uc, C.uint64_t(a&^0xfff), C.uint64_t(a&^0xfff+0x1000))
+	}
+	e.pending = e.pending[:0]
+	return nil
+}
+
+// ReadRegs reads the general-purpose registers.
+func (e *Engine) ReadRegs(r *cpu.Regs) error {
+	var vals [len(regIDs)]C.uint64_t
+	if err := ucErr("reading registers", C.emu_reg_read_batch(e.uc, &regIDs[0], &vals[0], C.int(len(regIDs)))); err != nil {
+		return err
+	}
+	p := (*[len(regIDs)]uint64)(unsafe.Pointer(r))
+	for i := range vals {
+		p[i] = uint64(vals[i])
+	}
+	return nil
+}
+
+// WriteRegs writes the general-purpose registers.
+func (e *Engine) WriteRegs(r *cpu.Regs) error {
+	var vals [len(regIDs)]C.uint64_t
+	p := (*[len(regIDs)]uint64)(unsafe.Pointer(r))
+	for i := range vals {
+		vals[i] = C.uint64_t(p[i])
+	}
+	return ucErr("writing registers", C.emu_reg_write_batch(e.uc, &regIDs[0], &vals[0], C.int(len(regIDs))))
+}
+
+// Reg reads one register by Unicorn id; used for RIP/RSP/FS base.
+func (e *Engine) reg(id C.int) uint64 {
+	var v C.uint64_t
+	C.uc_reg_read(e.uc, id, unsafe.Pointer(&v))
+	return uint64(v)
+}
+
+func (e *Engine) setReg(id C.int, v uint64) error {
+	cv := C.uint64_t(v)
+	return ucErr("writing register", C.uc_reg_write(e.uc, id, unsafe.Pointer(&cv)))
+}
+
+// PC returns RIP.
+func (e *Engine) PC() uint64 { return e.reg(C.UC_X86_REG_RIP) }
+
+// SP returns RSP.
+func (e *Engine) SP() uint64 { return e.reg(C.UC_X86_REG_RSP) }
+
+// SetFSBase sets the FS segment base (arch_prctl ARCH_SET_FS).
+func (e *Engine) SetFSBase(v uint64) error { return e.setReg(C.UC_X86_REG_FS_BASE, v) }
+
+// FSBase returns the FS segment base.
+func (e *Engine) FSBase() uint64 { return e.reg(C.UC_X86_REG_FS_BASE) }
+
+// context is a saved register state (including SSE and FS base).
+type context struct{ c *C.uc_context }
+
+// NewContext allocates a context; allocate one per thread and reuse it.
+func (e *Engine) NewContext() (cpu.Context, error) {
+	c := &context{}
+	if err := ucErr("allocating context", C.uc_context_alloc(e.uc, &c.c)); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Save stores the current registers into c.
+func (e *Engine) Save(c cpu.Context) error {
+	return ucErr("saving context", C.uc_context_save(e.uc, c.(*context).c))
+}
+
+// Restore loads the registers from c.
+func (e *Engine) Restore(c cpu.Context) error {
+	return ucErr("restoring context", C.uc_context_restore(e.uc, c.(*context).c))
+}
+
+// SetRDTSC sets the source of the guest's time stamp counter.
+func (e *Engine) SetRDTSC(f func(uint64) uint64) { e.rdtsc = f }
+
+// Free releases the context.
+func (c *context) Free() {
+	if c.c != nil {
+		C.uc_context_free(c.c)
+		c.c = nil
+	}
+}
+
+func ucProt(p mm.Prot) C.uint32_t {
+	var r C.uint32_t
+	if p&mm.ProtRead != 0 {
+		r |= C.UC_PROT_READ
+	}
+	if p&mm.ProtWrite != 0 {
+		r |= C.UC_PROT_WRITE
+	}
+	if p&mm.ProtExec != 0 {
+		r |= C.UC_PROT_EXEC
+	}
+	return r
+}
+
+// MapPages maps zeroed, page-aligned memory.
+func (e *Engine) MapPages(addr, size uint64, prot mm.Prot) error {
+	return ucErr(fmt.Sprintf("mapping %#x+%#x", addr, size), C.uc_mem_map(e.uc, C.uint64_t(addr), C.size_t(size), ucProt(prot)))
+}
+
+// UnmapPages unmaps page-aligned memory.
+func (e *Engine) UnmapPages(addr, size uint64) error {
+	return ucErr(fmt.Sprintf("unmapping %#x+%#x", addr, size), C.uc_mem_unmap(e.uc, C.uint64_t(addr), C.size_t(size)))
+}
+
+// ProtectPages changes the protection of page-aligned memory.
+func (e *Engine) ProtectPages(addr, size uint64, prot mm.Prot) error {
+	return ucErr(fmt.Sprintf("protecting %#x+%#x", addr, size), C.uc_mem_protect(e.uc, C.uint64_t(addr), C.size_t(size), ucProt(prot)))
+}
+
+// ReadMem copies guest memory into p.
+func (e *Engine) ReadMem(addr uint64, p []byte) error {
+	if len(p) == 0 {
+		return nil
+	}
+	return ucErr(fmt.Sprintf("reading %d bytes at %#x", len(p), addr), C.uc_mem_read(e.uc, C.uint64_t(addr), unsafe.Pointer(&p[0]), C.size_t(len(p))))
+}
+
+// WriteMem copies p into guest memory.
+func (e *Engine) WriteMem(addr uint64, p []byte) error {
+	if len(p) == 0 {
+		return nil
+	}
+	return ucErr(fmt.Sprintf("writing %d bytes at %#x", len(p), addr), C.uc_mem_write(e.uc, C.uint64_t(addr), unsafe.Pointer(&p[0]), C.size_t(len(p))))
+}
+
+// FlushCode drops translated code and decoded blocks in [addr, addr+size):
+// needed when the guest unmaps or changes code.
+func (e *Engine) FlushCode(addr, size uint64) {
+	C.emu_remove_cache(e.uc, C.uint64_t(addr), C.uint64_t(addr+size))
+	C.emu_table_clear(e.st)
+}

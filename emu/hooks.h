@@ -1,0 +1,88 @@
+// C side of the emu binding: the per-event hooks. They never call into Go per
+// event: they append fixed-size records to a buffer that Go drains in batches,
+// and count instructions per block from a table that Go fills once per block.
+#ifndef EMUPROF_HOOKS_H
+#define EMUPROF_HOOKS_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include <unicorn/unicorn.h>
+
+// Must match analyses.Event (32 bytes) and its Kind / End values.
+struct emu_event {
+	uint64_t addr;
+	uint64_t aux;
+	uint32_t size;
+	uint32_t tid;
+	uint8_t kind;
+	uint8_t end;
+	uint16_t len;
+	uint32_t pad;
+};
+
+enum {
+	EV_BLOCK = 1,
+	EV_READ = 2,
+	EV_WRITE = 3,
+};
+
+// Why uc_emu_start returned.
+enum {
+	STOP_NONE = 0,    // ran out of code or the engine stopped on its own
+	STOP_SYSCALL = 1, // a syscall instruction executed; RIP is past it
+	STOP_QUANTUM = 2, // the instruction budget ran out; RIP is at an unexecuted block
+	STOP_FAULT = 3,   // invalid memory access (fault_addr, fault_type)
+	STOP_INTR = 4,    // CPU exception / interrupt (intno)
+	STOP_REQUEST = 5, // Go asked to stop (e.g. from a drain)
+};
+
+// One decoded block, keyed by (addr, len).
+struct emu_block {
+	uint64_t addr;
+	uint32_t len;
+	uint32_t insns;
+	uint8_t end;
+	uint8_t used;
+};
+
+struct emu_state {
+	uc_engine *uc;
+	uintptr_t handle; // cgo.Handle of the Go Engine
+
+	// Counters for the current uc_emu_start call.
+	uint64_t insns;
+	uint64_t blocks;
+	uint64_t budget; // stop before a block that would exceed it
+
+	int reason;
+	uint64_t fault_addr;
+	int fault_type;
+	int fault_size;
+	uint32_t intno;
+
+	uint32_t tid;
+	int want_blocks; // append Block events
+	int want_sp;     // read RSP into Block events
+
+	struct emu_event *buf;
+	uint32_t cap;
+	uint32_t n;
+
+	struct emu_block *table;
+	uint64_t tmask;
+	uint64_t tcount;
+};
+
+struct emu_state *emu_state_new(uc_engine *uc, uintptr_t handle, uint32_t cap);
+void emu_state_free(struct emu_state *s);
+uc_err emu_install_base(struct emu_state *s);
+uc_err emu_install_mem(struct emu_state *s);
+uc_err emu_install_code_hook(struct emu_state *s, uint64_t addr, uc_hook *h);
+void emu_table_put(struct emu_state *s, uint64_t addr, uint32_t len, uint32_t insns, uint8_t end);
+void emu_table_clear(struct emu_state *s);
+uc_err emu_remove_cache(uc_engine *uc, uint64_t begin, uint64_t end);
+
+uc_err emu_reg_read_batch(uc_engine *uc, int *regs, uint64_t *vals, int n);
+uc_err emu_reg_write_batch(uc_engine *uc, int *regs, uint64_t *vals, int n);
+
+#endif

@@ -1,0 +1,62 @@
+// Package guest runs one guest process: it loads the program, drives the
+// CPU slice by slice under the scheduler, dispatches system calls to the
+// emulated kernel, reports crashes and deadlocks with symbolized stacks, and
+// feeds the event stream to the enabled analyses. It owns no CPU itself (the
+// cpu.CPU comes from package emu), so it builds without cgo.
+package guest
+
+import (
+	"io"
+
+	"emuprof/analyses"
+)
+
+// Config describes one run.
+type Config struct {
+	Program string   // path of the executable on the host
+	Args    []string // argv, argv[0] included
+	Env     []string // envp
+	Sysroot string   // where PT_INTERP and absolute guest paths resolve ("/" default)
+	Cwd     string   // the guest's working directory (host path)
+
+	Stdin                          io.Reader
+	Stdout, Stderr                 io.Writer
+	StdinTTY, StdoutTTY, StderrTTY bool
+	Pid                            int    // default 1000
+	Uid, Gid                       int    // reported identity
+	Seed                           uint64 // getrandom / AT_RANDOM PRNG seed
+	EpochNanos                     int64  // CLOCK_REALTIME at virtual time 0
+	UnsupportedENOSYS              bool   // return -ENOSYS for unknown syscalls instead of stopping
+	MaxInsns                       uint64 // stop a runaway guest (0: no limit)
+	CPUs                           int    // virtual CPUs (default 8)
+	Quantum                        uint64 // scheduling quantum in instructions (default 10000)
+	SchedSeed                      uint64 // 0: unperturbed schedule
+	NsPerInsn                      int64  // virtual ns per instruction (default 1)
+	TraceDigest                    bool   // hash the executed block sequence and syscall results
+	Analyses                       []analyses.Analysis
+	Needs                          analyses.Needs  // hooks the analyses need
+	Interrupt                      <-chan struct{} // closed on Ctrl-C: stop and keep what was collected
+	OnSymbols                      func(syms analyses.Symbols)
+}
+
+func (c *Config) defaults() {
+	if c.Pid == 0 {
+		c.Pid = 1000
+	}
+	if c.CPUs <= 0 {
+		c.CPUs = 8
+	}
+	if c.Quantum == 0 {
+		c.Quantum = 10000
+	}
+	if c.NsPerInsn <= 0 {
+		c.NsPerInsn = 1
+	}
+	if c.Sysroot == "" {
+		c.Sysroot = "/"
+	}
+	if c.EpochNanos == 0 {
+		// 2026-01-01T00:00:00Z: a fixed, plausible wall clock.
+		c.EpochNanos = 1767225600 * 1e9
+	}
+}

@@ -1,0 +1,241 @@
+package guest
+
+import (
+	"fmt"
+
+	"emuprof/analyses"
+	"emuprof/cpu"
+	"emuprof/sched"
+	"emuprof/syscalls"
+)
+
+// ExitMaxInsns is the exit code when --max-insns stops the guest (like timeout(1)).
+const ExitMaxInsns = 124
+
+// Linux signal numbers used in crash reports.
+const (
+	sigILL  = 4
+	sigTRAP = 5
+	sigABRT = 6
+	sigFPE  = 8
+	sigKILL = 9
+	sigSEGV = 11
+)
+
+var signalNames = map[int]string{1: "SIGHUP", 2: "SIGINT", 3: "SIGQUIT", sigILL: "SIGILL", sigTRAP: "SIGTRAP",
+	sigABRT: "SIGABRT", 7: "SIGBUS", sigFPE: "SIGFPE", sigKILL: "SIGKILL", 10: "SIGUSR1", sigSEGV: "SIGSEGV",
+	12: "SIGUSR2", 13: "SIGPIPE", 14: "SIGALRM", 15: "SIGTERM"}
+
+// SignalName names a Linux signal number.
+func SignalName(sig int) string {
+	if n, ok := signalNames[sig]; ok {
+		return n
+	}
+	return fmt.Sprintf("signal %d", sig)
+}
+
+// loop runs threads until the process ends.
+func (p *Process) loop() *Result {
+	for {
+		if p.exited {
+			return &Result{ExitStatus: p.exitStatus}
+		}
+		select {
+		case <-p.cfg.Interrupt:
+			return &Result{ExitStatus: 130, Signal: 2, Reason: "interrupted", Partial: true}
+		default:
+		}
+		t := p.sched.Pick()
+		if t == nil {
+			if p.sched.Alive() == 0 {
+				return &Result{ExitStatus: p.exitStatus}
+			}
+			return p.deadlock()
+		}
+		if err := p.switchTo(t); err != nil {
+			return p.internal(err)
+		}
+		budget := p.sched.Quantum(t)
+		if p.cfg.MaxInsns > 0 {
+			if p.insns >= p.cfg.MaxInsns {
+				return &Result{ExitStatus: ExitMaxInsns, Partial: true,
+					Reason: fmt.Sprintf("stopped after %d instructions (--max-insns) at %s", p.insns, p.syms.Format(p.cpu.PC()))}
+			}
+			budget = min(budget, p.cfg.MaxInsns-p.insns)
+		}
+		stop := p.cpu.Run(p.cpu.PC(), budget)
+		p.insns += stop.Insns
+		p.sched.Ran(t, stop.Insns, stop.Blocks)
+		if stop.Err != nil {
+			return p.internal(stop.Err)
+		}
+		switch stop.Reason {
+		case cpu.StopSyscall:
+			if res := p.syscall(t); res != nil {
+				return res
+			}
+		case cpu.StopQuantum, cpu.StopRequest:
+		case cpu.StopFault:
+			what := "unmapped"
+			if stop.FaultProt {
+				what = "protected"
+			}
+			return p.crash(sigSEGV, fmt.Sprintf("%s of %s address %#x", stop.FaultAccess, what, stop.FaultAddr))
+		case cpu.StopInvalid:
+			return p.crash(sigILL, "invalid instruction")
+		case cpu.StopIntr:
+			sig, what := intrSignal(stop.IntNo)
+			return p.crash(sig, what)
+		default:
+			// The engine halted by itself (hlt): a privileged instruction in user mode.
+			return p.crash(sigSEGV, "privileged instruction")
+		}
+	}
+}
+
+func intrSignal(intno uint32) (int, string) {
+	switch intno {
+	case 0:
+		return sigFPE, "integer divide error"
+	case 1, 3:
+		return sigTRAP, "breakpoint"
+	case 6:
+		return sigILL, "invalid instruction"
+	case 16, 19:
+		return sigFPE, "floating-point exception"
+	case 0x80:
+		return sigSEGV, "int 0x80 (32-bit system calls are not supported)"
+	}
+	return sigSEGV, fmt.Sprintf("CPU exception %d", intno)
+}
+
+// switchTo makes t the running thread, saving the previous one's registers.
+func (p *Process) switchTo(t *sched.Thread) error {
+	ts := p.threads[t.Tid]
+	if p.cur != t {
+		if p.cur != nil && p.cur.State != sched.Exited {
+			if err := p.cpu.Save(p.threads[p.cur.Tid].ctx); err != nil {
+				return err
+			}
+		}
+		prev := 0
+		if p.cur != nil {
+			prev = p.cur.Tid
+		}
+		p.cpu.Drain()
+		if err := p.cpu.Restore(ts.ctx); err != nil {
+			return err
+		}
+		p.cpu.SetTid(uint32(t.Tid))
+		p.cur = t
+		if p.cfg.Needs.Threads {
+			p.emit(analyses.Event{Kind: analyses.KindSwitch, Tid: uint32(t.Tid), Aux: uint64(prev)})
+		}
+		if p.digest != nil {
+			p.hash(0x5317c4, uint64(t.Tid))
+		}
+	}
+	if !ts.started {
+		ts.started = true
+		if p.cfg.Needs.Threads {
+			parent := uint64(0)
+			p.emit(analyses.Event{Kind: analyses.KindThreadStart, Tid: uint32(t.Tid), Aux: parent})
+		}
+	}
+	return p.resumeBlocked(t, ts)
+}
+
+// syscall handles the syscall the running thread just executed.
+func (p *Process) syscall(t *sched.Thread) *Result {
+	var r cpu.Regs
+	if err := p.cpu.ReadRegs(&r); err != nil {
+		return p.internal(err)
+	}
+	call := syscalls.Call{Tid: t.Tid, Nr: r.RAX, Args: [6]uint64{r.RDI, r.RSI, r.RDX, r.R10, r.R8, r.R9},
+		PC: r.RIP - 2, Now: t.Clock}
+	p.cpu.Drain()
+	out, handled, end := p.threadSyscall(t, &call, &r)
+	if end != nil {
+		return end
+	}
+	if !handled {
+		out = p.kernel.Do(&call)
+	}
+	if out.Err != nil {
+		p.exitStatus = 2
+		return &Result{ExitStatus: 2, Partial: true, Reason: p.describeSyscallError(out.Err, call.PC)}
+	}
+	switch out.Action {
+	case syscalls.ExitGroup:
+		p.exited, p.exitStatus = true, out.Status&0xff
+		p.recordSyscall(t, call.Nr, uint64(out.Status))
+		return nil
+	case syscalls.Exit:
+		p.recordSyscall(t, call.Nr, uint64(out.Status))
+		return p.exitThread(t, out.Status)
+	}
+	if out.Action == syscalls.Block {
+		return nil // the result is delivered when the thread resumes
+	}
+	r.RAX = out.Ret
+	// The kernel's syscall return clobbers rcx and r11.
+	r.RCX, r.R11 = r.RIP, r.RFLAGS
+	if err := p.cpu.WriteRegs(&r); err != nil {
+		return p.internal(err)
+	}
+	p.recordSyscall(t, call.Nr, out.Ret)
+	return nil
+}
+
+func (p *Process) recordSyscall(t *sched.Thread, nr, ret uint64) {
+	if p.digest != nil {
+		p.hash(0x5c, nr, ret)
+	}
+	if p.cfg.Needs.Syscalls {
+		p.emit(analyses.Event{Kind: analyses.KindSyscall, Tid: uint32(t.Tid), Addr: nr, Aux: ret})
+	}
+}
+
+func (p *Process) describeSyscallError(err error, pc uint64) string {
+	if u, ok := err.(*syscalls.UnsupportedError); ok {
+		return fmt.Sprintf("unsupported syscall %d (%s) at %#x in %s", u.Nr, syscalls.Name(u.Nr), pc, p.syms.Format(pc))
+	}
+	return fmt.Sprintf("syscall at %#x in %s: %v", pc, p.syms.Format(pc), err)
+}
+
+// crash ends the run as if the guest were killed by sig.
+func (p *Process) crash(sig int, what string) *Result {
+	var r cpu.Regs
+	_ = p.cpu.ReadRegs(&r)
+	res := &Result{ExitStatus: 128 + sig, Signal: sig, Partial: true,
+		Reason: fmt.Sprintf("guest killed by %s: %s at %#x in %s", SignalName(sig), what, r.RIP, p.syms.Format(r.RIP))}
+	res.Report = p.backtrace(&r)
+	if p.cur != nil {
+		res.Report = append([]string{fmt.Sprintf("thread %d:", p.cur.Tid)}, res.Report...)
+	}
+	return res
+}
+
+func (p *Process) internal(err error) *Result {
+	pc := p.cpu.PC()
+	return &Result{ExitStatus: 2, Partial: true, Reason: fmt.Sprintf("internal error at %#x in %s: %v", pc, p.syms.Format(pc), err)}
+}
+
+// deadlock reports every blocked thread with what it waits on and its stack.
+func (p *Process) deadlock() *Result {
+	res := &Result{ExitStatus: ExitDeadlock, Partial: true, Reason: "deadlock: every thread is blocked and no timer is pending"}
+	if p.cur != nil && p.cur.State != sched.Exited {
+		_ = p.cpu.Save(p.threads[p.cur.Tid].ctx)
+	}
+	for _, t := range p.sched.Deadlock() {
+		res.Report = append(res.Report, fmt.Sprintf("thread %d: blocked on %s", t.Tid, t.Wait.What))
+		if err := p.cpu.Restore(p.threads[t.Tid].ctx); err != nil {
+			continue
+		}
+		var r cpu.Regs
+		if p.cpu.ReadRegs(&r) == nil {
+			res.Report = append(res.Report, p.backtrace(&r)...)
+		}
+	}
+	return res
+}

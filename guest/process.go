@@ -1,0 +1,320 @@
+package guest
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash"
+	"math/rand/v2"
+	"path/filepath"
+
+	"emuprof/analyses"
+	"emuprof/cpu"
+	"emuprof/loader"
+	"emuprof/mm"
+	"emuprof/sched"
+	"emuprof/syscalls"
+)
+
+// Layout of the initial stack, like Linux without ASLR.
+const (
+	stackTop  = 0x7ffffffff000
+	stackSize = 8 << 20
+)
+
+// Result is what a run produced.
+type Result struct {
+	ExitStatus  int    // the guest's exit status, 128+signal if killed
+	Signal      int    // the signal that killed the guest (0: exited)
+	Reason      string // one line when the run did not end by a normal exit
+	Report      []string
+	Digest      string // --trace-digest
+	Makespan    int64  // virtual ns
+	Threads     []ThreadStats
+	Insns       uint64
+	Unsupported []string // syscalls answered with ENOSYS
+	Partial     bool     // stopped early: crash, limit, interrupt, deadlock
+}
+
+// ThreadStats are per-thread figures for --stats.
+type ThreadStats struct {
+	Tid                                 int
+	Clock                               int64
+	Insns, Blocks, Switches, FutexWaits uint64
+}
+
+// Exit codes for runs that did not end normally.
+const (
+	ExitDeadlock = 3
+	ExitLimit    = 2
+)
+
+// Process is one guest process being run.
+type Process struct {
+	cfg    Config
+	cpu    cpu.CPU
+	as     *mm.AddressSpace
+	kernel *syscalls.Kernel
+	syms   *loader.SymbolTable
+	sched  *sched.Scheduler
+	layout *loader.Layout
+
+	cur     *sched.Thread
+	threads map[int]*threadState
+	nextTid int
+	insns   uint64
+	digest  hash.Hash
+	scratch [8]byte
+	sink    func([]analyses.Event)
+	goEv    []analyses.Event
+
+	exited     bool
+	exitStatus int
+}
+
+type threadState struct {
+	ctx           cpu.Context
+	clearChildTid uint64
+	started       bool // ThreadStart was emitted
+	blocked       bool // parked inside syscall nr
+	restart       bool // re-execute the syscall on wake
+	nr            uint64
+}
+
+// Load prepares a process: parses the program, maps it, builds the stack.
+// Errors are one line and name the program (bad input).
+func Load(cfg Config, c cpu.CPU) (*Process, error) {
+	cfg.defaults()
+	exe, err := loader.Open(cfg.Program)
+	if err != nil {
+		return nil, err
+	}
+	var interp *loader.Object
+	if exe.Interp != "" {
+		ipath, err := loader.ResolveInterp(cfg.Program, exe.Interp, cfg.Sysroot)
+		if err != nil {
+			return nil, err
+		}
+		if interp, err = loader.Open(ipath); err != nil {
+			return nil, err
+		}
+	}
+	layout, err := loader.Plan(exe, interp)
+	if err != nil {
+		return nil, err
+	}
+	p := &Process{cfg: cfg, cpu: c, layout: layout, threads: map[int]*threadState{}}
+	p.as = mm.New(c)
+	p.syms = loader.NewSymbolTable()
+	if err := p.mapImage(); err != nil {
+		return nil, err
+	}
+	p.kernel = syscalls.New(p.kernelConfig(), p.as)
+	p.kernel.OnMapFile = p.onMapFile
+	p.kernel.SetBrkStart(layout.BrkStart)
+	p.sched = sched.New(sched.Config{CPUs: cfg.CPUs, Quantum: cfg.Quantum, NsPerInsn: cfg.NsPerInsn, Seed: cfg.SchedSeed})
+	if cfg.TraceDigest {
+		p.digest = sha256.New()
+	}
+	p.sink = p.deliver
+	c.SetSink(p.sink)
+	c.SetRDTSC(p.rdtsc)
+	if err := p.startMain(); err != nil {
+		return nil, err
+	}
+	if cfg.OnSymbols != nil {
+		cfg.OnSymbols(p.syms)
+	}
+	return p, nil
+}
+
+// Symbols returns the symbol table of everything mapped into the guest.
+func (p *Process) Symbols() *loader.SymbolTable { return p.syms }
+
+func (p *Process) kernelConfig() syscalls.Config {
+	c := p.cfg
+	return syscalls.Config{
+		Stdin: c.Stdin, Stdout: c.Stdout, Stderr: c.Stderr,
+		StdinTTY: c.StdinTTY, StdoutTTY: c.StdoutTTY, StderrTTY: c.StderrTTY,
+		Pid: c.Pid, Uid: c.Uid, Gid: c.Gid, Seed: c.Seed, Cwd: c.Cwd, Sysroot: c.Sysroot,
+		EpochNanos: c.EpochNanos, CPUs: c.CPUs, Unsupported: unsupportedPolicy(c.UnsupportedENOSYS),
+		ExePath:        c.Program,
+		OnKernelAccess: p.kernelAccess,
+	}
+}
+
+func unsupportedPolicy(enosys bool) syscalls.UnsupportedPolicy {
+	if enosys {
+		return syscalls.ENOSYS
+	}
+	return syscalls.Stop
+}
+
+// mapImage maps the executable and interpreter segments and adds their symbols.
+func (p *Process) mapImage() error {
+	for _, m := range p.layout.Mappings {
+		if err := p.as.MapFixed(m.Addr, m.Size, mm.Prot(m.Prot), m.Name, m.FileOff); err != nil {
+			return fmt.Errorf("%s: mapping segment at %#x: %w", p.cfg.Program, m.Addr, err)
+		}
+		if len(m.Data) > 0 {
+			// Write through the CPU: segments may be read-only to the guest.
+			if err := p.cpu.WriteMem(m.Addr+m.DataOff, m.Data); err != nil {
+				return fmt.Errorf("%s: loading segment at %#x: %w", p.cfg.Program, m.Addr, err)
+			}
+		}
+	}
+	lo, hi := p.objectRange(p.layout.Exe)
+	if err := p.syms.AddObjectFrom(p.layout.Exe, p.layout.ExeBase, lo+p.layout.ExeBase, hi+p.layout.ExeBase); err != nil {
+		return err
+	}
+	if p.layout.Interp != nil {
+		lo, hi := p.objectRange(p.layout.Interp)
+		if err := p.syms.AddObjectFrom(p.layout.Interp, p.layout.InterpBase, lo+p.layout.InterpBase, hi+p.layout.InterpBase); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *Process) objectRange(o *loader.Object) (lo, hi uint64) {
+	lo = ^uint64(0)
+	for _, l := range o.Loads {
+		lo = min(lo, l.Vaddr&^0xfff)
+		hi = max(hi, l.Vaddr+l.Memsz)
+	}
+	return lo, hi
+}
+
+// onMapFile adds the symbols of a library the guest (ld.so) maps executable.
+func (p *Process) onMapFile(path string, addr, size, fileOff uint64, prot mm.Prot) {
+	if prot&mm.ProtExec == 0 {
+		return
+	}
+	o, err := loader.Open(path)
+	if err != nil {
+		return // not an ELF: nothing to name
+	}
+	// The executable mapping of a DSO covers the PT_LOAD whose file offset is fileOff.
+	for _, l := range o.Loads {
+		if l.Off&^0xfff == fileOff {
+			bias := addr - l.Vaddr&^0xfff
+			lo, hi := p.objectRange(o)
+			_ = p.syms.AddObjectFrom(o, bias, lo+bias, hi+bias)
+			return
+		}
+	}
+}
+
+func (p *Process) startMain() error {
+	if err := p.as.MapFixed(stackTop-stackSize, stackSize, mm.ProtRead|mm.ProtWrite, "[stack]", 0); err != nil {
+		return fmt.Errorf("mapping the stack: %w", err)
+	}
+	var random [16]byte
+	rng := rand.New(rand.NewPCG(p.cfg.Seed, 0x5eed))
+	binary.LittleEndian.PutUint64(random[:8], rng.Uint64())
+	binary.LittleEndian.PutUint64(random[8:], rng.Uint64())
+	data, sp, err := loader.BuildStack(loader.StackSpec{
+		Top: stackTop, Args: p.cfg.Args, Env: p.cfg.Env, ExecFn: p.cfg.Program, Random: random,
+		Uid: uint64(p.cfg.Uid), Gid: uint64(p.cfg.Gid), Euid: uint64(p.cfg.Uid), Egid: uint64(p.cfg.Gid),
+		HWCap: 0x178bfbff, Layout: p.layout,
+	})
+	if err != nil {
+		return fmt.Errorf("building the initial stack: %w", err)
+	}
+	if err := p.cpu.WriteMem(sp, data); err != nil {
+		return fmt.Errorf("writing the initial stack: %w", err)
+	}
+	regs := cpu.Regs{RSP: sp, RIP: p.layout.Entry, RFLAGS: 0x202}
+	if err := p.cpu.WriteRegs(&regs); err != nil {
+		return err
+	}
+	tid := p.cfg.Pid
+	p.nextTid = tid + 1
+	t := p.sched.Spawn(tid, nil)
+	ctx, err := p.cpu.NewContext()
+	if err != nil {
+		return err
+	}
+	if err := p.cpu.Save(ctx); err != nil {
+		return err
+	}
+	p.threads[tid] = &threadState{ctx: ctx}
+	p.cur = nil
+	_ = t
+	return nil
+}
+
+// deliver hands a batch to the analyses and folds it into the digest.
+func (p *Process) deliver(batch []analyses.Event) {
+	if p.digest != nil {
+		for i := range batch {
+			if batch[i].Kind == analyses.KindBlock {
+				p.hash(uint64(batch[i].Tid), batch[i].Addr)
+			}
+		}
+	}
+	for _, a := range p.cfg.Analyses {
+		a.Events(batch)
+	}
+}
+
+func (p *Process) hash(vals ...uint64) {
+	for _, v := range vals {
+		binary.LittleEndian.PutUint64(p.scratch[:], v)
+		p.digest.Write(p.scratch[:])
+	}
+}
+
+// emit sends one event produced in Go (syscalls, scheduling) in order.
+func (p *Process) emit(e analyses.Event) {
+	if len(p.cfg.Analyses) == 0 {
+		return
+	}
+	p.cpu.Drain()
+	p.goEv = append(p.goEv[:0], e)
+	for _, a := range p.cfg.Analyses {
+		a.Events(p.goEv)
+	}
+}
+
+func (p *Process) kernelAccess(kind analyses.Kind, addr, size uint64) {
+	if !p.cfg.Needs.KernelMem {
+		return
+	}
+	p.emit(analyses.Event{Kind: kind, Addr: addr, Size: uint32(size), Tid: uint32(p.cur.Tid)})
+}
+
+func (p *Process) rdtsc(sliceInsns uint64) uint64 {
+	if p.cur == nil {
+		return 0
+	}
+	// 1 GHz virtual TSC: one tick per virtual ns.
+	return uint64(p.cur.Clock + int64(sliceInsns)*p.cfg.NsPerInsn)
+}
+
+var errInterrupted = errors.New("interrupted")
+
+// Run runs the process to completion (or crash, deadlock, limit, interrupt).
+func (p *Process) Run() *Result {
+	res := p.loop()
+	p.cpu.Drain()
+	for _, a := range p.cfg.Analyses {
+		a.Finish()
+	}
+	p.kernel.Close()
+	if p.digest != nil {
+		res.Digest = fmt.Sprintf("%x", p.digest.Sum(nil))
+	}
+	res.Makespan = p.sched.Makespan()
+	res.Insns = p.insns
+	for _, t := range p.sched.Threads() {
+		res.Threads = append(res.Threads, ThreadStats{Tid: t.Tid, Clock: t.Clock, Insns: t.Insns, Blocks: t.Blocks, Switches: t.Switches, FutexWaits: t.FutexWaits})
+	}
+	for _, nr := range p.kernel.Unsupported() {
+		res.Unsupported = append(res.Unsupported, fmt.Sprintf("%d (%s)", nr, syscalls.Name(nr)))
+	}
+	return res
+}
+
+func (p *Process) programName() string { return filepath.Base(p.cfg.Program) }

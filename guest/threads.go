@@ -1,0 +1,415 @@
+package guest
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"emuprof/analyses"
+	"emuprof/cpu"
+	"emuprof/sched"
+	"emuprof/syscalls"
+)
+
+// Syscalls that create, end, block or signal threads: they need the
+// scheduler and the CPU's register contexts, so the runtime handles them
+// rather than the kernel's file/memory tables.
+const (
+	nrNanosleep      = 35
+	nrClone          = 56
+	nrFork           = 57
+	nrVfork          = 58
+	nrExit           = 60
+	nrArchPrctl      = 158
+	nrGettid         = 186
+	nrTkill          = 200
+	nrFutex          = 202
+	nrSetTidAddress  = 218
+	nrClockNanosleep = 230
+	nrExitGroup      = 231
+	nrTgkill         = 234
+	nrClone3         = 435
+)
+
+// Linux ABI values.
+const (
+	cloneVM            = 0x100
+	cloneVfork         = 0x4000
+	cloneThread        = 0x10000
+	cloneSettls        = 0x80000
+	cloneParentSettid  = 0x100000
+	cloneChildCleartid = 0x200000
+	cloneChildSettid   = 0x1000000
+
+	archSetFS = 0x1002
+	archGetFS = 0x1003
+
+	futexWait          = 0
+	futexWake          = 1
+	futexRequeue       = 3
+	futexCmpRequeue    = 4
+	futexWakeOp        = 5
+	futexWaitBitset    = 9
+	futexWakeBitset    = 10
+	futexPrivate       = 128
+	futexClockRealtime = 256
+
+	eAGAIN    = 11
+	eINVAL    = 22
+	eFAULT    = 14
+	eNOSYS    = 38
+	eSRCH     = 3
+	eTIMEDOUT = 110
+
+	timerAbstime = 1
+)
+
+func errno(e int) uint64 { return uint64(-int64(e)) }
+
+func ret(v uint64) syscalls.Outcome { return syscalls.Outcome{Ret: v} }
+
+// threadSyscall handles the thread syscalls; handled is false for the others.
+// r holds the caller's registers, written back by the caller.
+func (p *Process) threadSyscall(t *sched.Thread, c *syscalls.Call, r *cpu.Regs) (out syscalls.Outcome, handled bool, end *Result) {
+	a := c.Args
+	switch c.Nr {
+	case nrGettid:
+		return ret(uint64(t.Tid)), true, nil
+	case nrSetTidAddress:
+		p.threads[t.Tid].clearChildTid = a[0]
+		return ret(uint64(t.Tid)), true, nil
+	case nrArchPrctl:
+		switch a[0] {
+		case archSetFS:
+			r.FSBase = a[1]
+			return ret(0), true, nil
+		case archGetFS:
+			if err := p.writeU64(a[1], r.FSBase); err != nil {
+				return ret(errno(eFAULT)), true, nil
+			}
+			return ret(0), true, nil
+		}
+		return ret(errno(eINVAL)), true, nil
+	case nrClone:
+		out, end := p.clone(t, r, a[0], a[1], a[2], a[3], a[4])
+		return out, true, end
+	case nrClone3:
+		return p.clone3(t, r, a[0], a[1])
+	case nrFork, nrVfork:
+		return ret(errno(eNOSYS)), true, nil
+	case nrExit:
+		return syscalls.Outcome{Action: syscalls.Exit, Status: int(a[0] & 0xff)}, true, nil
+	case nrExitGroup:
+		return syscalls.Outcome{Action: syscalls.ExitGroup, Status: int(a[0] & 0xff)}, true, nil
+	case nrFutex:
+		return p.futex(t, c), true, nil
+	case nrNanosleep:
+		return p.sleep(t, c, a[0], false), true, nil
+	case nrClockNanosleep:
+		return p.sleep(t, c, a[2], a[1]&timerAbstime != 0), true, nil
+	case nrTkill, nrTgkill:
+		sig := a[1]
+		if c.Nr == nrTgkill {
+			sig = a[2]
+		}
+		if sig == 0 {
+			return ret(0), true, nil
+		}
+		// No asynchronous delivery yet: a signal sent to the process takes its
+		// default action, which for the signals programs send themselves
+		// (abort's SIGABRT) is to terminate.
+		r2 := p.crash(int(sig), "signal sent by the program")
+		return ret(0), true, r2
+	}
+	return syscalls.Outcome{}, false, nil
+}
+
+func (p *Process) clone3(t *sched.Thread, r *cpu.Regs, argp, size uint64) (syscalls.Outcome, bool, *Result) {
+	if size < 64 {
+		return ret(errno(eINVAL)), true, nil
+	}
+	buf := make([]byte, 64)
+	if err := p.cpu.ReadMem(argp, buf); err != nil {
+		return ret(errno(eFAULT)), true, nil
+	}
+	u := func(i int) uint64 { return binary.LittleEndian.Uint64(buf[i*8:]) }
+	flags, childTid, parentTid, stack, stackSize, tls := u(0), u(2), u(3), u(5), u(6), u(7)
+	sp := uint64(0)
+	if stack != 0 {
+		sp = stack + stackSize
+	}
+	out, end := p.clone(t, r, flags, sp, parentTid, childTid, tls)
+	return out, true, end
+}
+
+// clone creates a thread sharing the address space (the only kind of child
+// supported: fork would need a second address space).
+func (p *Process) clone(t *sched.Thread, r *cpu.Regs, flags, sp, parentTid, childTid, tls uint64) (syscalls.Outcome, *Result) {
+	if flags&cloneVM == 0 || flags&cloneThread == 0 || flags&cloneVfork != 0 {
+		return ret(errno(eNOSYS)), nil // processes (fork, vfork, posix_spawn) are not supported
+	}
+	tid := p.nextTid
+	p.nextTid++
+	child := *r
+	child.RAX = 0
+	child.RCX, child.R11 = r.RIP, r.RFLAGS
+	if sp != 0 {
+		child.RSP = sp
+	}
+	if flags&cloneSettls != 0 {
+		child.FSBase = tls
+	}
+	ctx, err := p.cpu.NewContext()
+	if err != nil {
+		return syscalls.Outcome{}, p.internal(err)
+	}
+	if err := p.cpu.WriteRegs(&child); err != nil {
+		return syscalls.Outcome{}, p.internal(err)
+	}
+	if err := p.cpu.Save(ctx); err != nil {
+		return syscalls.Outcome{}, p.internal(err)
+	}
+	ts := &threadState{ctx: ctx}
+	if flags&cloneChildCleartid != 0 {
+		ts.clearChildTid = childTid
+	}
+	p.threads[tid] = ts
+	if flags&cloneParentSettid != 0 {
+		_ = p.writeU32(parentTid, uint32(tid))
+	}
+	if flags&cloneChildSettid != 0 {
+		_ = p.writeU32(childTid, uint32(tid))
+	}
+	p.sched.Spawn(tid, t)
+	if p.cfg.Needs.Threads {
+		ts.started = true
+		p.emit(analyses.Event{Kind: analyses.KindThreadStart, Tid: uint32(tid), Aux: uint64(t.Tid)})
+	}
+	return ret(uint64(tid)), nil
+}
+
+// exitThread ends t: CLONE_CHILD_CLEARTID store and futex wake, as Linux does.
+func (p *Process) exitThread(t *sched.Thread, status int) *Result {
+	ts := p.threads[t.Tid]
+	if ts.clearChildTid != 0 {
+		if p.writeU32(ts.clearChildTid, 0) == nil {
+			p.sched.FutexWake(t, ts.clearChildTid, 1, ^uint32(0))
+		}
+	}
+	if p.cfg.Needs.Threads {
+		p.emit(analyses.Event{Kind: analyses.KindThreadExit, Tid: uint32(t.Tid), Aux: uint64(status)})
+	}
+	p.sched.Exit(t)
+	if p.sched.Alive() == 0 {
+		p.exited, p.exitStatus = true, status
+	}
+	return nil
+}
+
+func (p *Process) futex(t *sched.Thread, c *syscalls.Call) syscalls.Outcome {
+	a := c.Args
+	addr, op, val := a[0], int(a[1]), uint32(a[2])
+	cmd := op &^ (futexPrivate | futexClockRealtime)
+	switch cmd {
+	case futexWait, futexWaitBitset:
+		bitset := ^uint32(0)
+		if cmd == futexWaitBitset {
+			bitset = uint32(a[5])
+			if bitset == 0 {
+				return ret(errno(eINVAL))
+			}
+		}
+		cur, err := p.readU32(addr)
+		if err != nil {
+			return ret(errno(eFAULT))
+		}
+		if cur != val {
+			return ret(errno(eAGAIN))
+		}
+		deadline := int64(-1)
+		if a[3] != 0 {
+			ts, err := p.readTimespec(a[3])
+			if err != nil {
+				return ret(errno(eFAULT))
+			}
+			if cmd == futexWait {
+				deadline = c.Now + ts // relative
+			} else {
+				deadline = p.absDeadline(ts, op&futexClockRealtime != 0)
+			}
+		}
+		p.sched.FutexWait(t, addr, bitset, deadline)
+		p.block(t, c, false)
+		return syscalls.Outcome{Action: syscalls.Block}
+	case futexWake, futexWakeBitset:
+		bitset := ^uint32(0)
+		if cmd == futexWakeBitset {
+			bitset = uint32(a[5])
+			if bitset == 0 {
+				return ret(errno(eINVAL))
+			}
+		}
+		return ret(uint64(p.sched.FutexWake(t, addr, int(val), bitset)))
+	case futexRequeue, futexCmpRequeue:
+		if cmd == futexCmpRequeue {
+			cur, err := p.readU32(addr)
+			if err != nil {
+				return ret(errno(eFAULT))
+			}
+			if cur != uint32(a[5]) {
+				return ret(errno(eAGAIN))
+			}
+		}
+		return ret(uint64(p.sched.FutexRequeue(t, addr, int(val), a[4], int(uint32(a[3])))))
+	case futexWakeOp:
+		return p.futexWakeOp(t, addr, int(val), int(uint32(a[3])), a[4], uint32(a[5]))
+	}
+	return ret(errno(eNOSYS))
+}
+
+// futexWakeOp: atomically *uaddr2 = op(old, oparg), wake val on uaddr, and
+// wake val2 on uaddr2 if cmp(old, cmparg) (futex(2)).
+func (p *Process) futexWakeOp(t *sched.Thread, addr uint64, n, n2 int, addr2 uint64, enc uint32) syscalls.Outcome {
+	op, cmp := (enc>>28)&0xf, (enc>>24)&0xf
+	oparg, cmparg := int32(enc<<8)>>20, int32(enc<<20)>>20
+	if op&8 != 0 {
+		oparg = 1 << uint(oparg&31)
+		op &= 7
+	}
+	old, err := p.readU32(addr2)
+	if err != nil {
+		return ret(errno(eFAULT))
+	}
+	var nv uint32
+	switch op {
+	case 0:
+		nv = uint32(oparg)
+	case 1:
+		nv = old + uint32(oparg)
+	case 2:
+		nv = old | uint32(oparg)
+	case 3:
+		nv = old &^ uint32(oparg)
+	case 4:
+		nv = old ^ uint32(oparg)
+	default:
+		return ret(errno(eNOSYS))
+	}
+	if err := p.writeU32(addr2, nv); err != nil {
+		return ret(errno(eFAULT))
+	}
+	woken := p.sched.FutexWake(t, addr, n, ^uint32(0))
+	o, c := int32(old), cmparg
+	var hit bool
+	switch cmp {
+	case 0:
+		hit = o == c
+	case 1:
+		hit = o != c
+	case 2:
+		hit = o < c
+	case 3:
+		hit = o <= c
+	case 4:
+		hit = o > c
+	case 5:
+		hit = o >= c
+	default:
+		return ret(errno(eNOSYS))
+	}
+	if hit {
+		woken += p.sched.FutexWake(t, addr2, n2, ^uint32(0))
+	}
+	return ret(uint64(woken))
+}
+
+// sleep parks t until a virtual deadline.
+func (p *Process) sleep(t *sched.Thread, c *syscalls.Call, tsAddr uint64, abs bool) syscalls.Outcome {
+	d, err := p.readTimespec(tsAddr)
+	if err != nil || d < 0 {
+		return ret(errno(eINVAL))
+	}
+	deadline := c.Now + d
+	if abs {
+		deadline = p.absDeadline(d, c.Args[0] == 0) // clock id 0 = CLOCK_REALTIME
+	}
+	if deadline <= c.Now {
+		return ret(0)
+	}
+	p.sched.Block(t, sched.Wait{Kind: sched.WaitSleep, Deadline: deadline, What: fmt.Sprintf("sleep until %d ns", deadline)})
+	p.block(t, c, false)
+	return syscalls.Outcome{Action: syscalls.Block}
+}
+
+// absDeadline converts an absolute guest time to virtual ns.
+func (p *Process) absDeadline(ns int64, realtime bool) int64 {
+	if realtime {
+		return ns - p.cfg.EpochNanos
+	}
+	return ns - syscalls.MonotonicOffset
+}
+
+// block records that t is parked inside syscall c; restart says whether the
+// syscall is re-executed on wake (pipes) or returns the wake result (futex).
+func (p *Process) block(t *sched.Thread, c *syscalls.Call, restart bool) {
+	ts := p.threads[t.Tid]
+	ts.blocked, ts.restart, ts.nr = true, restart, c.Nr
+	if p.cfg.Needs.Threads {
+		p.emit(analyses.Event{Kind: analyses.KindBlockOn, Tid: uint32(t.Tid), Addr: t.Wait.Addr})
+	}
+}
+
+// resumeBlocked delivers the result of the syscall t was parked in.
+func (p *Process) resumeBlocked(t *sched.Thread, ts *threadState) error {
+	if !ts.blocked {
+		return nil
+	}
+	ts.blocked = false
+	var r cpu.Regs
+	if err := p.cpu.ReadRegs(&r); err != nil {
+		return err
+	}
+	if ts.restart {
+		r.RIP -= 2 // re-execute the syscall instruction
+		r.RAX = ts.nr
+	} else {
+		r.RAX = uint64(t.WakeResult)
+		p.recordSyscall(t, ts.nr, r.RAX)
+	}
+	if p.cfg.Needs.Threads {
+		p.emit(analyses.Event{Kind: analyses.KindWake, Tid: uint32(t.Tid)})
+	}
+	return p.cpu.WriteRegs(&r)
+}
+
+func (p *Process) readU32(addr uint64) (uint32, error) {
+	var b [4]byte
+	if err := p.cpu.ReadMem(addr, b[:]); err != nil {
+		return 0, err
+	}
+	return binary.LittleEndian.Uint32(b[:]), nil
+}
+
+func (p *Process) writeU32(addr uint64, v uint32) error {
+	var b [4]byte
+	binary.LittleEndian.PutUint32(b[:], v)
+	return p.cpu.WriteMem(addr, b[:])
+}
+
+func (p *Process) writeU64(addr uint64, v uint64) error {
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], v)
+	return p.cpu.WriteMem(addr, b[:])
+}
+
+// readTimespec reads a struct timespec as nanoseconds.
+func (p *Process) readTimespec(addr uint64) (int64, error) {
+	var b [16]byte
+	if err := p.cpu.ReadMem(addr, b[:]); err != nil {
+		return 0, err
+	}
+	sec, nsec := int64(binary.LittleEndian.Uint64(b[:])), int64(binary.LittleEndian.Uint64(b[8:]))
+	if nsec < 0 || nsec >= 1e9 {
+		return -1, nil
+	}
+	return sec*1e9 + nsec, nil
+}
