@@ -1,0 +1,328 @@
+package loader
+
+import (
+	"cmp"
+	"debug/elf"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Prot bits of a mapping.
+const (
+	ProtRead  = 1
+	ProtWrite = 2
+	ProtExec  = 4
+)
+
+// Load addresses Linux uses on x86-64 with ASLR disabled.
+const (
+	PageSize   = 0x1000
+	PIEBase    = 0x555555554000 // ELF_ET_DYN_BASE: ET_DYN executables
+	InterpBase = 0x7ffff7fc3000 // where the interpreter (ld.so) is loaded
+	minMapAddr = 0x10000        // vm.mmap_min_addr: page 0 must fault
+)
+
+// Mapping is one region to map into guest memory: page-aligned Addr and
+// Size, Data copied at Addr+DataOff (len(Data) <= Size-DataOff), the rest
+// zero. Data may alias the object's file bytes: do not modify it.
+type Mapping struct {
+	Addr, Size uint64
+	Prot       int
+	Data       []byte
+	DataOff    uint64
+	Name       string // object path; "" for anonymous (BSS-only) pages
+	FileOff    uint64 // file offset of the page at Addr (for naming)
+}
+
+// Layout is the complete initial address space of a process.
+type Layout struct {
+	Mappings   []Mapping // sorted by Addr, non-overlapping
+	Entry      uint64    // first instruction: the interpreter's entry if any
+	ExeEntry   uint64    // AT_ENTRY
+	ExeBase    uint64    // load bias of the executable (0 for ET_EXEC)
+	InterpBase uint64    // AT_BASE (0 without interpreter)
+	Phdr       uint64    // AT_PHDR
+	Phent      uint64    // AT_PHENT
+	Phnum      uint64    // AT_PHNUM
+	BrkStart   uint64    // page-aligned end of the executable's highest segment
+	Exe        *Object
+	Interp     *Object
+}
+
+// Plan lays out exe, and interp when non-nil, like Linux with ASLR disabled:
+// ET_DYN executables at PIEBase, ET_EXEC at their own addresses, an ET_DYN
+// interpreter at InterpBase. A dynamically linked exe needs its interpreter.
+func Plan(exe, interp *Object) (*Layout, error) {
+	if exe == nil {
+		return nil, errors.New("loader: Plan: no executable")
+	}
+	if exe.Interp != "" && interp == nil {
+		return nil, badInput(exe.Path, "needs the interpreter %s, which was not loaded", exe.Interp)
+	}
+	maps, bias, err := planObject(exe, PIEBase)
+	if err != nil {
+		return nil, err
+	}
+	_, hi := exe.Span()
+	l := &Layout{
+		Entry:    exe.Entry + bias,
+		ExeEntry: exe.Entry + bias,
+		ExeBase:  bias,
+		Phdr:     exe.PhdrVaddr + bias,
+		Phent:    exe.Phent,
+		Phnum:    exe.Phnum,
+		BrkStart: hi + bias,
+		Exe:      exe,
+	}
+	if interp != nil {
+		imaps, ibias, err := planObject(interp, InterpBase)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range maps {
+			for _, b := range imaps {
+				if a.Addr < b.Addr+b.Size && b.Addr < a.Addr+a.Size {
+					return nil, badInput(interp.Path, "interpreter at %#x overlaps the executable %s at %#x", b.Addr, exe.Path, a.Addr)
+				}
+			}
+		}
+		maps = append(maps, imaps...)
+		l.Interp, l.InterpBase, l.Entry = interp, ibias, interp.Entry+ibias
+	}
+	slices.SortFunc(maps, func(a, b Mapping) int { return cmp.Compare(a.Addr, b.Addr) })
+	l.Mappings = maps
+	return l, nil
+}
+
+// planObject returns the mappings of o and its load bias; an ET_DYN object
+// starts at dynBase.
+func planObject(o *Object, dynBase uint64) ([]Mapping, uint64, error) {
+	if len(o.Loads) == 0 {
+		return nil, 0, badInput(o.Path, "no loadable segments")
+	}
+	for i := range o.Loads {
+		if err := checkLoad(&o.Loads[i], uint64(len(o.data))); err != "" {
+			return nil, 0, corrupt(o.Path, "segment %d: %s", i, err)
+		}
+	}
+	lo, hi := o.Span()
+	start := lo
+	if o.Type == elf.ET_DYN {
+		start = dynBase
+	}
+	bias := start - lo // wraps for ET_DYN linked above dynBase; sums wrap back
+	if start < minMapAddr || start > maxUserAddr || hi-lo > maxUserAddr-start {
+		return nil, 0, badInput(o.Path, "segments [%#x, %#x) cannot be mapped at %#x", lo, hi, start)
+	}
+	segs := make([]segment, len(o.Loads))
+	for i, p := range o.Loads {
+		segs[i] = segment{
+			index: i,
+			start: p.Vaddr + bias,
+			end:   p.Vaddr + bias + p.Memsz,
+			prot:  prot(p.Flags),
+			off:   p.Off,
+			data:  o.data[p.Off : p.Off+p.Filesz],
+		}
+	}
+	// Segments sharing pages form a group, planned together.
+	slices.SortStableFunc(segs, func(a, b segment) int { return cmp.Compare(pageDown(a.start), pageDown(b.start)) })
+	var maps []Mapping
+	for g := 0; g < len(segs); {
+		end := pageUp(segs[g].end)
+		h := g + 1
+		for h < len(segs) && pageDown(segs[h].start) < end {
+			end = max(end, pageUp(segs[h].end))
+			h++
+		}
+		maps = planGroup(maps, o.Path, segs[g:h])
+		g = h
+	}
+	return maps, bias, nil
+}
+
+type segment struct {
+	index      int // in Object.Loads: later segments win where data overlaps
+	start, end uint64
+	prot       int
+	off        uint64 // file offset of data
+	data       []byte // file bytes, mapped at start
+}
+
+func prot(f elf.ProgFlag) int {
+	p := 0
+	if f&elf.PF_R != 0 {
+		p |= ProtRead
+	}
+	if f&elf.PF_W != 0 {
+		p |= ProtWrite
+	}
+	if f&elf.PF_X != 0 {
+		p |= ProtExec
+	}
+	return p
+}
+
+// planGroup appends the mappings of segments whose pages overlap. Each page
+// gets the union of the protections of the segments covering it; the file
+// bytes of every segment are kept, the rest (BSS) is zero.
+func planGroup(maps []Mapping, name string, segs []segment) []Mapping {
+	var bounds []uint64
+	for _, s := range segs {
+		bounds = append(bounds, pageDown(s.start), pageUp(s.end))
+	}
+	slices.Sort(bounds)
+	bounds = slices.Compact(bounds)
+	// Runs of pages with the same protection.
+	for i := 0; i+1 < len(bounds); {
+		p := protAt(segs, bounds[i], bounds[i+1])
+		j := i + 1
+		for j+1 < len(bounds) && protAt(segs, bounds[j], bounds[j+1]) == p {
+			j++
+		}
+		maps = planRun(maps, name, segs, bounds[i], bounds[j], p)
+		i = j
+	}
+	return maps
+}
+
+func protAt(segs []segment, lo, hi uint64) int {
+	p := 0
+	for _, s := range segs {
+		if pageDown(s.start) <= lo && hi <= pageUp(s.end) {
+			p |= s.prot
+		}
+	}
+	return p
+}
+
+// planRun appends the mappings of pages [lo, hi) with protection p: pages
+// holding file bytes become named mappings, the others anonymous ones.
+func planRun(maps []Mapping, name string, segs []segment, lo, hi uint64, p int) []Mapping {
+	var pieces []segment // file bytes clipped to [lo, hi)
+	for _, s := range segs {
+		a, b := max(s.start, lo), min(s.start+uint64(len(s.data)), hi)
+		if a < b {
+			c := s
+			c.start, c.off, c.data = a, s.off+(a-s.start), s.data[a-s.start:b-s.start]
+			pieces = append(pieces, c)
+		}
+	}
+	slices.SortStableFunc(pieces, func(a, b segment) int { return cmp.Compare(a.start, b.start) })
+	cursor := lo
+	for k := 0; k < len(pieces); {
+		// A cluster: pieces less than a page apart share one mapping.
+		first, end := pieces[k].start, pieces[k].start+uint64(len(pieces[k].data))
+		m := k + 1
+		for m < len(pieces) && pageDown(pieces[m].start) <= pageUp(end) {
+			end = max(end, pieces[m].start+uint64(len(pieces[m].data)))
+			m++
+		}
+		addr := pageDown(first)
+		if cursor < addr {
+			maps = append(maps, Mapping{Addr: cursor, Size: addr - cursor, Prot: p})
+		}
+		mp := Mapping{Addr: addr, Size: pageUp(end) - addr, Prot: p, Name: name, DataOff: first - addr}
+		if c := pieces[k]; m == k+1 {
+			mp.Data = c.data
+		} else {
+			mp.Data = make([]byte, end-first)
+			cl := slices.Clone(pieces[k:m])
+			slices.SortFunc(cl, func(a, b segment) int { return a.index - b.index })
+			for _, c := range cl {
+				copy(mp.Data[c.start-first:], c.data)
+			}
+		}
+		if c := pieces[k]; c.off >= c.start-addr {
+			mp.FileOff = c.off - (c.start - addr)
+		}
+		maps = append(maps, mp)
+		cursor = mp.Addr + mp.Size
+		k = m
+	}
+	if cursor < hi {
+		maps = append(maps, Mapping{Addr: cursor, Size: hi - cursor, Prot: p})
+	}
+	return maps
+}
+
+// ResolveInterp finds the interpreter interp of exePath inside sysroot ("/"
+// when empty): filepath.Join(sysroot, interp). Symbolic links are followed
+// inside the sysroot, so that an absolute link there (Debian's
+// /lib64/ld-linux-x86-64.so.2 is one) does not escape to the host's files;
+// the link's target is returned when it would.
+func ResolveInterp(exePath, interp, sysroot string) (string, error) {
+	if sysroot == "" {
+		sysroot = "/"
+	}
+	notFound := func(err error) error {
+		if errors.Is(err, os.ErrNotExist) {
+			return badInput(exePath, "interpreter %s not found in sysroot %s", interp, sysroot)
+		}
+		return badInput(exePath, "interpreter %s in sysroot %s: %v", interp, sysroot, err)
+	}
+	p, err := resolveIn(sysroot, interp)
+	if err != nil {
+		return "", notFound(err)
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		return "", notFound(err)
+	}
+	if fi.IsDir() {
+		return "", badInput(exePath, "interpreter %s in sysroot %s is a directory", interp, sysroot)
+	}
+	joined := filepath.Join(sysroot, interp)
+	if fj, err := os.Stat(joined); err == nil && os.SameFile(fi, fj) {
+		return joined, nil
+	}
+	return p, nil
+}
+
+// resolveIn returns the host path of the guest path name under root,
+// resolving symbolic links component by component relative to root.
+func resolveIn(root, name string) (string, error) {
+	todo := strings.Split(name, "/")
+	cur := "/" // guest path resolved so far
+	for links := 0; len(todo) > 0; {
+		c := todo[0]
+		todo = todo[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			cur = path.Dir(cur)
+			continue
+		}
+		next := path.Join(cur, c)
+		host := filepath.Join(root, filepath.FromSlash(next))
+		fi, err := os.Lstat(host)
+		if err != nil {
+			return "", err
+		}
+		if fi.Mode()&os.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		if links++; links > 40 {
+			return "", fmt.Errorf("too many levels of symbolic links")
+		}
+		target, err := os.Readlink(host)
+		if err != nil {
+			return "", err
+		}
+		if strings.HasPrefix(target, "/") {
+			cur = "/"
+		}
+		todo = append(strings.Split(target, "/"), todo...)
+	}
+	return filepath.Join(root, filepath.FromSlash(cur)), nil
+}
+
+func pageDown(a uint64) uint64 { return a &^ (PageSize - 1) }
+func pageUp(a uint64) uint64   { return (a + PageSize - 1) &^ (PageSize - 1) }

@@ -1,0 +1,495 @@
+package loader
+
+import (
+	"cmp"
+	"debug/dwarf"
+	"debug/elf"
+	"errors"
+	"fmt"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// SymbolTable names guest addresses. Every ELF object mapped into the guest
+// (the executable, the interpreter, each library mmapped later) is added with
+// its load bias. Lookups are safe for concurrent use with each other and
+// with AddObject.
+type SymbolTable struct {
+	mu   sync.Mutex                 // serializes writers
+	objs atomic.Pointer[symObjects] // copy-on-write snapshot
+	last atomic.Pointer[symObject]  // object of the last lookup
+}
+
+type symObjects struct {
+	byAddr  []*symObject // sorted by lo, non-overlapping
+	byAdded []*symObject // in order of addition
+}
+
+// symObject is one object at one place in the guest.
+type symObject struct {
+	path, base   string
+	bias, lo, hi uint64
+	addrs, ends  []uint64 // function [start, end), guest addresses, sorted
+	names        []string
+	byName       map[string]uint64 // every function name, aliases too
+	last         atomic.Int64      // index of the last symbol hit
+	removed      atomic.Bool       // replaced by an overlapping object
+	file         *elf.File
+	linesOnce    sync.Once
+	lines        lineTable
+}
+
+// Location of a pc.
+type Location struct {
+	Object     string // base name, e.g. "libc.so.6"
+	ObjectPath string
+	Func       string
+	FuncAddr   uint64
+	Offset     uint64 // pc - FuncAddr
+	File       string // source file as recorded in DWARF
+	Line       int
+	Known      bool // pc lies in some object
+}
+
+// NewSymbolTable returns an empty table.
+func NewSymbolTable() *SymbolTable { return &SymbolTable{} }
+
+// AddObject opens the ELF file at path and adds it: bias is its load
+// address minus its link-time address, [lo, hi) the guest range it occupies.
+// Adding the same path at the same bias again does nothing.
+func (t *SymbolTable) AddObject(path string, bias, lo, hi uint64) error {
+	if t.has(path, bias) {
+		return nil
+	}
+	o, err := Open(path)
+	if err != nil {
+		return err
+	}
+	return t.AddObjectFrom(o, bias, lo, hi)
+}
+
+// AddObjectFrom is AddObject for an object already opened. Function symbols
+// come from .symtab and .dynsym; the DWARF line table is read on the first
+// line lookup in the object. Damaged symbol or debug tables are ignored. An
+// object overlapping objects added before replaces them.
+func (t *SymbolTable) AddObjectFrom(o *Object, bias, lo, hi uint64) error {
+	if o == nil {
+		return errors.New("loader: AddObjectFrom: nil object")
+	}
+	if lo >= hi {
+		return fmt.Errorf("loader: %s: empty guest range [%#x, %#x)", o.Path, lo, hi)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.has(o.Path, bias) {
+		return nil
+	}
+	n := newSymObject(o, bias, lo, hi)
+	next := &symObjects{}
+	if old := t.objs.Load(); old != nil {
+		for _, x := range old.byAdded {
+			if x.lo < hi && lo < x.hi {
+				x.removed.Store(true)
+				continue
+			}
+			next.byAdded = append(next.byAdded, x)
+		}
+	}
+	next.byAdded = append(next.byAdded, n)
+	next.byAddr = slices.Clone(next.byAdded)
+	slices.SortFunc(next.byAddr, func(a, b *symObject) int { return cmp.Compare(a.lo, b.lo) })
+	t.objs.Store(next)
+	return nil
+}
+
+// AddLayout adds the executable and the interpreter of l.
+func (t *SymbolTable) AddLayout(l *Layout) error {
+	lo, hi := l.Exe.Span()
+	if err := t.AddObjectFrom(l.Exe, l.ExeBase, lo+l.ExeBase, hi+l.ExeBase); err != nil {
+		return err
+	}
+	if l.Interp == nil {
+		return nil
+	}
+	lo, hi = l.Interp.Span()
+	return t.AddObjectFrom(l.Interp, l.InterpBase, lo+l.InterpBase, hi+l.InterpBase)
+}
+
+func (t *SymbolTable) has(path string, bias uint64) bool {
+	if s := t.objs.Load(); s != nil {
+		for _, x := range s.byAdded {
+			if x.path == path && x.bias == bias {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Lookup returns what is known about pc, source line included.
+func (t *SymbolTable) Lookup(pc uint64) Location { return t.lookup(pc, true) }
+
+func (t *SymbolTable) lookup(pc uint64, withLine bool) Location {
+	o := t.object(pc)
+	if o == nil {
+		return Location{}
+	}
+	loc := Location{Object: o.base, ObjectPath: o.path, Known: true}
+	if i, ok := o.symbol(pc); ok {
+		loc.Func, loc.FuncAddr, loc.Offset = o.names[i], o.addrs[i], pc-o.addrs[i]
+	}
+	if withLine {
+		loc.File, loc.Line = o.line(pc)
+	}
+	return loc
+}
+
+// Format names pc: "main+0x16 (prog)", "main (prog)" at the entry,
+// "0x401136 (prog)" without symbol, "0x401136" outside every object.
+func (t *SymbolTable) Format(pc uint64) string { return t.format(pc, false) }
+
+// FormatLong is Format plus " at file.c:12" when the DWARF line is known.
+func (t *SymbolTable) FormatLong(pc uint64) string { return t.format(pc, true) }
+
+func (t *SymbolTable) format(pc uint64, long bool) string {
+	loc := t.lookup(pc, long)
+	var s string
+	switch {
+	case !loc.Known:
+		return fmt.Sprintf("%#x", pc)
+	case loc.Func == "":
+		s = fmt.Sprintf("%#x (%s)", pc, loc.Object)
+	case loc.Offset == 0:
+		s = fmt.Sprintf("%s (%s)", loc.Func, loc.Object)
+	default:
+		s = fmt.Sprintf("%s+%#x (%s)", loc.Func, loc.Offset, loc.Object)
+	}
+	if loc.Line > 0 {
+		s += fmt.Sprintf(" at %s:%d", path.Base(loc.File), loc.Line)
+	}
+	return s
+}
+
+// Routine implements analyses.Symbols: the entry and name of the function
+// containing pc, or (pc, "object!0x1234") when no symbol covers it, where
+// 0x1234 is pc's link-time address in the object (what objdump shows).
+func (t *SymbolTable) Routine(pc uint64) (entry uint64, name string, ok bool) {
+	o := t.object(pc)
+	if o == nil {
+		return 0, "", false
+	}
+	if i, ok := o.symbol(pc); ok {
+		return o.addrs[i], o.names[i], true
+	}
+	return pc, o.base + "!0x" + strconv.FormatUint(pc-o.bias, 16), true
+}
+
+// FuncAddr returns the guest address of the function called name, searching
+// objects in the order they were added (the executable first).
+func (t *SymbolTable) FuncAddr(name string) (uint64, bool) {
+	if s := t.objs.Load(); s != nil {
+		for _, o := range s.byAdded {
+			if a, ok := o.byName[name]; ok {
+				return a, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// LineAddrs returns the guest addresses where a statement of file:line
+// starts, for every row of the DWARF line tables. file matches a recorded
+// path equal to it or ending in "/"+file.
+func (t *SymbolTable) LineAddrs(file string, line int) []uint64 {
+	var out []uint64
+	if s := t.objs.Load(); s != nil {
+		for _, o := range s.byAdded {
+			o.linesOnce.Do(o.loadLines)
+			out = append(out, o.lines.addrsOf(file, line)...)
+		}
+	}
+	return out
+}
+
+// object returns the object containing pc, or nil.
+func (t *SymbolTable) object(pc uint64) *symObject {
+	if o := t.last.Load(); o != nil && o.lo <= pc && pc < o.hi && !o.removed.Load() {
+		return o
+	}
+	s := t.objs.Load()
+	if s == nil {
+		return nil
+	}
+	lo, hi := 0, len(s.byAddr) // first object with hi > pc
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if s.byAddr[m].hi <= pc {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo == len(s.byAddr) || pc < s.byAddr[lo].lo {
+		return nil
+	}
+	o := s.byAddr[lo]
+	t.last.Store(o)
+	return o
+}
+
+// symbol returns the index of the function containing pc.
+func (o *symObject) symbol(pc uint64) (int, bool) {
+	if i := o.last.Load(); i < int64(len(o.addrs)) && o.addrs[i] <= pc && pc < o.ends[i] {
+		return int(i), true
+	}
+	i := floor(o.addrs, pc)
+	if i < 0 || pc >= o.ends[i] {
+		return 0, false
+	}
+	o.last.Store(int64(i))
+	return i, true
+}
+
+// floor returns the index of the last element <= v in sorted xs, or -1.
+func floor(xs []uint64, v uint64) int {
+	lo, hi := 0, len(xs)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if xs[m] <= v {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo - 1
+}
+
+type rawSym struct {
+	addr, size uint64
+	name       string
+	rank       int // lower is the better name among aliases
+}
+
+func newSymObject(o *Object, bias, lo, hi uint64) *symObject {
+	n := &symObject{
+		path:   o.Path,
+		base:   filepath.Base(o.Path),
+		bias:   bias,
+		lo:     lo,
+		hi:     hi,
+		byName: map[string]uint64{},
+		file:   o.file,
+	}
+	syms := functionSymbols(o.file, bias, lo, hi)
+	slices.SortFunc(syms, func(a, b rawSym) int {
+		return cmp.Or(
+			cmp.Compare(a.addr, b.addr),
+			cmp.Compare(a.rank, b.rank),
+			cmp.Compare(leadingUnderscores(a.name), leadingUnderscores(b.name)),
+			cmp.Compare(len(a.name), len(b.name)),
+			strings.Compare(a.name, b.name))
+	})
+	var sizes []uint64
+	for _, s := range syms {
+		if _, ok := n.byName[s.name]; !ok {
+			n.byName[s.name] = s.addr
+		}
+		if k := len(n.addrs) - 1; k >= 0 && n.addrs[k] == s.addr {
+			sizes[k] = max(sizes[k], s.size) // an alias
+			continue
+		}
+		n.addrs = append(n.addrs, s.addr)
+		n.names = append(n.names, s.name)
+		sizes = append(sizes, s.size)
+	}
+	n.ends = make([]uint64, len(n.addrs))
+	for i, a := range n.addrs {
+		switch {
+		case sizes[i] == 0 && i+1 < len(n.addrs):
+			n.ends[i] = n.addrs[i+1] // size 0 extends to the next symbol
+		case sizes[i] == 0 || sizes[i] > hi-a:
+			n.ends[i] = hi
+		default:
+			n.ends[i] = a + sizes[i]
+		}
+	}
+	return n
+}
+
+// functionSymbols returns the code symbols of f inside the guest range
+// [lo, hi), at guest addresses.
+func functionSymbols(f *elf.File, bias, lo, hi uint64) (out []rawSym) {
+	if f == nil {
+		return nil
+	}
+	defer func() { _ = recover() }() // corrupt tables: keep what was read
+	add := func(syms []elf.Symbol) {
+		for _, s := range syms {
+			typ, bind := elf.ST_TYPE(s.Info), elf.ST_BIND(s.Info)
+			if s.Section == elf.SHN_UNDEF || s.Value == 0 || s.Name == "" {
+				continue
+			}
+			rank := 0
+			switch typ {
+			case elf.STT_FUNC, elf.STT_GNU_IFUNC:
+			case elf.STT_NOTYPE:
+				if s.Size == 0 || bind == elf.STB_LOCAL || !isCode(f, s.Section) {
+					continue
+				}
+				rank = 4
+			default:
+				continue
+			}
+			switch bind {
+			case elf.STB_GLOBAL:
+			case elf.STB_WEAK:
+				rank++
+			default:
+				rank += 2
+			}
+			a := s.Value + bias
+			if a < lo || a >= hi {
+				continue
+			}
+			out = append(out, rawSym{addr: a, size: s.Size, name: s.Name, rank: rank})
+		}
+	}
+	if syms, err := f.Symbols(); err == nil {
+		add(syms)
+	}
+	if syms, err := f.DynamicSymbols(); err == nil {
+		add(syms)
+	}
+	return out
+}
+
+func isCode(f *elf.File, i elf.SectionIndex) bool {
+	return int(i) < len(f.Sections) && f.Sections[i].Flags&elf.SHF_EXECINSTR != 0
+}
+
+func leadingUnderscores(s string) int { return len(s) - len(strings.TrimLeft(s, "_")) }
+
+// lineTable is a DWARF line table at guest addresses, sorted by address.
+type lineTable struct {
+	addrs []uint64
+	rows  []lineRow
+	files []string
+}
+
+type lineRow struct {
+	file int32
+	line int32
+	end  bool // end of a sequence: no line from here
+	stmt bool // a recommended breakpoint location
+}
+
+func (o *symObject) line(pc uint64) (string, int) {
+	o.linesOnce.Do(o.loadLines)
+	lt := &o.lines
+	i := floor(lt.addrs, pc)
+	if i < 0 || lt.rows[i].end {
+		return "", 0
+	}
+	return lt.files[lt.rows[i].file], int(lt.rows[i].line)
+}
+
+// addrsOf returns the addresses where a statement of file:line starts and
+// which Lookup attributes to that line.
+func (lt *lineTable) addrsOf(file string, line int) []uint64 {
+	var out []uint64
+	match := make([]bool, len(lt.files))
+	for i, f := range lt.files {
+		match[i] = f == file || strings.HasSuffix(f, "/"+file)
+	}
+	for i, r := range lt.rows {
+		a := lt.addrs[i]
+		if r.end || !r.stmt || int(r.line) != line || !match[r.file] {
+			continue
+		}
+		if i+1 < len(lt.addrs) && lt.addrs[i+1] == a {
+			continue // an empty row: the next one owns the address
+		}
+		if n := len(out); n == 0 || out[n-1] != a {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// loadLines reads the DWARF line tables of the object, if any.
+func (o *symObject) loadLines() {
+	type entry struct {
+		addr uint64
+		row  lineRow
+	}
+	var entries []entry
+	fileIdx := map[string]int32{}
+	var files []string
+	func() {
+		defer func() { _ = recover() }() // corrupt DWARF: keep what was read
+		if o.file == nil {
+			return
+		}
+		d, err := o.file.DWARF()
+		if err != nil {
+			return
+		}
+		r := d.Reader()
+		for {
+			e, err := r.Next()
+			if err != nil || e == nil {
+				return
+			}
+			if e.Tag != dwarf.TagCompileUnit && e.Tag != dwarf.TagPartialUnit && e.Tag != dwarf.TagSkeletonUnit {
+				r.SkipChildren()
+				continue
+			}
+			r.SkipChildren()
+			lr, err := d.LineReader(e)
+			if err != nil || lr == nil {
+				continue
+			}
+			var le dwarf.LineEntry
+			for lr.Next(&le) == nil {
+				name := ""
+				if le.File != nil {
+					name = le.File.Name
+				}
+				fi, ok := fileIdx[name]
+				if !ok {
+					fi = int32(len(files))
+					fileIdx[name] = fi
+					files = append(files, name)
+				}
+				entries = append(entries, entry{le.Address + o.bias, lineRow{
+					file: fi, line: int32(min(le.Line, 1<<31-1)), end: le.EndSequence, stmt: le.IsStmt,
+				}})
+			}
+		}
+	}()
+	// By address; at one address a sequence's end comes before another
+	// sequence's start, and the last row of a sequence wins (floor picks it).
+	slices.SortStableFunc(entries, func(a, b entry) int {
+		if c := cmp.Compare(a.addr, b.addr); c != 0 {
+			return c
+		}
+		switch {
+		case a.row.end && !b.row.end:
+			return -1
+		case b.row.end && !a.row.end:
+			return 1
+		}
+		return 0
+	})
+	o.lines.files = files
+	o.lines.addrs = make([]uint64, len(entries))
+	o.lines.rows = make([]lineRow, len(entries))
+	for i, e := range entries {
+		o.lines.addrs[i], o.lines.rows[i] = e.addr, e.row
+	}
+}
