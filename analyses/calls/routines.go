@@ -1,0 +1,98 @@
+// Package calls derives calls and returns from the Block event stream and
+// keeps a shadow run-time stack per guest thread (DESIGN.md, "The event
+// stream"), interns routine identities to small ids, and offers a calling
+// context tree that analyses can share.
+package calls
+
+import "strings"
+
+// RoutineID is a small dense identifier of a routine within one Routines
+// table (0, 1, 2, ... in order of first sight).
+type RoutineID uint32
+
+// Routine describes one interned routine.
+type Routine struct {
+	Entry  uint64 // entry address (0 for synthetic or unknown routines)
+	Name   string // symbol name as Symbols reports it
+	Object string // object (executable or library) containing it; "NONE" if unknown
+	// Resolver marks the dynamic linker's lazy-binding resolver
+	// (_dl_runtime_resolve*, _dl_fixup): its frames are transparent.
+	Resolver bool
+}
+
+// Routines interns routines by entry address (or, for synthetic routines, by
+// name) to dense RoutineIDs.
+type Routines struct {
+	byEntry map[uint64]RoutineID
+	byName  map[string]RoutineID // synthetic routines (no address)
+	list    []Routine
+}
+
+// NewRoutines returns an empty table.
+func NewRoutines() *Routines {
+	return &Routines{byEntry: make(map[uint64]RoutineID), byName: make(map[string]RoutineID)}
+}
+
+// Intern returns the id of the routine entered at entry, creating it with
+// the given name and object on first sight.
+func (r *Routines) Intern(entry uint64, name, object string) RoutineID {
+	if id, ok := r.byEntry[entry]; ok {
+		return id
+	}
+	id := r.add(Routine{Entry: entry, Name: name, Object: object, Resolver: IsResolver(name)})
+	r.byEntry[entry] = id
+	return id
+}
+
+// Synthetic returns the id of a routine that has no address (hand-written
+// traces, code outside every known object), keyed by name and object.
+func (r *Routines) Synthetic(name, object string) RoutineID {
+	key := object + "\x00" + name
+	if id, ok := r.byName[key]; ok {
+		return id
+	}
+	id := r.add(Routine{Name: name, Object: object, Resolver: IsResolver(name)})
+	r.byName[key] = id
+	return id
+}
+
+func (r *Routines) add(rt Routine) RoutineID {
+	if rt.Object == "" {
+		rt.Object = "NONE"
+	}
+	id := RoutineID(len(r.list))
+	r.list = append(r.list, rt)
+	return id
+}
+
+// Len is the number of interned routines; ids are 0..Len()-1.
+func (r *Routines) Len() int { return len(r.list) }
+
+// Get returns the routine with the given id. It panics on an id that this
+// table never returned, which is a programming error.
+func (r *Routines) Get(id RoutineID) Routine { return r.list[id] }
+
+// IsResolver reports whether a routine name belongs to the dynamic linker's
+// lazy-binding machinery, whose memory accesses aprof excludes from every
+// input size (PLDI'12 §5, "Other issues").
+func IsResolver(name string) bool {
+	return strings.HasPrefix(name, "_dl_runtime_resolve") ||
+		strings.HasPrefix(name, "_dl_runtime_profile") ||
+		name == "_dl_fixup"
+}
+
+// ObjectNamer is optionally implemented by an analyses.Symbols to name the
+// object (executable or shared library) containing pc. Without it the
+// object is taken from names of the form "object!0x1234", else "NONE".
+type ObjectNamer interface {
+	Object(pc uint64) (name string, ok bool)
+}
+
+// objectFromName extracts "object" from the Symbols convention
+// "object!0x1234" for code covered by no symbol.
+func objectFromName(name string) string {
+	if i := strings.LastIndexByte(name, '!'); i > 0 && strings.HasPrefix(name[i+1:], "0x") {
+		return name[:i]
+	}
+	return ""
+}

@@ -1,0 +1,234 @@
+package calls
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"emuprof/analyses"
+)
+
+// fakeSyms maps address ranges to routines.
+type fakeSyms []struct {
+	lo, hi uint64
+	name   string
+}
+
+func (s fakeSyms) Routine(pc uint64) (uint64, string, bool) {
+	for _, r := range s {
+		if pc >= r.lo && pc < r.hi {
+			return r.lo, r.name, true
+		}
+	}
+	return 0, "", false
+}
+
+var syms = fakeSyms{
+	{0x1000, 0x1100, "main"},
+	{0x2000, 0x2100, "f"},
+	{0x3000, 0x3100, "g"},
+	{0x4000, 0x4010, "plt"},
+	{0x5000, 0x5100, "_dl_runtime_resolve_xsave"},
+	{0x6000, 0x6100, "_dl_fixup"},
+	{0x7000, 0x7100, "puts"},
+	{0x8000, 0x8100, "thread_fn"},
+}
+
+// logger records listener calls as text.
+type logger struct {
+	t   *Tracker
+	out []string
+}
+
+func (l *logger) Call(tid uint32, r RoutineID, entry uint64) {
+	l.out = append(l.out, fmt.Sprintf("%d+%s", tid, l.t.Routines().Get(r).Name))
+}
+
+func (l *logger) Return(tid uint32, r RoutineID) {
+	l.out = append(l.out, fmt.Sprintf("%d-%s", tid, l.t.Routines().Get(r).Name))
+}
+
+func blk(tid uint32, addr, sp uint64, n uint16, end analyses.End) analyses.Event {
+	return analyses.Event{Kind: analyses.KindBlock, Tid: tid, Addr: addr, Aux: sp, Size: 1, Len: n, End: end}
+}
+
+func run(t *testing.T, evs ...analyses.Event) (*Tracker, *logger) {
+	t.Helper()
+	l := &logger{}
+	tr := NewTracker(syms, l)
+	l.t = tr
+	tr.Events(evs)
+	return tr, l
+}
+
+func expectLog(t *testing.T, l *logger, want string) {
+	t.Helper()
+	if got := strings.Join(l.out, " "); got != want {
+		t.Errorf("log:\n got %s\nwant %s", got, want)
+	}
+}
+
+const (
+	call = analyses.EndCall
+	ret  = analyses.EndRet
+	jmp  = analyses.EndJump
+	oth  = analyses.EndOther
+)
+
+func TestCallReturnRecursion(t *testing.T) {
+	tr, l := run(t,
+		blk(1, 0x1000, 0x8000, 5, call), // main calls f
+		blk(1, 0x2000, 0x7ff8, 5, call), // f calls f
+		blk(1, 0x2000, 0x7fe0, 5, call), // f calls f
+		blk(1, 0x2000, 0x7fc8, 3, ret),  // innermost returns
+		blk(1, 0x2005, 0x7fe0, 3, ret),  // returns
+		blk(1, 0x2005, 0x7ff8, 3, ret),  // returns to main
+		blk(1, 0x1005, 0x8000, 3, oth),
+	)
+	expectLog(t, l, "1+main 1+f 1+f 1+f 1-f 1-f 1-f")
+	if d := tr.Depth(1); d != 1 {
+		t.Errorf("depth %d, want 1", d)
+	}
+	tr.Finish()
+	expectLog(t, l, "1+main 1+f 1+f 1+f 1-f 1-f 1-f 1-main")
+}
+
+func TestTailCall(t *testing.T) {
+	_, l := run(t,
+		blk(1, 0x1000, 0x8000, 5, call), // main calls f
+		blk(1, 0x2000, 0x7ff8, 4, jmp),  // f jumps to g's entry: tail call
+		blk(1, 0x3000, 0x7ff8, 2, jmp),  // g jumps to its own entry: a loop, not a call
+		blk(1, 0x3000, 0x7ff8, 2, ret),  // g returns to main
+		blk(1, 0x1005, 0x8000, 3, jmp),  // main jumps inside itself
+		blk(1, 0x1040, 0x8000, 3, oth),
+	)
+	expectLog(t, l, "1+main 1+f 1-f 1+g 1-g")
+}
+
+func TestLongjmpAndStrayReturn(t *testing.T) {
+	_, l := run(t,
+		blk(1, 0x1000, 0x8000, 5, call), // main calls f
+		blk(1, 0x2000, 0x7ff8, 5, call), // f calls g
+		blk(1, 0x3000, 0x7fd0, 5, jmp),  // g longjmps into main (not an entry)
+		blk(1, 0x1050, 0x8000, 5, call), // main (sp back up: f and g unwound) calls f
+		blk(1, 0x2000, 0x7ff8, 5, ret),  // f returns somewhere unexpected, above its frame
+		blk(1, 0x1080, 0x8000, 5, oth),
+	)
+	expectLog(t, l, "1+main 1+f 1+g 1-g 1-f 1+f 1-f")
+}
+
+func TestCallNextAndRootProtected(t *testing.T) {
+	tr, l := run(t,
+		blk(1, 0x1000, 0x8000, 5, call), // call next instruction (get-pc idiom): no frame
+		blk(1, 0x1005, 0x7ff8, 1, oth),  // pop
+		blk(1, 0x1006, 0x8010, 1, oth),  // root's sp goes above its entry sp (_start pops argc)
+	)
+	expectLog(t, l, "1+main")
+	if d := tr.Depth(1); d != 1 {
+		t.Errorf("depth %d, want 1", d)
+	}
+}
+
+func TestResolverTransparent(t *testing.T) {
+	l := &logger{}
+	tr := NewTracker(syms, l)
+	l.t = tr
+	steps := []struct {
+		ev     analyses.Event
+		hidden bool
+	}{
+		{blk(1, 0x1000, 0x8000, 5, call), false}, // main calls puts@plt
+		{blk(1, 0x4000, 0x7ff8, 6, jmp), false},  // plt jumps to the resolver (tail call)
+		{blk(1, 0x5000, 0x7ff8, 8, call), true},  // resolver calls _dl_fixup
+		{blk(1, 0x6000, 0x7f00, 4, ret), true},   // _dl_fixup returns
+		{blk(1, 0x5008, 0x7ff8, 4, jmp), true},   // resolver jumps to puts (tail call)
+		{blk(1, 0x7000, 0x7ff8, 4, ret), false},  // puts returns to main
+		{blk(1, 0x1005, 0x8000, 4, oth), false},
+	}
+	for i, s := range steps {
+		if h := tr.Block(&s.ev); h != s.hidden {
+			t.Errorf("step %d: hidden %v, want %v", i, h, s.hidden)
+		}
+		if tr.InResolver(1) != s.hidden {
+			t.Errorf("step %d: InResolver %v", i, !s.hidden)
+		}
+	}
+	expectLog(t, l, "1+main 1+plt 1-plt 1+puts 1-puts")
+}
+
+func TestThreads(t *testing.T) {
+	tr, l := run(t,
+		blk(1, 0x1000, 0x8000, 5, call), // main calls f
+		analyses.Event{Kind: analyses.KindSwitch, Tid: 2, Aux: 1},
+		blk(2, 0x8000, 0x9000, 5, call), // new thread: root thread_fn, calls g
+		blk(2, 0x3000, 0x8ff8, 5, oth),
+		blk(1, 0x2000, 0x7ff8, 5, call), // thread 1: f calls g
+		blk(1, 0x3000, 0x7ff0, 5, oth),
+		analyses.Event{Kind: analyses.KindThreadExit, Tid: 2},
+	)
+	expectLog(t, l, "1+main 2+thread_fn 2+g 1+f 1+g 2-g 2-thread_fn")
+	tr.Finish()
+	expectLog(t, l, "1+main 2+thread_fn 2+g 1+f 1+g 2-g 2-thread_fn 1-g 1-f 1-main")
+}
+
+func TestUnknownCodeAndObjects(t *testing.T) {
+	s := fakeSyms{{0x1000, 0x1100, "libc.so.6!0x1000"}}
+	tr := NewTracker(s, nil)
+	ev := blk(1, 0x1000, 0x8000, 5, call)
+	tr.Block(&ev)
+	ev = blk(1, 0xdead0, 0x7ff8, 5, oth)
+	tr.Block(&ev)
+	st := tr.Stack(1)
+	if len(st) != 2 {
+		t.Fatalf("stack %v", st)
+	}
+	if r := tr.Routines().Get(st[0]); r.Object != "libc.so.6" {
+		t.Errorf("object %q", r.Object)
+	}
+	if r := tr.Routines().Get(st[1]); r.Name != "unknown" || r.Object != "NONE" {
+		t.Errorf("unknown routine %+v", r)
+	}
+}
+
+func TestBlockTableGrows(t *testing.T) {
+	bt := newBlockTable()
+	for a := uint64(1); a < 5000; a++ {
+		bt.put(a*16, blockInfo{routine: RoutineID(a)})
+	}
+	for a := uint64(1); a < 5000; a++ {
+		bi, ok := bt.get(a * 16)
+		if !ok || bi.routine != RoutineID(a) {
+			t.Fatalf("get %#x = %v %v", a*16, bi, ok)
+		}
+	}
+	if _, ok := bt.get(8); ok {
+		t.Error("found absent key")
+	}
+}
+
+func TestCCT(t *testing.T) {
+	c := NewCCT()
+	root := c.Child(NoNode, 1)
+	a := c.Child(root, 2)
+	b := c.Child(a, 2)
+	if c.Child(root, 2) != a || c.Child(NoNode, 1) != root || b == a {
+		t.Fatal("CCT node identity")
+	}
+	if n := c.Node(b); n.Parent != a || n.Routine != 2 || c.Len() != 3 {
+		t.Errorf("node %+v len %d", n, c.Len())
+	}
+}
+
+func BenchmarkTrackerBlock(b *testing.B) {
+	tr := NewTracker(syms, nil)
+	evs := []analyses.Event{
+		blk(1, 0x1000, 0x8000, 5, call),
+		blk(1, 0x2000, 0x7ff8, 5, oth),
+		blk(1, 0x2005, 0x7ff8, 5, ret),
+		blk(1, 0x1005, 0x8000, 5, jmp),
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		tr.Block(&evs[i&3])
+	}
+}

@@ -1,0 +1,160 @@
+// Package report holds the generic parts of the human-facing outputs:
+// curve fitting, aligned text tables and atomic file writing.
+package report
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// PowerFit is a least-squares fit of y = A + B·x^C.
+type PowerFit struct {
+	A, B, C float64
+	R2      float64 // coefficient of determination (1 for a perfect fit)
+	SSE     float64 // sum of squared residuals
+}
+
+// ErrTooFewPoints is returned when there are fewer than 3 distinct x.
+var ErrTooFewPoints = errors.New("report: fewer than 3 distinct x values to fit")
+
+// Exponent search range of FitPower.
+const (
+	MinExponent = 0.0
+	MaxExponent = 4.0
+)
+
+// FitPower fits y = a + b·x^c by least squares, c in [0, 4]: for a fixed c
+// the model is linear in (a, b), solved in closed form; the c minimizing
+// the squared error is found by a grid search (step 0.02) refined by a
+// golden-section search around the best grid point. x values must be
+// non-negative.
+func FitPower(xs, ys []float64) (PowerFit, error) {
+	if len(xs) != len(ys) {
+		return PowerFit{}, fmt.Errorf("report: fit: %d x values but %d y values", len(xs), len(ys))
+	}
+	xmax := 0.0
+	distinct := make(map[float64]bool)
+	for i, x := range xs {
+		if x < 0 || math.IsNaN(x) || math.IsInf(x, 0) || math.IsNaN(ys[i]) || math.IsInf(ys[i], 0) {
+			return PowerFit{}, fmt.Errorf("report: fit: bad point (%g, %g)", x, ys[i])
+		}
+		xmax = math.Max(xmax, x)
+		distinct[x] = true
+	}
+	if len(distinct) < 3 {
+		return PowerFit{}, ErrTooFewPoints
+	}
+	// Scale x to [0, 1] for conditioning; b is scaled back at the end.
+	u := make([]float64, len(xs))
+	for i, x := range xs {
+		u[i] = x / xmax
+	}
+	sse := func(c float64) float64 { _, _, e := linear(u, ys, c); return e }
+
+	const step = 0.02
+	best, bestErr := MinExponent, math.Inf(1)
+	for i := 0; ; i++ {
+		c := MinExponent + float64(i)*step
+		if c > MaxExponent+1e-9 {
+			break
+		}
+		if e := sse(c); e < bestErr {
+			best, bestErr = c, e
+		}
+	}
+	lo, hi := math.Max(MinExponent, best-step), math.Min(MaxExponent, best+step)
+	const phi = 0.6180339887498949
+	x1, x2 := hi-phi*(hi-lo), lo+phi*(hi-lo)
+	f1, f2 := sse(x1), sse(x2)
+	for range 60 {
+		if f1 <= f2 {
+			hi, x2, f2 = x2, x1, f1
+			x1 = hi - phi*(hi-lo)
+			f1 = sse(x1)
+		} else {
+			lo, x1, f1 = x1, x2, f2
+			x2 = lo + phi*(hi-lo)
+			f2 = sse(x2)
+		}
+	}
+	if c := (lo + hi) / 2; sse(c) <= bestErr {
+		best = c
+	}
+	a, b, e := linear(u, ys, best)
+	// Round-off residue (e.g. a = 1e-14 for exact n^2 data) reads as 0.
+	ymax := 0.0
+	for _, y := range ys {
+		ymax = math.Max(ymax, math.Abs(y))
+	}
+	if math.Abs(a) < 1e-9*ymax {
+		a = 0
+	}
+	if math.Abs(b) < 1e-9*ymax {
+		b = 0
+	}
+	fit := PowerFit{A: a, B: b / math.Pow(xmax, best), C: best, SSE: e}
+	mean := 0.0
+	for _, y := range ys {
+		mean += y
+	}
+	mean /= float64(len(ys))
+	sst := 0.0
+	for _, y := range ys {
+		sst += (y - mean) * (y - mean)
+	}
+	switch {
+	case sst > 0:
+		fit.R2 = 1 - e/sst
+	case e <= 1e-12:
+		fit.R2 = 1
+	}
+	return fit, nil
+}
+
+// linear solves y = a + b·u^c by least squares for a fixed c and returns
+// the squared error.
+func linear(u, y []float64, c float64) (a, b, sse float64) {
+	n := float64(len(u))
+	var sv, sy, svv, svy float64
+	v := func(x float64) float64 {
+		if c == 0 {
+			return 1
+		}
+		return math.Pow(x, c)
+	}
+	for i := range u {
+		vi := v(u[i])
+		sv += vi
+		sy += y[i]
+		svv += vi * vi
+		svy += vi * y[i]
+	}
+	den := n*svv - sv*sv
+	if math.Abs(den) <= 1e-12*math.Max(1, n*svv) { // v constant: b undetermined
+		a, b = sy/n, 0
+	} else {
+		b = (n*svy - sv*sy) / den
+		a = (sy - b*sv) / n
+	}
+	for i := range u {
+		r := y[i] - a - b*v(u[i])
+		sse += r * r
+	}
+	return a, b, sse
+}
+
+// String formats the fit as "a + b·n^c".
+func (f PowerFit) String() string {
+	sign := "+"
+	b := f.B
+	if b < 0 {
+		sign, b = "-", -b
+	}
+	return fmt.Sprintf("%s %s %s·n^%.2f", compact(f.A), sign, compact(b), f.C)
+}
+
+// compact formats a float with 3 significant digits.
+func compact(x float64) string {
+	return fmt.Sprintf("%.3g", x)
+}

@@ -1,0 +1,110 @@
+package trms
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"emuprof/analyses"
+)
+
+// memBatch is a batch of loads and stores of one thread at random: a stack
+// frame region and a heap array, sizes 1 to 8 bytes, 2/3 loads.
+func memBatch(n int) []analyses.Event {
+	rng := rand.New(rand.NewPCG(1, 2))
+	evs := make([]analyses.Event, n)
+	for i := range evs {
+		var addr uint64
+		if rng.IntN(2) == 0 {
+			addr = 0x7ffffffde000 + uint64(rng.IntN(512))*8 // stack
+		} else {
+			addr = 0x5555_5555_0000 + uint64(rng.IntN(64*1024))*4 // 256 KiB // heap
+		}
+		kind := analyses.KindRead
+		if rng.IntN(3) == 0 {
+			kind = analyses.KindWrite
+		}
+		evs[i] = analyses.Event{Kind: kind, Tid: 1, Addr: addr, Size: uint32(1 << rng.IntN(4))}
+	}
+	return evs
+}
+
+func benchReadWrite(b *testing.B, bits int) {
+	p, err := New(Config{CounterBits: bits}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, name := range []string{"main", "a", "b", "c", "d"} {
+		p.Call(1, p.DefineRoutine(name))
+	}
+	batch := memBatch(4096)
+	p.Events(batch) // warm the shadow memory up
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i += len(batch) {
+		n := min(len(batch), b.N-i)
+		p.Events(batch[:n])
+		// Returns and calls now and then, so reads find older activations.
+		p.Return(1)
+		p.Call(1, 4)
+	}
+}
+
+// BenchmarkReadWrite measures the hot path: one op is one Read or Write
+// event (32-bit timestamps, aprof's default).
+func BenchmarkReadWrite(b *testing.B) { benchReadWrite(b, 32) }
+
+// BenchmarkReadWrite64 is the same with 64-bit timestamps.
+func BenchmarkReadWrite64(b *testing.B) { benchReadWrite(b, 64) }
+
+// BenchmarkReadWriteLoop is the access pattern of a loop over an array:
+// load a[i], load and store locals (one op is one event).
+func BenchmarkReadWriteLoop(b *testing.B) {
+	p, err := New(Config{}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, name := range []string{"main", "a", "b", "c", "d"} {
+		p.Call(1, p.DefineRoutine(name))
+	}
+	var batch []analyses.Event
+	for i := range 1024 {
+		batch = append(batch,
+			analyses.Event{Kind: analyses.KindRead, Tid: 1, Addr: 0x5555_5555_0000 + uint64(i)*4, Size: 4},
+			analyses.Event{Kind: analyses.KindRead, Tid: 1, Addr: 0x7ffffffde000, Size: 8},
+			analyses.Event{Kind: analyses.KindWrite, Tid: 1, Addr: 0x7ffffffde008, Size: 8},
+			analyses.Event{Kind: analyses.KindRead, Tid: 1, Addr: 0x7ffffffde010, Size: 4})
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i += len(batch) {
+		p.Events(batch[:min(len(batch), b.N-i)])
+		p.Return(1)
+		p.Call(1, 4)
+	}
+}
+
+// BenchmarkEventStream measures whole batches of blocks, calls, returns and
+// accesses through call tracking.
+func BenchmarkEventStream(b *testing.B) {
+	p, err := New(Config{}, progSyms)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var s stream
+	s.block(1, 0x1000, 0x8000, 3, 10, analyses.EndOther)
+	var loop stream
+	loop.block(1, 0x100a, 0x8000, 3, 5, analyses.EndCall)
+	loop.block(1, 0x2000, 0x7ff8, 4, 10, analyses.EndOther)
+	for i := range 8 {
+		loop.mem(analyses.KindRead, 1, 0x9000+uint64(i)*4, 4)
+		loop.mem(analyses.KindWrite, 1, 0x7ff0-uint64(i)*8, 8)
+	}
+	loop.block(1, 0x200a, 0x7ff8, 2, 1, analyses.EndRet)
+	loop.block(1, 0x100f, 0x8000, 2, 2, analyses.EndJump)
+	p.Events(s)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i += len(loop) {
+		p.Events(loop)
+	}
+}

@@ -1,0 +1,67 @@
+package trms
+
+import "fmt"
+
+// Cost metrics.
+const (
+	CostBlocks = "blocks" // basic blocks executed (aprof's bb-count)
+	CostInsns  = "insns"  // guest instructions executed
+)
+
+// Config selects what the profiler measures and how reports are labelled.
+type Config struct {
+	// Resolution is the memory resolution k in bytes (PLDI'12 §5): an
+	// access touches every k-aligned cell it covers. 1, 2, 4, 8 or 16;
+	// 0 means 4.
+	Resolution int
+	// Cost is CostBlocks (default) or CostInsns.
+	Cost string
+	// CounterBits is the width of the global timestamp counter, 8 to 64
+	// (0 means 32, aprof's choice). Widths up to 32 store timestamps in 32
+	// bits. Overflows are handled by renumbering (TRMS Fig. 13); tests use
+	// tiny widths to force it.
+	CounterBits int
+	// CCT adds per-calling-context tuples (aprof --collect-cct).
+	CCT bool
+	// SingleReport merges the threads' profiles into one report per metric
+	// (aprof --single-log) instead of one per thread.
+	SingleReport bool
+	// Command is the profiled command line (report line "f"), App the
+	// executable (line "a"), ExeMTime its modification time (line "e").
+	Command  string
+	App      string
+	ExeMTime int64
+}
+
+// withDefaults validates c and fills in defaults.
+func (c Config) withDefaults() (Config, error) {
+	switch c.Resolution {
+	case 0:
+		c.Resolution = 4
+	case 1, 2, 4, 8, 16:
+	default:
+		return c, fmt.Errorf("trms: memory resolution %d: want 1, 2, 4, 8 or 16", c.Resolution)
+	}
+	switch c.Cost {
+	case "":
+		c.Cost = CostBlocks
+	case CostBlocks, CostInsns:
+	default:
+		return c, fmt.Errorf("trms: cost metric %q: want %q or %q", c.Cost, CostBlocks, CostInsns)
+	}
+	switch {
+	case c.CounterBits == 0:
+		c.CounterBits = 32
+	case c.CounterBits < 8 || c.CounterBits > 64:
+		return c, fmt.Errorf("trms: counter width %d bits: want 8 to 64", c.CounterBits)
+	}
+	return c, nil
+}
+
+// metricName is the aprof name of the cost metric (report line "m").
+func (c *Config) metricName() string {
+	if c.Cost == CostInsns {
+		return "instr-count"
+	}
+	return "bb-count"
+}

@@ -1,0 +1,416 @@
+package trms
+
+import (
+	"fmt"
+	"slices"
+
+	"emuprof/analyses"
+	"emuprof/analyses/calls"
+)
+
+// frame is one shadow stack entry S_t[i] of PLDI'12 Fig. 6 / TRMS Fig. 11,
+// carrying the partial RMS and the partial TRMS of the same activation.
+type frame[T stamp] struct {
+	ts     T // activation timestamp S_t[i].ts
+	rtn    calls.RoutineID
+	ctx    calls.NodeID
+	nested bool // a pending activation of the same routine lies below
+	// Partial read memory sizes (Invariants 1 and 2 of the papers): the
+	// RMS / TRMS of activation i is the sum of the partials from i to top.
+	rms, trms int64
+	// Induced first-accesses of the subtree so far (external, thread) and
+	// of the activation itself.
+	ext, thr, extSelf, thrSelf uint64
+	cost0                      uint64 // thread cost at entry
+	child                      uint64 // cumulative cost of completed callees
+}
+
+// thread is the run-time state of one guest thread.
+type thread[T stamp] struct {
+	tid     uint32
+	stack   []frame[T]
+	ts      *table[T] // ts_t: latest access by this thread, per cell
+	cost    uint64
+	skip    bool     // running hidden code (lazy-binding resolver)
+	pending []uint32 // pending activations per routine (for real cost)
+	stats   *threadStats
+}
+
+// engine computes RMS and TRMS in one pass. T is the timestamp storage.
+type engine[T stamp] struct {
+	shift        uint // log2 of the memory resolution
+	insns        bool // cost = instructions (else basic blocks)
+	count        T    // the global counter "count" of Fig. 11
+	limit        T    // largest value count may take (2^CounterBits - 1)
+	wts          *table[T]
+	threads      map[uint32]*thread[T]
+	cur          *thread[T]
+	tracker      *calls.Tracker
+	col          *collector
+	renumberings int
+	err          error
+}
+
+func newEngine[T stamp](cfg *Config, tr *calls.Tracker, col *collector) *engine[T] {
+	e := &engine[T]{
+		insns:   cfg.Cost == CostInsns,
+		wts:     newTable[T](),
+		threads: make(map[uint32]*thread[T]),
+		tracker: tr,
+		col:     col,
+		cur:     &thread[T]{tid: noThread},
+	}
+	for 1<<e.shift < cfg.Resolution {
+		e.shift++
+	}
+	e.limit = T(^uint64(0) >> (64 - cfg.CounterBits))
+	return e
+}
+
+// noThread is the tid of the sentinel "current thread" before any thread
+// ran (Linux thread ids never reach it), so that cur is never nil.
+const noThread = ^uint32(0)
+
+// threadOf returns the state of tid, creating it.
+func (e *engine[T]) threadOf(tid uint32) *thread[T] {
+	if e.cur.tid == tid {
+		return e.cur
+	}
+	th, ok := e.threads[tid]
+	if !ok {
+		th = &thread[T]{tid: tid, ts: newTable[T](), stats: e.col.thread(tid)}
+		e.threads[tid] = th
+	}
+	return th
+}
+
+// current returns the running thread tid, switching to it if another
+// thread was running (the papers assume a switchThread event between
+// operations of different threads).
+func (e *engine[T]) current(tid uint32) *thread[T] {
+	if th := e.cur; th.tid == tid {
+		return th
+	}
+	e.switchTo(tid)
+	return e.cur
+}
+
+// switchTo is procedure switchThread of TRMS Fig. 11.
+func (e *engine[T]) switchTo(tid uint32) {
+	e.tick()
+	e.cur = e.threadOf(tid)
+}
+
+// tick increments count, renumbering timestamps first when the counter is
+// about to overflow (TRMS §4.4, Fig. 13).
+func (e *engine[T]) tick() {
+	if e.count >= e.limit {
+		e.renumber()
+		if e.count >= e.limit {
+			if e.err == nil {
+				e.err = fmt.Errorf("trms: a %d-value counter cannot number %d pending activations", uint64(e.limit), (uint64(e.count)-3)/3)
+			}
+			return
+		}
+	}
+	e.count++
+}
+
+// Call is procedure call of TRMS Fig. 11 (and PLDI'12 Fig. 6).
+func (e *engine[T]) Call(tid uint32, r calls.RoutineID, _ uint64) {
+	th := e.current(tid)
+	e.tick()
+	ctx := calls.NoNode
+	if th.stats.cct != nil {
+		parent := calls.NoNode
+		if n := len(th.stack); n > 0 {
+			parent = th.stack[n-1].ctx
+		}
+		ctx = th.stats.cct.Child(parent, r)
+	}
+	if int(r) >= len(th.pending) {
+		th.pending = append(th.pending, make([]uint32, int(r)+1-len(th.pending))...)
+	}
+	th.stack = append(th.stack, frame[T]{
+		ts:     e.count,
+		rtn:    r,
+		ctx:    ctx,
+		nested: th.pending[r] > 0,
+		cost0:  th.cost,
+	})
+	th.pending[r]++
+}
+
+// Return is procedure return of TRMS Fig. 11 for thread tid.
+func (e *engine[T]) Return(tid uint32, _ calls.RoutineID) {
+	e.pop(e.threadOf(tid))
+}
+
+// pop completes the topmost activation: collect its tuple (line 1) and add
+// its partials to its parent's (line 2).
+func (e *engine[T]) pop(th *thread[T]) {
+	n := len(th.stack)
+	if n == 0 {
+		return
+	}
+	f := &th.stack[n-1]
+	cum := th.cost - f.cost0
+	a := activation{
+		rms:     uint64(max(f.rms, 0)), // RMS(top) = S[top].rms >= 0 (Eq. 2)
+		trms:    uint64(max(f.trms, 0)),
+		cost:    cum,
+		self:    cum - f.child,
+		ext:     f.ext,
+		thr:     f.thr,
+		extSelf: f.extSelf,
+		thrSelf: f.thrSelf,
+		nested:  f.nested,
+	}
+	if n > 1 {
+		p := &th.stack[n-2]
+		p.rms += f.rms
+		p.trms += f.trms
+		p.ext += f.ext
+		p.thr += f.thr
+		p.child += cum
+	}
+	th.pending[f.rtn]--
+	e.col.collect(th.stats, f.rtn, f.ctx, &a)
+	th.stack = th.stack[:n-1]
+}
+
+// cellRange returns the first and last cells (k-aligned units) that
+// [addr, addr+size) touches; size must be positive.
+func (e *engine[T]) cellRange(addr uint64, size uint32) (first, last uint64) {
+	end := addr + uint64(size) - 1
+	if end < addr {
+		end = ^uint64(0)
+	}
+	return addr >> e.shift, end >> e.shift
+}
+
+// read is procedure read(ℓ, t) of TRMS Fig. 11, applied to every cell ℓ
+// of an access, with PLDI'12 Fig. 6 computed alongside on the same
+// thread-local timestamps ts_t (the two algorithms update ts_t
+// identically; TRMS additionally consults wts).
+func (e *engine[T]) read(th *thread[T], addr uint64, size uint32) {
+	if size == 0 {
+		return
+	}
+	c, last := e.cellRange(addr, size)
+	for {
+		key, idx := c>>chunkBits, c&chunkMask
+		// th.ts.get(key) and e.wts.get(key), inlined by hand (hot path).
+		var tc, wc *chunk[T]
+		if ce := &th.ts.cache[key&cacheMask]; ce.key == key {
+			tc = ce.c
+		} else {
+			tc = th.ts.slow(key)
+		}
+		old := tc.ts[idx]
+		tc.ts[idx] = e.count // Fig. 11 line 12 / Fig. 6 line 8
+		if n := len(th.stack); n > 0 {
+			top := &th.stack[n-1]
+			if ce := &e.wts.cache[key&cacheMask]; ce.key == key {
+				wc = ce.c
+			} else {
+				wc = e.wts.slow(key)
+			}
+			w := wc.ts[idx]
+			if old < top.ts { // first access w.r.t. the topmost activation
+				top.rms++ // Fig. 6 lines 1-2
+				i := -1
+				if old != 0 { // Fig. 6 lines 3-5: the deepest ancestor that accessed ℓ
+					i = th.latest(old, n-2)
+					if i >= 0 {
+						th.stack[i].rms--
+					}
+				}
+				top.trms++
+				if old < w { // Fig. 11 lines 1-2: induced, new for every ancestor too
+					induced(top, wc, idx)
+				} else if i >= 0 { // Fig. 11 lines 4-9
+					th.stack[i].trms--
+				}
+			} else if old < w { // Fig. 11 lines 1-2
+				top.trms++
+				induced(top, wc, idx)
+			}
+		}
+		if c == last {
+			return
+		}
+		c++
+	}
+}
+
+// induced classifies an induced first-access: external if the latest write
+// of the cell was a kernel write (Fig. 12), else thread-induced.
+func induced[T stamp](f *frame[T], wc *chunk[T], idx uint64) {
+	if wc.ext[idx>>6]&(1<<(idx&63)) != 0 {
+		f.ext++
+		f.extSelf++
+	} else {
+		f.thr++
+		f.thrSelf++
+	}
+}
+
+// latest returns the max index i <= hi with S_t[i].ts <= ts (Fig. 6 line
+// 4, Fig. 11 line 7), or -1. Timestamps increase up the stack; like aprof
+// (PLDI'12 §5), scan a few frames linearly, then search binarily.
+func (th *thread[T]) latest(ts T, hi int) int {
+	s := th.stack
+	lo := max(hi-7, 0)
+	for i := hi; i >= lo; i-- {
+		if s[i].ts <= ts {
+			return i
+		}
+	}
+	// s[lo].ts > ts: answer in [-1, lo-1]
+	l, r := 0, lo // invariant: s[r].ts > ts; answer < r
+	for l < r {
+		m := int(uint(l+r) >> 1)
+		if s[m].ts <= ts {
+			l = m + 1
+		} else {
+			r = m
+		}
+	}
+	return l - 1
+}
+
+// write is procedure write of TRMS Fig. 11 on every cell of an access.
+func (e *engine[T]) write(th *thread[T], addr uint64, size uint32) {
+	if size == 0 {
+		return
+	}
+	c, last := e.cellRange(addr, size)
+	for {
+		key, idx := c>>chunkBits, c&chunkMask
+		var tc, wc *chunk[T]
+		if ce := &th.ts.cache[key&cacheMask]; ce.key == key {
+			tc = ce.c
+		} else {
+			tc = th.ts.slow(key)
+		}
+		tc.ts[idx] = e.count // line 1
+		if ce := &e.wts.cache[key&cacheMask]; ce.key == key {
+			wc = ce.c
+		} else {
+			wc = e.wts.slow(key)
+		}
+		wc.ts[idx] = e.count // line 2
+		wc.ext[idx>>6] &^= 1 << (idx & 63)
+		if c == last {
+			return
+		}
+		c++
+	}
+}
+
+// kernelWrite is procedure kernelWrite of TRMS Fig. 12: the kernel stores
+// external data; later reads by any thread are induced first-accesses. One
+// increment of count per event suffices to make the write newer than every
+// thread's timestamps.
+func (e *engine[T]) kernelWrite(addr uint64, size uint32) {
+	if size == 0 {
+		return
+	}
+	e.tick()
+	c, last := e.cellRange(addr, size)
+	for {
+		key, idx := c>>chunkBits, c&chunkMask
+		wc := e.wts.get(key)
+		wc.ts[idx] = e.count
+		wc.ext[idx>>6] |= 1 << (idx & 63)
+		if c == last {
+			return
+		}
+		c++
+	}
+}
+
+// events handles one batch of the event stream.
+func (e *engine[T]) events(batch []analyses.Event) {
+	for i := range batch {
+		if e.err != nil {
+			return
+		}
+		ev := &batch[i]
+		switch ev.Kind {
+		case analyses.KindRead, analyses.KindKernelRead: // kernelRead = read (Fig. 12)
+			if th := e.current(ev.Tid); !th.skip {
+				e.read(th, ev.Addr, ev.Size)
+			}
+		case analyses.KindWrite:
+			if th := e.current(ev.Tid); !th.skip {
+				e.write(th, ev.Addr, ev.Size)
+			}
+		case analyses.KindBlock:
+			th := e.current(ev.Tid)
+			th.skip = e.tracker.Block(ev)
+			if !th.skip {
+				if e.insns {
+					th.cost += uint64(ev.Size)
+				} else {
+					th.cost++
+				}
+			}
+		case analyses.KindKernelWrite:
+			e.kernelWrite(ev.Addr, ev.Size)
+		case analyses.KindSwitch:
+			e.switchTo(ev.Tid)
+		case analyses.KindThreadExit:
+			e.tracker.ThreadExit(ev.Tid)
+			e.threadExit(ev.Tid)
+		}
+	}
+}
+
+// threadExit completes the pending activations of tid and frees its
+// shadow memory.
+func (e *engine[T]) threadExit(tid uint32) {
+	th, ok := e.threads[tid]
+	if !ok {
+		return
+	}
+	for len(th.stack) > 0 {
+		e.pop(th)
+	}
+	th.stats.cost += th.cost
+	delete(e.threads, tid)
+	if e.cur == th {
+		e.cur = &thread[T]{tid: noThread}
+	}
+}
+
+// finish completes every pending activation (threads in tid order).
+func (e *engine[T]) finish() {
+	e.tracker.Finish()
+	tids := make([]uint32, 0, len(e.threads))
+	for tid := range e.threads {
+		tids = append(tids, tid)
+	}
+	slices.Sort(tids)
+	for _, tid := range tids {
+		e.threadExit(tid)
+	}
+}
+
+// shadowBytes is the memory held by all shadow memories.
+func (e *engine[T]) shadowBytes() uint64 {
+	b := e.wts.bytes()
+	for _, th := range e.threads {
+		b += th.ts.bytes()
+	}
+	return b
+}
+
+// addCost adds n units of cost to thread tid.
+func (e *engine[T]) addCost(tid uint32, n uint64) { e.current(tid).cost += n }
+
+// status reports the engine's health and resource use.
+func (e *engine[T]) status() status {
+	return status{renumberings: e.renumberings, shadowBytes: e.shadowBytes(), err: e.err}
+}

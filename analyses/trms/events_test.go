@@ -1,0 +1,177 @@
+package trms
+
+import (
+	"testing"
+
+	"emuprof/analyses"
+	"emuprof/analyses/calls"
+)
+
+// fakeSyms maps address ranges to routines.
+type fakeSyms []struct {
+	lo, hi uint64
+	name   string
+}
+
+func (s fakeSyms) Routine(pc uint64) (uint64, string, bool) {
+	for _, r := range s {
+		if pc >= r.lo && pc < r.hi {
+			return r.lo, r.name, true
+		}
+	}
+	return 0, "", false
+}
+
+func (s fakeSyms) Object(pc uint64) (string, bool) {
+	if pc >= 0x7000 {
+		return "libc.so.6", true
+	}
+	return "prog", true
+}
+
+var progSyms = fakeSyms{
+	{0x1000, 0x1100, "main"},
+	{0x2000, 0x2100, "f"},
+	{0x3000, 0x3100, "g"},
+	{0x4000, 0x4010, "puts@plt"},
+	{0x5000, 0x5100, "_dl_runtime_resolve_xsavec"},
+	{0x6000, 0x6100, "_dl_fixup"},
+	{0x7000, 0x7100, "puts"},
+	{0x8000, 0x8100, "worker"},
+}
+
+// stream builds an event stream.
+type stream []analyses.Event
+
+func (s *stream) block(tid uint32, addr, sp uint64, insns uint32, n uint16, end analyses.End) {
+	*s = append(*s, analyses.Event{Kind: analyses.KindBlock, Tid: tid, Addr: addr, Aux: sp, Size: insns, Len: n, End: end})
+}
+
+func (s *stream) mem(kind analyses.Kind, tid uint32, addr uint64, size uint32) {
+	*s = append(*s, analyses.Event{Kind: kind, Tid: tid, Addr: addr, Size: size})
+}
+
+func (s *stream) other(kind analyses.Kind, tid uint32, aux uint64) {
+	*s = append(*s, analyses.Event{Kind: kind, Tid: tid, Aux: aux})
+}
+
+// PLDI'12 Example 1 as real events: blocks with terminators, the stack
+// pointer, call tracking through calls.Tracker; plus a lazy-binding
+// resolver whose accesses must not count, and a second thread.
+func TestEventStream(t *testing.T) {
+	const x, y, z, w, got = 0x9000, 0x9004, 0x9008, 0x900c, 0x9100
+	var s stream
+	s.other(analyses.KindSwitch, 1, 0)
+	s.block(1, 0x1000, 0x8000, 3, 10, analyses.EndCall) // main: root frame, calls f
+	s.block(1, 0x2000, 0x7ff8, 2, 10, analyses.EndOther)
+	s.mem(analyses.KindRead, 1, x, 4)
+	s.mem(analyses.KindWrite, 1, y, 4)
+	s.block(1, 0x200a, 0x7ff8, 4, 6, analyses.EndCall) // f calls g
+	s.block(1, 0x3000, 0x7fe0, 5, 12, analyses.EndOther)
+	s.mem(analyses.KindRead, 1, x, 4)
+	s.mem(analyses.KindRead, 1, y, 4)
+	s.mem(analyses.KindRead, 1, z, 4)
+	s.mem(analyses.KindWrite, 1, w, 4)
+	s.block(1, 0x300c, 0x7fe0, 1, 1, analyses.EndRet)  // g returns
+	s.block(1, 0x2010, 0x7ff8, 2, 5, analyses.EndCall) // f calls puts@plt
+	s.block(1, 0x4000, 0x7ff0, 1, 6, analyses.EndJump) // plt jumps to the resolver
+	s.block(1, 0x5000, 0x7ff0, 9, 20, analyses.EndCall)
+	s.mem(analyses.KindRead, 1, got, 8) // resolver's accesses: ignored
+	s.block(1, 0x6000, 0x7f00, 50, 30, analyses.EndRet)
+	s.mem(analyses.KindWrite, 1, got, 8)
+	s.block(1, 0x5014, 0x7ff0, 9, 20, analyses.EndJump) // resolver jumps to puts
+	s.block(1, 0x7000, 0x7ff0, 2, 7, analyses.EndRet)   // puts
+	s.mem(analyses.KindRead, 1, got, 8)                 // puts reads the GOT cells: first reads
+	s.block(1, 0x2015, 0x7ff8, 1, 3, analyses.EndOther)
+	s.mem(analyses.KindRead, 1, w, 4)
+	s.block(1, 0x2018, 0x7ff8, 1, 1, analyses.EndRet) // f returns
+	s.block(1, 0x100a, 0x8000, 1, 2, analyses.EndOther)
+	s.other(analyses.KindThreadStart, 2, 1)
+	s.other(analyses.KindSwitch, 2, 1)
+	s.block(2, 0x8000, 0x6000, 1, 4, analyses.EndOther) // worker: root of thread 2
+	s.mem(analyses.KindWrite, 2, x, 4)
+	s.other(analyses.KindThreadExit, 2, 0)
+	s.other(analyses.KindSwitch, 1, 2)
+	s.mem(analyses.KindKernelWrite, 1, z, 4)
+	s.block(1, 0x100c, 0x8000, 1, 2, analyses.EndOther)
+	s.mem(analyses.KindRead, 1, x, 4) // induced by thread 2
+	s.mem(analyses.KindRead, 1, z, 4) // external
+
+	for _, metric := range []string{CostBlocks, CostInsns} {
+		p, err := New(Config{Cost: metric}, progSyms)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]act{}
+		p.col.hook = func(tid uint32, r calls.RoutineID, a activation) {
+			got[p.Routines().Get(r).Name] = act{tid, "", a.rms, a.trms, a.ext, a.thr, a.extSelf, a.thrSelf, a.cost, a.self}
+		}
+		p.Events(s[:10])
+		p.Events(s[10:]) // batches may split anywhere
+		p.Finish()
+		check := func(name string, rms, trms, cost uint64) {
+			t.Helper()
+			a, ok := got[name]
+			if !ok {
+				t.Fatalf("%s: no activation (%v)", name, got)
+			}
+			if a.rms != rms || a.trms != trms || a.cost != cost {
+				t.Errorf("%s: %s: %v, want RMS %d TRMS %d cost %d", metric, name, a, rms, trms, cost)
+			}
+		}
+		insns := metric == CostInsns
+		c := func(blocks, in uint64) uint64 {
+			if insns {
+				return in
+			}
+			return blocks
+		}
+		check("g", 3, 3, c(2, 6))
+		check("puts", 2, 2, c(1, 2))
+		check("f", 4, 4, c(9, 19))     // x, z (via g), the two GOT cells (via puts)
+		check("main", 4, 6, c(12, 24)) // f's 4; TRMS + x (thread-induced) + z (external)
+		check("worker", 0, 0, c(1, 1))
+		if _, ok := got["_dl_runtime_resolve_xsavec"]; ok {
+			t.Error("resolver activation reported")
+		}
+		if m := got["main"]; m.ext != 1 || m.thr != 1 || m.tid != 1 {
+			t.Errorf("main: %v", m)
+		}
+		reps, err := p.Reports()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(reps) != 4 || reps[0].Threads[0] != 1 || reps[2].Threads[0] != 2 {
+			t.Fatalf("reports: %d", len(reps))
+		}
+		for _, rt := range reps[0].Routines {
+			want := "prog"
+			if rt.Name == "puts" {
+				want = "libc.so.6"
+			}
+			if rt.Object != want {
+				t.Errorf("routine %s object %q", rt.Name, rt.Object)
+			}
+		}
+	}
+}
+
+// A counter too narrow for the pending activations is reported, and the
+// profile is marked partial.
+func TestCounterTooNarrow(t *testing.T) {
+	tr := newTracer(t, Config{CounterBits: 8})
+	for range 300 {
+		tr.call(1, "r")
+	}
+	tr.read(1, "x")
+	if tr.p.Err() == nil {
+		t.Fatal("no error")
+	}
+	reps, err := tr.p.Reports()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reps[0].Partial == "" {
+		t.Error("report not marked partial")
+	}
+}

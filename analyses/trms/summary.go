@@ -1,0 +1,190 @@
+package trms
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"slices"
+
+	"emuprof/analyses/report"
+)
+
+// RoutineSummary aggregates one routine over all threads.
+type RoutineSummary struct {
+	Name, Object string
+	Calls        uint64
+	Cost         uint64 // real cumulative cost (nested activations counted once)
+	Self         uint64
+	RMSSizes     int // distinct RMS values
+	TRMSSizes    int // distinct TRMS values
+	// Worst-case cost as a function of the input size, a + b·n^c; nil when
+	// fewer than 3 distinct input sizes were seen.
+	RMSFit, TRMSFit *report.PowerFit
+	Input           uint64 // sum of TRMS over activations
+	External        uint64 // induced first-accesses from kernel writes
+	ThreadInduced   uint64 // induced first-accesses from other threads' writes
+}
+
+// Summarize aggregates an RMS and a TRMS report (of any number of threads,
+// e.g. merged) per routine, sorted by decreasing cost, then name.
+func Summarize(rms, drms *Report) ([]RoutineSummary, error) {
+	if rms.Input != InputRMS || drms.Input != InputDRMS {
+		return nil, fmt.Errorf("trms: summarize: want an rms and a drms report, got %q and %q", rms.Input, drms.Input)
+	}
+	type key [2]string
+	byKey := make(map[key]*RoutineSummary)
+	var order []key
+	get := func(rt RoutineRecord) *RoutineSummary {
+		k := key{rt.Name, rt.Object}
+		s, ok := byKey[k]
+		if !ok {
+			s = &RoutineSummary{Name: rt.Name, Object: rt.Object}
+			byKey[k] = s
+			order = append(order, k)
+		}
+		return s
+	}
+	points := func(r *Report) map[uint32][]Point {
+		m := make(map[uint32][]Point)
+		for _, p := range r.RoutinePoints() {
+			m[p.ID] = append(m[p.ID], p)
+		}
+		return m
+	}
+	dp := points(drms)
+	for _, rt := range drms.Routines {
+		s := get(rt)
+		var xs, ys []float64
+		for _, p := range dp[rt.ID] {
+			s.Calls += p.Calls
+			s.Cost += p.RealSum
+			s.Self += p.SelfSum
+			s.Input += p.N * p.Calls
+			s.External += p.ExtSum
+			s.ThreadInduced += p.ThrSum
+			s.TRMSSizes++
+			xs, ys = append(xs, float64(p.N)), append(ys, float64(p.Max))
+		}
+		s.TRMSFit = fit(xs, ys)
+	}
+	rp := points(rms)
+	for _, rt := range rms.Routines {
+		s := get(rt)
+		var xs, ys []float64
+		for _, p := range rp[rt.ID] {
+			s.RMSSizes++
+			xs, ys = append(xs, float64(p.N)), append(ys, float64(p.Max))
+		}
+		s.RMSFit = fit(xs, ys)
+	}
+	out := make([]RoutineSummary, 0, len(order))
+	for _, k := range order {
+		out = append(out, *byKey[k])
+	}
+	slices.SortStableFunc(out, func(a, b RoutineSummary) int {
+		if c := cmp.Compare(b.Cost, a.Cost); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.Name, b.Name); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Object, b.Object)
+	})
+	return out, nil
+}
+
+func fit(xs, ys []float64) *report.PowerFit {
+	f, err := report.FitPower(xs, ys)
+	if err != nil {
+		return nil
+	}
+	return &f
+}
+
+// WriteSummary writes the top routines (all if top <= 0) of an RMS and a
+// TRMS report as a text table.
+func WriteSummary(w io.Writer, rms, drms *Report, top int) error {
+	rows, err := Summarize(rms, drms)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "input-sensitive profile: %s, %d thread(s), total cost %d (%s), memory resolution %d",
+		drms.App, len(drms.Threads), drms.TotalCost, drms.Metric, drms.Resolution)
+	if drms.Partial != "" {
+		fmt.Fprintf(w, ", PARTIAL (%s)", drms.Partial)
+	}
+	fmt.Fprintln(w)
+	if top > 0 && len(rows) > top {
+		rows = rows[:top]
+	}
+	t := report.Table{
+		Header: []string{"routine", "calls", "cost", "%", "self", "#rms", "#trms", "rms: worst cost ~", "R²", "trms: worst cost ~", "R²", "ext%", "thr%"},
+		Right:  []bool{false, true, true, true, true, true, true, false, true, false, true, true, true},
+	}
+	for _, s := range rows {
+		pct := "-"
+		if drms.TotalCost > 0 {
+			pct = fmt.Sprintf("%.1f", 100*float64(s.Cost)/float64(drms.TotalCost))
+		}
+		rf, rr := fitCells(s.RMSFit)
+		tf, tr := fitCells(s.TRMSFit)
+		t.Add(s.Name, fmt.Sprint(s.Calls), fmt.Sprint(s.Cost), pct, fmt.Sprint(s.Self),
+			fmt.Sprint(s.RMSSizes), fmt.Sprint(s.TRMSSizes), rf, rr, tf, tr,
+			share(s.External, s.Input), share(s.ThreadInduced, s.Input))
+	}
+	if err := t.Write(w); err != nil {
+		return fmt.Errorf("trms: summary: %w", err)
+	}
+	return nil
+}
+
+func fitCells(f *report.PowerFit) (string, string) {
+	if f == nil {
+		return "-", "-"
+	}
+	return f.String(), fmt.Sprintf("%.3f", f.R2)
+}
+
+func share(part, whole uint64) string {
+	if whole == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f", 100*float64(part)/float64(whole))
+}
+
+// Summary writes the text summary of the profile (all threads merged): the
+// top routines by cumulative cost with their distinct input sizes, fitted
+// growth of the worst-case cost, and the share of external and
+// thread-induced input.
+func (p *Profiler) Summary(w io.Writer, top int) error {
+	reports, err := p.Reports()
+	if err != nil {
+		return err
+	}
+	var rms, drms []*Report
+	for _, r := range reports {
+		if r.Input == InputRMS {
+			rms = append(rms, r)
+		} else {
+			drms = append(drms, r)
+		}
+	}
+	if len(rms) == 0 || len(drms) == 0 { // nothing ran
+		rms, drms = []*Report{p.emptyReport(InputRMS)}, []*Report{p.emptyReport(InputDRMS)}
+	}
+	mr, err := Merge(rms...)
+	if err != nil {
+		return err
+	}
+	md, err := Merge(drms...)
+	if err != nil {
+		return err
+	}
+	if err := WriteSummary(w, mr, md, top); err != nil {
+		return err
+	}
+	if n := p.Renumberings(); n > 0 {
+		fmt.Fprintf(w, "(%d counter overflows renumbered)\n", n)
+	}
+	return nil
+}
