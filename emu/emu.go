@@ -19,6 +19,8 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"os"
+	"strconv"
 	"runtime/cgo"
 	"unsafe"
 
@@ -43,6 +45,9 @@ type Options struct {
 	Memory       bool // install the memory-access hooks
 	Blocks       bool // emit Block events
 	StackPointer bool // fill Block events' Aux with RSP
+	// Bare installs no block hook: no instruction counting, no quanta, no
+	// virtual time. Only for measuring the engine's own speed (the floor).
+	Bare bool
 }
 
 // Engine is one Unicorn instance running one guest process.
@@ -82,6 +87,13 @@ func New(opts Options) (*Engine, error) {
 	if err := ucErr("uc_open", C.uc_open(C.UC_ARCH_X86, C.UC_MODE_64, &e.uc)); err != nil {
 		return nil, err
 	}
+	if m := os.Getenv("EMUPROF_CPU_MODEL"); m != "" {
+		n, _ := strconv.Atoi(m)
+		if err := ucErr("setting the CPU model", C.emu_set_cpu_model(e.uc, C.int(n))); err != nil {
+			e.Close()
+			return nil, err
+		}
+	}
 	e.handle = cgo.NewHandle(e)
 	e.st = C.emu_state_new(e.uc, C.uintptr_t(e.handle), C.uint32_t(opts.BufferEvents))
 	if e.st == nil {
@@ -95,7 +107,11 @@ func New(opts Options) (*Engine, error) {
 	if opts.StackPointer {
 		e.st.want_sp = 1
 	}
-	if err := ucErr("installing hooks", C.emu_install_base(e.st)); err != nil {
+	bare := C.int(0)
+	if opts.Bare {
+		bare = 1
+	}
+	if err := ucErr("installing hooks", C.emu_install_base(e.st, bare)); err != nil {
 		e.Close()
 		return nil, err
 	}

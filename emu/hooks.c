@@ -163,10 +163,10 @@ void emu_state_free(struct emu_state *s) {
 	free(s);
 }
 
-uc_err emu_install_base(struct emu_state *s) {
+uc_err emu_install_base(struct emu_state *s, int bare) {
 	uc_hook h;
 	uc_err err;
-	if ((err = uc_hook_add(s->uc, &h, UC_HOOK_BLOCK, hook_block, s, 1, 0)))
+	if (!bare && (err = uc_hook_add(s->uc, &h, UC_HOOK_BLOCK, hook_block, s, 1, 0)))
 		return err;
 	if ((err = uc_hook_add(s->uc, &h, UC_HOOK_INSN, hook_syscall, s, 1, 0, UC_X86_INS_SYSCALL)))
 		return err;
@@ -204,4 +204,8 @@ uc_err emu_reg_write_batch(uc_engine *uc, int *regs, uint64_t *vals, int n) {
 
 uc_err emu_remove_cache(uc_engine *uc, uint64_t begin, uint64_t end) {
 	return uc_ctl_remove_cache(uc, begin, end);
+}
+
+uc_err emu_set_cpu_model(uc_engine *uc, int model) {
+	return uc_ctl_set_cpu_model(uc, model);
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 
 	"emuprof/analyses"
+	"emuprof/loader"
 )
 
 // Config describes one run.
@@ -36,7 +37,9 @@ type Config struct {
 	Analyses                       []analyses.Analysis
 	Needs                          analyses.Needs  // hooks the analyses need
 	Interrupt                      <-chan struct{} // closed on Ctrl-C: stop and keep what was collected
-	OnSymbols                      func(syms analyses.Symbols)
+	// Symbols receives the symbols of every object mapped into the guest
+	// (analyses name routines with it); created by Load when nil.
+	Symbols *loader.SymbolTable
 }
 
 func (c *Config) defaults() {

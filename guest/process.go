@@ -78,7 +78,6 @@ type threadState struct {
 	clearChildTid uint64
 	started       bool // ThreadStart was emitted
 	blocked       bool // parked inside syscall nr
-	restart       bool // re-execute the syscall on wake
 	nr            uint64
 }
 
@@ -106,7 +105,10 @@ func Load(cfg Config, c cpu.CPU) (*Process, error) {
 	}
 	p := &Process{cfg: cfg, cpu: c, layout: layout, threads: map[int]*threadState{}}
 	p.as = mm.New(c)
-	p.syms = loader.NewSymbolTable()
+	p.syms = cfg.Symbols
+	if p.syms == nil {
+		p.syms = loader.NewSymbolTable()
+	}
 	if err := p.mapImage(); err != nil {
 		return nil, err
 	}
@@ -122,9 +124,6 @@ func Load(cfg Config, c cpu.CPU) (*Process, error) {
 	c.SetRDTSC(p.rdtsc)
 	if err := p.startMain(); err != nil {
 		return nil, err
-	}
-	if cfg.OnSymbols != nil {
-		cfg.OnSymbols(p.syms)
 	}
 	return p, nil
 }
@@ -164,26 +163,7 @@ func (p *Process) mapImage() error {
 			}
 		}
 	}
-	lo, hi := p.objectRange(p.layout.Exe)
-	if err := p.syms.AddObjectFrom(p.layout.Exe, p.layout.ExeBase, lo+p.layout.ExeBase, hi+p.layout.ExeBase); err != nil {
-		return err
-	}
-	if p.layout.Interp != nil {
-		lo, hi := p.objectRange(p.layout.Interp)
-		if err := p.syms.AddObjectFrom(p.layout.Interp, p.layout.InterpBase, lo+p.layout.InterpBase, hi+p.layout.InterpBase); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (p *Process) objectRange(o *loader.Object) (lo, hi uint64) {
-	lo = ^uint64(0)
-	for _, l := range o.Loads {
-		lo = min(lo, l.Vaddr&^0xfff)
-		hi = max(hi, l.Vaddr+l.Memsz)
-	}
-	return lo, hi
+	return p.syms.AddLayout(p.layout)
 }
 
 // onMapFile adds the symbols of a library the guest (ld.so) maps executable.
@@ -199,7 +179,7 @@ func (p *Process) onMapFile(path string, addr, size, fileOff uint64, prot mm.Pro
 	for _, l := range o.Loads {
 		if l.Off&^0xfff == fileOff {
 			bias := addr - l.Vaddr&^0xfff
-			lo, hi := p.objectRange(o)
+			lo, hi := o.Span()
 			_ = p.syms.AddObjectFrom(o, bias, lo+bias, hi+bias)
 			return
 		}

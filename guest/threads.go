@@ -225,7 +225,7 @@ func (p *Process) futex(t *sched.Thread, c *syscalls.Call) syscalls.Outcome {
 		if cur != val {
 			return ret(errno(eAGAIN))
 		}
-		deadline := int64(-1)
+		deadline := sched.NoDeadline
 		if a[3] != 0 {
 			ts, err := p.readTimespec(a[3])
 			if err != nil {
@@ -238,7 +238,7 @@ func (p *Process) futex(t *sched.Thread, c *syscalls.Call) syscalls.Outcome {
 			}
 		}
 		p.sched.FutexWait(t, addr, bitset, deadline)
-		p.block(t, c, false)
+		p.block(t, c)
 		return syscalls.Outcome{Action: syscalls.Block}
 	case futexWake, futexWakeBitset:
 		bitset := ^uint32(0)
@@ -336,7 +336,7 @@ func (p *Process) sleep(t *sched.Thread, c *syscalls.Call, tsAddr uint64, abs bo
 		return ret(0)
 	}
 	p.sched.Block(t, sched.Wait{Kind: sched.WaitSleep, Deadline: deadline, What: fmt.Sprintf("sleep until %d ns", deadline)})
-	p.block(t, c, false)
+	p.block(t, c)
 	return syscalls.Outcome{Action: syscalls.Block}
 }
 
@@ -348,11 +348,11 @@ func (p *Process) absDeadline(ns int64, realtime bool) int64 {
 	return ns - syscalls.MonotonicOffset
 }
 
-// block records that t is parked inside syscall c; restart says whether the
+// block records that t is parked inside syscall c. Its Wait says whether the
 // syscall is re-executed on wake (pipes) or returns the wake result (futex).
-func (p *Process) block(t *sched.Thread, c *syscalls.Call, restart bool) {
+func (p *Process) block(t *sched.Thread, c *syscalls.Call) {
 	ts := p.threads[t.Tid]
-	ts.blocked, ts.restart, ts.nr = true, restart, c.Nr
+	ts.blocked, ts.nr = true, c.Nr
 	if p.cfg.Needs.Threads {
 		p.emit(analyses.Event{Kind: analyses.KindBlockOn, Tid: uint32(t.Tid), Addr: t.Wait.Addr})
 	}
@@ -363,12 +363,12 @@ func (p *Process) resumeBlocked(t *sched.Thread, ts *threadState) error {
 	if !ts.blocked {
 		return nil
 	}
-	ts.blocked = false
+	ts.blocked, t.Woken = false, false
 	var r cpu.Regs
 	if err := p.cpu.ReadRegs(&r); err != nil {
 		return err
 	}
-	if ts.restart {
+	if t.Wait.Restart {
 		r.RIP -= 2 // re-execute the syscall instruction
 		r.RAX = ts.nr
 	} else {

@@ -31,6 +31,7 @@ type runFlags struct {
 	cpus        int
 	quantum     uint64
 	schedSeed   uint64
+	bareEngine  bool
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -47,6 +48,8 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&f.cpus, "cpus", 8, "virtual CPUs: at most this many threads advance in the same virtual time")
 	fl.Uint64Var(&f.quantum, "quantum", 10000, "scheduling quantum in guest instructions")
 	fl.Uint64Var(&f.schedSeed, "sched-seed", 0, "perturb the schedule deterministically (0: unperturbed)")
+	fl.BoolVar(&f.bareEngine, "bare-engine", false, "benchmarking only: no block hook (no virtual time, no scheduling, one thread)")
+	_ = fl.MarkHidden("bare-engine")
 }
 
 // config builds the guest configuration for PROGRAM ARGS.
@@ -100,13 +103,13 @@ func isTTY(f *os.File) bool {
 
 // execute runs the guest with the given analyses and reports how it ended.
 // It returns the error that makes emuprof exit with the guest's status.
-func execute(cfg guest.Config, as []analyses.Analysis, needs analyses.Needs, stats bool) (*guest.Result, error) {
+func execute(cfg guest.Config, as []analyses.Analysis, needs analyses.Needs, f *runFlags) (*guest.Result, error) {
 	cfg.Analyses = as
 	cfg.Needs = needs
 	if cfg.TraceDigest {
 		needs.Blocks = true
 	}
-	engine, err := emu.New(emu.Options{Memory: needs.Memory, Blocks: needs.Blocks, StackPointer: needs.Blocks})
+	engine, err := emu.New(emu.Options{Memory: needs.Memory, Blocks: needs.Blocks, StackPointer: needs.Blocks, Bare: f.bareEngine})
 	if err != nil {
 		return nil, fmt.Errorf("starting the emulator: %w", err)
 	}
@@ -132,7 +135,7 @@ func execute(cfg guest.Config, as []analyses.Analysis, needs analyses.Needs, sta
 	if cfg.TraceDigest {
 		fmt.Fprintf(os.Stderr, "emuprof: trace digest %s\n", res.Digest)
 	}
-	if stats {
+	if f.stats {
 		printStats(os.Stderr, res)
 	}
 	if res.Reason != "" {
@@ -169,7 +172,7 @@ func runCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			_, err = execute(cfg, nil, analyses.Needs{}, f.stats)
+			_, err = execute(cfg, nil, analyses.Needs{}, &f)
 			return err
 		},
 	}

@@ -1,0 +1,300 @@
+package main
+
+// End-to-end tests: the emuprof binary runs real guests (built from
+// testdata/src in four flavours) and real Debian programs, and must behave
+// exactly like the native run: same stdout, stderr and exit status.
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var (
+	emuprofBin string
+	guestDir   string // testdata/bin
+)
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "emuprof-e2e")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	emuprofBin = filepath.Join(dir, "emuprof")
+	if out, err := exec.Command("go", "build", "-o", emuprofBin, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building emuprof: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	root, _ := filepath.Abs("../..")
+	guestDir = filepath.Join(root, "testdata", "bin")
+	if out, err := exec.Command("make", "-C", filepath.Join(root, "testdata"), "-j2").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building the test guests: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type outcome struct {
+	stdout, stderr string
+	code           int
+}
+
+func run(t *testing.T, stdin []byte, dir string, name string, args ...string) outcome {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = []string{"LC_ALL=C", "HOME=/nonexistent", "PATH=/usr/bin:/bin"}
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+		if code < 0 { // killed by a signal: report like a shell
+			code = 128 + int(ee.Sys().(syscall.WaitStatus).Signal())
+		}
+	} else if err != nil {
+		t.Fatalf("running %s: %v", name, err)
+	}
+	return outcome{so.String(), se.String(), code}
+}
+
+// emuArgs are the flags that make the guest's environment equal to the native one.
+func emuArgs(extra ...string) []string {
+	a := []string{"run", "--clear-env", "--env", "LC_ALL=C", "--env", "HOME=/nonexistent", "--env", "PATH=/usr/bin:/bin"}
+	return append(append(a, extra...), "--")
+}
+
+func compare(t *testing.T, stdin []byte, dir string, prog string, args ...string) outcome {
+	t.Helper()
+	native := run(t, stdin, dir, prog, args...)
+	emu := run(t, stdin, dir, emuprofBin, append(append(emuArgs(), prog), args...)...)
+	if native.stdout != emu.stdout {
+		t.Errorf("%s %v: stdout differs\nnative: %.400q\nemu:    %.400q\nemu stderr: %.800s", prog, args, native.stdout, emu.stdout, emu.stderr)
+	}
+	if native.stderr != emu.stderr {
+		t.Errorf("%s %v: stderr differs\nnative: %.400q\nemu:    %.800q", prog, args, native.stderr, emu.stderr)
+	}
+	if native.code != emu.code {
+		t.Errorf("%s %v: exit status native %d, emu %d (stderr %.800s)", prog, args, native.code, emu.code, emu.stderr)
+	}
+	return emu
+}
+
+var variants = []string{"glibc-static", "musl-static", "glibc-dynamic", "glibc-static-pie"}
+
+func guest(t *testing.T, variant, name string) string {
+	p := filepath.Join(guestDir, variant, name)
+	if _, err := os.Stat(p); err != nil {
+		if variant == "musl-static" {
+			t.Skipf("%s not built (musl-gcc missing?)", p)
+		}
+		t.Fatalf("guest %s not built", p)
+	}
+	return p
+}
+
+func TestGuestsMatchNative(t *testing.T) {
+	work := t.TempDir()
+	src := filepath.Join(work, "in.txt")
+	var text bytes.Buffer
+	for i := 0; i < 5000; i++ {
+		fmt.Fprintf(&text, "line %d of the input, with some words: alpha beta gamma %d\n", i, i*i%97)
+	}
+	if err := os.WriteFile(src, text.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	listing := filepath.Join(work, "dir")
+	os.MkdirAll(filepath.Join(listing, "sub"), 0o755)
+	for i, n := range []string{"b.txt", "a.txt", "zeta", "Mixed"} {
+		os.WriteFile(filepath.Join(listing, n), bytes.Repeat([]byte("x"), i*100), 0o644)
+	}
+	cases := []struct {
+		name  string
+		args  []string
+		stdin []byte
+	}{
+		{"hello", nil, nil},
+		{"args", []string{"one", "two words", ""}, nil},
+		{"filecopy", []string{src, "OUT"}, nil},
+		{"listdir", []string{listing}, nil},
+		{"qsort", []string{"100000"}, nil},
+		{"strings", nil, nil},
+		{"mallocstress", nil, nil},
+		{"printf", nil, nil},
+		{"exit3", nil, nil},
+		{"cat", nil, text.Bytes()},
+	}
+	for _, v := range variants {
+		for _, c := range cases {
+			t.Run(v+"/"+c.name, func(t *testing.T) {
+				prog := guest(t, v, c.name)
+				args := c.args
+				compare(t, c.stdin, work, prog, args...)
+				if c.name == "filecopy" {
+					got, err := os.ReadFile(filepath.Join(work, "OUT"))
+					if err != nil || !bytes.Equal(got, text.Bytes()) {
+						t.Errorf("filecopy under emuprof wrote %d bytes (err %v), want a copy of %d", len(got), err, text.Len())
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestCrashReport(t *testing.T) {
+	for _, v := range variants {
+		t.Run(v, func(t *testing.T) {
+			prog := guest(t, v, "segv")
+			out := run(t, nil, t.TempDir(), emuprofBin, append(emuArgs(), prog)...)
+			if out.code != 139 {
+				t.Errorf("exit %d, want 139", out.code)
+			}
+			re := regexp.MustCompile(`emuprof: guest killed by SIGSEGV: write of unmapped address 0x0 at 0x[0-9a-f]+ in crash\+0x[0-9a-f]+ \(segv\)`)
+			if !re.MatchString(out.stderr) {
+				t.Errorf("crash report does not match %v:\n%s", re, out.stderr)
+			}
+			if !strings.Contains(out.stderr, "main") {
+				t.Errorf("stack does not name main:\n%s", out.stderr)
+			}
+		})
+	}
+}
+
+func TestDeterministicDigest(t *testing.T) {
+	prog := guest(t, "glibc-dynamic", "mallocstress")
+	var first string
+	for i := 0; i < 3; i++ {
+		out := run(t, nil, t.TempDir(), emuprofBin, append(emuArgs("--trace-digest"), prog)...)
+		m := regexp.MustCompile(`trace digest ([0-9a-f]{64})`).FindStringSubmatch(out.stderr)
+		if m == nil {
+			t.Fatalf("no digest in %q", out.stderr)
+		}
+		if i == 0 {
+			first = m[1]
+		} else if m[1] != first {
+			t.Fatalf("run %d digest %s differs from %s", i, m[1], first)
+		}
+	}
+	// A different seed changes AT_RANDOM, so the stack protector canary and
+	// malloc's behaviour may differ, but the program's output must not.
+	a := run(t, nil, t.TempDir(), emuprofBin, append(emuArgs("--seed", "7"), prog)...)
+	b := run(t, nil, t.TempDir(), emuprofBin, append(emuArgs(), prog)...)
+	if a.stdout != b.stdout {
+		t.Errorf("output depends on --seed")
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	text := filepath.Join(dir, "notes.txt")
+	os.WriteFile(text, []byte("just text\n"), 0o644)
+	elf32 := filepath.Join(dir, "elf32")
+	h := make([]byte, 64)
+	copy(h, "\x7fELF\x01\x01\x01")
+	os.WriteFile(elf32, h, 0o755)
+	arm := filepath.Join(dir, "arm")
+	h = make([]byte, 64)
+	copy(h, "\x7fELF\x02\x01\x01")
+	h[16], h[18] = 2, 183 // ET_EXEC, EM_AARCH64
+	os.WriteFile(arm, h, 0o755)
+	trunc := filepath.Join(dir, "trunc")
+	hello, _ := os.ReadFile(filepath.Join(guestDir, "glibc-static", "hello"))
+	os.WriteFile(trunc, hello[:100], 0o755)
+	cases := []struct{ prog, want string }{
+		{filepath.Join(dir, "missing"), "no such file"},
+		{dir, "directory"},
+		{text, "not an ELF"},
+		{elf32, "32-bit"},
+		{arm, "AArch64"},
+		{trunc, "truncated"},
+	}
+	for _, c := range cases {
+		out := run(t, nil, dir, emuprofBin, "run", "--", c.prog)
+		lines := strings.Split(strings.TrimSpace(out.stderr), "\n")
+		if out.code != 2 || len(lines) != 1 || !strings.HasPrefix(lines[0], "emuprof: ") || !strings.Contains(lines[0], c.want) {
+			t.Errorf("%s: exit %d, stderr %q; want exit 2 and one line mentioning %q", c.prog, out.code, out.stderr, c.want)
+		}
+	}
+}
+
+func TestMaxInsns(t *testing.T) {
+	prog := guest(t, "glibc-static", "qsort")
+	out := run(t, nil, t.TempDir(), emuprofBin, append(emuArgs("--max-insns", "100000"), prog)...)
+	if out.code != 124 || !strings.Contains(out.stderr, "--max-insns") {
+		t.Errorf("exit %d, stderr %q; want 124 and a message naming --max-insns", out.code, out.stderr)
+	}
+}
+
+// TestDebianPrograms runs dynamically linked programs from Debian packages
+// on generated inputs and compares with the native runs.
+func TestDebianPrograms(t *testing.T) {
+	work := t.TempDir()
+	var text bytes.Buffer
+	words := []string{"delta", "alpha", "charlie", "bravo", "echo", "alpha", "foxtrot"}
+	for i := 0; i < 20000; i++ {
+		fmt.Fprintf(&text, "%s %d %s\n", words[i%len(words)], (i*7919)%1000, words[(i/3)%len(words)])
+	}
+	in := filepath.Join(work, "in.txt")
+	os.WriteFile(in, text.Bytes(), 0o644)
+	gz := run(t, nil, work, "/bin/gzip", "-c", in)
+	os.WriteFile(filepath.Join(work, "in.txt.gz"), []byte(gz.stdout), 0o644)
+	sorted := run(t, nil, work, "/usr/bin/sort", in)
+	os.WriteFile(filepath.Join(work, "sorted.txt"), []byte(sorted.stdout), 0o644)
+	fixed := filepath.Join(work, "fixed")
+	os.MkdirAll(filepath.Join(fixed, "d"), 0o755)
+	for i, n := range []string{"one", "two", "three"} {
+		p := filepath.Join(fixed, n)
+		os.WriteFile(p, bytes.Repeat([]byte("y"), 10*i+1), 0o644)
+	}
+	// ls shows times; make them old and fixed so the guest's virtual clock
+	// and the host's agree on the format (year shown).
+	old := mustTime("2020-03-04T05:06:07Z")
+	filepath.Walk(fixed, func(p string, _ os.FileInfo, _ error) error { return os.Chtimes(p, old, old) })
+	cases := []struct {
+		prog  string
+		args  []string
+		stdin []byte
+	}{
+		{"/usr/bin/sort", []string{in}, nil},
+		{"/usr/bin/sort", []string{"-n", "-k2", in}, nil},
+		{"/usr/bin/wc", []string{in}, nil},
+		{"/usr/bin/md5sum", []string{in}, nil},
+		{"/usr/bin/sha256sum", []string{in}, nil},
+		{"/usr/bin/base64", []string{in}, nil},
+		{"/bin/gzip", []string{"-c", in}, nil},
+		{"/bin/gzip", []string{"-dc", "in.txt.gz"}, nil},
+		{"/usr/bin/tr", []string{"a-z", "A-Z"}, text.Bytes()},
+		{"/usr/bin/uniq", []string{"-c", "sorted.txt"}, nil},
+		{"/bin/ls", []string{"-la", "--time-style=long-iso", "fixed"}, nil},
+	}
+	for _, c := range cases {
+		t.Run(filepath.Base(c.prog)+" "+strings.Join(c.args, " "), func(t *testing.T) {
+			if _, err := os.Stat(c.prog); err != nil {
+				t.Fatalf("%s missing: make deps installs it", c.prog)
+			}
+			compare(t, c.stdin, work, c.prog, c.args...)
+		})
+	}
+}
+
+func mustTime(s string) time.Time {
+	tm, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		panic(err)
+	}
+	return tm
+}

@@ -1,0 +1,109 @@
+package mm
+
+import "fmt"
+
+// RemapHow says where Remap may put the resized mapping (mremap's flags).
+type RemapHow struct {
+	// MayMove allows moving the mapping when it cannot grow in place
+	// (MREMAP_MAYMOVE).
+	MayMove bool
+	// Fixed moves the mapping to NewAddr, replacing what is there
+	// (MREMAP_FIXED; requires MayMove).
+	Fixed   bool
+	NewAddr uint64
+}
+
+// copyChunk bounds the scratch buffer used to move memory.
+const copyChunk = 1 << 20
+
+// Remap implements mremap(2) for [old, old+oldSize), which must lie inside
+// a single mapped area: it shrinks, grows in place, or moves the mapping
+// (copying its contents) and returns its new address. Pages added to a
+// mapping are zero-filled, also for file mappings.
+func (as *AddressSpace) Remap(old, oldSize, newSize uint64, how RemapHow) (uint64, error) {
+	fail := func(err error) (uint64, error) {
+		return 0, fmt.Errorf("mm: remap %#x+%#x to %#x bytes: %w", old, oldSize, newSize, err)
+	}
+	oldEnd, err := checkRange(old, oldSize)
+	if err != nil || newSize == 0 || (how.Fixed && !how.MayMove) {
+		return fail(ErrInvalid)
+	}
+	newLen := PageUp(newSize)
+	if newLen == 0 || newLen > TaskSize {
+		return fail(ErrInvalid)
+	}
+	oldLen := oldEnd - old
+	v, ok := as.Find(old)
+	if !ok || v.End < oldEnd {
+		return fail(ErrFault)
+	}
+	if how.Fixed {
+		dst := how.NewAddr
+		if _, err := checkRange(dst, newLen); err != nil {
+			return fail(ErrInvalid)
+		}
+		if dst < oldEnd && old < dst+newLen {
+			return fail(ErrInvalid)
+		}
+		if err := as.Unmap(dst, newLen); err != nil {
+			return 0, err
+		}
+		return as.move(v, old, oldLen, dst, newLen)
+	}
+	switch {
+	case newLen == oldLen:
+		return old, nil
+	case newLen < oldLen:
+		if err := as.Unmap(old+newLen, oldLen-newLen); err != nil {
+			return 0, err
+		}
+		return old, nil
+	}
+	grow := newLen - oldLen
+	if old+newLen <= TaskSize && old+newLen > old && !as.Overlaps(oldEnd, grow) {
+		ext := VMA{Start: oldEnd, End: oldEnd + grow, Prot: v.Prot, Name: v.Name, Shared: v.Shared}
+		if v.fileBacked() {
+			ext.Offset = v.Offset + (oldEnd - v.Start)
+		}
+		if err := as.Map(ext); err != nil {
+			return 0, err
+		}
+		return old, nil
+	}
+	if !how.MayMove {
+		return fail(ErrNoMem)
+	}
+	dst, err := as.FindFree(newLen, 0)
+	if err != nil {
+		return 0, err
+	}
+	return as.move(v, old, oldLen, dst, newLen)
+}
+
+// move maps newLen bytes at dst like v, copies the old contents there and
+// unmaps the old range.
+func (as *AddressSpace) move(v VMA, old, oldLen, dst, newLen uint64) (uint64, error) {
+	nv := VMA{Start: dst, End: dst + newLen, Prot: v.Prot, Name: v.Name, Shared: v.Shared}
+	if v.fileBacked() {
+		nv.Offset = v.Offset + (old - v.Start)
+	}
+	if err := as.Map(nv); err != nil {
+		return 0, err
+	}
+	n := min(oldLen, newLen)
+	buf := make([]byte, min(n, copyChunk))
+	for done := uint64(0); done < n; {
+		c := buf[:min(n-done, uint64(len(buf)))]
+		if err := as.b.ReadMem(old+done, c); err != nil {
+			return 0, &BackendError{"read", old + done, uint64(len(c)), err}
+		}
+		if err := as.b.WriteMem(dst+done, c); err != nil {
+			return 0, &BackendError{"write", dst + done, uint64(len(c)), err}
+		}
+		done += uint64(len(c))
+	}
+	if err := as.Unmap(old, oldLen); err != nil {
+		return 0, err
+	}
+	return dst, nil
+}

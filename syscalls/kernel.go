@@ -1,0 +1,396 @@
+// Package syscalls emulates the Linux x86-64 system call interface for one
+// guest process, in pure Go. Every system call is implemented here on top of
+// portable Go APIs (files through package os, time from the guest's virtual
+// clock, randomness from a seeded PRNG); none is passed through to the host
+// kernel, so a run is deterministic and works on any host OS.
+//
+// The table (table.go) maps each system call number to its handler and its
+// support level; handlers are grouped by family in sys_*.go files, in the
+// manner of gVisor's pkg/sentry/syscalls/linux.
+package syscalls
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"emuprof/analyses"
+	"emuprof/mm"
+)
+
+// UnsupportedPolicy says what happens when the guest makes a system call
+// that is not in the table.
+type UnsupportedPolicy int
+
+const (
+	// Stop stops the run with an *UnsupportedError.
+	Stop UnsupportedPolicy = iota
+	// ENOSYS returns -ENOSYS to the guest and records the number
+	// (see Kernel.Unsupported).
+	ENOSYS
+)
+
+// Config describes the emulated kernel for one process.
+type Config struct {
+	// Stdin, Stdout and Stderr back guest fds 0, 1 and 2. A nil Stdin reads
+	// as empty; nil writers discard.
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// StdinTTY, StdoutTTY and StderrTTY make the stream look like a
+	// terminal (TCGETS and TIOCGWINSZ succeed, fstat says character
+	// device); otherwise it looks like a pipe.
+	StdinTTY, StdoutTTY, StderrTTY bool
+	// Pid is the process id (default 1000); the parent's is Pid-1.
+	Pid int
+	// Uid and Gid are the guest's user and group ids (0 is root).
+	Uid, Gid int
+	// Seed seeds the PRNG behind getrandom and /dev/urandom.
+	Seed uint64
+	// Cwd is the guest's initial working directory, a host path inside
+	// Sysroot (default: the root).
+	Cwd string
+	// Sysroot is the host directory that is the guest's "/" (default "/").
+	Sysroot string
+	// ExePath is the host path of the executable: /proc/self/exe leads to
+	// it (shown as its guest path when it lies inside Sysroot). A relative
+	// path is taken relative to Cwd.
+	ExePath string
+	// EpochNanos is CLOCK_REALTIME at virtual time 0, in ns since 1970.
+	EpochNanos int64
+	// Unsupported is the policy for system calls not in the table.
+	Unsupported UnsupportedPolicy
+	// CPUs is the number of CPUs the guest sees (default 8).
+	CPUs int
+	// Hostname is the uname nodename (default "emuprof").
+	Hostname string
+	// OnKernelAccess receives KindKernelRead and KindKernelWrite for every
+	// range of guest memory the kernel loads from or stores into (nil:
+	// none).
+	OnKernelAccess func(kind analyses.Kind, addr, size uint64)
+}
+
+// Call is one system call invocation.
+type Call struct {
+	Tid  int
+	Nr   uint64
+	Args [6]uint64
+	// PC is the address of the syscall instruction.
+	PC uint64
+	// Now is the calling thread's virtual clock, in ns.
+	Now int64
+}
+
+// Action tells the runner what to do with the calling thread after a call.
+type Action int
+
+// Actions.
+const (
+	// Continue resumes the thread with Ret in rax.
+	Continue Action = iota
+	// Exit ends the calling thread with Status.
+	Exit
+	// ExitGroup ends the process with Status (and Signal if it was killed).
+	ExitGroup
+	// Block is reserved for the scheduler work.
+	Block
+	// Clone is reserved for the threads work.
+	Clone
+)
+
+// Outcome is the result of a system call.
+type Outcome struct {
+	// Ret is the value for rax (-errno as uint64 on failure).
+	Ret    uint64
+	Action Action
+	// Status is the exit status for Exit and ExitGroup (128+Signal when
+	// the process was killed by a signal).
+	Status int
+	// Signal is the signal that killed the process, for ExitGroup.
+	Signal int
+	// Err is a fatal error that stops the run.
+	Err error
+	// Wait, when non-nil, describes what the call would have waited for
+	// (*SleepWait, *PipeWait, *PollWait). The call has already completed
+	// without waiting; a scheduler may use it to advance or park the thread.
+	Wait any
+}
+
+// SleepWait says that the thread asked to sleep until virtual time Until
+// (on the calling thread's clock, in ns). The call returned 0 at once.
+type SleepWait struct{ Until int64 }
+
+// PipeWait says that a read or write on a blocking pipe returned -EAGAIN
+// because the pipe was empty or full. Re-executing the call after
+// Kernel.OnPipeEvent reports a change of the same Pipe emulates blocking.
+type PipeWait struct {
+	Fd    int
+	Write bool
+	// Pipe identifies the pipe (its inode number).
+	Pipe uint64
+}
+
+// PollWait says that poll/ppoll found nothing ready and returned 0 at once;
+// Timeout is the requested timeout in ns (-1: infinite).
+type PollWait struct{ Timeout int64 }
+
+// UnsupportedError stops a run on a system call the kernel does not
+// implement.
+type UnsupportedError struct {
+	Nr   uint64
+	Name string
+	PC   uint64
+}
+
+// Error names the call and where it was made; the runner adds the symbol.
+func (e *UnsupportedError) Error() string {
+	return fmt.Sprintf("unsupported syscall %d (%s) at %#x", e.Nr, e.Name, e.PC)
+}
+
+// MonotonicOffset is CLOCK_MONOTONIC (and CLOCK_BOOTTIME) at virtual time
+// 0, in ns: the emulated machine booted one second before the program
+// started.
+const MonotonicOffset = 1_000_000_000
+
+// threadState is what the kernel remembers per guest thread.
+type threadState struct {
+	sigmask       uint64
+	altStack      [3]uint64 // sp, flags, size
+	clearChildTID uint64
+	robustList    uint64
+	name          string
+}
+
+type sigAction struct {
+	handler, flags, restorer, mask uint64
+}
+
+type rlimit struct{ cur, max uint64 }
+
+// fileTimes overrides the times of a host file that the guest created,
+// wrote or touched, so that they come from the virtual clock.
+type fileTimes struct{ atime, mtime, ctime int64 }
+
+// Kernel is the emulated kernel of one guest process.
+type Kernel struct {
+	cfg  Config
+	as   *mm.AddressSpace
+	mem  mm.Backend
+	root string // cleaned Sysroot
+	cwd  string // guest path of the working directory
+	// exeHost and exeGuest locate the executable ("" when unknown).
+	exeHost, exeGuest string
+	rng               *rand.ChaCha8
+
+	fds        []fdSlot
+	umask      uint32
+	nextIno    uint64
+	threads    map[int]*threadState
+	sigactions [nSig + 1]sigAction
+	pending    uint64
+	rlimits    [rlimNLimits]rlimit
+	times      map[string]fileTimes
+	unsup      []uint64
+	buf        []byte
+	hostUid    int
+	hostGid    int
+
+	// now is the virtual time of the call in progress (for file times).
+	now int64
+
+	// OnMapFile is called after a file is mapped with mmap, with the host
+	// path of the file (the runner loads ELF symbols for PROT_EXEC maps).
+	OnMapFile func(hostPath string, addr, size, fileOff uint64, prot mm.Prot)
+	// SetFS sets the FS base of thread tid (arch_prctl ARCH_SET_FS).
+	SetFS func(tid int, base uint64)
+	// GetFS returns the FS base of thread tid (arch_prctl ARCH_GET_FS).
+	GetFS func(tid int) uint64
+	// OnPipeEvent is called when pipe (see PipeWait.Pipe) changes in a way
+	// that may let a blocked reader or writer proceed: data was written or
+	// read, or the last descriptor of one end was closed.
+	OnPipeEvent func(pipe uint64)
+}
+
+// New returns the kernel of a process whose memory is as, with fds 0, 1
+// and 2 open on cfg's streams.
+func New(cfg Config, as *mm.AddressSpace) *Kernel {
+	if cfg.Pid <= 0 {
+		cfg.Pid = 1000
+	}
+	if cfg.CPUs <= 0 {
+		cfg.CPUs = 8
+	}
+	if cfg.Hostname == "" {
+		cfg.Hostname = "emuprof"
+	}
+	if cfg.Sysroot == "" {
+		cfg.Sysroot = "/"
+	}
+	if cfg.Stdout == nil {
+		cfg.Stdout = io.Discard
+	}
+	if cfg.Stderr == nil {
+		cfg.Stderr = io.Discard
+	}
+	k := &Kernel{
+		cfg:     cfg,
+		as:      as,
+		mem:     as.Backend(),
+		root:    filepath.Clean(cfg.Sysroot),
+		cwd:     "/",
+		umask:   0o022,
+		nextIno: 100,
+		hostUid: os.Getuid(),
+		hostGid: os.Getgid(),
+		threads: make(map[int]*threadState),
+		times:   make(map[string]fileTimes),
+	}
+	var seed [32]byte
+	binary.LittleEndian.PutUint64(seed[:], cfg.Seed)
+	copy(seed[8:], "emuprof getrandom")
+	k.rng = rand.NewChaCha8(seed)
+	if cfg.Cwd != "" {
+		cwd := cfg.Cwd
+		if !filepath.IsAbs(cwd) {
+			cwd = filepath.Join(k.root, cwd)
+		}
+		k.cwd = k.guestOfHost(filepath.Clean(cwd))
+		if l, e := k.walk(k.cwd, true); e == 0 && l.isDir() {
+			k.cwd = l.guest
+		}
+	}
+	if cfg.ExePath != "" {
+		k.exeHost = cfg.ExePath
+		if !filepath.IsAbs(k.exeHost) {
+			k.exeHost = filepath.Join(k.hostOf(k.cwd), k.exeHost)
+		}
+		k.exeHost = filepath.Clean(k.exeHost)
+		k.exeGuest = k.guestOfHost(k.exeHost)
+		if k.hostOf(k.exeGuest) != k.exeHost {
+			k.exeGuest = filepath.ToSlash(k.exeHost) // outside the sysroot
+		}
+	}
+	k.rlimits = defaultRlimits()
+	k.fds = []fdSlot{
+		{f: newOpenFile(&stream{r: cfg.Stdin, tty: cfg.StdinTTY, ino: 1}, oRDONLY, "")},
+		{f: newOpenFile(&stream{w: cfg.Stdout, tty: cfg.StdoutTTY, ino: 2}, oWRONLY, "")},
+		{f: newOpenFile(&stream{w: cfg.Stderr, tty: cfg.StderrTTY, ino: 3}, oWRONLY, "")},
+	}
+	return k
+}
+
+// guestOfHost converts a host path inside the sysroot to a guest path
+// ("/" when it is outside).
+func (k *Kernel) guestOfHost(host string) string {
+	if k.root == "/" || k.root == string(filepath.Separator) {
+		return path.Clean(filepath.ToSlash(host))
+	}
+	rel, err := filepath.Rel(k.root, host)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "/"
+	}
+	return path.Clean("/" + filepath.ToSlash(rel))
+}
+
+// hostOf converts a resolved guest path to a host path.
+func (k *Kernel) hostOf(guest string) string {
+	return filepath.Join(k.root, filepath.FromSlash(guest))
+}
+
+// SetBrkStart sets the start of the program break.
+func (k *Kernel) SetBrkStart(addr uint64) { k.as.SetBrk(addr) }
+
+// Random fills p from the kernel's PRNG (the stream getrandom draws from),
+// for example for AT_RANDOM.
+func (k *Kernel) Random(p []byte) { _, _ = k.rng.Read(p) }
+
+// ClearChildTID returns the address set with set_tid_address (or clone's
+// CLONE_CHILD_CLEARTID) for thread tid, 0 if none.
+func (k *Kernel) ClearChildTID(tid int) uint64 {
+	if t := k.threads[tid]; t != nil {
+		return t.clearChildTID
+	}
+	return 0
+}
+
+// thread returns the state of thread tid, creating it.
+func (k *Kernel) thread(tid int) *threadState {
+	t := k.threads[tid]
+	if t == nil {
+		t = &threadState{altStack: [3]uint64{0, ssDisable, 0}}
+		k.threads[tid] = t
+	}
+	return t
+}
+
+// Unsupported returns the distinct unsupported system call numbers the
+// guest made under ENOSYS, sorted.
+func (k *Kernel) Unsupported() []uint64 { return slices.Clone(k.unsup) }
+
+// Close closes every host file the guest left open. The streams of Config
+// are not closed.
+func (k *Kernel) Close() error {
+	var first error
+	for fd := range k.fds {
+		if k.fds[fd].f == nil {
+			continue
+		}
+		if err := k.closeFD(fd); err != nil && first == nil {
+			first = fmt.Errorf("syscalls: close fd %d: %w", fd, err)
+		}
+	}
+	return first
+}
+
+// Do performs one system call.
+func (k *Kernel) Do(c *Call) Outcome {
+	k.now = c.Now
+	var e *entry
+	if c.Nr < uint64(len(table)) {
+		e = &table[c.Nr]
+	}
+	if e == nil || e.fn == nil && e.Support != Refused {
+		name := Name(c.Nr)
+		if k.cfg.Unsupported == ENOSYS {
+			if i, found := slices.BinarySearch(k.unsup, c.Nr); !found {
+				k.unsup = slices.Insert(k.unsup, i, c.Nr)
+			}
+			return fail(eNOSYS)
+		}
+		return Outcome{Ret: eNOSYS.Ret(), Err: &UnsupportedError{Nr: c.Nr, Name: name, PC: c.PC}}
+	}
+	if e.Support == Refused {
+		return fail(e.Errno)
+	}
+	return e.fn(k, c)
+}
+
+// ok returns a successful outcome.
+func ok(v uint64) Outcome { return Outcome{Ret: v} }
+
+// fail returns a failed outcome.
+func fail(e Errno) Outcome { return Outcome{Ret: e.Ret()} }
+
+// result returns v or the failure e.
+func result(v uint64, e Errno) Outcome {
+	if e != 0 {
+		return fail(e)
+	}
+	return ok(v)
+}
+
+// fatal returns an outcome that stops the run.
+func fatal(c *Call, err error) Outcome {
+	return Outcome{Ret: eIO.Ret(), Err: fmt.Errorf("%s: %w", Name(c.Nr), err)}
+}
+
+// realtime returns CLOCK_REALTIME at virtual time now.
+func (k *Kernel) realtime(now int64) int64 { return k.cfg.EpochNanos + now }
+
+// monotonic returns CLOCK_MONOTONIC at virtual time now.
+func monotonic(now int64) int64 { return MonotonicOffset + now }

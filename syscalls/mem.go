@@ -1,0 +1,190 @@
+package syscalls
+
+import (
+	"bytes"
+	"encoding/binary"
+
+	"emuprof/analyses"
+	"emuprof/mm"
+)
+
+// le is the guest's byte order.
+var le = binary.LittleEndian
+
+// maxChunk bounds the host buffer used to move file data in one step.
+const maxChunk = 1 << 20
+
+// emit reports a kernel access of n bytes at addr.
+func (k *Kernel) emit(kind analyses.Kind, addr, n uint64) {
+	if n > 0 && k.cfg.OnKernelAccess != nil {
+		k.cfg.OnKernelAccess(kind, addr, n)
+	}
+}
+
+// readRaw loads guest memory without reporting it.
+func (k *Kernel) readRaw(addr uint64, p []byte) Errno {
+	if len(p) == 0 {
+		return 0
+	}
+	if addr+uint64(len(p)) < addr || k.mem.ReadMem(addr, p) != nil {
+		return eFAULT
+	}
+	return 0
+}
+
+// copyIn loads guest memory and reports a KernelRead.
+func (k *Kernel) copyIn(addr uint64, p []byte) Errno {
+	if e := k.readRaw(addr, p); e != 0 {
+		return e
+	}
+	k.emit(analyses.KindKernelRead, addr, uint64(len(p)))
+	return 0
+}
+
+// copyOut stores p into guest memory and reports a KernelWrite.
+func (k *Kernel) copyOut(addr uint64, p []byte) Errno {
+	if len(p) == 0 {
+		return 0
+	}
+	if addr+uint64(len(p)) < addr || k.mem.WriteMem(addr, p) != nil {
+		return eFAULT
+	}
+	k.emit(analyses.KindKernelWrite, addr, uint64(len(p)))
+	return 0
+}
+
+// scratch returns a reusable buffer of n bytes (n <= maxChunk) whose
+// contents are undefined.
+func (k *Kernel) scratch(n int) []byte {
+	if cap(k.buf) < n {
+		k.buf = make([]byte, n)
+	}
+	return k.buf[:n]
+}
+
+// readString loads a NUL-terminated string of at most max bytes (without
+// the NUL) from guest memory. Longer strings fail with tooLong.
+func (k *Kernel) readString(addr uint64, max int, tooLong Errno) (string, Errno) {
+	var out []byte
+	for a := addr; ; {
+		n := int(mm.PageSize - a%mm.PageSize)
+		chunk := make([]byte, n)
+		if k.readRaw(a, chunk) != 0 {
+			return "", eFAULT
+		}
+		if i := bytes.IndexByte(chunk, 0); i >= 0 {
+			out = append(out, chunk[:i]...)
+			if len(out) > max {
+				return "", tooLong
+			}
+			k.emit(analyses.KindKernelRead, addr, uint64(len(out)+1))
+			return string(out), 0
+		}
+		out = append(out, chunk...)
+		if len(out) > max {
+			return "", tooLong
+		}
+		a += uint64(n)
+	}
+}
+
+// readPath loads a path argument.
+func (k *Kernel) readPath(addr uint64) (string, Errno) {
+	if addr == 0 {
+		return "", eFAULT
+	}
+	return k.readString(addr, pathMax-1, eNAMETOOLONG)
+}
+
+// getU64 loads a 64-bit value.
+func (k *Kernel) getU64(addr uint64) (uint64, Errno) {
+	var b [8]byte
+	if e := k.copyIn(addr, b[:]); e != 0 {
+		return 0, e
+	}
+	return le.Uint64(b[:]), 0
+}
+
+// getU32 loads a 32-bit value.
+func (k *Kernel) getU32(addr uint64) (uint32, Errno) {
+	var b [4]byte
+	if e := k.copyIn(addr, b[:]); e != 0 {
+		return 0, e
+	}
+	return le.Uint32(b[:]), 0
+}
+
+// putU64 stores a 64-bit value.
+func (k *Kernel) putU64(addr, v uint64) Errno {
+	var b [8]byte
+	le.PutUint64(b[:], v)
+	return k.copyOut(addr, b[:])
+}
+
+// putU32 stores a 32-bit value.
+func (k *Kernel) putU32(addr uint64, v uint32) Errno {
+	var b [4]byte
+	le.PutUint32(b[:], v)
+	return k.copyOut(addr, b[:])
+}
+
+// timespec is a struct timespec or timeval (16 bytes on x86-64).
+type timespec struct{ sec, nsec int64 }
+
+func nsToTimespec(ns int64) timespec {
+	s, n := ns/1e9, ns%1e9
+	if n < 0 {
+		s, n = s-1, n+1e9
+	}
+	return timespec{s, n}
+}
+
+func (t timespec) ns() int64 { return t.sec*1e9 + t.nsec }
+
+// getTimespec loads a struct timespec.
+func (k *Kernel) getTimespec(addr uint64) (timespec, Errno) {
+	var b [16]byte
+	if e := k.copyIn(addr, b[:]); e != 0 {
+		return timespec{}, e
+	}
+	return timespec{int64(le.Uint64(b[:])), int64(le.Uint64(b[8:]))}, 0
+}
+
+// putTimespec stores a struct timespec (or, with nsec in µs, a timeval).
+func (k *Kernel) putTimespec(addr uint64, t timespec) Errno {
+	var b [16]byte
+	le.PutUint64(b[:], uint64(t.sec))
+	le.PutUint64(b[8:], uint64(t.nsec))
+	return k.copyOut(addr, b[:])
+}
+
+// iovec is a struct iovec.
+type iovec struct{ base, len uint64 }
+
+// readIovecs loads an iovec array and clamps the total length to
+// MAX_RW_COUNT the way Linux does.
+func (k *Kernel) readIovecs(addr, cnt uint64) ([]iovec, Errno) {
+	if cnt > iovMax {
+		return nil, eINVAL
+	}
+	if cnt == 0 {
+		return nil, 0
+	}
+	b := make([]byte, 16*cnt)
+	if e := k.copyIn(addr, b); e != 0 {
+		return nil, e
+	}
+	iov := make([]iovec, cnt)
+	var total uint64
+	for i := range iov {
+		iov[i] = iovec{le.Uint64(b[16*i:]), le.Uint64(b[16*i+8:])}
+		if int64(iov[i].len) < 0 {
+			return nil, eINVAL
+		}
+		if total+iov[i].len > maxRWCount {
+			iov[i].len = maxRWCount - total
+		}
+		total += iov[i].len
+	}
+	return iov, 0
+}

@@ -1,0 +1,561 @@
+package syscalls
+
+import (
+	"os"
+	"path"
+)
+
+// Opening, closing and controlling file descriptors: open, openat, creat,
+// close, close_range, dup, dup2, dup3, fcntl, ioctl, pipe, pipe2, lseek,
+// poll, ppoll.
+
+// descFlags are the open flags an open file description keeps.
+const descFlags = oAccMode | oAPPEND | oNONBLOCK | oDSYNC | oASYNC | oDIRECT | oNOATIME | oSYNC |
+	oPATH | oDIRECTORY | oNOFOLLOW
+
+func sysOpen(k *Kernel, c *Call) Outcome {
+	return k.openAt(atFDCWD, c.Args[0], uint32(c.Args[1]), uint32(c.Args[2]))
+}
+
+func sysOpenat(k *Kernel, c *Call) Outcome {
+	return k.openAt(fdArg(c.Args[0]), c.Args[1], uint32(c.Args[2]), uint32(c.Args[3]))
+}
+
+func sysCreat(k *Kernel, c *Call) Outcome {
+	return k.openAt(atFDCWD, c.Args[0], oCREAT|oWRONLY|oTRUNC, uint32(c.Args[1]))
+}
+
+func (k *Kernel) openAt(dirfd int, pathAddr uint64, flags, mode uint32) Outcome {
+	p, e := k.readPath(pathAddr)
+	if e != 0 {
+		return fail(e)
+	}
+	if flags&oTMPFILE != 0 {
+		return fail(eOPNOTSUPP)
+	}
+	follow := flags&oNOFOLLOW == 0 && flags&(oCREAT|oEXCL) != oCREAT|oEXCL
+	l, e := k.lookup(dirfd, p, follow)
+	if e != 0 {
+		return fail(e)
+	}
+	f, e := k.openLoc(l, flags, mode)
+	if e != 0 {
+		return fail(e)
+	}
+	fd, e := k.install(f, 0, flags&oCLOEXEC != 0)
+	if e != 0 {
+		_ = f.ops.release()
+		return fail(e)
+	}
+	return ok(uint64(fd))
+}
+
+// hostOpenFlags converts the access mode to package os flags.
+func hostOpenFlags(flags uint32) int {
+	switch flags & oAccMode {
+	case oWRONLY:
+		return os.O_WRONLY
+	case oRDWR:
+		return os.O_RDWR
+	}
+	return os.O_RDONLY
+}
+
+// openLoc opens the file at l.
+func (k *Kernel) openLoc(l loc, flags, mode uint32) (*openFile, Errno) {
+	acc := flags & oAccMode
+	if acc == oAccMode && flags&oPATH == 0 {
+		return nil, eINVAL
+	}
+	keep := flags&descFlags | oLARGEFILE
+	if flags&oPATH != 0 {
+		keep = flags&(oPATH|oDIRECTORY|oNOFOLLOW) | oLARGEFILE
+	}
+	if l.syn != nil {
+		return k.openSynth(l, flags, keep)
+	}
+	if !l.exists() {
+		if flags&oCREAT == 0 {
+			return nil, eNOENT
+		}
+		if flags&oDIRECTORY != 0 {
+			return nil, eINVAL
+		}
+		hf, err := os.OpenFile(l.host, hostOpenFlags(flags)|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil {
+			return nil, hostErrno(err)
+		}
+		// Set the mode exactly: the host's umask must not apply, the guest's does.
+		_ = hf.Chmod(goMode(mode & 0o7777 &^ k.umask))
+		k.touch(l.host)
+		k.touch(k.hostOf(path.Dir(l.guest)))
+		return newOpenFile(&hostFile{f: hf, host: l.host}, keep, l.guest), 0
+	}
+	if l.isSymlink() {
+		switch {
+		case flags&oPATH != 0:
+			return newOpenFile(&pathFile{l: l}, keep, l.guest), 0
+		case flags&(oCREAT|oEXCL) == oCREAT|oEXCL:
+			return nil, eEXIST
+		}
+		return nil, eLOOP
+	}
+	if flags&(oCREAT|oEXCL) == oCREAT|oEXCL {
+		return nil, eEXIST
+	}
+	if flags&oPATH != 0 {
+		if l.isDir() {
+			return newOpenFile(&hostDir{l: l}, keep, l.guest), 0
+		}
+		if flags&oDIRECTORY != 0 {
+			return nil, eNOTDIR
+		}
+		return newOpenFile(&pathFile{l: l}, keep, l.guest), 0
+	}
+	if l.isDir() {
+		if acc != oRDONLY || flags&oCREAT != 0 {
+			return nil, eISDIR
+		}
+		if _, err := os.ReadDir(l.host); err != nil {
+			return nil, hostErrno(err)
+		}
+		return newOpenFile(&hostDir{l: l}, keep, l.guest), 0
+	}
+	if flags&oDIRECTORY != 0 {
+		return nil, eNOTDIR
+	}
+	if !l.fi.Mode().IsRegular() {
+		// Host FIFOs, sockets and devices outside the emulated /dev are
+		// not opened: they would make the run depend on the host.
+		return nil, eNXIO
+	}
+	hflags := hostOpenFlags(flags)
+	if flags&oTRUNC != 0 && acc != oRDONLY {
+		hflags |= os.O_TRUNC
+	}
+	hf, err := os.OpenFile(l.host, hflags, 0)
+	if err != nil {
+		return nil, hostErrno(err)
+	}
+	if hflags&os.O_TRUNC != 0 {
+		k.touch(l.host)
+	}
+	return newOpenFile(&hostFile{f: hf, host: l.host}, keep, l.guest), 0
+}
+
+// openSynth opens a file of the emulated trees.
+func (k *Kernel) openSynth(l loc, flags, keep uint32) (*openFile, Errno) {
+	n := l.syn
+	acc := flags & oAccMode
+	if flags&(oCREAT|oEXCL) == oCREAT|oEXCL {
+		return nil, eEXIST
+	}
+	if flags&oPATH != 0 {
+		if n.kind == synDir {
+			return newOpenFile(&synthDir{n: n}, keep, l.guest), 0
+		}
+		if flags&oDIRECTORY != 0 {
+			return nil, eNOTDIR
+		}
+		return newOpenFile(&pathFile{l: l}, keep, l.guest), 0
+	}
+	if flags&oDIRECTORY != 0 && n.kind != synDir {
+		return nil, eNOTDIR
+	}
+	switch n.kind {
+	case synFD:
+		// Reopening a pathless file through /proc/self/fd shares its open
+		// file description.
+		n.fd.refs++
+		return n.fd, 0
+	case synDir:
+		if acc != oRDONLY {
+			return nil, eISDIR
+		}
+		return newOpenFile(&synthDir{n: n}, keep, l.guest), 0
+	case synFile:
+		if acc != oRDONLY {
+			return nil, eACCES
+		}
+		return newOpenFile(&memFile{n: n, data: n.data(k)}, keep, l.guest), 0
+	case synDev:
+		d := &device{kind: n.dev, n: n}
+		if n.dev == devTTY {
+			if !k.cfg.StdinTTY && !k.cfg.StdoutTTY && !k.cfg.StderrTTY {
+				return nil, eNXIO
+			}
+			d.tty = &stream{r: k.cfg.Stdin, w: k.cfg.Stdout, tty: true, ino: 4}
+		}
+		return newOpenFile(d, keep, l.guest), 0
+	}
+	return nil, eLOOP
+}
+
+func sysClose(k *Kernel, c *Call) Outcome {
+	fd := fdArg(c.Args[0])
+	if _, e := k.file(fd); e != 0 {
+		return fail(e)
+	}
+	if err := k.closeFD(fd); err != nil {
+		return fail(hostErrno(err))
+	}
+	return ok(0)
+}
+
+func sysCloseRange(k *Kernel, c *Call) Outcome {
+	first, last, flags := uint32(c.Args[0]), uint32(c.Args[1]), c.Args[2]
+	if flags&^(closeRangeUnshare|closeRangeCloexec) != 0 || first > last {
+		return fail(eINVAL)
+	}
+	for fd := int(first); fd < len(k.fds) && uint32(fd) <= last; fd++ {
+		if k.fds[fd].f == nil {
+			continue
+		}
+		if flags&closeRangeCloexec != 0 {
+			k.fds[fd].cloexec = true
+		} else {
+			_ = k.closeFD(fd)
+		}
+	}
+	return ok(0)
+}
+
+func sysDup(k *Kernel, c *Call) Outcome {
+	f, e := k.file(fdArg(c.Args[0]))
+	if e != 0 {
+		return fail(e)
+	}
+	return k.dupTo(f, 0, false)
+}
+
+// dupTo installs another reference to f at the lowest free fd >= min.
+func (k *Kernel) dupTo(f *openFile, min int, cloexec bool) Outcome {
+	f.refs++
+	fd, e := k.install(f, min, cloexec)
+	if e != 0 {
+		f.refs--
+		return fail(e)
+	}
+	return ok(uint64(fd))
+}
+
+func sysDup2(k *Kernel, c *Call) Outcome {
+	oldfd, newfd := fdArg(c.Args[0]), fdArg(c.Args[1])
+	f, e := k.file(oldfd)
+	if e != 0 {
+		return fail(e)
+	}
+	if oldfd == newfd {
+		return ok(uint64(newfd))
+	}
+	return k.dup3(f, newfd, false)
+}
+
+func sysDup3(k *Kernel, c *Call) Outcome {
+	oldfd, newfd, flags := fdArg(c.Args[0]), fdArg(c.Args[1]), uint32(c.Args[2])
+	if flags&^oCLOEXEC != 0 {
+		return fail(eINVAL)
+	}
+	f, e := k.file(oldfd)
+	if e != 0 {
+		return fail(e)
+	}
+	if oldfd == newfd {
+		return fail(eINVAL)
+	}
+	return k.dup3(f, newfd, flags&oCLOEXEC != 0)
+}
+
+func (k *Kernel) dup3(f *openFile, newfd int, cloexec bool) Outcome {
+	if newfd < 0 || newfd >= k.maxFDs() {
+		return fail(eBADF)
+	}
+	f.refs++
+	k.installAt(newfd, f, cloexec)
+	return ok(uint64(newfd))
+}
+
+func sysFcntl(k *Kernel, c *Call) Outcome {
+	fd, cmd, arg := fdArg(c.Args[0]), int(int32(c.Args[1])), c.Args[2]
+	f, e := k.file(fd)
+	if e != 0 {
+		return fail(e)
+	}
+	switch cmd {
+	case fDupFD, fDupFDCloexec:
+		if int64(arg) < 0 || arg >= uint64(k.maxFDs()) {
+			return fail(eINVAL)
+		}
+		return k.dupTo(f, int(arg), cmd == fDupFDCloexec)
+	case fGetFD:
+		if k.fds[fd].cloexec {
+			return ok(fdCloexec)
+		}
+		return ok(0)
+	case fSetFD:
+		k.fds[fd].cloexec = arg&fdCloexec != 0
+		return ok(0)
+	case fGetFL:
+		return ok(uint64(f.flags))
+	case fSetFL:
+		if f.flags&oPATH != 0 {
+			return fail(eBADF)
+		}
+		f.flags = f.flags&^oSetFLMask | uint32(arg)&oSetFLMask
+		return ok(0)
+	case fGetLK, fOFDGetLK:
+		// No other process can hold a lock: report the range unlocked.
+		var b [2]byte
+		le.PutUint16(b[:], fUnlck)
+		return result(0, k.copyOut(arg, b[:]))
+	case fSetLK, fSetLKW, fOFDSetLK, fOFDSetLKW:
+		var b [flockStructLen]byte
+		return result(0, k.copyIn(arg, b[:]))
+	case fGetOwn, fSetOwn:
+		return ok(0)
+	case fGetPipeSize, fSetPipeSize:
+		if _, isPipe := f.ops.(*pipeEnd); !isPipe {
+			return fail(eBADF)
+		}
+		return ok(pipeBufSize)
+	case fGetLease:
+		return ok(fUnlck)
+	}
+	return fail(eINVAL)
+}
+
+// Terminal settings reported by TCGETS: a cooked 38400-baud 8-bit line.
+func termios() []byte {
+	b := make([]byte, 36)
+	le.PutUint32(b[0:], 0x500)   // c_iflag: ICRNL | IXON
+	le.PutUint32(b[4:], 0x5)     // c_oflag: OPOST | ONLCR
+	le.PutUint32(b[8:], 0xbf)    // c_cflag: B38400 | CS8 | CREAD
+	le.PutUint32(b[12:], 0x8a3b) // c_lflag: ISIG ICANON ECHO ECHOE ECHOK ECHOCTL ECHOKE IEXTEN
+	cc := []byte{3, 28, 127, 21, 4, 0, 1, 0, 17, 19, 26, 0, 18, 15, 23, 22}
+	copy(b[17:], cc) // c_line at 16, c_cc from 17
+	return b
+}
+
+// Window size reported by TIOCGWINSZ.
+const (
+	ttyRows = 24
+	ttyCols = 80
+)
+
+func sysIoctl(k *Kernel, c *Call) Outcome {
+	f, e := k.file(fdArg(c.Args[0]))
+	if e != 0 {
+		return fail(e)
+	}
+	if f.flags&oPATH != 0 {
+		return fail(eBADF)
+	}
+	req, arg := uint32(c.Args[1]), c.Args[2]
+	switch req {
+	case fioClex, fionClex:
+		k.fds[fdArg(c.Args[0])].cloexec = req == fioClex
+		return ok(0)
+	case fionBIO:
+		v, e := k.getU32(arg)
+		if e != 0 {
+			return fail(e)
+		}
+		if v != 0 {
+			f.flags |= oNONBLOCK
+		} else {
+			f.flags &^= oNONBLOCK
+		}
+		return ok(0)
+	case fionRead:
+		var n int64
+		switch o := f.ops.(type) {
+		case *pipeEnd:
+			n = int64(o.p.buffered())
+		case *hostFile, *memFile:
+			st, e := f.ops.stat(k)
+			if e != 0 {
+				return fail(e)
+			}
+			if o, isMem := o.(*memFile); isMem {
+				st.size = int64(len(o.data))
+			}
+			n = max(st.size-f.off, 0)
+		case *hostDir, *synthDir:
+			return fail(eNOTTY)
+		}
+		return result(0, k.putU32(arg, uint32(n)))
+	}
+	tty, isTTY := f.ops.(ttyOps)
+	if !isTTY || !tty.isTTY() {
+		return fail(eNOTTY)
+	}
+	switch req {
+	case tcGets:
+		return result(0, k.copyOut(arg, termios()))
+	case tcSets, tcSetsW, tcSetsF, tcFlsh, tiocSWinSz, tiocSPGRP:
+		return ok(0)
+	case tiocGWinSz:
+		var b [8]byte
+		le.PutUint16(b[0:], ttyRows)
+		le.PutUint16(b[2:], ttyCols)
+		return result(0, k.copyOut(arg, b[:]))
+	case tiocGPGRP:
+		return result(0, k.putU32(arg, uint32(k.cfg.Pid)))
+	}
+	return fail(eNOTTY)
+}
+
+func sysPipe(k *Kernel, c *Call) Outcome { return k.pipe2(c.Args[0], 0) }
+
+func sysPipe2(k *Kernel, c *Call) Outcome { return k.pipe2(c.Args[0], uint32(c.Args[1])) }
+
+func (k *Kernel) pipe2(addr uint64, flags uint32) Outcome {
+	if flags&^(oCLOEXEC|oNONBLOCK|oDIRECT) != 0 {
+		return fail(eINVAL)
+	}
+	p := &pipe{readers: 1, writers: 1, ino: k.nextIno}
+	k.nextIno++
+	st := flags&(oNONBLOCK|oDIRECT) | oLARGEFILE
+	r := newOpenFile(&pipeEnd{p: p}, oRDONLY|st, "")
+	w := newOpenFile(&pipeEnd{p: p, writing: true}, oWRONLY|st, "")
+	cloexec := flags&oCLOEXEC != 0
+	rfd, e := k.install(r, 0, cloexec)
+	if e != 0 {
+		return fail(e)
+	}
+	wfd, e := k.install(w, 0, cloexec)
+	if e != 0 {
+		_ = k.closeFD(rfd)
+		return fail(e)
+	}
+	var b [8]byte
+	le.PutUint32(b[0:], uint32(rfd))
+	le.PutUint32(b[4:], uint32(wfd))
+	if e := k.copyOut(addr, b[:]); e != 0 {
+		_ = k.closeFD(rfd)
+		_ = k.closeFD(wfd)
+		return fail(e)
+	}
+	return ok(0)
+}
+
+func sysLseek(k *Kernel, c *Call) Outcome {
+	f, e := k.file(fdArg(c.Args[0]))
+	if e != 0 {
+		return fail(e)
+	}
+	if f.flags&oPATH != 0 {
+		return fail(eBADF)
+	}
+	if !f.ops.seekable() {
+		return fail(eSPIPE)
+	}
+	off, whence := int64(c.Args[1]), uint32(c.Args[2])
+	var n int64
+	switch whence {
+	case seekSet:
+		n = off
+	case seekCur:
+		n = f.off + off
+	case seekEnd, seekData, seekHole:
+		st, e := f.ops.stat(k)
+		if e != 0 {
+			return fail(e)
+		}
+		if m, isMem := f.ops.(*memFile); isMem {
+			st.size = int64(len(m.data))
+		}
+		switch whence {
+		case seekEnd:
+			n = st.size + off
+		case seekData:
+			if off < 0 || off >= st.size {
+				return fail(eNXIO)
+			}
+			n = off
+		default:
+			if off < 0 || off >= st.size {
+				return fail(eNXIO)
+			}
+			n = st.size
+		}
+	default:
+		return fail(eINVAL)
+	}
+	if n < 0 {
+		return fail(eINVAL)
+	}
+	if n == 0 {
+		f.dents = nil // rewinddir: list again
+	}
+	f.off = n
+	return ok(uint64(n))
+}
+
+func sysPoll(k *Kernel, c *Call) Outcome {
+	timeout := int64(int32(c.Args[2]))
+	if timeout >= 0 {
+		timeout *= 1e6
+	}
+	return k.poll(c.Args[0], c.Args[1], timeout)
+}
+
+func sysPpoll(k *Kernel, c *Call) Outcome {
+	timeout := int64(-1)
+	if c.Args[2] != 0 {
+		ts, e := k.getTimespec(c.Args[2])
+		if e != 0 {
+			return fail(e)
+		}
+		if ts.sec < 0 || ts.nsec < 0 || ts.nsec >= 1e9 {
+			return fail(eINVAL)
+		}
+		timeout = ts.ns()
+	}
+	return k.poll(c.Args[0], c.Args[1], timeout)
+}
+
+// poll reports the readiness of an array of struct pollfd. Regular files,
+// directories, devices and streams are always ready; pipes follow their
+// buffer. It never waits: when nothing is ready it returns 0 with a
+// PollWait.
+func (k *Kernel) poll(addr, nfds uint64, timeout int64) Outcome {
+	if nfds > uint64(k.maxFDs()) {
+		return fail(eINVAL)
+	}
+	b := make([]byte, 8*nfds)
+	if e := k.copyIn(addr, b); e != 0 {
+		return fail(e)
+	}
+	n := 0
+	for i := range int(nfds) {
+		ent := b[8*i:]
+		fd, events := int32(le.Uint32(ent)), le.Uint16(ent[4:])
+		var rev uint16
+		if fd >= 0 {
+			f, e := k.file(int(fd))
+			switch {
+			case e != 0:
+				rev = pollNval
+			case f.flags&oPATH != 0:
+				rev = pollNval
+			default:
+				if p, canPoll := f.ops.(pollOps); canPoll {
+					rev = p.poll(events | pollErr | pollHup)
+				}
+			}
+		}
+		le.PutUint16(ent[6:], rev)
+		if rev != 0 {
+			n++
+		}
+	}
+	if e := k.copyOut(addr, b); e != 0 {
+		return fail(e)
+	}
+	out := ok(uint64(n))
+	if n == 0 && timeout != 0 {
+		out.Wait = &PollWait{Timeout: timeout}
+	}
+	return out
+}

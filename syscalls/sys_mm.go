@@ -1,0 +1,272 @@
+package syscalls
+
+import (
+	"errors"
+
+	"emuprof/analyses"
+	"emuprof/mm"
+)
+
+// Memory: brk, mmap, munmap, mprotect, mremap, madvise, msync, mincore,
+// mlock, munlock, mlockall, munlockall.
+
+// mmErr converts an mm error: guest mistakes become errnos, backend
+// failures stop the run.
+func mmErr(c *Call, err error, dflt Errno) Outcome {
+	var be *mm.BackendError
+	switch {
+	case errors.As(err, &be):
+		return fatal(c, err)
+	case errors.Is(err, mm.ErrInvalid):
+		return fail(eINVAL)
+	case errors.Is(err, mm.ErrNoMem):
+		return fail(eNOMEM)
+	case errors.Is(err, mm.ErrFault):
+		return fail(eFAULT)
+	}
+	return fail(dflt)
+}
+
+func sysBrk(k *Kernel, c *Call) Outcome { return ok(k.as.Brk(c.Args[0])) }
+
+func sysMmap(k *Kernel, c *Call) Outcome {
+	addr, length, prot, flags, fd, off := c.Args[0], c.Args[1], c.Args[2], c.Args[3], fdArg(c.Args[4]), c.Args[5]
+	if length == 0 || off%mm.PageSize != 0 {
+		return fail(eINVAL)
+	}
+	typ := flags & mapTypeMask
+	if typ != mapShared && typ != mapPrivate && typ != mapSharedValidate {
+		return fail(eINVAL)
+	}
+	if prot&^(protRead|protWrite|protExec|protGrowsDown|protGrowsUp) != 0 {
+		return fail(eINVAL)
+	}
+	size := mm.PageUp(length)
+	if size == 0 || size > mm.TaskSize {
+		return fail(eNOMEM)
+	}
+	shared := typ != mapPrivate
+	anon := flags&mapAnonymous != 0
+	var f *openFile
+	var host hostOps
+	if !anon {
+		var e Errno
+		if f, e = k.file(fd); e != 0 {
+			return fail(e)
+		}
+		if d, isDev := f.ops.(*device); isDev && d.kind == devZero && !shared {
+			anon = true
+		} else {
+			h, isHost := f.ops.(hostOps)
+			if !isHost {
+				return fail(eNODEV)
+			}
+			host = h
+			if !f.readable() {
+				return fail(eACCES)
+			}
+			if shared && prot&protWrite != 0 && (!f.writable() || f.flags&oAPPEND != 0) {
+				return fail(eACCES)
+			}
+			if int64(off) < 0 {
+				return fail(eOVERFLOW)
+			}
+		}
+	}
+
+	var err error
+	switch {
+	case flags&mapFixed != 0:
+		if addr%mm.PageSize != 0 {
+			return fail(eINVAL)
+		}
+		if addr+size > mm.TaskSize || addr+size < addr {
+			return fail(eNOMEM)
+		}
+	case flags&mapFixedNoReplace != 0:
+		if addr%mm.PageSize != 0 {
+			return fail(eINVAL)
+		}
+		if addr+size > mm.TaskSize || addr+size < addr {
+			return fail(eNOMEM)
+		}
+		if k.as.Overlaps(addr, size) {
+			return fail(eEXIST)
+		}
+	case flags&map32Bit != 0:
+		addr, err = k.as.FindFreeIn(size, 0x40000000, 0x80000000)
+	default:
+		addr, err = k.as.FindFree(size, addr)
+	}
+	if err != nil {
+		return mmErr(c, err, eNOMEM)
+	}
+
+	v := mm.VMA{Start: addr, End: addr + size, Prot: mm.Prot(prot & 7), Shared: shared}
+	if !anon {
+		v.Name, v.Offset = f.guest, off
+	}
+	if err := k.as.Map(v); err != nil {
+		return mmErr(c, err, eNOMEM)
+	}
+	if anon {
+		return ok(addr)
+	}
+	hf, hostPath := host.hostFile()
+	fi, ferr := hf.Stat()
+	if ferr != nil {
+		_ = k.as.Unmap(addr, size)
+		return fail(hostErrno(ferr))
+	}
+	if fsize := fi.Size(); int64(off) < fsize {
+		n := min(size, uint64(fsize)-off)
+		for done := uint64(0); done < n; {
+			buf := k.scratch(int(min(n-done, maxChunk)))
+			got, _ := hf.ReadAt(buf, int64(off+done))
+			if got == 0 {
+				break // the file shrank: the rest reads as zeros
+			}
+			if werr := k.mem.WriteMem(addr+done, buf[:got]); werr != nil {
+				return fatal(c, &mm.BackendError{Op: "write", Addr: addr + done, Size: uint64(got), Err: werr})
+			}
+			k.emit(analyses.KindKernelWrite, addr+done, uint64(got))
+			done += uint64(got)
+		}
+	}
+	if k.OnMapFile != nil {
+		k.OnMapFile(hostPath, addr, size, off, v.Prot)
+	}
+	return ok(addr)
+}
+
+func sysMunmap(k *Kernel, c *Call) Outcome {
+	addr, length := c.Args[0], c.Args[1]
+	if addr%mm.PageSize != 0 || length == 0 {
+		return fail(eINVAL)
+	}
+	if err := k.as.Unmap(addr, length); err != nil {
+		return mmErr(c, err, eINVAL)
+	}
+	return ok(0)
+}
+
+func sysMprotect(k *Kernel, c *Call) Outcome {
+	addr, length, prot := c.Args[0], c.Args[1], c.Args[2]
+	if addr%mm.PageSize != 0 || prot&^(protRead|protWrite|protExec|protGrowsDown|protGrowsUp) != 0 {
+		return fail(eINVAL)
+	}
+	if length == 0 {
+		return ok(0)
+	}
+	if addr+length < addr {
+		return fail(eNOMEM)
+	}
+	if err := k.as.Protect(addr, length, mm.Prot(prot&7)); err != nil {
+		if errors.Is(err, mm.ErrInvalid) {
+			return fail(eNOMEM)
+		}
+		return mmErr(c, err, eNOMEM)
+	}
+	return ok(0)
+}
+
+func sysMremap(k *Kernel, c *Call) Outcome {
+	old, oldSize, newSize, flags, newAddr := c.Args[0], c.Args[1], c.Args[2], c.Args[3], c.Args[4]
+	if flags&^(mremapMayMove|mremapFixed|mremapDontUnmap) != 0 || flags&mremapDontUnmap != 0 {
+		return fail(eINVAL)
+	}
+	a, err := k.as.Remap(old, oldSize, newSize, mm.RemapHow{
+		MayMove: flags&mremapMayMove != 0,
+		Fixed:   flags&mremapFixed != 0,
+		NewAddr: newAddr,
+	})
+	if err != nil {
+		return mmErr(c, err, eINVAL)
+	}
+	return ok(a)
+}
+
+// forEachMapped calls fn for every mapped part of [addr, addr+length) and
+// reports ENOMEM if some part is unmapped.
+func (k *Kernel) forEachMapped(addr, length uint64, fn func(v mm.VMA, lo, hi uint64) error) (Errno, error) {
+	end := mm.PageUp(addr + length)
+	var hole bool
+	cur := addr
+	for _, v := range k.as.VMAs() {
+		if v.End <= cur || v.Start >= end {
+			continue
+		}
+		if v.Start > cur {
+			hole = true
+		}
+		lo, hi := max(v.Start, cur), min(v.End, end)
+		if err := fn(v, lo, hi); err != nil {
+			return 0, err
+		}
+		cur = hi
+	}
+	if hole || cur < end {
+		return eNOMEM, nil
+	}
+	return 0, nil
+}
+
+func sysMadvise(k *Kernel, c *Call) Outcome {
+	addr, length, advice := c.Args[0], c.Args[1], c.Args[2]
+	if addr%mm.PageSize != 0 || addr+length < addr {
+		return fail(eINVAL)
+	}
+	if length == 0 {
+		return ok(0)
+	}
+	e, err := k.forEachMapped(addr, length, func(v mm.VMA, lo, hi uint64) error {
+		// MADV_DONTNEED drops private anonymous pages: they read as zeros.
+		if advice != madvDontNeed || v.Shared || (v.Name != "" && v.Name[0] == '/') {
+			return nil
+		}
+		zero := make([]byte, min(hi-lo, maxChunk))
+		for a := lo; a < hi; a += uint64(len(zero)) {
+			n := min(hi-a, uint64(len(zero)))
+			if err := k.mem.WriteMem(a, zero[:n]); err != nil {
+				return &mm.BackendError{Op: "write", Addr: a, Size: n, Err: err}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fatal(c, err)
+	}
+	return result(0, e)
+}
+
+// sysMsync accepts the range: shared file mappings are not written back.
+func sysMsync(k *Kernel, c *Call) Outcome {
+	addr, length := c.Args[0], c.Args[1]
+	if addr%mm.PageSize != 0 || c.Args[2]&^7 != 0 {
+		return fail(eINVAL)
+	}
+	if length == 0 {
+		return ok(0)
+	}
+	e, _ := k.forEachMapped(addr, length, func(mm.VMA, uint64, uint64) error { return nil })
+	return result(0, e)
+}
+
+func sysMincore(k *Kernel, c *Call) Outcome {
+	addr, length, vec := c.Args[0], c.Args[1], c.Args[2]
+	if addr%mm.PageSize != 0 {
+		return fail(eINVAL)
+	}
+	if !k.as.Mapped(addr, length) {
+		return fail(eNOMEM)
+	}
+	pages := make([]byte, mm.PageUp(length)/mm.PageSize)
+	for i := range pages {
+		pages[i] = 1
+	}
+	return result(0, k.copyOut(vec, pages))
+}
+
+// sysMlock serves mlock, munlock, mlockall and munlockall: all memory is
+// resident.
+func sysMlock(*Kernel, *Call) Outcome { return ok(0) }

@@ -1,0 +1,297 @@
+package syscalls
+
+import (
+	"errors"
+
+	"emuprof/mm"
+)
+
+// The process and its threads: exit, exit_group, getpid, getppid, gettid,
+// getuid, geteuid, getgid, getegid, getresuid, getresgid, getgroups,
+// getpgrp, getpgid, getsid, uname, set_tid_address, set_robust_list,
+// arch_prctl, prctl, prlimit64, getrlimit, setrlimit, sched_getaffinity,
+// sched_setaffinity, sched_yield, getcpu, sysinfo, times, getrusage,
+// getrandom.
+
+func sysExit(_ *Kernel, c *Call) Outcome {
+	return Outcome{Action: Exit, Status: int(c.Args[0] & 0xff)}
+}
+
+func sysExitGroup(_ *Kernel, c *Call) Outcome {
+	return Outcome{Action: ExitGroup, Status: int(c.Args[0] & 0xff)}
+}
+
+func sysGetpid(k *Kernel, _ *Call) Outcome  { return ok(uint64(k.cfg.Pid)) }
+func sysGetppid(k *Kernel, _ *Call) Outcome { return ok(uint64(k.cfg.Pid - 1)) }
+func sysGettid(_ *Kernel, c *Call) Outcome  { return ok(uint64(c.Tid)) }
+func sysGetuid(k *Kernel, _ *Call) Outcome  { return ok(uint64(k.cfg.Uid)) }
+func sysGetgid(k *Kernel, _ *Call) Outcome  { return ok(uint64(k.cfg.Gid)) }
+
+func (k *Kernel) putIDs(c *Call, id int) Outcome {
+	for _, a := range c.Args[:3] {
+		if e := k.putU32(a, uint32(id)); e != 0 {
+			return fail(e)
+		}
+	}
+	return ok(0)
+}
+
+func sysGetresuid(k *Kernel, c *Call) Outcome { return k.putIDs(c, k.cfg.Uid) }
+func sysGetresgid(k *Kernel, c *Call) Outcome { return k.putIDs(c, k.cfg.Gid) }
+
+func sysGetgroups(k *Kernel, c *Call) Outcome {
+	size := int(int32(c.Args[0]))
+	switch {
+	case size < 0:
+		return fail(eINVAL)
+	case size == 0:
+		return ok(1)
+	}
+	return result(1, k.putU32(c.Args[1], uint32(k.cfg.Gid)))
+}
+
+// sysGetpgrp: the process leads its own process group.
+func sysGetpgrp(k *Kernel, _ *Call) Outcome { return ok(uint64(k.cfg.Pid)) }
+
+// sysGetpgid serves getpgid and getsid: the process leads its own group
+// and session.
+func sysGetpgid(k *Kernel, c *Call) Outcome {
+	if pid := int(int32(c.Args[0])); pid != 0 && pid != k.cfg.Pid {
+		return fail(eSRCH)
+	}
+	return ok(uint64(k.cfg.Pid))
+}
+
+func sysUname(k *Kernel, c *Call) Outcome {
+	b := make([]byte, 6*65)
+	for i, s := range []string{"Linux", k.cfg.Hostname, kernelRelease,
+		"#1 SMP PREEMPT_DYNAMIC emuprof", "x86_64", "(none)"} {
+		copy(b[65*i:65*i+64], s)
+	}
+	return result(0, k.copyOut(c.Args[0], b))
+}
+
+func sysSetTidAddress(k *Kernel, c *Call) Outcome {
+	k.thread(c.Tid).clearChildTID = c.Args[0]
+	return ok(uint64(c.Tid))
+}
+
+func sysSetRobustList(k *Kernel, c *Call) Outcome {
+	if c.Args[1] != 24 {
+		return fail(eINVAL)
+	}
+	k.thread(c.Tid).robustList = c.Args[0]
+	return ok(0)
+}
+
+func sysArchPrctl(k *Kernel, c *Call) Outcome {
+	switch c.Args[0] {
+	case archSetFS:
+		if k.SetFS == nil {
+			return fatal(c, errors.New("ARCH_SET_FS: no SetFS hook"))
+		}
+		if c.Args[1] >= mm.TaskSize {
+			return fail(ePERM)
+		}
+		k.SetFS(c.Tid, c.Args[1])
+		return ok(0)
+	case archGetFS:
+		if k.GetFS == nil {
+			return fatal(c, errors.New("ARCH_GET_FS: no GetFS hook"))
+		}
+		return result(0, k.putU64(c.Args[1], k.GetFS(c.Tid)))
+	}
+	return fail(eINVAL)
+}
+
+func sysPrctl(k *Kernel, c *Call) Outcome {
+	switch c.Args[0] {
+	case prSetName:
+		b := make([]byte, 16)
+		if e := k.readRaw(c.Args[1], b); e != 0 {
+			// The name may end before an unmapped page.
+			s, e := k.readString(c.Args[1], 1<<12, eFAULT)
+			if e != 0 {
+				return fail(e)
+			}
+			b = []byte(s)
+		}
+		n := 0
+		for n < 15 && n < len(b) && b[n] != 0 {
+			n++
+		}
+		k.thread(c.Tid).name = string(b[:n])
+		return ok(0)
+	case prGetName:
+		b := make([]byte, 16)
+		copy(b[:15], k.thread(c.Tid).name)
+		return result(0, k.copyOut(c.Args[1], b))
+	case prGetDumpable:
+		return ok(1)
+	case prSetDumpable, prSetPDeathSig, prSetVMA:
+		return ok(0)
+	case prGetPDeathSig:
+		return result(0, k.putU32(c.Args[1], 0))
+	}
+	return fail(eINVAL)
+}
+
+// defaultRlimits are the limits of a login shell on a typical distribution.
+func defaultRlimits() [rlimNLimits]rlimit {
+	var r [rlimNLimits]rlimit
+	for i := range r {
+		r[i] = rlimit{rlimInfinity, rlimInfinity}
+	}
+	r[rlimitStack] = rlimit{8 << 20, rlimInfinity}
+	r[rlimitCore] = rlimit{0, rlimInfinity}
+	r[rlimitNProc] = rlimit{63000, 63000}
+	r[rlimitNoFile] = rlimit{1024, 524288}
+	r[rlimitMemLock] = rlimit{8 << 20, 8 << 20}
+	r[rlimitSigPending] = rlimit{63000, 63000}
+	r[rlimitMsgQueue] = rlimit{819200, 819200}
+	r[rlimitNice] = rlimit{0, 0}
+	r[rlimitRTPrio] = rlimit{0, 0}
+	return r
+}
+
+// prlimit gets and sets a resource limit. New limits are recorded and
+// reported back; only RLIMIT_NOFILE is enforced.
+func (k *Kernel) prlimit(res uint64, newAddr, oldAddr uint64) Outcome {
+	if res >= rlimNLimits {
+		return fail(eINVAL)
+	}
+	var nl rlimit
+	if newAddr != 0 {
+		b := make([]byte, 16)
+		if e := k.copyIn(newAddr, b); e != 0 {
+			return fail(e)
+		}
+		nl = rlimit{le.Uint64(b), le.Uint64(b[8:])}
+		if nl.cur > nl.max {
+			return fail(eINVAL)
+		}
+	}
+	if oldAddr != 0 {
+		b := make([]byte, 16)
+		le.PutUint64(b, k.rlimits[res].cur)
+		le.PutUint64(b[8:], k.rlimits[res].max)
+		if e := k.copyOut(oldAddr, b); e != 0 {
+			return fail(e)
+		}
+	}
+	if newAddr != 0 {
+		k.rlimits[res] = nl
+	}
+	return ok(0)
+}
+
+func sysPrlimit64(k *Kernel, c *Call) Outcome {
+	if pid := int(int32(c.Args[0])); pid != 0 && pid != k.cfg.Pid {
+		return fail(eSRCH)
+	}
+	return k.prlimit(c.Args[1], c.Args[2], c.Args[3])
+}
+
+func sysGetrlimit(k *Kernel, c *Call) Outcome { return k.prlimit(c.Args[0], 0, c.Args[1]) }
+func sysSetrlimit(k *Kernel, c *Call) Outcome { return k.prlimit(c.Args[0], c.Args[1], 0) }
+
+func sysSchedGetaffinity(k *Kernel, c *Call) Outcome {
+	if pid := int(int32(c.Args[0])); pid != 0 && pid != k.cfg.Pid && pid != c.Tid {
+		return fail(eSRCH)
+	}
+	size := uint64((k.cfg.CPUs + 63) / 64 * 8)
+	if c.Args[1] < size || c.Args[1]%8 != 0 {
+		return fail(eINVAL)
+	}
+	b := make([]byte, size)
+	for i := range k.cfg.CPUs {
+		b[i/8] |= 1 << (i % 8)
+	}
+	return result(size, k.copyOut(c.Args[2], b))
+}
+
+// sysSchedSetaffinity accepts any mask: threads are not bound to CPUs.
+func sysSchedSetaffinity(k *Kernel, c *Call) Outcome {
+	if pid := int(int32(c.Args[0])); pid != 0 && pid != k.cfg.Pid && pid != c.Tid {
+		return fail(eSRCH)
+	}
+	return ok(0)
+}
+
+func sysSchedYield(*Kernel, *Call) Outcome { return ok(0) }
+
+func sysGetcpu(k *Kernel, c *Call) Outcome {
+	for _, a := range c.Args[:2] {
+		if a != 0 {
+			if e := k.putU32(a, 0); e != 0 {
+				return fail(e)
+			}
+		}
+	}
+	return ok(0)
+}
+
+func sysSysinfo(k *Kernel, c *Call) Outcome {
+	b := make([]byte, 112)
+	le.PutUint64(b[0:], uint64(monotonic(c.Now)/1e9)) // uptime
+	le.PutUint64(b[32:], memTotal)                    // totalram
+	le.PutUint64(b[40:], memFree)                     // freeram
+	le.PutUint16(b[80:], 1)                           // procs
+	le.PutUint32(b[104:], 1)                          // mem_unit
+	return result(0, k.copyOut(c.Args[0], b))
+}
+
+func sysTimes(k *Kernel, c *Call) Outcome {
+	if c.Args[0] != 0 {
+		b := make([]byte, 32)
+		le.PutUint64(b[0:], uint64(c.Now/(1e9/clkTck))) // tms_utime
+		if e := k.copyOut(c.Args[0], b); e != 0 {
+			return fail(e)
+		}
+	}
+	return ok(uint64(monotonic(c.Now) / (1e9 / clkTck)))
+}
+
+func sysGetrusage(k *Kernel, c *Call) Outcome {
+	who := int(int32(c.Args[0]))
+	if who != rusageSelf && who != rusageChildren && who != rusageThread {
+		return fail(eINVAL)
+	}
+	b := make([]byte, 144)
+	if who != rusageChildren {
+		ut := nsToTimespec(c.Now)
+		le.PutUint64(b[0:], uint64(ut.sec))
+		le.PutUint64(b[8:], uint64(ut.nsec/1000))
+		var rss uint64
+		for _, v := range k.as.VMAs() {
+			rss += v.Size()
+		}
+		le.PutUint64(b[32:], rss>>10) // ru_maxrss in KiB
+	}
+	return result(0, k.copyOut(c.Args[1], b))
+}
+
+// maxRandom bounds one getrandom call, as Linux does.
+const maxRandom = 33554431
+
+func sysGetrandom(k *Kernel, c *Call) Outcome {
+	flags := c.Args[2]
+	if flags&^(grndNonBlock|grndRandom|grndInsecure) != 0 ||
+		flags&(grndRandom|grndInsecure) == grndRandom|grndInsecure {
+		return fail(eINVAL)
+	}
+	n := min(c.Args[1], maxRandom)
+	var done uint64
+	for done < n {
+		buf := k.scratch(int(min(n-done, maxChunk)))
+		k.Random(buf)
+		if e := k.copyOut(c.Args[0]+done, buf); e != 0 {
+			if done > 0 {
+				break
+			}
+			return fail(e)
+		}
+		done += uint64(len(buf))
+	}
+	return ok(done)
+}

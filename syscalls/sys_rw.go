@@ -1,0 +1,484 @@
+package syscalls
+
+import "emuprof/analyses"
+
+// Reading and writing: read, write, pread64, pwrite64, readv, writev,
+// preadv, pwritev, preadv2, pwritev2, sendfile, copy_file_range.
+//
+// Data the kernel stores into guest memory is reported as KernelWrite over
+// exactly the bytes stored, and data it consumes as KernelRead over exactly
+// the bytes written to the file (a short write reports only its prefix).
+
+// fileRead reads into p from f at pos, or at (and advancing) the file
+// position when pos is -1.
+func (k *Kernel) fileRead(f *openFile, p []byte, pos int64) (int, Errno) {
+	if !f.readable() {
+		return 0, eBADF
+	}
+	if _, isDir := f.ops.(dirOps); isDir {
+		return 0, eISDIR
+	}
+	if pos >= 0 {
+		if !f.ops.seekable() {
+			return 0, eSPIPE
+		}
+		return f.ops.read(k, p, pos)
+	}
+	if !f.ops.seekable() {
+		return f.ops.read(k, p, 0)
+	}
+	n, e := f.ops.read(k, p, f.off)
+	f.off += int64(n)
+	return n, e
+}
+
+// fileWrite writes p to f at pos, or at (and advancing) the file position
+// when pos is -1. With O_APPEND every write goes to the end, as on Linux.
+func (k *Kernel) fileWrite(f *openFile, p []byte, pos int64) (int, Errno) {
+	if !f.writable() {
+		return 0, eBADF
+	}
+	if _, isDir := f.ops.(dirOps); isDir {
+		return 0, eISDIR
+	}
+	if pos >= 0 && !f.ops.seekable() {
+		return 0, eSPIPE
+	}
+	if !f.ops.seekable() {
+		return f.ops.write(k, p, 0)
+	}
+	off := pos
+	if f.flags&oAPPEND != 0 {
+		st, e := f.ops.stat(k)
+		if e != 0 {
+			return 0, e
+		}
+		off = st.size
+	} else if pos < 0 {
+		off = f.off
+	}
+	n, e := f.ops.write(k, p, off)
+	if pos < 0 {
+		f.off = off + int64(n)
+	}
+	return n, e
+}
+
+// readToGuest reads up to count bytes of f into guest memory at addr.
+func (k *Kernel) readToGuest(f *openFile, addr, count uint64, pos int64) (uint64, Errno) {
+	count = min(count, maxRWCount)
+	if count == 0 {
+		_, e := k.fileRead(f, nil, pos)
+		return 0, e
+	}
+	var done uint64
+	for done < count {
+		buf := k.scratch(int(min(count-done, maxChunk)))
+		p := pos
+		if pos >= 0 {
+			p += int64(done)
+		}
+		n, e := k.fileRead(f, buf, p)
+		if e == 0 && n > 0 {
+			e = k.copyOut(addr+done, buf[:n])
+		}
+		if e != 0 {
+			if done > 0 {
+				return done, 0
+			}
+			return 0, e
+		}
+		done += uint64(n)
+		if n < len(buf) || !f.ops.seekable() {
+			break
+		}
+	}
+	return done, 0
+}
+
+// writeFromGuest writes up to count bytes of guest memory at addr to f.
+func (k *Kernel) writeFromGuest(f *openFile, addr, count uint64, pos int64) (uint64, Errno) {
+	count = min(count, maxRWCount)
+	if count == 0 {
+		_, e := k.fileWrite(f, nil, pos)
+		return 0, e
+	}
+	if !f.writable() {
+		return 0, eBADF
+	}
+	var done uint64
+	for done < count {
+		buf := k.scratch(int(min(count-done, maxChunk)))
+		if e := k.readRaw(addr+done, buf); e != 0 {
+			if done > 0 {
+				return done, 0
+			}
+			return 0, e
+		}
+		p := pos
+		if pos >= 0 {
+			p += int64(done)
+		}
+		n, e := k.fileWrite(f, buf, p)
+		k.emit(analyses.KindKernelRead, addr+done, uint64(n))
+		done += uint64(n)
+		if e != 0 {
+			if done > 0 {
+				return done, 0
+			}
+			return 0, e
+		}
+		if n < len(buf) {
+			break
+		}
+	}
+	return done, 0
+}
+
+// pipeWait annotates a failed read or write on a blocking pipe.
+func pipeWait(out Outcome, f *openFile, fd int, write bool) Outcome {
+	if out.Ret == eAGAIN.Ret() && f.flags&oNONBLOCK == 0 {
+		if pe, isPipe := f.ops.(*pipeEnd); isPipe {
+			out.Wait = &PipeWait{Fd: fd, Write: write, Pipe: pe.p.ino}
+		}
+	}
+	return out
+}
+
+func sysRead(k *Kernel, c *Call) Outcome {
+	fd := fdArg(c.Args[0])
+	f, e := k.file(fd)
+	if e != 0 {
+		return fail(e)
+	}
+	return pipeWait(result(k.readToGuest(f, c.Args[1], c.Args[2], -1)), f, fd, false)
+}
+
+func sysWrite(k *Kernel, c *Call) Outcome {
+	fd := fdArg(c.Args[0])
+	f, e := k.file(fd)
+	if e != 0 {
+		return fail(e)
+	}
+	return pipeWait(result(k.writeFromGuest(f, c.Args[1], c.Args[2], -1)), f, fd, true)
+}
+
+// posArg validates an explicit file offset.
+func posArg(a uint64) (int64, Errno) {
+	if int64(a) < 0 {
+		return 0, eINVAL
+	}
+	return int64(a), 0
+}
+
+func sysPread64(k *Kernel, c *Call) Outcome {
+	f, e := k.file(fdArg(c.Args[0]))
+	if e != 0 {
+		return fail(e)
+	}
+	pos, e := posArg(c.Args[3])
+	if e != 0 {
+		return fail(e)
+	}
+	return result(k.readToGuest(f, c.Args[1], c.Args[2], pos))
+}
+
+func sysPwrite64(k *Kernel, c *Call) Outcome {
+	f, e := k.file(fdArg(c.Args[0]))
+	if e != 0 {
+		return fail(e)
+	}
+	pos, e := posArg(c.Args[3])
+	if e != 0 {
+		return fail(e)
+	}
+	return result(k.writeFromGuest(f, c.Args[1], c.Args[2], pos))
+}
+
+// readv reads into the buffers of an iovec array. Seekable files fill the
+// buffers one after the other; streams and pipes are read once and the
+// data scattered.
+func (k *Kernel) readv(fd int, iovAddr, cnt uint64, pos int64) Outcome {
+	f, e := k.file(fd)
+	if e != 0 {
+		return fail(e)
+	}
+	if !f.readable() {
+		return fail(eBADF)
+	}
+	iov, e := k.readIovecs(iovAddr, cnt)
+	if e != 0 {
+		return fail(e)
+	}
+	var total uint64
+	for _, v := range iov {
+		total += v.len
+	}
+	if total == 0 {
+		return result(k.readToGuest(f, 0, 0, pos))
+	}
+	var done uint64
+	if f.ops.seekable() {
+		for _, v := range iov {
+			p := pos
+			if pos >= 0 {
+				p += int64(done)
+			}
+			n, e := k.readToGuest(f, v.base, v.len, p)
+			if e != 0 {
+				if done > 0 {
+					break
+				}
+				return fail(e)
+			}
+			done += n
+			if n < v.len {
+				break
+			}
+		}
+		return ok(done)
+	}
+	buf := k.scratch(int(min(total, maxChunk)))
+	n, e := k.fileRead(f, buf, pos)
+	if e != 0 {
+		return pipeWait(fail(e), f, fd, false)
+	}
+	for _, v := range iov {
+		if done == uint64(n) {
+			break
+		}
+		m := min(v.len, uint64(n)-done)
+		if e := k.copyOut(v.base, buf[done:done+m]); e != 0 {
+			if done > 0 {
+				break
+			}
+			return fail(e)
+		}
+		done += m
+	}
+	return ok(done)
+}
+
+// writev writes the buffers of an iovec array in order, stopping at a
+// short write.
+func (k *Kernel) writev(fd int, iovAddr, cnt uint64, pos int64) Outcome {
+	f, e := k.file(fd)
+	if e != 0 {
+		return fail(e)
+	}
+	if !f.writable() {
+		return fail(eBADF)
+	}
+	iov, e := k.readIovecs(iovAddr, cnt)
+	if e != 0 {
+		return fail(e)
+	}
+	var total, done uint64
+	for _, v := range iov {
+		total += v.len
+	}
+	if total == 0 {
+		return result(k.writeFromGuest(f, 0, 0, pos))
+	}
+	for _, v := range iov {
+		if v.len == 0 {
+			continue
+		}
+		p := pos
+		if pos >= 0 {
+			p += int64(done)
+		}
+		n, e := k.writeFromGuest(f, v.base, v.len, p)
+		if e != 0 {
+			if done > 0 {
+				break
+			}
+			return pipeWait(fail(e), f, fd, true)
+		}
+		done += n
+		if n < v.len {
+			break
+		}
+	}
+	return ok(done)
+}
+
+func sysReadv(k *Kernel, c *Call) Outcome {
+	return k.readv(fdArg(c.Args[0]), c.Args[1], c.Args[2], -1)
+}
+
+func sysWritev(k *Kernel, c *Call) Outcome {
+	return k.writev(fdArg(c.Args[0]), c.Args[1], c.Args[2], -1)
+}
+
+func sysPreadv(k *Kernel, c *Call) Outcome {
+	pos, e := posArg(c.Args[3])
+	if e != 0 {
+		return fail(e)
+	}
+	return k.readv(fdArg(c.Args[0]), c.Args[1], c.Args[2], pos)
+}
+
+func sysPwritev(k *Kernel, c *Call) Outcome {
+	pos, e := posArg(c.Args[3])
+	if e != 0 {
+		return fail(e)
+	}
+	return k.writev(fdArg(c.Args[0]), c.Args[1], c.Args[2], pos)
+}
+
+// rwfSupported are the preadv2/pwritev2 flags accepted (as hints).
+const rwfSupported = 0x1f // RWF_HIPRI | RWF_DSYNC | RWF_SYNC | RWF_NOWAIT | RWF_APPEND
+
+func sysPreadv2(k *Kernel, c *Call) Outcome {
+	if c.Args[5]&^rwfSupported != 0 {
+		return fail(eOPNOTSUPP)
+	}
+	pos := int64(c.Args[3])
+	if pos < -1 {
+		return fail(eINVAL)
+	}
+	return k.readv(fdArg(c.Args[0]), c.Args[1], c.Args[2], pos)
+}
+
+func sysPwritev2(k *Kernel, c *Call) Outcome {
+	if c.Args[5]&^rwfSupported != 0 {
+		return fail(eOPNOTSUPP)
+	}
+	pos := int64(c.Args[3])
+	if pos < -1 {
+		return fail(eINVAL)
+	}
+	return k.writev(fdArg(c.Args[0]), c.Args[1], c.Args[2], pos)
+}
+
+// copyFile moves up to count bytes from in to out inside the kernel.
+// inPos and outPos are explicit offsets, or -1 for the file positions.
+func (k *Kernel) copyFile(in *openFile, inPos int64, out *openFile, outPos int64, count uint64) (uint64, Errno) {
+	count = min(count, maxRWCount)
+	var done uint64
+	for done < count {
+		buf := make([]byte, min(count-done, maxChunk))
+		ip := inPos
+		if inPos >= 0 {
+			ip += int64(done)
+		}
+		n, e := k.fileRead(in, buf, ip)
+		if e != 0 || n == 0 {
+			if done > 0 {
+				return done, 0
+			}
+			return 0, e
+		}
+		op := outPos
+		if outPos >= 0 {
+			op += int64(done)
+		}
+		w, e := k.fileWrite(out, buf[:n], op)
+		if w < n && inPos < 0 {
+			in.off -= int64(n - w) // give back what was not written
+		}
+		done += uint64(w)
+		if e != 0 {
+			if done > 0 {
+				return done, 0
+			}
+			return 0, e
+		}
+		if w < len(buf) {
+			break
+		}
+	}
+	return done, 0
+}
+
+// offsetArg reads an optional loff_t* argument (-1 when null).
+func (k *Kernel) offsetArg(addr uint64) (int64, Errno) {
+	if addr == 0 {
+		return -1, 0
+	}
+	v, e := k.getU64(addr)
+	if e != 0 {
+		return 0, e
+	}
+	if int64(v) < 0 {
+		return 0, eINVAL
+	}
+	return int64(v), 0
+}
+
+func sysSendfile(k *Kernel, c *Call) Outcome {
+	out, e := k.file(fdArg(c.Args[0]))
+	if e != 0 {
+		return fail(e)
+	}
+	in, e := k.file(fdArg(c.Args[1]))
+	if e != 0 {
+		return fail(e)
+	}
+	if !in.readable() || !out.writable() {
+		return fail(eBADF)
+	}
+	if !in.ops.seekable() {
+		return fail(eINVAL)
+	}
+	pos, e := k.offsetArg(c.Args[2])
+	if e != 0 {
+		return fail(e)
+	}
+	n, e := k.copyFile(in, pos, out, -1, c.Args[3])
+	if e != 0 {
+		return fail(e)
+	}
+	if pos >= 0 {
+		if e := k.putU64(c.Args[2], uint64(pos)+n); e != 0 {
+			return fail(e)
+		}
+	}
+	return ok(n)
+}
+
+func sysCopyFileRange(k *Kernel, c *Call) Outcome {
+	if c.Args[5] != 0 {
+		return fail(eINVAL)
+	}
+	in, e := k.file(fdArg(c.Args[0]))
+	if e != 0 {
+		return fail(e)
+	}
+	out, e := k.file(fdArg(c.Args[2]))
+	if e != 0 {
+		return fail(e)
+	}
+	if !in.readable() || !out.writable() || out.flags&oAPPEND != 0 {
+		return fail(eBADF)
+	}
+	_, inHost := in.ops.(hostOps)
+	_, outHost := out.ops.(hostOps)
+	if !inHost || !outHost {
+		return fail(eINVAL)
+	}
+	inPos, e := k.offsetArg(c.Args[1])
+	if e != 0 {
+		return fail(e)
+	}
+	outPos, e := k.offsetArg(c.Args[3])
+	if e != 0 {
+		return fail(e)
+	}
+	n, e := k.copyFile(in, inPos, out, outPos, c.Args[4])
+	if e != 0 {
+		return fail(e)
+	}
+	if inPos >= 0 {
+		if e := k.putU64(c.Args[1], uint64(inPos)+n); e != 0 {
+			return fail(e)
+		}
+	}
+	if outPos >= 0 {
+		if e := k.putU64(c.Args[3], uint64(outPos)+n); e != 0 {
+			return fail(e)
+		}
+	}
+	return ok(n)
+}

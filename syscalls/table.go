@@ -1,0 +1,234 @@
+package syscalls
+
+import "slices"
+
+// Support is how completely a system call is emulated.
+type Support int
+
+const (
+	// Full: Linux semantics for everything a single-process guest can
+	// observe.
+	Full Support = iota
+	// Partial: implemented with a caveat, stated in Entry.Note.
+	Partial
+	// Refused: deliberately fails with Entry.Errno, so that the guest
+	// takes its fallback path.
+	Refused
+)
+
+// String returns "full", "partial" or "refused".
+func (s Support) String() string {
+	switch s {
+	case Full:
+		return "full"
+	case Partial:
+		return "partial"
+	case Refused:
+		return "refused"
+	}
+	return "support?"
+}
+
+// Entry describes one system call of the table.
+type Entry struct {
+	Nr      int
+	Name    string
+	Support Support
+	// Note is the caveat of a Partial entry, or why a call is Refused.
+	Note string
+	// Errno is what a Refused call returns.
+	Errno Errno
+}
+
+// handler performs one system call.
+type handler func(k *Kernel, c *Call) Outcome
+
+type entry struct {
+	Entry
+	fn handler
+}
+
+// table is the system call table, indexed by number. It is built once and
+// never modified.
+var table = buildTable()
+
+func buildTable() []entry {
+	var t []entry
+	add := func(nr int, s Support, note string, fn handler) {
+		if nr >= len(t) {
+			t = append(t, make([]entry, nr+1-len(t))...)
+		}
+		t[nr] = entry{Entry{Nr: nr, Name: Name(uint64(nr)), Support: s, Note: note}, fn}
+	}
+	full := func(nr int, fn handler) { add(nr, Full, "", fn) }
+	partial := func(nr int, note string, fn handler) { add(nr, Partial, note, fn) }
+	refuse := func(nr int, e Errno, note string) {
+		add(nr, Refused, "returns "+e.Error()+": "+note, nil)
+		t[nr].Errno = e
+	}
+
+	// Files: open, close, descriptors (sys_file.go).
+	full(2, sysOpen)
+	full(257, sysOpenat)
+	full(85, sysCreat)
+	full(3, sysClose)
+	full(436, sysCloseRange)
+	full(32, sysDup)
+	full(33, sysDup2)
+	full(292, sysDup3)
+	partial(72, "locks always succeed (no other process); leases and seals are refused", sysFcntl)
+	partial(16, "terminal requests on tty streams, FIONREAD, FIONBIO, FIOCLEX; others ENOTTY", sysIoctl)
+	partial(22, "in-kernel 64 KiB buffer; empty or full pipes return EAGAIN (see PipeWait)", sysPipe)
+	partial(293, "in-kernel 64 KiB buffer; empty or full pipes return EAGAIN (see PipeWait)", sysPipe2)
+	full(8, sysLseek)
+	partial(7, "never waits: returns 0 when nothing is ready (see PollWait)", sysPoll)
+	partial(271, "never waits: returns 0 when nothing is ready (see PollWait); sigmask ignored", sysPpoll)
+
+	// Reading and writing (sys_rw.go).
+	full(0, sysRead)
+	full(1, sysWrite)
+	full(17, sysPread64)
+	full(18, sysPwrite64)
+	full(19, sysReadv)
+	full(20, sysWritev)
+	full(295, sysPreadv)
+	full(296, sysPwritev)
+	partial(327, "flags are accepted as hints", sysPreadv2)
+	partial(328, "flags are accepted as hints", sysPwritev2)
+	full(40, sysSendfile)
+	full(326, sysCopyFileRange)
+
+	// Attributes (sys_stat.go).
+	full(4, sysStat)
+	full(5, sysFstat)
+	full(6, sysLstat)
+	full(262, sysNewfstatat)
+	partial(332, "no birth time (STATX_BTIME); mask is always STATX_BASIC_STATS", sysStatx)
+	full(21, sysAccess)
+	full(269, sysFaccessat)
+	full(439, sysFaccessat2)
+	full(89, sysReadlink)
+	full(267, sysReadlinkat)
+	partial(137, "fixed, plausible figures", sysStatfs)
+	partial(138, "fixed, plausible figures", sysFstatfs)
+
+	// Name space (sys_fs.go).
+	full(217, sysGetdents64)
+	full(79, sysGetcwd)
+	full(80, sysChdir)
+	full(81, sysFchdir)
+	full(83, sysMkdir)
+	full(258, sysMkdirat)
+	full(84, sysRmdir)
+	full(87, sysUnlink)
+	full(263, sysUnlinkat)
+	full(82, sysRename)
+	full(264, sysRenameat)
+	partial(316, "RENAME_EXCHANGE and RENAME_WHITEOUT are refused (EINVAL)", sysRenameat2)
+	full(86, sysLink)
+	full(265, sysLinkat)
+	full(88, sysSymlink)
+	full(266, sysSymlinkat)
+	full(90, sysChmod)
+	full(91, sysFchmod)
+	full(268, sysFchmodat)
+	full(452, sysFchmodat2)
+	partial(92, "accepted; ownership is not changed", sysChown)
+	partial(93, "accepted; ownership is not changed", sysFchown)
+	partial(94, "accepted; ownership is not changed", sysLchown)
+	partial(260, "accepted; ownership is not changed", sysFchownat)
+	full(76, sysTruncate)
+	full(77, sysFtruncate)
+	partial(74, "no host flush", sysFsync)
+	partial(75, "no host flush", sysFsync)
+	partial(306, "no host flush", sysFsync)
+	partial(162, "no host flush", sysSync)
+	full(95, sysUmask)
+	full(280, sysUtimensat)
+	partial(221, "advice is accepted and ignored", sysFadvise64)
+	partial(73, "locks always succeed (no other process)", sysFlock)
+
+	// Memory (sys_mm.go).
+	full(12, sysBrk)
+	partial(9, "MAP_SHARED file mappings are private copies: writes do not reach the file", sysMmap)
+	full(11, sysMunmap)
+	full(10, sysMprotect)
+	partial(25, "MREMAP_DONTUNMAP refused; pages added to a file mapping read as zeros", sysMremap)
+	partial(28, "MADV_DONTNEED zeroes private anonymous pages; other advice ignored", sysMadvise)
+	partial(26, "shared file mappings are not written back", sysMsync)
+	full(27, sysMincore)
+	full(149, sysMlock)
+	full(150, sysMlock)
+	full(151, sysMlock)
+	full(152, sysMlock)
+
+	// Process, threads, limits (sys_process.go).
+	full(60, sysExit)
+	full(231, sysExitGroup)
+	full(39, sysGetpid)
+	full(110, sysGetppid)
+	full(186, sysGettid)
+	full(102, sysGetuid)
+	full(107, sysGetuid)
+	full(104, sysGetgid)
+	full(108, sysGetgid)
+	full(118, sysGetresuid)
+	full(120, sysGetresgid)
+	full(115, sysGetgroups)
+	full(111, sysGetpgrp)
+	full(121, sysGetpgid)
+	full(124, sysGetpgid)
+	full(63, sysUname)
+	full(218, sysSetTidAddress)
+	full(273, sysSetRobustList)
+	partial(158, "ARCH_SET_FS and ARCH_GET_FS only", sysArchPrctl)
+	partial(157, "PR_SET_NAME, PR_GET_NAME, dumpable, pdeathsig, PR_SET_VMA; others EINVAL", sysPrctl)
+	partial(302, "limits are recorded; only RLIMIT_NOFILE is enforced", sysPrlimit64)
+	partial(97, "limits are recorded; only RLIMIT_NOFILE is enforced", sysGetrlimit)
+	partial(160, "limits are recorded; only RLIMIT_NOFILE is enforced", sysSetrlimit)
+	full(204, sysSchedGetaffinity)
+	partial(203, "accepted; threads are not bound to CPUs", sysSchedSetaffinity)
+	full(24, sysSchedYield)
+	partial(309, "always CPU 0, node 0", sysGetcpu)
+	partial(99, "fixed memory figures, virtual uptime", sysSysinfo)
+	partial(100, "user time is the calling thread's virtual time", sysTimes)
+	partial(98, "user time is the calling thread's virtual time; maxrss is the mapped size", sysGetrusage)
+	full(318, sysGetrandom)
+	refuse(334, eNOSYS, "restartable sequences are not emulated")
+
+	// Time (sys_time.go).
+	full(228, sysClockGettime)
+	full(229, sysClockGetres)
+	full(96, sysGettimeofday)
+	full(201, sysTime)
+	partial(35, "returns at once; the wake-up time is in SleepWait", sysNanosleep)
+	partial(230, "returns at once; the wake-up time is in SleepWait", sysClockNanosleep)
+
+	// Signals (sys_signal.go).
+	partial(13, "dispositions are recorded; handlers are never run", sysRtSigaction)
+	full(14, sysRtSigprocmask)
+	full(127, sysRtSigpending)
+	full(131, sysSigaltstack)
+	partial(62, "signals to self only; default actions (terminate) only", sysKill)
+	partial(200, "default actions (terminate) only", sysTkill)
+	partial(234, "default actions (terminate) only", sysTgkill)
+
+	// Refused so that C libraries take their fallbacks.
+	for _, nr := range []int{188, 189, 190, 191, 192, 193, 194, 195, 196, 197, 198, 199} {
+		refuse(nr, eOPNOTSUPP, "extended attributes are not supported")
+	}
+	refuse(41, eAFNOSUPPORT, "no network stack")
+	return t
+}
+
+// Table returns the implemented and refused system calls, sorted by number.
+func Table() []Entry {
+	var out []Entry
+	for _, e := range table {
+		if e.Name != "" {
+			out = append(out, e.Entry)
+		}
+	}
+	slices.SortFunc(out, func(a, b Entry) int { return a.Nr - b.Nr })
+	return out
+}
