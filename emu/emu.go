@@ -19,8 +19,6 @@ import "C"
 import (
 	"errors"
 	"fmt"
-	"os"
-	"strconv"
 	"runtime/cgo"
 	"unsafe"
 
@@ -58,9 +56,12 @@ type Engine struct {
 	sink   func([]analyses.Event)
 	events []analyses.Event // view of the C buffer
 
-	rdtsc     func(uint64) uint64
-	rdtscHook map[uint64]bool
-	pending   []uint64 // rdtsc addresses waiting for a hook
+	rdtsc func(uint64) uint64
+	// tsc maps the address of each rdtsc/rdtscp the guest executes, patched
+	// into a syscall instruction, to the original instruction's length.
+	tsc       map[uint64]int
+	flush     []uint64 // pages whose translations must be dropped before resuming
+	codePages map[uint64]bool
 	scratch   []byte
 	failure   error // error raised inside a callback
 }
@@ -83,16 +84,9 @@ func New(opts Options) (*Engine, error) {
 	if opts.BufferEvents <= 0 {
 		opts.BufferEvents = 1 << 16
 	}
-	e := &Engine{rdtscHook: map[uint64]bool{}}
+	e := &Engine{tsc: map[uint64]int{}, codePages: map[uint64]bool{}}
 	if err := ucErr("uc_open", C.uc_open(C.UC_ARCH_X86, C.UC_MODE_64, &e.uc)); err != nil {
 		return nil, err
-	}
-	if m := os.Getenv("EMUPROF_CPU_MODEL"); m != "" {
-		n, _ := strconv.Atoi(m)
-		if err := ucErr("setting the CPU model", C.emu_set_cpu_model(e.uc, C.int(n))); err != nil {
-			e.Close()
-			return nil, err
-		}
 	}
 	e.handle = cgo.NewHandle(e)
 	e.st = C.emu_state_new(e.uc, C.uintptr_t(e.handle), C.uint32_t(opts.BufferEvents))
@@ -179,111 +173,126 @@ func emuBlockMiss(h C.uintptr_t, addr C.uint64_t, length C.uint32_t) {
 		}
 	}
 	info := decode.Block(code)
-	var missing bool
-	for _, off := range info.RDTSC {
-		a := uint64(addr) + uint64(off)
-		if !e.rdtscHook[a] {
-			e.pending = append(e.pending, a)
-			missing = true
-		}
+	for p := uint64(addr) &^ 0xfff; p < uint64(addr)+uint64(n); p += 0x1000 {
+		e.codePages[p] = true
 	}
-	if missing {
-		// Stop before the block runs; Run installs the hooks and retranslates.
-		e.st.reason = C.STOP_REQUEST
+	if len(info.RDTSC) > 0 {
+		e.patchRDTSC(uint64(addr), code, info.RDTSC)
 		return
 	}
 	C.emu_table_put(e.st, addr, length, C.uint32_t(info.Insns), C.uint8_t(info.End))
 }
 
-//export emuRDTSC
-func emuRDTSC(h C.uintptr_t, addr C.uint64_t) {
-	e := cgo.Handle(h).Value().(*Engine)
+// patchRDTSC makes rdtsc and rdtscp return virtual time. Unicorn 2.0 can
+// neither hook them (UC_HOOK_INSN refuses RDTSC) nor keep a code hook on them
+// without miscompiling the surrounding code (measured: ld.so crashes), so each
+// one is overwritten with `syscall` (plus a nop for rdtscp's third byte) and
+// Run answers those syscalls itself. The block is stopped before it runs and
+// retranslated from the patched bytes.
+func (e *Engine) patchRDTSC(addr uint64, code []byte, offs []uint32) {
+	for _, off := range offs {
+		a := addr + uint64(off)
+		patch := []byte{0x0f, 0x05}
+		if code[off+1] == 0x01 { // rdtscp: 0f 01 f9
+			patch = append(patch, 0x90)
+		}
+		if err := e.WriteMem(a, patch); err != nil {
+			e.failure = fmt.Errorf("patching rdtsc at %#x: %w", a, err)
+			break
+		}
+		e.tsc[a] = len(patch)
+		e.flush = append(e.flush, a&^0xfff)
+	}
+	e.st.reason = C.STOP_REQUEST
+}
+
+// answerRDTSC completes a patched rdtsc (RIP is past the syscall bytes).
+func (e *Engine) answerRDTSC(pc uint64, rdtscp bool, sliceInsns uint64) {
 	var tsc uint64
 	if e.rdtsc != nil {
-		tsc = e.rdtsc(uint64(e.st.insns))
+		tsc = e.rdtsc(sliceInsns)
 	}
-	code := make([]byte, 3)
-	C.uc_mem_read(e.uc, C.uint64_t(addr), unsafe.Pointer(&code[0]), 3)
-	length := uint64(2)
-	ids := []C.int{C.UC_X86_REG_RAX, C.UC_X86_REG_RDX}
-	vals := []C.uint64_t{C.uint64_t(tsc & 0xffffffff), C.uint64_t(tsc >> 32)}
-	if code[0] == 0x0f && code[1] == 0x01 && code[2] == 0xf9 { // rdtscp also sets ecx (cpu 0)
-		length = 3
-		ids = append(ids, C.UC_X86_REG_RCX)
-		vals = append(vals, 0)
+	_ = e.setReg(C.UC_X86_REG_RAX, tsc&0xffffffff)
+	_ = e.setReg(C.UC_X86_REG_RDX, tsc>>32)
+	if rdtscp {
+		_ = e.setReg(C.UC_X86_REG_RCX, 0) // IA32_TSC_AUX: cpu 0
 	}
-	C.emu_reg_write_batch(e.uc, &ids[0], &vals[0], C.int(len(ids)))
-	// Skip the instruction: writing RIP in a hook makes Unicorn resume there.
-	rip := C.uint64_t(uint64(addr) + length)
-	C.uc_reg_write(e.uc, C.UC_X86_REG_RIP, unsafe.Pointer(&rip))
 }
 
 // Run executes from pc until a syscall, the instruction budget runs out, a
 // fault, or an exception. budget 0 means no limit.
 func (e *Engine) Run(pc, budget uint64) cpu.Stop {
-	{
-		if budget == 0 {
-			budget = ^uint64(0)
-		}
-		e.st.insns, e.st.blocks, e.st.budget = 0, 0, C.uint64_t(budget)
-		e.st.reason = C.STOP_NONE
-		err := C.uc_emu_start(e.uc, C.uint64_t(pc), 0, 0, 0)
-		s := cpu.Stop{Reason: cpu.StopReason(e.st.reason), Insns: uint64(e.st.insns), Blocks: uint64(e.st.blocks)}
-		if e.failure != nil {
-			s.Err, e.failure = e.failure, nil
-			return s
-		}
-		if s.Reason == cpu.StopRequest && len(e.pending) > 0 {
-			if err := e.installRDTSC(); err != nil {
-				s.Err = err
-				return s
+	if budget == 0 {
+		budget = ^uint64(0)
+	}
+	var total cpu.Stop
+	for {
+		s := e.run(pc, budget-total.Insns)
+		total.Insns += s.Insns
+		total.Blocks += s.Blocks
+		s.Insns, s.Blocks = total.Insns, total.Blocks
+		if s.Reason == cpu.StopRequest && s.Err == nil && len(e.flush) > 0 {
+			for _, page := range e.flush {
+				C.emu_remove_cache(e.uc, C.uint64_t(page), C.uint64_t(page+0x1000))
 			}
-			// Nothing of the stopped block ran; resume at it. Instructions
-			// already executed in this call were counted by the caller's
-			// clock via the returned Stop, so return and let it resume.
-			return s
+			e.flush = e.flush[:0]
+			pc = e.PC()
+			continue
 		}
-		switch err {
-		case C.UC_ERR_OK:
-		case C.UC_ERR_INSN_INVALID:
-			s.Reason = cpu.StopInvalid
-		case C.UC_ERR_READ_UNMAPPED, C.UC_ERR_WRITE_UNMAPPED, C.UC_ERR_FETCH_UNMAPPED,
-			C.UC_ERR_READ_PROT, C.UC_ERR_WRITE_PROT, C.UC_ERR_FETCH_PROT:
-			s.Reason = cpu.StopFault
-			s.FaultAddr = uint64(e.st.fault_addr)
-			switch err {
-			case C.UC_ERR_READ_UNMAPPED, C.UC_ERR_READ_PROT:
-				s.FaultAccess = cpu.FaultRead
-			case C.UC_ERR_WRITE_UNMAPPED, C.UC_ERR_WRITE_PROT:
-				s.FaultAccess = cpu.FaultWrite
-			default:
-				s.FaultAccess = cpu.FaultFetch
-			}
-			s.FaultProt = err == C.UC_ERR_READ_PROT || err == C.UC_ERR_WRITE_PROT || err == C.UC_ERR_FETCH_PROT
-		default:
-			if s.Reason != cpu.StopIntr {
-				s.Err = ucErr("emulation", err)
+		if s.Reason == cpu.StopSyscall {
+			at := e.PC() - 2
+			if n, ok := e.tsc[at]; ok {
+				e.answerRDTSC(at, n == 3, total.Insns)
+				pc = e.PC()
+				if total.Insns >= budget {
+					s.Reason = cpu.StopQuantum
+					return s
+				}
+				continue
 			}
 		}
 		return s
 	}
 }
 
-func (e *Engine) installRDTSC() error {
-	for _, a := range e.pending {
-		if e.rdtscHook[a] {
-			continue
-		}
-		var h C.uc_hook
-		if err := ucErr("hooking rdtsc", C.emu_install_code_hook(e.st, C.uint64_t(a), &h)); err != nil {
-			return err
-		}
-		e.rdtscHook[a] = true
-		// Retranslate the block so that the new code hook is instrumented.
-		C.emu_remove_cache(e.uc, C.uint64_t(a&^0xfff), C.uint64_t(a&^0xfff+0x1000))
+func (e *Engine) run(pc, budget uint64) cpu.Stop {
+	e.st.insns, e.st.blocks, e.st.budget = 0, 0, C.uint64_t(budget)
+	e.st.reason = C.STOP_NONE
+	e.st.fault_pc = 0
+	err := C.uc_emu_start(e.uc, C.uint64_t(pc), 0, 0, 0)
+	s := cpu.Stop{Reason: cpu.StopReason(e.st.reason), Insns: uint64(e.st.insns), Blocks: uint64(e.st.blocks)}
+	if e.failure != nil {
+		s.Err, e.failure = e.failure, nil
+		return s
 	}
-	e.pending = e.pending[:0]
-	return nil
+	switch err {
+	case C.UC_ERR_OK:
+	case C.UC_ERR_INSN_INVALID:
+		s.Reason = cpu.StopInvalid
+	case C.UC_ERR_READ_UNMAPPED, C.UC_ERR_WRITE_UNMAPPED, C.UC_ERR_FETCH_UNMAPPED,
+		C.UC_ERR_READ_PROT, C.UC_ERR_WRITE_PROT, C.UC_ERR_FETCH_PROT:
+		s.Reason = cpu.StopFault
+		s.FaultAddr = uint64(e.st.fault_addr)
+		switch err {
+		case C.UC_ERR_READ_UNMAPPED, C.UC_ERR_READ_PROT:
+			s.FaultAccess = cpu.FaultRead
+		case C.UC_ERR_WRITE_UNMAPPED, C.UC_ERR_WRITE_PROT:
+			s.FaultAccess = cpu.FaultWrite
+		default:
+			s.FaultAccess = cpu.FaultFetch
+		}
+		s.FaultProt = err == C.UC_ERR_READ_PROT || err == C.UC_ERR_WRITE_PROT || err == C.UC_ERR_FETCH_PROT
+		if pc := uint64(e.st.fault_pc); pc != 0 {
+			// The engine's RIP after a fault can be a block start before
+			// the faulting instruction; the hook saw the precise one.
+			_ = e.setReg(C.UC_X86_REG_RIP, pc)
+		}
+	default:
+		if s.Reason != cpu.StopIntr {
+			s.Err = ucErr("emulation", err)
+		}
+	}
+	return s
 }
 
 // ReadRegs reads the general-purpose registers.
@@ -387,11 +396,15 @@ func (e *Engine) MapPages(addr, size uint64, prot mm.Prot) error {
 
 // UnmapPages unmaps page-aligned memory.
 func (e *Engine) UnmapPages(addr, size uint64) error {
+	e.forgetCode(addr, size)
 	return ucErr(fmt.Sprintf("unmapping %#x+%#x", addr, size), C.uc_mem_unmap(e.uc, C.uint64_t(addr), C.size_t(size)))
 }
 
 // ProtectPages changes the protection of page-aligned memory.
 func (e *Engine) ProtectPages(addr, size uint64, prot mm.Prot) error {
+	if prot&mm.ProtExec == 0 {
+		e.forgetCode(addr, size)
+	}
 	return ucErr(fmt.Sprintf("protecting %#x+%#x", addr, size), C.uc_mem_protect(e.uc, C.uint64_t(addr), C.size_t(size), ucProt(prot)))
 }
 
@@ -416,4 +429,35 @@ func (e *Engine) WriteMem(addr uint64, p []byte) error {
 func (e *Engine) FlushCode(addr, size uint64) {
 	C.emu_remove_cache(e.uc, C.uint64_t(addr), C.uint64_t(addr+size))
 	C.emu_table_clear(e.st)
+}
+
+// forgetCode drops what was learnt about code in a range that stops being
+// code (unmapped, or no longer executable): its translations, its decoded
+// blocks, its patched rdtsc. Cheap when the range held no code.
+func (e *Engine) forgetCode(addr, size uint64) {
+	had := false
+	if uint64(len(e.codePages)) < size/0x1000 {
+		for p := range e.codePages {
+			if p >= addr&^0xfff && p < addr+size {
+				delete(e.codePages, p)
+				had = true
+			}
+		}
+	} else {
+		for p := addr &^ 0xfff; p < addr+size; p += 0x1000 {
+			if e.codePages[p] {
+				delete(e.codePages, p)
+				had = true
+			}
+		}
+	}
+	if !had {
+		return
+	}
+	for a := range e.tsc {
+		if a >= addr && a < addr+size {
+			delete(e.tsc, a)
+		}
+	}
+	e.FlushCode(addr, size)
 }

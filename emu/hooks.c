@@ -68,8 +68,8 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
 		emuBlockMiss(s->handle, addr, len);
 		b = table_find(s, addr, len);
 		if (!b || s->reason == STOP_REQUEST) {
-			// Go asked to stop before this block runs (e.g. it holds rdtsc
-			// and needs a hook installed).
+			// Go asked to stop before this block runs (it patched rdtsc
+			// in it, or decoding failed).
 			if (s->reason == STOP_NONE)
 				s->reason = STOP_REQUEST;
 			uc_emu_stop(uc);
@@ -123,6 +123,7 @@ static bool hook_invalid(uc_engine *uc, uc_mem_type type, uint64_t addr, int siz
 	s->fault_addr = addr;
 	s->fault_type = type;
 	s->fault_size = size;
+	uc_reg_read(uc, UC_X86_REG_RIP, &s->fault_pc);
 	return false;
 }
 
@@ -133,9 +134,65 @@ static void hook_intr(uc_engine *uc, uint32_t intno, void *user) {
 	uc_emu_stop(uc);
 }
 
-static void hook_rdtsc(uc_engine *uc, uint64_t addr, uint32_t size, void *user) {
-	struct emu_state *s = user;
-	emuRDTSC(s->handle, addr);
+// The CPU the guest sees. Unicorn 2.0.1 reports leaf-1 feature bits without
+// FPU, TSC, MMX or SSE3 (the same for every CPU model), which makes glibc's
+// ld.so refuse libraries marked x86-64-baseline ("CPU ISA level is lower
+// than required"). So cpuid is answered here, with a fixed, host-independent
+// x86-64-v2 CPU whose every advertised feature the emulator implements:
+// no AVX, no BMI, no XSAVE, so guests pick SSE2..SSE4.2 code paths.
+static void cpuid_leaf(uint32_t leaf, uint32_t sub, uint32_t r[4]) {
+	static const char brand[48] = "emuprof virtual x86-64 CPU";
+	r[0] = r[1] = r[2] = r[3] = 0;
+	switch (leaf) {
+	case 0:
+	case 0x80000000:
+		r[0] = leaf == 0 ? 7 : 0x80000008;
+		memcpy(&r[1], "Auth", 4); // ebx, edx, ecx spell AuthenticAMD
+		memcpy(&r[3], "enti", 4);
+		memcpy(&r[2], "cAMD", 4);
+		break;
+	case 1:
+		r[0] = 0x00000663;          // family 6 model 6 stepping 3
+		r[1] = 0x00010800;          // clflush 64 bytes, 1 logical cpu
+		r[2] = 0x00982201;          // sse3 ssse3 cx16 sse4.1 sse4.2 popcnt
+		r[3] = 0x078bfbff;          // fpu tsc cx8 cmov mmx fxsr sse sse2 ...
+		break;
+	case 0x80000001:
+		r[0] = 0x00000663;
+		r[2] = 0x00000001;          // lahf/sahf in 64-bit mode
+		r[3] = 0x20100800;          // syscall nx lm
+		break;
+	case 0x80000002:
+	case 0x80000003:
+	case 0x80000004:
+		memcpy(r, brand + 16 * (leaf - 0x80000002), 16);
+		break;
+	case 0x80000005:
+		r[2] = r[3] = 0x20080140;   // L1d/L1i: 32 KiB, 8-way, 64-byte lines
+		break;
+	case 0x80000006:
+		r[2] = 0x02006040;          // L2: 512 KiB, 8-way, 64-byte lines
+		r[3] = 0x00406040;          // L3: 8 MiB
+		break;
+	case 0x80000008:
+		r[0] = 0x00003028;          // 40-bit physical, 48-bit virtual addresses
+		break;
+	}
+	(void)sub;
+}
+
+static int hook_cpuid(uc_engine *uc, void *user) {
+	uint64_t rax, rcx;
+	uint32_t r[4];
+	uc_reg_read(uc, UC_X86_REG_RAX, &rax);
+	uc_reg_read(uc, UC_X86_REG_RCX, &rcx);
+	cpuid_leaf((uint32_t)rax, (uint32_t)rcx, r);
+	uint64_t a = r[0], b = r[1], c = r[2], d = r[3];
+	uc_reg_write(uc, UC_X86_REG_RAX, &a);
+	uc_reg_write(uc, UC_X86_REG_RBX, &b);
+	uc_reg_write(uc, UC_X86_REG_RCX, &c);
+	uc_reg_write(uc, UC_X86_REG_RDX, &d);
+	return 1; // skip the engine's own cpuid
 }
 
 struct emu_state *emu_state_new(uc_engine *uc, uintptr_t handle, uint32_t cap) {
@@ -170,6 +227,8 @@ uc_err emu_install_base(struct emu_state *s, int bare) {
 		return err;
 	if ((err = uc_hook_add(s->uc, &h, UC_HOOK_INSN, hook_syscall, s, 1, 0, UC_X86_INS_SYSCALL)))
 		return err;
+	if ((err = uc_hook_add(s->uc, &h, UC_HOOK_INSN, hook_cpuid, s, 1, 0, UC_X86_INS_CPUID)))
+		return err;
 	if ((err = uc_hook_add(s->uc, &h, UC_HOOK_MEM_INVALID, hook_invalid, s, 1, 0)))
 		return err;
 	return uc_hook_add(s->uc, &h, UC_HOOK_INTR, hook_intr, s, 1, 0);
@@ -178,10 +237,6 @@ uc_err emu_install_base(struct emu_state *s, int bare) {
 uc_err emu_install_mem(struct emu_state *s) {
 	uc_hook h;
 	return uc_hook_add(s->uc, &h, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, hook_mem, s, 1, 0);
-}
-
-uc_err emu_install_code_hook(struct emu_state *s, uint64_t addr, uc_hook *h) {
-	return uc_hook_add(s->uc, h, UC_HOOK_CODE, hook_rdtsc, s, addr, addr);
 }
 
 uc_err emu_reg_read_batch(uc_engine *uc, int *regs, uint64_t *vals, int n) {
@@ -204,8 +259,4 @@ uc_err emu_reg_write_batch(uc_engine *uc, int *regs, uint64_t *vals, int n) {
 
 uc_err emu_remove_cache(uc_engine *uc, uint64_t begin, uint64_t end) {
 	return uc_ctl_remove_cache(uc, begin, end);
-}
-
-uc_err emu_set_cpu_model(uc_engine *uc, int model) {
-	return uc_ctl_set_cpu_model(uc, model);
 }

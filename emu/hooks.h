@@ -56,6 +56,7 @@ struct emu_state {
 
 	int reason;
 	uint64_t fault_addr;
+	uint64_t fault_pc; // RIP as the invalid-memory hook saw it
 	int fault_type;
 	int fault_size;
 	uint32_t intno;
@@ -77,10 +78,8 @@ struct emu_state *emu_state_new(uc_engine *uc, uintptr_t handle, uint32_t cap);
 void emu_state_free(struct emu_state *s);
 uc_err emu_install_base(struct emu_state *s, int bare);
 uc_err emu_install_mem(struct emu_state *s);
-uc_err emu_install_code_hook(struct emu_state *s, uint64_t addr, uc_hook *h);
 void emu_table_put(struct emu_state *s, uint64_t addr, uint32_t len, uint32_t insns, uint8_t end);
 void emu_table_clear(struct emu_state *s);
-uc_err emu_set_cpu_model(uc_engine *uc, int model);
 uc_err emu_remove_cache(uc_engine *uc, uint64_t begin, uint64_t end);
 
 uc_err emu_reg_read_batch(uc_engine *uc, int *regs, uint64_t *vals, int n);

@@ -37,6 +37,8 @@ type Config struct {
 	Analyses                       []analyses.Analysis
 	Needs                          analyses.Needs  // hooks the analyses need
 	Interrupt                      <-chan struct{} // closed on Ctrl-C: stop and keep what was collected
+	// Strace, when set, receives one line per system call (debugging).
+	Strace io.Writer
 	// Symbols receives the symbols of every object mapped into the guest
 	// (analyses name routines with it); created by Load when nil.
 	Symbols *loader.SymbolTable

@@ -161,6 +161,10 @@ func (p *Process) syscall(t *sched.Thread) *Result {
 	if !handled {
 		out = p.kernel.Do(&call)
 	}
+	if p.cfg.Strace != nil {
+		fmt.Fprintf(p.cfg.Strace, "[%d] %s(%#x, %#x, %#x, %#x, %#x, %#x) = %#x\n", t.Tid, syscalls.Name(call.Nr),
+			call.Args[0], call.Args[1], call.Args[2], call.Args[3], call.Args[4], call.Args[5], out.Ret)
+	}
 	if out.Err != nil {
 		p.exitStatus = 2
 		return &Result{ExitStatus: 2, Partial: true, Reason: p.describeSyscallError(out.Err, call.PC)}
@@ -210,6 +214,10 @@ func (p *Process) crash(sig int, what string) *Result {
 	res := &Result{ExitStatus: 128 + sig, Signal: sig, Partial: true,
 		Reason: fmt.Sprintf("guest killed by %s: %s at %#x in %s", SignalName(sig), what, r.RIP, p.syms.Format(r.RIP))}
 	res.Report = p.backtrace(&r)
+	if p.cfg.Strace != nil {
+		res.Report = append(res.Report, fmt.Sprintf("  rax=%#x rbx=%#x rcx=%#x rdx=%#x rsi=%#x rdi=%#x rbp=%#x rsp=%#x r8=%#x r9=%#x r10=%#x r11=%#x r12=%#x r13=%#x r14=%#x r15=%#x fs=%#x",
+			r.RAX, r.RBX, r.RCX, r.RDX, r.RSI, r.RDI, r.RBP, r.RSP, r.R8, r.R9, r.R10, r.R11, r.R12, r.R13, r.R14, r.R15, r.FSBase))
+	}
 	if p.cur != nil {
 		res.Report = append([]string{fmt.Sprintf("thread %d:", p.cur.Tid)}, res.Report...)
 	}

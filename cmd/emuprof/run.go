@@ -32,6 +32,7 @@ type runFlags struct {
 	quantum     uint64
 	schedSeed   uint64
 	bareEngine  bool
+	strace      bool
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -50,6 +51,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.Uint64Var(&f.schedSeed, "sched-seed", 0, "perturb the schedule deterministically (0: unperturbed)")
 	fl.BoolVar(&f.bareEngine, "bare-engine", false, "benchmarking only: no block hook (no virtual time, no scheduling, one thread)")
 	_ = fl.MarkHidden("bare-engine")
+	fl.BoolVar(&f.strace, "strace", false, "print every system call the guest makes, with its result, to stderr")
 }
 
 // config builds the guest configuration for PROGRAM ARGS.
@@ -124,6 +126,9 @@ func execute(cfg guest.Config, as []analyses.Analysis, needs analyses.Needs, f *
 		}
 	}()
 	cfg.Interrupt = interrupt
+	if f.strace {
+		cfg.Strace = os.Stderr
+	}
 	proc, err := guest.Load(cfg, engine)
 	if err != nil {
 		return nil, &exitError{code: 2, msg: err.Error()}
