@@ -88,6 +88,17 @@ func New(opts Options) (*Engine, error) {
 	if err := ucErr("uc_open", C.uc_open(C.UC_ARCH_X86, C.UC_MODE_64, &e.uc)); err != nil {
 		return nil, err
 	}
+	// Linux starts processes with the x87 in extended precision, all
+	// exceptions masked (FCW 0x37f), and SSE likewise (MXCSR 0x1f80);
+	// Unicorn's reset state has single precision, which breaks long double.
+	if err := e.setReg(C.UC_X86_REG_FPCW, 0x37f); err != nil {
+		e.Close()
+		return nil, err
+	}
+	if err := e.setReg(C.UC_X86_REG_MXCSR, 0x1f80); err != nil {
+		e.Close()
+		return nil, err
+	}
 	e.handle = cgo.NewHandle(e)
 	e.st = C.emu_state_new(e.uc, C.uintptr_t(e.handle), C.uint32_t(opts.BufferEvents))
 	if e.st == nil {

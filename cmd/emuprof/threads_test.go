@@ -32,7 +32,7 @@ func TestThreadGuestsMatchNative(t *testing.T) {
 				if n == "omp_reduce" && v == "musl-static" {
 					t.Skip("libgomp has no musl build")
 				}
-				compare(t, nil, t.TempDir(), guest(t, v, n))
+				compare(t, nil, t.TempDir(), guestBin(t, v, n))
 			})
 		}
 	}
@@ -42,7 +42,7 @@ func TestThreadGuestsMatchNative(t *testing.T) {
 func TestAbort(t *testing.T) {
 	for _, v := range variants {
 		t.Run(v, func(t *testing.T) {
-			prog := guest(t, v, "abort")
+			prog := guestBin(t, v, "abort")
 			native := run(t, nil, t.TempDir(), prog)
 			emu := run(t, nil, t.TempDir(), emuprofBin, append(emuArgs(), prog)...)
 			if emu.code != 134 || native.code != 134 || emu.stdout != native.stdout {
@@ -59,7 +59,7 @@ func TestAbort(t *testing.T) {
 func TestThreadDeterminism(t *testing.T) {
 	for _, n := range []string{"racy_counter", "condvar_pc", "threadpool"} {
 		t.Run(n, func(t *testing.T) {
-			prog := guest(t, "glibc-static", n)
+			prog := guestBin(t, "glibc-static", n)
 			first := run(t, nil, t.TempDir(), emuprofBin, append(emuArgs("--trace-digest"), prog)...)
 			d0 := digestOf(t, first)
 			runs := 20
@@ -78,7 +78,7 @@ func TestThreadDeterminism(t *testing.T) {
 
 // Different --sched-seed values explore different interleavings.
 func TestSchedSeedExplores(t *testing.T) {
-	prog := guest(t, "glibc-static", "racy_counter")
+	prog := guestBin(t, "glibc-static", "racy_counter")
 	digests := map[string]bool{}
 	outputs := map[string]bool{}
 	for s := 1; s <= 6; s++ {
@@ -99,7 +99,7 @@ func TestSchedSeedExplores(t *testing.T) {
 func TestDeadlockReport(t *testing.T) {
 	for _, v := range []string{"glibc-static", "musl-static", "glibc-dynamic"} {
 		t.Run(v, func(t *testing.T) {
-			out := run(t, nil, t.TempDir(), emuprofBin, append(emuArgs(), guest(t, v, "deadlock"))...)
+			out := run(t, nil, t.TempDir(), emuprofBin, append(emuArgs(), guestBin(t, v, "deadlock"))...)
 			if out.code != 3 {
 				t.Errorf("exit %d, want 3", out.code)
 			}
@@ -113,7 +113,7 @@ func TestDeadlockReport(t *testing.T) {
 }
 
 func TestStats(t *testing.T) {
-	out := run(t, nil, t.TempDir(), emuprofBin, append(emuArgs("--stats", "--cpus", "2"), guest(t, "glibc-static", "coz_fig1"))...)
+	out := run(t, nil, t.TempDir(), emuprofBin, append(emuArgs("--stats", "--cpus", "2"), guestBin(t, "glibc-static", "coz_fig1"))...)
 	if out.code != 0 || !strings.Contains(out.stderr, "virtual duration") {
 		t.Fatalf("exit %d, stderr %q", out.code, out.stderr)
 	}
