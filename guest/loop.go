@@ -178,7 +178,7 @@ func (p *Process) syscall(t *sched.Thread) *Result {
 		p.recordSyscall(t, call.Nr, uint64(out.Status))
 		return p.exitThread(t, out.Status)
 	}
-	if out.Action == syscalls.Block {
+	if out.Action == syscalls.Block || p.parks(t, &call, out) {
 		return nil // the result is delivered when the thread resumes
 	}
 	r.RAX = out.Ret
@@ -236,7 +236,7 @@ func (p *Process) deadlock() *Result {
 		_ = p.cpu.Save(p.threads[p.cur.Tid].ctx)
 	}
 	for _, t := range p.sched.Deadlock() {
-		res.Report = append(res.Report, fmt.Sprintf("thread %d: blocked on %s", t.Tid, t.Wait.What))
+		res.Report = append(res.Report, fmt.Sprintf("thread %d: blocked on %s", t.Tid, t.Wait))
 		if err := p.cpu.Restore(p.threads[t.Tid].ctx); err != nil {
 			continue
 		}

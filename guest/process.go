@@ -114,6 +114,7 @@ func Load(cfg Config, c cpu.CPU) (*Process, error) {
 	}
 	p.kernel = syscalls.New(p.kernelConfig(), p.as)
 	p.kernel.OnMapFile = p.onMapFile
+	p.kernel.OnPipeEvent = p.pipeChanged
 	p.kernel.SetBrkStart(layout.BrkStart)
 	p.sched = sched.New(sched.Config{CPUs: cfg.CPUs, Quantum: cfg.Quantum, NsPerInsn: cfg.NsPerInsn, Seed: cfg.SchedSeed})
 	if cfg.TraceDigest {

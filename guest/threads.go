@@ -59,8 +59,6 @@ const (
 	eNOSYS    = 38
 	eSRCH     = 3
 	eTIMEDOUT = 110
-
-	timerAbstime = 1
 )
 
 func errno(e int) uint64 { return uint64(-int64(e)) }
@@ -102,10 +100,6 @@ func (p *Process) threadSyscall(t *sched.Thread, c *syscalls.Call, r *cpu.Regs) 
 		return syscalls.Outcome{Action: syscalls.ExitGroup, Status: int(a[0] & 0xff)}, true, nil
 	case nrFutex:
 		return p.futex(t, c), true, nil
-	case nrNanosleep:
-		return p.sleep(t, c, a[0], false), true, nil
-	case nrClockNanosleep:
-		return p.sleep(t, c, a[2], a[1]&timerAbstime != 0), true, nil
 	case nrTkill, nrTgkill:
 		sig := a[1]
 		if c.Nr == nrTgkill {
@@ -322,22 +316,44 @@ func (p *Process) futexWakeOp(t *sched.Thread, addr uint64, n, n2 int, addr2 uin
 	return ret(uint64(woken))
 }
 
-// sleep parks t until a virtual deadline.
-func (p *Process) sleep(t *sched.Thread, c *syscalls.Call, tsAddr uint64, abs bool) syscalls.Outcome {
-	d, err := p.readTimespec(tsAddr)
-	if err != nil || d < 0 {
-		return ret(errno(eINVAL))
+// parks turns the kernel's "would block" answers into parking the thread:
+// a sleep until its deadline, a read of an empty pipe (or a write to a full
+// one) until the pipe changes, a poll with nothing ready until a pipe
+// changes or its timeout. Pipe and poll calls are re-executed on wake.
+func (p *Process) parks(t *sched.Thread, c *syscalls.Call, out syscalls.Outcome) bool {
+	var w sched.Wait
+	switch wt := out.Wait.(type) {
+	case *syscalls.SleepWait:
+		if wt.Until <= c.Now {
+			return false
+		}
+		w = sched.Wait{Kind: sched.WaitSleep, Deadline: wt.Until, What: fmt.Sprintf("sleep until %d ns", wt.Until)}
+	case *syscalls.PipeWait:
+		w = sched.Wait{Kind: sched.WaitPipeRead, Addr: wt.Pipe, Restart: true, What: fmt.Sprintf("read pipe:[%d]", wt.Pipe)}
+		if wt.Write {
+			w.Kind, w.What = sched.WaitPipeWrite, fmt.Sprintf("write pipe:[%d]", wt.Pipe)
+		}
+	case *syscalls.PollWait:
+		if wt.Timeout == 0 {
+			return false
+		}
+		w = sched.Wait{Kind: sched.WaitPoll, Restart: true, Deadline: sched.NoDeadline, What: "poll"}
+		if wt.Timeout > 0 {
+			w.Deadline = c.Now + wt.Timeout
+		}
+	default:
+		return false
 	}
-	deadline := c.Now + d
-	if abs {
-		deadline = p.absDeadline(d, c.Args[0] == 0) // clock id 0 = CLOCK_REALTIME
-	}
-	if deadline <= c.Now {
-		return ret(0)
-	}
-	p.sched.Block(t, sched.Wait{Kind: sched.WaitSleep, Deadline: deadline, What: fmt.Sprintf("sleep until %d ns", deadline)})
+	p.sched.Block(t, w)
 	p.block(t, c)
-	return syscalls.Outcome{Action: syscalls.Block}
+	return true
+}
+
+// pipeChanged wakes the threads waiting for pipe to change.
+func (p *Process) pipeChanged(pipe uint64) {
+	p.sched.WakeAll(p.cur, sched.WaitPipeRead, pipe)
+	p.sched.WakeAll(p.cur, sched.WaitPipeWrite, pipe)
+	p.sched.WakeAll(p.cur, sched.WaitPoll, 0)
 }
 
 // absDeadline converts an absolute guest time to virtual ns.
