@@ -1,7 +1,9 @@
 /* tolower.c - the aprof paper's wf example in miniature: str_tolower(s)
  * calls strlen(s) in its loop condition, so its cost is quadratic in the
  * length of s, while addword(buf, w), which appends w to buf, is linear.
- * Both noinline; called on words of lengths 1, 11, 21, ..., 291 (step 10).
+ * Both noinline; called on words of lengths 1, 61, ..., 2941 (step 60): long
+ * enough that the quadratic term dominates even with SSE2 strlen, which
+ * scans 64 bytes per iteration.
  * Prints a checksum of the lowered text. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,13 +36,13 @@ __attribute__((noinline)) size_t addword(char *buf, const char *w)
 
 int main(void)
 {
-	char word[512];
+	char word[4096];
 	static char text[65536];
 	unsigned long h = 5381;
 	int words = 0;
 	size_t len = 0;
 
-	for (int n = 1; n <= 300; n += 10) {
+	for (int n = 1; n <= 3000; n += 60) {
 		for (int i = 0; i < n; i++)
 			word[i] = (char)((i % 3 == 0 ? 'A' : 'a') + (i * 7 + n) % 26);
 		word[n] = '\0';

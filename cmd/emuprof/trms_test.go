@@ -1,0 +1,230 @@
+package main
+
+// End-to-end tests of `emuprof trms` on real guests: the input sizes and
+// growth the aprof papers predict for each program.
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"emuprof/analyses/trms"
+)
+
+type trmsRun struct {
+	rms, drms *trms.Report
+	stdout    string
+	dir       string
+}
+
+func runTrms(t *testing.T, flags []string, prog string, args ...string) trmsRun {
+	t.Helper()
+	dir := t.TempDir()
+	a := append([]string{"trms", "--single-report", "--out", dir, "--clear-env"}, flags...)
+	a = append(append(a, "--", prog), args...)
+	out := run(t, nil, dir, emuprofBin, a...)
+	if out.code != 0 {
+		t.Fatalf("emuprof trms %s: exit %d\n%s", prog, out.code, out.stderr)
+	}
+	var r trmsRun
+	r.stdout, r.dir = out.stdout, dir
+	paths, _ := filepath.Glob(filepath.Join(dir, "*.aprof"))
+	for _, p := range paths {
+		rep, err := trms.ReadReportFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Input == trms.InputRMS {
+			r.rms = rep
+		} else {
+			r.drms = rep
+		}
+	}
+	if r.rms == nil || r.drms == nil {
+		t.Fatalf("missing reports in %v", paths)
+	}
+	return r
+}
+
+// points returns routine name's tuples, sorted by input size.
+func points(t *testing.T, r *trms.Report, name string) []trms.Tuple {
+	t.Helper()
+	var id uint32
+	found := false
+	for _, rr := range r.Routines {
+		if rr.Name == name {
+			id, found = rr.ID, true
+		}
+	}
+	if !found {
+		t.Fatalf("routine %s not in the report", name)
+	}
+	var ts []trms.Tuple
+	for _, p := range r.RoutinePoints() {
+		if p.ID == id {
+			ts = append(ts, p.Tuple)
+		}
+	}
+	sort.Slice(ts, func(i, j int) bool { return ts[i].N < ts[j].N })
+	return ts
+}
+
+func summary(t *testing.T, r trmsRun, name string) trms.RoutineSummary {
+	t.Helper()
+	sums, err := trms.Summarize(r.rms, r.drms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range sums {
+		if s.Name == name {
+			return s
+		}
+	}
+	t.Fatalf("%s not in the summary", name)
+	return trms.RoutineSummary{}
+}
+
+// count_zero over n = 1, 8, ..., 197 ints: the iterative version reads each
+// element once, so its RMS grows by exactly one cell per element (k = 4);
+// the recursive one has one activation per suffix, every size in between.
+func TestTRMSCountZero(t *testing.T) {
+	for _, v := range []string{"glibc-static-O0", "glibc-static", "musl-static"} {
+		t.Run(v, func(t *testing.T) {
+			r := runTrms(t, nil, guestBin(t, v, "count_zero"))
+			iter := points(t, r.rms, "count_zero_iter")
+			if len(iter) != 29 {
+				t.Fatalf("count_zero_iter: %d tuples, want 29 (one per n)", len(iter))
+			}
+			for i := 1; i < len(iter); i++ {
+				if d := iter[i].N - iter[i-1].N; d != 7 {
+					t.Fatalf("count_zero_iter: RMS %d then %d: want +7 for 7 more elements", iter[i-1].N, iter[i].N)
+				}
+			}
+			rec := points(t, r.rms, "count_zero_rec")
+			for i := 1; i < len(rec); i++ {
+				if rec[i].N != rec[i-1].N+1 {
+					t.Fatalf("count_zero_rec: RMS values %d, %d not consecutive", rec[i-1].N, rec[i].N)
+				}
+			}
+			if len(rec) != 198 {
+				t.Errorf("count_zero_rec: %d distinct RMS, want 198 (suffixes of 0..197 elements)", len(rec))
+			}
+		})
+	}
+}
+
+// str_tolower calls strlen in its loop condition: quadratic; addword: linear.
+func TestTRMSGrowth(t *testing.T) {
+	for _, v := range []string{"glibc-static-O0", "glibc-static"} {
+		t.Run(v, func(t *testing.T) {
+			r := runTrms(t, nil, guestBin(t, v, "tolower"))
+			lower, add := summary(t, r, "str_tolower"), summary(t, r, "addword")
+			if lower.RMSFit == nil || lower.RMSFit.C < 1.7 || lower.RMSFit.C > 2.3 {
+				t.Errorf("str_tolower fit %+v, want exponent ~2", lower.RMSFit)
+			}
+			if add.RMSFit == nil || add.RMSFit.C < 0.9 || add.RMSFit.C > 1.1 {
+				t.Errorf("addword fit %+v, want exponent ~1", add.RMSFit)
+			}
+		})
+	}
+}
+
+// The consumer of the condvar producer/consumer reads one slot that the
+// producer rewrites: RMS stays constant, TRMS grows with n (thread-induced).
+func TestTRMSProducerConsumer(t *testing.T) {
+	var rms, trmsv []uint64
+	for _, n := range []string{"100", "200", "400"} {
+		r := runTrms(t, nil, guestBin(t, "glibc-static", "condvar_pc"), n)
+		c := points(t, r.rms, "consumer")
+		d := points(t, r.drms, "consumer")
+		if len(c) != 1 || len(d) != 1 {
+			t.Fatalf("n=%s: consumer has %d RMS and %d TRMS tuples, want 1 each", n, len(c), len(d))
+		}
+		rms, trmsv = append(rms, c[0].N), append(trmsv, d[0].N)
+		if d[0].ThrSum == 0 {
+			t.Errorf("n=%s: no thread-induced input for the consumer", n)
+		}
+	}
+	if rms[0] != rms[1] || rms[1] != rms[2] {
+		t.Errorf("consumer RMS %v: want constant", rms)
+	}
+	// Linear in n: each item brings the slot plus the synchronization words
+	// (mutex, condvar) the producer wrote since the consumer last read them.
+	perItem1 := float64(trmsv[1]-trmsv[0]) / 100
+	perItem2 := float64(trmsv[2]-trmsv[1]) / 200
+	if perItem1 < 1 || perItem1 > 40 || perItem2 < 0.95*perItem1 || perItem2 > 1.05*perItem1 {
+		t.Errorf("consumer TRMS %v at n = 100, 200, 400: want linear growth of at least 1 per item", trmsv)
+	}
+}
+
+// sum_file reads a file through a 2-byte buffer: RMS ~1 buffer cell, TRMS
+// ~one induced access per read(), all external (kernel writes).
+func TestTRMSExternalInput(t *testing.T) {
+	dir := t.TempDir()
+	var rms, trmsv, ext []uint64
+	for _, size := range []int{1000, 5000} {
+		p := filepath.Join(dir, "in")
+		os.WriteFile(p, bytes.Repeat([]byte("ab"), size/2), 0o644)
+		r := runTrms(t, nil, guestBin(t, "glibc-static", "readbuf"), p)
+		c, d := points(t, r.rms, "sum_file"), points(t, r.drms, "sum_file")
+		if len(c) != 1 || len(d) != 1 {
+			t.Fatalf("size %d: sum_file has %d/%d tuples", size, len(c), len(d))
+		}
+		rms, trmsv, ext = append(rms, c[0].N), append(trmsv, d[0].N), append(ext, d[0].ExtSum)
+	}
+	if rms[1] != rms[0] {
+		t.Errorf("sum_file RMS %v: want constant", rms)
+	}
+	if grow := trmsv[1] - trmsv[0]; grow < 1900 || grow > 2100 {
+		t.Errorf("sum_file TRMS %v: want +~2000 for 2000 more 2-byte reads", trmsv)
+	}
+	if ext[1]-ext[0] < 1900 {
+		t.Errorf("sum_file external input %v: want it to grow with the reads", ext)
+	}
+}
+
+// Same run twice: byte-identical reports; the guest's own output is intact;
+// merging two runs doubles every tuple's call count (aprof's incremental mode).
+func TestTRMSDeterministicAndMerge(t *testing.T) {
+	prog := guestBin(t, "glibc-static", "wf")
+	words, err := os.ReadFile(filepath.Join(filepath.Dir(guestDir), "inputs", "words.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	native := run(t, words, t.TempDir(), prog)
+	var files [2][]byte
+	var rmsPaths [2]string
+	for i := range files {
+		dir := t.TempDir()
+		out := run(t, words, dir, emuprofBin, "trms", "--single-report", "--out", dir, "--clear-env", "--", prog)
+		if out.code != 0 || !strings.HasPrefix(out.stdout, native.stdout) {
+			t.Fatalf("wf under trms: exit %d, stdout %q, want prefix %q", out.code, out.stdout, native.stdout)
+		}
+		paths, _ := filepath.Glob(filepath.Join(dir, "*_rms.aprof"))
+		if len(paths) != 1 {
+			t.Fatalf("reports %v", paths)
+		}
+		rmsPaths[i] = paths[0]
+		files[i], _ = os.ReadFile(paths[0])
+	}
+	if !bytes.Equal(files[0], files[1]) {
+		t.Fatal("two identical runs gave different reports")
+	}
+	merged := filepath.Join(t.TempDir(), "merged.aprof")
+	if out := run(t, nil, ".", emuprofBin, "merge", "-o", merged, rmsPaths[0], rmsPaths[1]); out.code != 0 {
+		t.Fatalf("merge: %s", out.stderr)
+	}
+	one, _ := trms.ReadReportFile(rmsPaths[0])
+	two, _ := trms.ReadReportFile(merged)
+	if len(one.Points) == 0 || len(one.Points) != len(two.Points) {
+		t.Fatalf("merged report has %d points, single %d", len(two.Points), len(one.Points))
+	}
+	for i := range one.Points {
+		if two.Points[i].Calls != 2*one.Points[i].Calls || two.Points[i].N != one.Points[i].N {
+			t.Fatalf("merged point %+v, single %+v", two.Points[i], one.Points[i])
+		}
+	}
+}
