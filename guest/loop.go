@@ -202,7 +202,15 @@ func (p *Process) recordSyscall(t *sched.Thread, nr, ret uint64) {
 
 func (p *Process) describeSyscallError(err error, pc uint64) string {
 	if u, ok := err.(*syscalls.UnsupportedError); ok {
-		return fmt.Sprintf("unsupported syscall %d (%s) at %#x in %s", u.Nr, syscalls.Name(u.Nr), pc, p.syms.Format(pc))
+		msg := fmt.Sprintf("unsupported syscall %d (%s) at %#x in %s", u.Nr, syscalls.Name(u.Nr), pc, p.syms.Format(pc))
+		// Name the caller too: the syscall instruction is usually in a libc wrapper.
+		var r cpu.Regs
+		if p.cpu.ReadRegs(&r) == nil {
+			if callers := p.callers(&r); len(callers) > 0 {
+				msg += ", called from " + p.syms.Format(callers[0])
+			}
+		}
+		return msg + " (--unsupported=enosys makes it fail with ENOSYS instead)"
 	}
 	return fmt.Sprintf("syscall at %#x in %s: %v", pc, p.syms.Format(pc), err)
 }

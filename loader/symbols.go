@@ -365,6 +365,15 @@ func functionSymbols(f *elf.File, bias, lo, hi uint64) (out []rawSym) {
 	if syms, err := f.DynamicSymbols(); err == nil {
 		add(syms)
 	}
+	// PLT stubs have no symbols; without these a size-0 symbol before them
+	// (often _init) would swallow every call through the PLT.
+	for _, sec := range f.Sections {
+		if strings.HasPrefix(sec.Name, ".plt") && sec.Flags&elf.SHF_EXECINSTR != 0 && sec.Size > 0 {
+			if a := sec.Addr + bias; a >= lo && a < hi {
+				out = append(out, rawSym{addr: a, size: sec.Size, name: "[" + sec.Name + "]", rank: 8})
+			}
+		}
+	}
 	return out
 }
 

@@ -298,3 +298,63 @@ func mustTime(s string) time.Time {
 	}
 	return tm
 }
+
+func TestUnsupportedSyscall(t *testing.T) {
+	for _, v := range variants {
+		t.Run(v, func(t *testing.T) {
+			prog := guestBin(t, v, "unsupported")
+			out := run(t, nil, t.TempDir(), emuprofBin, append(emuArgs(), prog)...)
+			re := regexp.MustCompile(`^emuprof: unsupported syscall 283 \(timerfd_create\) at 0x[0-9a-f]+ in syscall\+0x[0-9a-f]+ \((unsupported|libc\.so\.6)\), called from main\+0x[0-9a-f]+ \(unsupported\)`)
+			if out.code != 2 || !re.MatchString(out.stderr) || strings.Count(out.stderr, "\n") != 1 {
+				t.Errorf("exit %d, stderr %q; want exit 2 and one line matching %v", out.code, out.stderr, re)
+			}
+			out = run(t, nil, t.TempDir(), emuprofBin, append(emuArgs("--unsupported=enosys"), prog)...)
+			if out.code != 0 || out.stdout != "timerfd_create: Function not implemented\n" ||
+				!strings.Contains(out.stderr, "warning: unsupported syscalls answered with ENOSYS: 283 (timerfd_create)") {
+				t.Errorf("--unsupported=enosys: exit %d, stdout %q, stderr %q", out.code, out.stdout, out.stderr)
+			}
+		})
+	}
+}
+
+// The guest sees --cpus CPUs through sched_getaffinity and sysfs.
+func TestCPUsVisible(t *testing.T) {
+	for _, n := range []string{"1", "3", "8"} {
+		for _, args := range [][]string{{"/usr/bin/nproc"}, {"/usr/bin/nproc", "--all"}} {
+			out := run(t, nil, t.TempDir(), emuprofBin, append(emuArgs("--cpus", n), args...)...)
+			if out.stdout != n+"\n" {
+				t.Errorf("--cpus %s: %v printed %q", n, args, out.stdout)
+			}
+		}
+	}
+}
+
+// Ctrl-C stops the guest, says so in one line, exits 130 and still writes
+// the profile, marked partial.
+func TestInterruptWritesPartialProfile(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command(emuprofBin, "trms", "--out", dir, "--", guestBin(t, "glibc-static", "qsort"), "20000000")
+	var se bytes.Buffer
+	cmd.Stderr = &se
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != 130 {
+		t.Fatalf("exit %v, want 130; stderr %s", err, se.String())
+	}
+	if !strings.Contains(se.String(), "emuprof: interrupted") {
+		t.Errorf("stderr %q does not say it was interrupted", se.String())
+	}
+	paths, _ := filepath.Glob(filepath.Join(dir, "*.aprof"))
+	if len(paths) != 2 {
+		t.Fatalf("reports written: %v", paths)
+	}
+	data, _ := os.ReadFile(paths[0])
+	if !bytes.Contains(data, []byte("c partial: interrupted")) {
+		t.Errorf("report not marked partial:\n%.300s", data)
+	}
+}
