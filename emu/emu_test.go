@@ -185,3 +185,40 @@ func TestContextSwitch(t *testing.T) {
 		t.Errorf("fs base after restore %#x, want 0x7000", fs)
 	}
 }
+
+// BenchmarkContextSwitch measures what a guest thread switch costs the
+// engine: save the running thread's registers, restore another's.
+func BenchmarkContextSwitch(b *testing.B) {
+	e, err := New(Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	x, _ := e.NewContext()
+	y, _ := e.NewContext()
+	defer x.Free()
+	defer y.Free()
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		_ = e.Save(x)
+		_ = e.Restore(y)
+		e.SetTid(uint32(i))
+	}
+}
+
+// BenchmarkRunSlice measures one scheduling slice: resume the engine and
+// stop at the first syscall (the fixed cost of returning to Go).
+func BenchmarkRunSlice(b *testing.B) {
+	e, err := New(Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	if err := e.MapPages(codeAddr, 0x1000, mm.ProtRead|mm.ProtExec); err != nil {
+		b.Fatal(err)
+	}
+	_ = e.WriteMem(codeAddr, []byte{0x0f, 0x05}) // syscall
+	for i := 0; i < b.N; i++ {
+		e.Run(codeAddr, 0)
+	}
+}

@@ -21,6 +21,16 @@ type threadStats struct {
 	rms, trms   map[tupleKey]*Tuple // per routine, keyed by RMS / TRMS
 	crms, ctrms map[tupleKey]*Tuple // per calling context (CCT mode)
 	cct         *calls.CCT          // nil unless CCT mode
+	// cache fronts the four maps: most activations repeat a recent
+	// (routine, input size), and a map lookup per return was the
+	// analysis's largest cost on call-heavy guests.
+	cache [4]tupleCache
+}
+
+// tupleCache is a direct-mapped cache of tuple pointers.
+type tupleCache [256]struct {
+	k tupleKey
+	t *Tuple
 }
 
 // collector gathers the tuples of every thread.
@@ -69,21 +79,25 @@ func (c *collector) collect(s *threadStats, r calls.RoutineID, ctx calls.NodeID,
 	if c.hook != nil {
 		c.hook(s.tid, r, *a)
 	}
-	addTo(s.rms, tupleKey{uint32(r), a.rms}, a)
-	addTo(s.trms, tupleKey{uint32(r), a.trms}, a)
+	addTo(s.rms, &s.cache[0], tupleKey{uint32(r), a.rms}, a)
+	addTo(s.trms, &s.cache[1], tupleKey{uint32(r), a.trms}, a)
 	if s.cct != nil {
-		addTo(s.crms, tupleKey{uint32(ctx), a.rms}, a)
-		addTo(s.ctrms, tupleKey{uint32(ctx), a.trms}, a)
+		addTo(s.crms, &s.cache[2], tupleKey{uint32(ctx), a.rms}, a)
+		addTo(s.ctrms, &s.cache[3], tupleKey{uint32(ctx), a.trms}, a)
 	}
 }
 
-func addTo(m map[tupleKey]*Tuple, k tupleKey, a *activation) {
-	t, ok := m[k]
-	if !ok {
-		t = &Tuple{N: k.n}
-		m[k] = t
+func addTo(m map[tupleKey]*Tuple, c *tupleCache, k tupleKey, a *activation) {
+	e := &c[(k.id*31+uint32(k.n))&uint32(len(c)-1)]
+	if e.t == nil || e.k != k {
+		t, ok := m[k]
+		if !ok {
+			t = &Tuple{N: k.n}
+			m[k] = t
+		}
+		e.k, e.t = k, t
 	}
-	t.add(a)
+	e.t.add(a)
 }
 
 // idPoints lists the tuples of m as points sorted by (id, N).

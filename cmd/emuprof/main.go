@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/pprof"
 
 	"github.com/spf13/cobra"
 )
@@ -27,7 +28,21 @@ func main() {
 		SilenceErrors: true,
 	}
 	root.AddCommand(runCommand(), trmsCommand(), mergeCommand(), syscallsCommand())
+	var cpuProfile string
+	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a Go CPU profile of emuprof itself (profiling the profiler)")
+	_ = root.PersistentFlags().MarkHidden("cpuprofile")
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		if cpuProfile == "" {
+			return nil
+		}
+		f, err := os.Create(cpuProfile)
+		if err != nil {
+			return err
+		}
+		return pprof.StartCPUProfile(f)
+	}
 	err := root.Execute()
+	pprof.StopCPUProfile()
 	if err == nil {
 		return
 	}

@@ -32,6 +32,7 @@ type runFlags struct {
 	quantum     uint64
 	schedSeed   uint64
 	bareEngine  bool
+	memHooks    bool
 	strace      bool
 }
 
@@ -51,6 +52,8 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.Uint64Var(&f.schedSeed, "sched-seed", 0, "perturb the schedule deterministically (0: unperturbed)")
 	fl.BoolVar(&f.bareEngine, "bare-engine", false, "benchmarking only: no block hook (no virtual time, no scheduling, one thread)")
 	_ = fl.MarkHidden("bare-engine")
+	fl.BoolVar(&f.memHooks, "bench-mem-hooks", false, "benchmarking only: install the block and memory hooks and discard their events")
+	_ = fl.MarkHidden("bench-mem-hooks")
 	fl.BoolVar(&f.strace, "strace", false, "print every system call the guest makes, with its result, to stderr")
 }
 
@@ -177,7 +180,11 @@ func runCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			_, err = execute(cfg, nil, analyses.Needs{}, &f)
+			var needs analyses.Needs
+			if f.memHooks {
+				needs = analyses.Needs{Blocks: true, Memory: true}
+			}
+			_, err = execute(cfg, nil, needs, &f)
 			return err
 		},
 	}
