@@ -1,21 +1,38 @@
 #!/usr/bin/env bash
-# Measures emuprof against native execution and valgrind in the same run and
-# prints slowdown ratios and guest instructions per second.
-#   bench/run.sh [guest ...]   (default: the CPU-bound guests)
-# Each figure is the best of $REPS runs (default 3), wall-clock seconds.
+# Measures emuprof against native execution and valgrind, in the same run,
+# and prints slowdown ratios (wall time / native wall time), guest MIPS and
+# peak memory.
+#   bench/run.sh [guest ...]        default: the CPU-bound guests
+#   REPS=5 bench/run.sh qsort       best of 5 runs per figure (default 3)
+#   THREADS=1 bench/run.sh          the multithreaded guests instead
+# Columns:
+#   native      wall seconds of the guest run natively
+#   bare        emuprof with no block hook: Unicorn's own floor
+#   run         `emuprof run` (block hook: virtual time, scheduling)
+#   memhooks    block + C memory hooks, events discarded (the tracing cost)
+#   trms        `emuprof trms` (tracing + call tracking + RMS/TRMS)
+#   vg-none, memcheck, callgrind   valgrind tools (callgrind with --cache-sim=yes)
+#   run/bare, trms/memhooks        the two ratios the issues set goals for
+#   MIPS        guest instructions per second under `emuprof run`
+#   RSS MB      peak resident memory: guest native, emuprof trms
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPS=${REPS:-3}
 EMUPROF=./emuprof
 BIN=testdata/bin/glibc-static
 guests=("$@")
-[ ${#guests[@]} -gt 0 ] || guests=(qsort mallocstress printf)
+if [ ${#guests[@]} -eq 0 ]; then
+	if [ -n "${THREADS:-}" ]; then
+		guests=(mutex_counter condvar_pc threadpool pipe_threads coz_fig1 omp_reduce)
+	else
+		guests=(qsort mallocstress printf)
+	fi
+fi
 have_valgrind=$(command -v valgrind >/dev/null && echo 1 || echo 0)
 
 best() { # best wall time of REPS runs of "$@", output discarded
-	local best="" t
+	local best="" t s e
 	for _ in $(seq "$REPS"); do
-		local s e
 		s=$(date +%s.%N)
 		"$@" >/dev/null 2>&1 </dev/null || true
 		e=$(date +%s.%N)
@@ -25,26 +42,32 @@ best() { # best wall time of REPS runs of "$@", output discarded
 	echo "$best"
 }
 ratio() { echo "scale=1; $1 / $2" | bc -l; }
+rss() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null </dev/null | tail -1; }
 
-printf '%-14s %9s %9s %9s %9s %9s %9s %9s %9s %10s\n' guest native bare run trms vg-none memcheck callgrind run/bare "MIPS(run)"
+date -u +"# %Y-%m-%d %H:%M UTC, $(nproc) cores, REPS=$REPS"
+printf '%-14s %8s %7s %7s %8s %7s %8s %8s %9s %8s %13s %6s %13s\n' guest native bare run memhooks trms vg-none memcheck callgrind run/bare trms/memhooks MIPS "RSS MB g/trms"
 for g in "${guests[@]}"; do
 	prog=$BIN/$g
 	[ -x "$prog" ] || { echo "missing $prog (make guests)" >&2; continue; }
 	n=$(best "$prog")
 	bare=$(best $EMUPROF run --bare-engine -- "$prog")
 	run=$(best $EMUPROF run -- "$prog")
+	mem=$(best $EMUPROF run --bench-mem-hooks -- "$prog")
 	trms=$(best $EMUPROF trms --out /tmp/emuprof-bench -- "$prog")
 	if [ "$have_valgrind" = 1 ]; then
 		vn=$(best valgrind --tool=none "$prog")
 		vm=$(best valgrind --tool=memcheck "$prog")
 		vc=$(best valgrind --tool=callgrind --cache-sim=yes --callgrind-out-file=/dev/null "$prog")
 	else
-		vn=0; vm=0; vc=0
+		vn=0 vm=0 vc=0
 	fi
 	insns=$($EMUPROF run --stats -- "$prog" 2>&1 >/dev/null | sed -n 's/.*ns (makespan), \([0-9]*\) instructions.*/\1/p')
 	mips=$(echo "scale=0; $insns / $run / 1000000" | bc -l)
-	printf '%-14s %9.3f %8.1fx %8.1fx %8.1fx %8.1fx %8.1fx %8.1fx %9.2f %10s\n' "$g" "$n" \
-		"$(ratio "$bare" "$n")" "$(ratio "$run" "$n")" "$(ratio "$trms" "$n")" \
+	grss=$(rss "$prog")
+	trss=$(rss $EMUPROF trms --out /tmp/emuprof-bench -- "$prog")
+	printf '%-14s %8.3f %6.1fx %6.1fx %7.1fx %6.1fx %7.1fx %7.1fx %8.1fx %8.2f %13.2f %6s %6d/%-6d\n' "$g" "$n" \
+		"$(ratio "$bare" "$n")" "$(ratio "$run" "$n")" "$(ratio "$mem" "$n")" "$(ratio "$trms" "$n")" \
 		"$(ratio "$vn" "$n")" "$(ratio "$vm" "$n")" "$(ratio "$vc" "$n")" \
-		"$(echo "scale=3; $run / $bare" | bc -l)" "$mips"
+		"$(echo "scale=3; $run / $bare" | bc -l)" "$(echo "scale=3; $trms / $mem" | bc -l)" "$mips" \
+		"$((grss / 1024))" "$((trss / 1024))"
 done
