@@ -162,8 +162,12 @@ func (p *Process) syscall(t *sched.Thread) *Result {
 		out = p.kernel.Do(&call)
 	}
 	if p.cfg.Strace != nil {
-		fmt.Fprintf(p.cfg.Strace, "[%d] %s(%#x, %#x, %#x, %#x, %#x, %#x) = %#x\n", t.Tid, syscalls.Name(call.Nr),
-			call.Args[0], call.Args[1], call.Args[2], call.Args[3], call.Args[4], call.Args[5], out.Ret)
+		result := fmt.Sprintf("%#x", out.Ret)
+		if out.Action == syscalls.Block || out.Wait != nil {
+			result += " (may block)"
+		}
+		fmt.Fprintf(p.cfg.Strace, "[%d] %s(%#x, %#x, %#x, %#x, %#x, %#x) = %s\n", t.Tid, syscalls.Name(call.Nr),
+			call.Args[0], call.Args[1], call.Args[2], call.Args[3], call.Args[4], call.Args[5], result)
 	}
 	if out.Err != nil {
 		p.exitStatus = 2

@@ -174,6 +174,35 @@ func TestCrashReport(t *testing.T) {
 	}
 }
 
+// An invalid instruction kills the guest with SIGILL (132), like natively.
+func TestIllegalInstruction(t *testing.T) {
+	for _, v := range variants {
+		t.Run(v, func(t *testing.T) {
+			prog := guestBin(t, v, "sigill")
+			native := run(t, nil, t.TempDir(), prog)
+			out := run(t, nil, t.TempDir(), emuprofBin, append(emuArgs(), prog)...)
+			if native.code != 132 || out.code != 132 || out.stdout != native.stdout {
+				t.Errorf("native %d %q, emu %d %q", native.code, native.stdout, out.code, out.stdout)
+			}
+			if !regexp.MustCompile(`guest killed by SIGILL: invalid instruction at 0x[0-9a-f]+ in bad_insn`).MatchString(out.stderr) {
+				t.Errorf("report: %s", out.stderr)
+			}
+		})
+	}
+}
+
+// rdtsc and rdtscp return virtual time: increasing, and identical across runs.
+func TestVirtualTSC(t *testing.T) {
+	for _, v := range []string{"glibc-static", "musl-static", "glibc-dynamic"} {
+		prog := guestBin(t, v, "rdtsc")
+		a := run(t, nil, t.TempDir(), emuprofBin, append(emuArgs(), prog)...)
+		b := run(t, nil, t.TempDir(), emuprofBin, append(emuArgs(), prog)...)
+		if a.code != 0 || !strings.HasPrefix(a.stdout, "increasing: yes\n") || a.stdout != b.stdout {
+			t.Errorf("%s: runs printed %q and %q", v, a.stdout, b.stdout)
+		}
+	}
+}
+
 func TestDeterministicDigest(t *testing.T) {
 	prog := guestBin(t, "glibc-dynamic", "mallocstress")
 	var first string
@@ -222,8 +251,10 @@ func TestBadInput(t *testing.T) {
 		{arm, "AArch64"},
 		{trunc, "truncated"},
 	}
+	// A dynamically linked program whose interpreter is not in the sysroot.
+	cases = append(cases, struct{ prog, want string }{guestBin(t, "glibc-dynamic", "hello"), "not found in sysroot"})
 	for _, c := range cases {
-		out := run(t, nil, dir, emuprofBin, "run", "--", c.prog)
+		out := run(t, nil, dir, emuprofBin, "run", "--sysroot", dir, "--", c.prog)
 		lines := strings.Split(strings.TrimSpace(out.stderr), "\n")
 		if out.code != 2 || len(lines) != 1 || !strings.HasPrefix(lines[0], "emuprof: ") || !strings.Contains(lines[0], c.want) {
 			t.Errorf("%s: exit %d, stderr %q; want exit 2 and one line mentioning %q", c.prog, out.code, out.stderr, c.want)

@@ -25,7 +25,7 @@ func digestOf(t *testing.T, out outcome) string {
 // print what they print natively, in every build flavour.
 func TestThreadGuestsMatchNative(t *testing.T) {
 	names := []string{"mutex_counter", "condvar_pc", "sem_pc", "barrier", "threadpool", "rwlock",
-		"pipe_threads", "join_many", "spin_flag", "coz_fig1", "omp_reduce"}
+		"pipe_threads", "join_many", "spin_flag", "coz_fig1", "omp_reduce", "futex_ops"}
 	for _, v := range variants {
 		for _, n := range names {
 			t.Run(v+"/"+n, func(t *testing.T) {
