@@ -228,3 +228,67 @@ func TestTRMSDeterministicAndMerge(t *testing.T) {
 		}
 	}
 }
+
+// --resolution k: an int array element is 4 bytes, so at k = 1 the
+// iterative count_zero's RMS grows by 4 cells per element, at k = 8 by
+// one cell every two elements.
+func TestTRMSResolution(t *testing.T) {
+	prog := guestBin(t, "glibc-static", "count_zero")
+	for _, c := range []struct {
+		k    string
+		step uint64 // RMS growth for 7 more elements
+	}{{"1", 28}, {"2", 14}, {"4", 7}} {
+		r := runTrms(t, []string{"--resolution", c.k}, prog)
+		iter := points(t, r.rms, "count_zero_iter")
+		for i := 1; i < len(iter); i++ {
+			if d := iter[i].N - iter[i-1].N; d != c.step {
+				t.Fatalf("k=%s: RMS %d then %d, want +%d", c.k, iter[i-1].N, iter[i].N, c.step)
+			}
+		}
+	}
+	r := runTrms(t, []string{"--resolution", "8"}, prog)
+	iter := points(t, r.rms, "count_zero_iter")
+	if span := iter[len(iter)-1].N - iter[0].N; span < 96 || span > 100 {
+		t.Errorf("k=8: RMS spans %d cells for 196 more elements, want ~98", span)
+	}
+}
+
+// --cct: per-context tuples folded back per routine equal the plain profile;
+// --cost insns counts instructions (more than blocks).
+func TestTRMSContextsAndCost(t *testing.T) {
+	prog := guestBin(t, "glibc-static", "count_zero")
+	plain := runTrms(t, nil, prog)
+	cct := runTrms(t, []string{"--cct"}, prog)
+	if len(cct.rms.Contexts) == 0 || len(cct.rms.CPoints) == 0 {
+		t.Fatal("--cct wrote no calling contexts")
+	}
+	for _, name := range []string{"count_zero_iter", "count_zero_rec", "main"} {
+		a, b := points(t, plain.rms, name), points(t, cct.rms, name)
+		if len(a) != len(b) {
+			t.Fatalf("%s: %d tuples plain, %d from contexts", name, len(a), len(b))
+		}
+		for i := range a {
+			if a[i].N != b[i].N || a[i].Calls != b[i].Calls || a[i].Sum != b[i].Sum || a[i].Max != b[i].Max {
+				t.Fatalf("%s: plain %+v, from contexts %+v", name, a[i], b[i])
+			}
+		}
+	}
+	insns := runTrms(t, []string{"--cost", "insns"}, prog)
+	if insns.rms.Metric != "instr-count" || insns.rms.TotalCost <= plain.rms.TotalCost {
+		t.Errorf("--cost insns: metric %q total %d; blocks total %d", insns.rms.Metric, insns.rms.TotalCost, plain.rms.TotalCost)
+	}
+}
+
+// Without --single-report, each thread gets its own pair of reports.
+func TestTRMSPerThreadReports(t *testing.T) {
+	dir := t.TempDir()
+	out := run(t, nil, dir, emuprofBin, "trms", "--out", dir, "--clear-env", "--", guestBin(t, "glibc-static", "condvar_pc"), "50")
+	if out.code != 0 {
+		t.Fatalf("exit %d: %s", out.code, out.stderr)
+	}
+	rms, _ := filepath.Glob(filepath.Join(dir, "*_rms.aprof"))
+	drms, _ := filepath.Glob(filepath.Join(dir, "*_drms.aprof"))
+	if len(rms) != 3 || len(drms) != 3 {
+		t.Errorf("reports %v %v: want one RMS and one TRMS report for each of the 3 threads", rms, drms)
+	}
+}
