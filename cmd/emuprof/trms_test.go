@@ -292,3 +292,23 @@ func TestTRMSPerThreadReports(t *testing.T) {
 		t.Errorf("reports %v %v: want one RMS and one TRMS report for each of the 3 threads", rms, drms)
 	}
 }
+
+// A deadlocked guest still gets its profile, marked partial, and exit 3.
+func TestTRMSDeadlockWritesProfile(t *testing.T) {
+	dir := t.TempDir()
+	out := run(t, nil, dir, emuprofBin, "trms", "--single-report", "--out", dir, "--", guestBin(t, "glibc-static", "deadlock"))
+	if out.code != 3 {
+		t.Fatalf("exit %d, want 3: %s", out.code, out.stderr)
+	}
+	paths, _ := filepath.Glob(filepath.Join(dir, "*_drms.aprof"))
+	if len(paths) != 1 {
+		t.Fatalf("reports: %v", paths)
+	}
+	r, err := trms.ReadReportFile(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(r.Partial, "deadlock") || len(points(t, r, "thread_a")) == 0 {
+		t.Errorf("partial %q; thread_a tuples %d", r.Partial, len(points(t, r, "thread_a")))
+	}
+}
