@@ -56,12 +56,17 @@ func (p *Process) loop() *Result {
 			return p.internal(err)
 		}
 		budget := p.sched.Quantum(t)
+		if p.sched.Alone(t) {
+			budget = 0 // nobody else could run before t's next syscall
+		}
 		if p.cfg.MaxInsns > 0 {
 			if p.insns >= p.cfg.MaxInsns {
 				return &Result{ExitStatus: ExitMaxInsns, Partial: true,
 					Reason: fmt.Sprintf("stopped after %d instructions (--max-insns) at %s", p.insns, p.syms.Format(p.cpu.PC()))}
 			}
-			budget = min(budget, p.cfg.MaxInsns-p.insns)
+			if left := p.cfg.MaxInsns - p.insns; budget == 0 || budget > left {
+				budget = left
+			}
 		}
 		stop := p.cpu.Run(p.cpu.PC(), budget)
 		p.insns += stop.Insns

@@ -423,6 +423,19 @@ func (s *Scheduler) Quantum(t *Thread) uint64 {
 	return lo + s.quantumRNG.bounded(2*q-lo+1)
 }
 
+// Alone says whether t is the only thread that could run before t's next
+// system call: no other thread is runnable or waiting on a timer. The run
+// loop then need not preempt t at all (the next Pick would choose t again),
+// which saves a trip out of the emulator per quantum.
+func (s *Scheduler) Alone(t *Thread) bool {
+	for _, u := range s.live {
+		if u != t && (u.State == Runnable || u.State == Blocked && u.Wait.Deadline > 0) {
+			return false
+		}
+	}
+	return true
+}
+
 // Ran records that t ran insns guest instructions in blocks basic blocks and
 // advances its clock by insns×NsPerInsn ns of work through the CPU model
 // (see Charge).

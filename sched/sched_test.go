@@ -589,3 +589,24 @@ func BenchmarkPickRan(b *testing.B) {
 		s.Ran(th, s.Quantum(th), 3)
 	}
 }
+
+func TestAlone(t *testing.T) {
+	s := New(Config{})
+	a := s.Spawn(1, nil)
+	if !s.Alone(a) {
+		t.Fatal("a single thread is alone")
+	}
+	b := s.Spawn(2, a)
+	if s.Alone(a) {
+		t.Fatal("a runnable sibling: not alone")
+	}
+	s.FutexWait(b, 0x1000, ^uint32(0), NoDeadline)
+	if !s.Alone(a) {
+		t.Fatal("sibling blocked without a timeout: alone")
+	}
+	s.FutexWake(a, 0x1000, 1, ^uint32(0))
+	s.FutexWait(b, 0x1000, ^uint32(0), 5000)
+	if s.Alone(a) {
+		t.Fatal("sibling waiting on a timer: not alone")
+	}
+}
