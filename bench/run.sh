@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Measures emuprof against native execution and valgrind, in the same run,
-# and prints slowdown ratios (wall time / native wall time), guest MIPS and
-# peak memory.
+# and prints slowdown ratios (CPU time / native CPU time), guest MIPS and
+# peak memory. CPU time (user+sys) rather than wall time: on a shared VM
+# wall time varies with steal time by ±20 %; CPU time much less.
 #   bench/run.sh [guest ...]        default: the CPU-bound guests
 #   REPS=5 bench/run.sh qsort       best of 5 runs per figure (default 3)
 #   THREADS=1 bench/run.sh          the multithreaded guests instead
 # Columns:
-#   native      wall seconds of the guest run natively
+#   native      CPU seconds of the guest run natively
 #   bare        emuprof with no block hook: Unicorn's own floor
 #   run         `emuprof run` (block hook: virtual time, scheduling)
 #   memhooks    block + C memory hooks, events discarded (the tracing cost)
@@ -25,18 +26,19 @@ if [ ${#guests[@]} -eq 0 ]; then
 	if [ -n "${THREADS:-}" ]; then
 		guests=(mutex_counter condvar_pc threadpool pipe_threads coz_fig1 omp_reduce)
 	else
-		guests=(qsort mallocstress printf)
+		guests=(qsort mallocstress)
 	fi
 fi
+tf=$(mktemp)
+trap 'rm -f "$tf"' EXIT
 have_valgrind=$(command -v valgrind >/dev/null && echo 1 || echo 0)
 
-best() { # best wall time of REPS runs of "$@", output discarded
-	local best="" t s e
+best() { # best CPU time (user+sys) of REPS runs of "$@", output discarded
+	local best="" t
 	for _ in $(seq "$REPS"); do
-		s=$(date +%s.%N)
-		"$@" >/dev/null 2>&1 </dev/null || true
-		e=$(date +%s.%N)
-		t=$(echo "$e - $s" | bc -l)
+		/usr/bin/time -o "$tf" -f "%U %S" "$@" >/dev/null 2>&1 </dev/null || true
+		# GNU time counts in 10 ms ticks: floor at one tick.
+		t=$(tail -1 "$tf" | awk '{t = $1 + $2; print (t < 0.01 ? 0.01 : t)}')
 		if [ -z "$best" ] || [ "$(echo "$t < $best" | bc -l)" = 1 ]; then best=$t; fi
 	done
 	echo "$best"
