@@ -180,6 +180,11 @@ func (p *Process) syscall(t *sched.Thread) *Result {
 	}
 	switch out.Action {
 	case syscalls.ExitGroup:
+		if out.Signal != 0 {
+			// A signal the program sent itself took its default action
+			// (abort's SIGABRT): report it like a crash.
+			return p.crash(out.Signal, "signal sent by the program")
+		}
 		p.exited, p.exitStatus = true, out.Status&0xff
 		p.recordSyscall(t, call.Nr, uint64(out.Status))
 		return nil

@@ -100,19 +100,6 @@ func (p *Process) threadSyscall(t *sched.Thread, c *syscalls.Call, r *cpu.Regs) 
 		return syscalls.Outcome{Action: syscalls.ExitGroup, Status: int(a[0] & 0xff)}, true, nil
 	case nrFutex:
 		return p.futex(t, c), true, nil
-	case nrTkill, nrTgkill:
-		sig := a[1]
-		if c.Nr == nrTgkill {
-			sig = a[2]
-		}
-		if sig == 0 {
-			return ret(0), true, nil
-		}
-		// No asynchronous delivery yet: a signal sent to the process takes its
-		// default action, which for the signals programs send themselves
-		// (abort's SIGABRT) is to terminate.
-		r2 := p.crash(int(sig), "signal sent by the program")
-		return ret(0), true, r2
 	}
 	return syscalls.Outcome{}, false, nil
 }

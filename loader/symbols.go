@@ -464,6 +464,7 @@ func (o *symObject) loadLines() {
 				continue
 			}
 			var le dwarf.LineEntry
+			seqStart := len(entries) // first entry of the current sequence
 			for lr.Next(&le) == nil {
 				name := ""
 				if le.File != nil {
@@ -475,9 +476,20 @@ func (o *symObject) loadLines() {
 					fileIdx[name] = fi
 					files = append(files, name)
 				}
-				entries = append(entries, entry{le.Address + o.bias, lineRow{
+				row := entry{le.Address + o.bias, lineRow{
 					file: fi, line: int32(min(le.Line, 1<<31-1)), end: le.EndSequence, stmt: le.IsStmt,
-				}})
+				}}
+				// A row at the same address as the next row of its sequence
+				// covers no code: the later row replaces it (otherwise a
+				// sequence's last row would outlive its end_sequence).
+				if n := len(entries); n > seqStart && entries[n-1].addr == row.addr {
+					entries[n-1] = row
+				} else {
+					entries = append(entries, row)
+				}
+				if le.EndSequence {
+					seqStart = len(entries)
+				}
 			}
 		}
 	}()
