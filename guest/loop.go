@@ -152,14 +152,14 @@ func (p *Process) switchTo(t *sched.Thread) error {
 
 // syscall handles the syscall the running thread just executed.
 func (p *Process) syscall(t *sched.Thread) *Result {
-	var r cpu.Regs
-	if err := p.cpu.ReadRegs(&r); err != nil {
+	r := &p.sysRegs
+	if err := p.cpu.ReadRegs(r); err != nil {
 		return p.internal(err)
 	}
 	call := syscalls.Call{Tid: t.Tid, Nr: r.RAX, Args: [6]uint64{r.RDI, r.RSI, r.RDX, r.R10, r.R8, r.R9},
 		PC: r.RIP - 2, Now: t.Clock}
 	p.cpu.Drain()
-	out, handled, end := p.threadSyscall(t, &call, &r)
+	out, handled, end := p.threadSyscall(t, &call, r)
 	if end != nil {
 		return end
 	}
@@ -198,7 +198,7 @@ func (p *Process) syscall(t *sched.Thread) *Result {
 	r.RAX = out.Ret
 	// The kernel's syscall return clobbers rcx and r11.
 	r.RCX, r.R11 = r.RIP, r.RFLAGS
-	if err := p.cpu.WriteRegs(&r); err != nil {
+	if err := p.cpu.WriteRegs(r); err != nil {
 		return p.internal(err)
 	}
 	p.recordSyscall(t, call.Nr, out.Ret)

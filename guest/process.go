@@ -61,6 +61,7 @@ type Process struct {
 	layout *loader.Layout
 
 	cur     *sched.Thread
+	sysRegs cpu.Regs // registers of the syscall being handled
 	threads map[int]*threadState
 	nextTid int
 	insns   uint64
@@ -74,11 +75,10 @@ type Process struct {
 }
 
 type threadState struct {
-	ctx           cpu.Context
-	clearChildTid uint64
-	started       bool // ThreadStart was emitted
-	blocked       bool // parked inside syscall nr
-	nr            uint64
+	ctx     cpu.Context
+	started bool // ThreadStart was emitted
+	blocked bool // parked inside syscall nr
+	nr      uint64
 }
 
 // Load prepares a process: parses the program, maps it, builds the stack.
@@ -115,6 +115,10 @@ func Load(cfg Config, c cpu.CPU) (*Process, error) {
 	p.kernel = syscalls.New(p.kernelConfig(), p.as)
 	p.kernel.OnMapFile = p.onMapFile
 	p.kernel.OnPipeEvent = p.pipeChanged
+	// arch_prctl: the FS base lives in the registers of the syscall in
+	// progress, which the run loop writes back after the call.
+	p.kernel.SetFS = func(_ int, base uint64) { p.sysRegs.FSBase = base }
+	p.kernel.GetFS = func(int) uint64 { return p.sysRegs.FSBase }
 	p.kernel.SetBrkStart(layout.BrkStart)
 	p.sched = sched.New(sched.Config{CPUs: cfg.CPUs, Quantum: cfg.Quantum, NsPerInsn: cfg.NsPerInsn, Seed: cfg.SchedSeed})
 	if cfg.TraceDigest {

@@ -10,22 +10,17 @@ import (
 	"emuprof/syscalls"
 )
 
-// Syscalls that create, end, block or signal threads: they need the
-// scheduler and the CPU's register contexts, so the runtime handles them
-// rather than the kernel's file/memory tables.
+// Syscalls that create threads or wait on futexes: they need the scheduler
+// and the CPU's register contexts, so the runtime handles them; the kernel
+// keeps the per-thread state (set_tid_address, signal masks) and does the rest.
 const (
 	nrNanosleep      = 35
 	nrClone          = 56
 	nrFork           = 57
 	nrVfork          = 58
-	nrExit           = 60
-	nrArchPrctl      = 158
-	nrGettid         = 186
 	nrTkill          = 200
 	nrFutex          = 202
-	nrSetTidAddress  = 218
 	nrClockNanosleep = 230
-	nrExitGroup      = 231
 	nrTgkill         = 234
 	nrClone3         = 435
 )
@@ -39,9 +34,6 @@ const (
 	cloneParentSettid  = 0x100000
 	cloneChildCleartid = 0x200000
 	cloneChildSettid   = 0x1000000
-
-	archSetFS = 0x1002
-	archGetFS = 0x1003
 
 	futexWait          = 0
 	futexWake          = 1
@@ -70,23 +62,6 @@ func ret(v uint64) syscalls.Outcome { return syscalls.Outcome{Ret: v} }
 func (p *Process) threadSyscall(t *sched.Thread, c *syscalls.Call, r *cpu.Regs) (out syscalls.Outcome, handled bool, end *Result) {
 	a := c.Args
 	switch c.Nr {
-	case nrGettid:
-		return ret(uint64(t.Tid)), true, nil
-	case nrSetTidAddress:
-		p.threads[t.Tid].clearChildTid = a[0]
-		return ret(uint64(t.Tid)), true, nil
-	case nrArchPrctl:
-		switch a[0] {
-		case archSetFS:
-			r.FSBase = a[1]
-			return ret(0), true, nil
-		case archGetFS:
-			if err := p.writeU64(a[1], r.FSBase); err != nil {
-				return ret(errno(eFAULT)), true, nil
-			}
-			return ret(0), true, nil
-		}
-		return ret(errno(eINVAL)), true, nil
 	case nrClone:
 		out, end := p.clone(t, r, a[0], a[1], a[2], a[3], a[4])
 		return out, true, end
@@ -94,10 +69,6 @@ func (p *Process) threadSyscall(t *sched.Thread, c *syscalls.Call, r *cpu.Regs) 
 		return p.clone3(t, r, a[0], a[1])
 	case nrFork, nrVfork:
 		return ret(errno(eNOSYS)), true, nil
-	case nrExit:
-		return syscalls.Outcome{Action: syscalls.Exit, Status: int(a[0] & 0xff)}, true, nil
-	case nrExitGroup:
-		return syscalls.Outcome{Action: syscalls.ExitGroup, Status: int(a[0] & 0xff)}, true, nil
 	case nrFutex:
 		return p.futex(t, c), true, nil
 	}
@@ -151,7 +122,7 @@ func (p *Process) clone(t *sched.Thread, r *cpu.Regs, flags, sp, parentTid, chil
 	}
 	ts := &threadState{ctx: ctx}
 	if flags&cloneChildCleartid != 0 {
-		ts.clearChildTid = childTid
+		p.kernel.SetClearChildTID(tid, childTid)
 	}
 	p.threads[tid] = ts
 	if flags&cloneParentSettid != 0 {
@@ -170,10 +141,9 @@ func (p *Process) clone(t *sched.Thread, r *cpu.Regs, flags, sp, parentTid, chil
 
 // exitThread ends t: CLONE_CHILD_CLEARTID store and futex wake, as Linux does.
 func (p *Process) exitThread(t *sched.Thread, status int) *Result {
-	ts := p.threads[t.Tid]
-	if ts.clearChildTid != 0 {
-		if p.writeU32(ts.clearChildTid, 0) == nil {
-			p.sched.FutexWake(t, ts.clearChildTid, 1, ^uint32(0))
+	if addr := p.kernel.ClearChildTID(t.Tid); addr != 0 {
+		if p.writeU32(addr, 0) == nil {
+			p.sched.FutexWake(t, addr, 1, ^uint32(0))
 		}
 	}
 	if p.cfg.Needs.Threads {
@@ -395,12 +365,6 @@ func (p *Process) readU32(addr uint64) (uint32, error) {
 func (p *Process) writeU32(addr uint64, v uint32) error {
 	var b [4]byte
 	binary.LittleEndian.PutUint32(b[:], v)
-	return p.cpu.WriteMem(addr, b[:])
-}
-
-func (p *Process) writeU64(addr uint64, v uint64) error {
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], v)
 	return p.cpu.WriteMem(addr, b[:])
 }
 

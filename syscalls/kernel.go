@@ -318,6 +318,10 @@ func (k *Kernel) ClearChildTID(tid int) uint64 {
 	return 0
 }
 
+// SetClearChildTID records clone's CLONE_CHILD_CLEARTID address for a new
+// thread (the runtime creates threads; the kernel keeps their state).
+func (k *Kernel) SetClearChildTID(tid int, addr uint64) { k.thread(tid).clearChildTID = addr }
+
 // thread returns the state of thread tid, creating it.
 func (k *Kernel) thread(tid int) *threadState {
 	t := k.threads[tid]
