@@ -16,8 +16,6 @@ import (
 const (
 	nrNanosleep      = 35
 	nrClone          = 56
-	nrFork           = 57
-	nrVfork          = 58
 	nrTkill          = 200
 	nrFutex          = 202
 	nrClockNanosleep = 230
@@ -67,8 +65,6 @@ func (p *Process) threadSyscall(t *sched.Thread, c *syscalls.Call, r *cpu.Regs) 
 		return out, true, end
 	case nrClone3:
 		return p.clone3(t, r, a[0], a[1])
-	case nrFork, nrVfork:
-		return ret(errno(eNOSYS)), true, nil
 	case nrFutex:
 		return p.futex(t, c), true, nil
 	}

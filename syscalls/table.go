@@ -1,6 +1,9 @@
 package syscalls
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+)
 
 // Support is how completely a system call is emulated.
 type Support int
@@ -40,6 +43,12 @@ type Entry struct {
 	Errno Errno
 }
 
+// byRuntime stands for the calls the runtime performs before the kernel is
+// asked; reaching it means a runtime without thread support.
+func byRuntime(_ *Kernel, c *Call) Outcome {
+	return fatal(c, fmt.Errorf("%s is performed by the runtime, not the kernel", Name(c.Nr)))
+}
+
 // handler performs one system call.
 type handler func(k *Kernel, c *Call) Outcome
 
@@ -67,6 +76,15 @@ func buildTable() []entry {
 		t[nr].Errno = e
 	}
 
+	// Threads: clone and futex need the scheduler and the CPU's register
+	// contexts, so the runtime (package guest) performs them; they are
+	// listed here so that the table is the whole story for users.
+	partial(56, "threads only (CLONE_VM|CLONE_THREAD): processes cannot be created", byRuntime)
+	partial(435, "threads only (CLONE_VM|CLONE_THREAD): processes cannot be created", byRuntime)
+	refuse(57, eNOSYS, "a second process would need a second address space")
+	refuse(58, eNOSYS, "a second process would need a second address space")
+	full(202, byRuntime) // all operations, timeouts in virtual time, FIFO wake order
+
 	// Files: open, close, descriptors (sys_file.go).
 	full(2, sysOpen)
 	full(257, sysOpenat)
@@ -78,11 +96,11 @@ func buildTable() []entry {
 	full(292, sysDup3)
 	partial(72, "locks always succeed (no other process); leases and seals are refused", sysFcntl)
 	partial(16, "terminal requests on tty streams, FIONREAD, FIONBIO, FIOCLEX; others ENOTTY", sysIoctl)
-	partial(22, "in-kernel 64 KiB buffer; empty or full pipes return EAGAIN (see PipeWait)", sysPipe)
-	partial(293, "in-kernel 64 KiB buffer; empty or full pipes return EAGAIN (see PipeWait)", sysPipe2)
+	full(22, sysPipe) // 64 KiB buffer; the runtime parks readers of empty and writers of full pipes (PipeWait)
+	full(293, sysPipe2)
 	full(8, sysLseek)
-	partial(7, "never waits: returns 0 when nothing is ready (see PollWait)", sysPoll)
-	partial(271, "never waits: returns 0 when nothing is ready (see PollWait); sigmask ignored", sysPpoll)
+	partial(7, "waits (in virtual time) for pipe activity or the timeout; regular files are always ready", sysPoll)
+	partial(271, "as poll; the signal mask argument is ignored", sysPpoll)
 
 	// Reading and writing (sys_rw.go).
 	full(0, sysRead)
@@ -201,8 +219,8 @@ func buildTable() []entry {
 	full(229, sysClockGetres)
 	full(96, sysGettimeofday)
 	full(201, sysTime)
-	partial(35, "returns at once; the wake-up time is in SleepWait", sysNanosleep)
-	partial(230, "returns at once; the wake-up time is in SleepWait", sysClockNanosleep)
+	full(35, sysNanosleep)       // the runtime parks the thread until SleepWait.Until
+	full(230, sysClockNanosleep) // in virtual time
 
 	// Signals (sys_signal.go).
 	partial(13, "dispositions are recorded; handlers are never run", sysRtSigaction)

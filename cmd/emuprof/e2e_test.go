@@ -389,3 +389,13 @@ func TestInterruptWritesPartialProfile(t *testing.T) {
 		t.Errorf("report not marked partial:\n%.300s", data)
 	}
 }
+
+// `emuprof syscalls` is the whole story: the runtime's thread calls are listed too.
+func TestSyscallsTable(t *testing.T) {
+	out := run(t, nil, t.TempDir(), emuprofBin, "syscalls")
+	for _, want := range []string{"read ", "mmap ", "futex ", "clone3 ", "fork ", "refused"} {
+		if !strings.Contains(out.stdout, want) {
+			t.Errorf("table lacks %q", want)
+		}
+	}
+}
