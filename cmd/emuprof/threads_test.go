@@ -155,3 +155,34 @@ func TestParallelCompressors(t *testing.T) {
 		})
 	}
 }
+
+// The --cpus model: coz_fig1's two loop threads share one CPU (makespan =
+// all instructions, 1 ns each) or run side by side on two (makespan = the
+// longer thread); more CPUs than threads change nothing.
+func TestCPUModelMakespan(t *testing.T) {
+	re := regexp.MustCompile(`virtual duration (\d+) ns \(makespan\), (\d+) instructions`)
+	makespan := func(cpus string) (ms, insns int64) {
+		out := run(t, nil, t.TempDir(), emuprofBin, append(emuArgs("--stats", "--cpus", cpus), guestBin(t, "glibc-static", "coz_fig1"))...)
+		m := re.FindStringSubmatch(out.stderr)
+		if m == nil {
+			t.Fatalf("--cpus %s: no stats in %q", cpus, out.stderr)
+		}
+		fmt.Sscan(m[1], &ms)
+		fmt.Sscan(m[2], &insns)
+		return ms, insns
+	}
+	one, total := makespan("1")
+	two, _ := makespan("2")
+	four, _ := makespan("4")
+	if one != total {
+		t.Errorf("1 CPU: makespan %d, want all %d instructions", one, total)
+	}
+	// a() runs 2,000,000 iterations and b() 1,800,000: on two CPUs the
+	// makespan is a bit over a()'s share, 2/3.8 of the total.
+	if r := float64(two) / float64(one); r < 0.52 || r > 0.56 {
+		t.Errorf("2 CPUs: makespan %d = %.3f of 1 CPU's, want ~0.53", two, r)
+	}
+	if four != two {
+		t.Errorf("4 CPUs: makespan %d, 2 CPUs: %d; want equal for two threads", four, two)
+	}
+}
