@@ -64,6 +64,24 @@ func (k *Kernel) fileWrite(f *openFile, p []byte, pos int64) (int, Errno) {
 	return n, e
 }
 
+// partial is the result of a transfer that stopped on error e after moving
+// done bytes: Linux reports the bytes moved, and the error only if none were.
+func partial(done uint64, e Errno) (uint64, Errno) {
+	if done > 0 {
+		return done, 0
+	}
+	return 0, e
+}
+
+// offsetAfter is the file offset done bytes into a transfer at pos (-1: the
+// file position, which the transfer itself advances).
+func offsetAfter(pos int64, done uint64) int64 {
+	if pos < 0 {
+		return pos
+	}
+	return pos + int64(done)
+}
+
 // readToGuest reads up to count bytes of f into guest memory at addr.
 func (k *Kernel) readToGuest(f *openFile, addr, count uint64, pos int64) (uint64, Errno) {
 	count = min(count, maxRWCount)
@@ -74,19 +92,13 @@ func (k *Kernel) readToGuest(f *openFile, addr, count uint64, pos int64) (uint64
 	var done uint64
 	for done < count {
 		buf := k.scratch(int(min(count-done, maxChunk)))
-		p := pos
-		if pos >= 0 {
-			p += int64(done)
-		}
+		p := offsetAfter(pos, done)
 		n, e := k.fileRead(f, buf, p)
 		if e == 0 && n > 0 {
 			e = k.copyOut(addr+done, buf[:n])
 		}
 		if e != 0 {
-			if done > 0 {
-				return done, 0
-			}
-			return 0, e
+			return partial(done, e)
 		}
 		done += uint64(n)
 		if n < len(buf) || !f.ops.seekable() {
@@ -110,23 +122,14 @@ func (k *Kernel) writeFromGuest(f *openFile, addr, count uint64, pos int64) (uin
 	for done < count {
 		buf := k.scratch(int(min(count-done, maxChunk)))
 		if e := k.readRaw(addr+done, buf); e != 0 {
-			if done > 0 {
-				return done, 0
-			}
-			return 0, e
+			return partial(done, e)
 		}
-		p := pos
-		if pos >= 0 {
-			p += int64(done)
-		}
+		p := offsetAfter(pos, done)
 		n, e := k.fileWrite(f, buf, p)
 		k.emit(analyses.KindKernelRead, addr+done, uint64(n))
 		done += uint64(n)
 		if e != 0 {
-			if done > 0 {
-				return done, 0
-			}
-			return 0, e
+			return partial(done, e)
 		}
 		if n < len(buf) {
 			break
@@ -220,11 +223,7 @@ func (k *Kernel) readv(fd int, iovAddr, cnt uint64, pos int64) Outcome {
 	var done uint64
 	if f.ops.seekable() {
 		for _, v := range iov {
-			p := pos
-			if pos >= 0 {
-				p += int64(done)
-			}
-			n, e := k.readToGuest(f, v.base, v.len, p)
+			n, e := k.readToGuest(f, v.base, v.len, offsetAfter(pos, done))
 			if e != 0 {
 				if done > 0 {
 					break
@@ -284,10 +283,7 @@ func (k *Kernel) writev(fd int, iovAddr, cnt uint64, pos int64) Outcome {
 		if v.len == 0 {
 			continue
 		}
-		p := pos
-		if pos >= 0 {
-			p += int64(done)
-		}
+		p := offsetAfter(pos, done)
 		n, e := k.writeFromGuest(f, v.base, v.len, p)
 		if e != 0 {
 			if done > 0 {
@@ -359,31 +355,19 @@ func (k *Kernel) copyFile(in *openFile, inPos int64, out *openFile, outPos int64
 	var done uint64
 	for done < count {
 		buf := make([]byte, min(count-done, maxChunk))
-		ip := inPos
-		if inPos >= 0 {
-			ip += int64(done)
-		}
+		ip := offsetAfter(inPos, done)
 		n, e := k.fileRead(in, buf, ip)
 		if e != 0 || n == 0 {
-			if done > 0 {
-				return done, 0
-			}
-			return 0, e
+			return partial(done, e)
 		}
-		op := outPos
-		if outPos >= 0 {
-			op += int64(done)
-		}
+		op := offsetAfter(outPos, done)
 		w, e := k.fileWrite(out, buf[:n], op)
 		if w < n && inPos < 0 {
 			in.off -= int64(n - w) // give back what was not written
 		}
 		done += uint64(w)
 		if e != 0 {
-			if done > 0 {
-				return done, 0
-			}
-			return 0, e
+			return partial(done, e)
 		}
 		if w < len(buf) {
 			break
