@@ -16,6 +16,7 @@ for p in pigz xz gzip sort base64 md5sum; do
 		pigz) need+=(pigz) ;; xz) need+=(xz-utils) ;; gzip) need+=(gzip) ;; *) need+=(coreutils) ;;
 	esac
 done
+[ -x /usr/bin/python3 ] || need+=(python3-minimal)
 [ -e /usr/lib/gcc/x86_64-linux-gnu/12/libgomp.a ] || ls /usr/lib/gcc/x86_64-linux-gnu/*/libgomp.a >/dev/null 2>&1 || need+=(libgomp1)
 if [ ${#need[@]} -gt 0 ]; then
 	SUDO=""

@@ -236,7 +236,22 @@ func buildTable() []entry {
 		refuse(nr, eOPNOTSUPP, "extended attributes are not supported")
 	}
 	refuse(41, eAFNOSUPPORT, "no network stack")
+	// socketpair too; and since no socket can exist, the calls on a socket
+	// fd fail exactly as Linux fails them on any other fd.
+	refuse(53, eAFNOSUPPORT, "no network stack")
+	for _, nr := range []int{42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 54, 55, 288, 299, 307} {
+		full(nr, sysOnSocket)
+	}
 	return t
+}
+
+// sysOnSocket is any call that needs a socket fd (connect, accept, sendto,
+// recvmsg, getpeername...): EBADF for a closed fd, else ENOTSOCK.
+func sysOnSocket(k *Kernel, c *Call) Outcome {
+	if _, e := k.file(fdArg(c.Args[0])); e != 0 {
+		return fail(e)
+	}
+	return fail(eNOTSOCK)
 }
 
 // Table returns the implemented and refused system calls, sorted by number.

@@ -311,6 +311,9 @@ func TestDebianPrograms(t *testing.T) {
 		{"/usr/bin/tr", []string{"a-z", "A-Z"}, text.Bytes()},
 		{"/usr/bin/uniq", []string{"-c", "sorted.txt"}, nil},
 		{"/bin/ls", []string{"-la", "--time-style=long-iso", "fixed"}, nil},
+		// bash asks getpeername about its stdin; builtins only (no fork).
+		{"/bin/bash", []string{"-c", "for w in a b c; do echo \"$w$w\"; done; printf '%05d\\n' 42"}, nil},
+		{"/usr/bin/python3", []string{"-c", "import json, hashlib; print(json.dumps({'n': sum(range(1000))}), hashlib.sha256(b'x').hexdigest())"}, nil},
 	}
 	for _, c := range cases {
 		t.Run(filepath.Base(c.prog)+" "+strings.Join(c.args, " "), func(t *testing.T) {
