@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/cgo"
+	"sync"
 	"unsafe"
 
 	"emuprof/analyses"
@@ -63,7 +64,8 @@ type Engine struct {
 	flush     []uint64 // pages whose translations must be dropped before resuming
 	codePages map[uint64]bool
 	scratch   []byte
-	failure   error // error raised inside a callback
+	failure   error      // error raised inside a callback
+	closeMu   sync.Mutex // Stop may race with Close (Ctrl-C at the end of a run)
 }
 
 // ErrEventLayout means the Go and C event records disagree.
@@ -129,8 +131,20 @@ func New(opts Options) (*Engine, error) {
 	return e, nil
 }
 
+// Stop makes a running Run return soon (at the next block boundary); it may
+// be called from any goroutine, e.g. on Ctrl-C. Run then reports StopNone.
+func (e *Engine) Stop() {
+	e.closeMu.Lock()
+	defer e.closeMu.Unlock()
+	if e.uc != nil {
+		C.uc_emu_stop(e.uc)
+	}
+}
+
 // Close releases the engine.
 func (e *Engine) Close() {
+	e.closeMu.Lock()
+	defer e.closeMu.Unlock()
 	if e.uc != nil {
 		C.uc_close(e.uc)
 		e.uc = nil

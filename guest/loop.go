@@ -40,10 +40,8 @@ func (p *Process) loop() *Result {
 		if p.exited {
 			return &Result{ExitStatus: p.exitStatus}
 		}
-		select {
-		case <-p.cfg.Interrupt:
+		if p.interrupted() {
 			return &Result{ExitStatus: 130, Signal: 2, Reason: "interrupted", Partial: true}
-		default:
 		}
 		t := p.sched.Pick()
 		if t == nil {
@@ -71,6 +69,9 @@ func (p *Process) loop() *Result {
 		stop := p.cpu.Run(p.cpu.PC(), budget)
 		p.insns += stop.Insns
 		p.sched.Ran(t, stop.Insns, stop.Blocks)
+		if p.interrupted() {
+			return &Result{ExitStatus: 130, Signal: 2, Reason: "interrupted", Partial: true}
+		}
 		if stop.Err != nil {
 			return p.internal(stop.Err)
 		}
@@ -95,6 +96,16 @@ func (p *Process) loop() *Result {
 			// The engine halted by itself (hlt): a privileged instruction in user mode.
 			return p.crash(sigSEGV, "privileged instruction")
 		}
+	}
+}
+
+// interrupted says whether the user asked to stop (Ctrl-C).
+func (p *Process) interrupted() bool {
+	select {
+	case <-p.cfg.Interrupt:
+		return true
+	default:
+		return false
 	}
 }
 

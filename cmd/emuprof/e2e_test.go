@@ -387,6 +387,26 @@ func TestInterruptWritesPartialProfile(t *testing.T) {
 	if len(paths) != 2 {
 		t.Fatalf("reports written: %v", paths)
 	}
+	// A single CPU-bound thread runs without returning to the scheduler
+	// between syscalls; Ctrl-C must still stop it at once, not when the
+	// guest next makes a syscall (this one would take minutes).
+	cmd = exec.Command(emuprofBin, "run", "--", guestBin(t, "glibc-static", "qsort"), "20000000")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	cmd.Process.Signal(os.Interrupt)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+			t.Errorf("run: exit %v, want 130", err)
+		}
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("emuprof run ignored Ctrl-C for 30 s")
+	}
 	data, _ := os.ReadFile(paths[0])
 	if !bytes.Contains(data, []byte("c partial: interrupted")) {
 		t.Errorf("report not marked partial:\n%.300s", data)

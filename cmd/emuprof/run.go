@@ -126,6 +126,7 @@ func execute(cfg guest.Config, as []analyses.Analysis, needs analyses.Needs, f *
 	go func() {
 		if _, ok := <-sigs; ok {
 			close(interrupt)
+			engine.Stop() // a thread alone may run without returning to the loop
 		}
 	}()
 	cfg.Interrupt = interrupt
