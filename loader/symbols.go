@@ -285,7 +285,7 @@ func newSymObject(o *Object, bias, lo, hi uint64) *symObject {
 		byName: map[string]uint64{},
 		file:   o.file,
 	}
-	syms := functionSymbols(o.file, bias, lo, hi)
+	syms := functionSymbols(o.file, filepath.Base(o.Path), bias, lo, hi)
 	slices.SortFunc(syms, func(a, b rawSym) int {
 		return cmp.Or(
 			cmp.Compare(a.addr, b.addr),
@@ -323,7 +323,7 @@ func newSymObject(o *Object, bias, lo, hi uint64) *symObject {
 
 // functionSymbols returns the code symbols of f inside the guest range
 // [lo, hi), at guest addresses.
-func functionSymbols(f *elf.File, bias, lo, hi uint64) (out []rawSym) {
+func functionSymbols(f *elf.File, base string, bias, lo, hi uint64) (out []rawSym) {
 	if f == nil {
 		return nil
 	}
@@ -364,6 +364,14 @@ func functionSymbols(f *elf.File, bias, lo, hi uint64) (out []rawSym) {
 	}
 	if syms, err := f.DynamicSymbols(); err == nil {
 		add(syms)
+	}
+	// Functions without a symbol (internal functions of stripped libraries)
+	// still have unwind info: name them by address, below every real name.
+	starts, sizes := ehFrameFunctions(f)
+	for i, a := range starts {
+		if g := a + bias; g >= lo && g < hi {
+			out = append(out, rawSym{addr: g, size: sizes[i], name: base + "!0x" + strconv.FormatUint(a, 16), rank: 9})
+		}
 	}
 	// PLT stubs have no symbols; without these a size-0 symbol before them
 	// (often _init) would swallow every call through the PLT.
