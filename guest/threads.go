@@ -14,13 +14,9 @@ import (
 // and the CPU's register contexts, so the runtime handles them; the kernel
 // keeps the per-thread state (set_tid_address, signal masks) and does the rest.
 const (
-	nrNanosleep      = 35
-	nrClone          = 56
-	nrTkill          = 200
-	nrFutex          = 202
-	nrClockNanosleep = 230
-	nrTgkill         = 234
-	nrClone3         = 435
+	nrClone  = 56
+	nrFutex  = 202
+	nrClone3 = 435
 )
 
 // Linux ABI values.
@@ -43,12 +39,10 @@ const (
 	futexPrivate       = 128
 	futexClockRealtime = 256
 
-	eAGAIN    = 11
-	eINVAL    = 22
-	eFAULT    = 14
-	eNOSYS    = 38
-	eSRCH     = 3
-	eTIMEDOUT = 110
+	eAGAIN = 11
+	eINVAL = 22
+	eFAULT = 14
+	eNOSYS = 38
 )
 
 func errno(e int) uint64 { return uint64(-int64(e)) }
