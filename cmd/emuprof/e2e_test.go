@@ -422,3 +422,22 @@ func TestSyscallsTable(t *testing.T) {
 		}
 	}
 }
+
+// /dev/null is a character device but not a terminal: pigz refuses to write
+// compressed data to a terminal, so it tells the two apart, and so must we.
+func TestStdoutDevNullIsNotATerminal(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "in")
+	os.WriteFile(in, []byte("some data\n"), 0o644)
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	cmd := exec.Command(emuprofBin, "run", "--", "/usr/bin/pigz", "-c", in)
+	cmd.Stdout = null
+	var se bytes.Buffer
+	cmd.Stderr = &se
+	if err := cmd.Run(); err != nil {
+		t.Errorf("pigz -c > /dev/null under emuprof: %v, %s", err, se.String())
+	}
+}

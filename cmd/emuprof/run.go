@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"emuprof/analyses"
 	"emuprof/emu"
@@ -101,10 +102,9 @@ func lookPath(name string) (string, error) {
 	return "", os.ErrNotExist
 }
 
-func isTTY(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
+// isTTY asks the host whether f is a terminal (/dev/null is a character
+// device but not a terminal: programs like pigz behave differently).
+func isTTY(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 
 // execute runs the guest with the given analyses and reports how it ended.
 // It returns the error that makes emuprof exit with the guest's status.
