@@ -138,11 +138,19 @@ func WriteSummary(w io.Writer, rms, drms *Report, top int) error {
 	return nil
 }
 
+// minShownR2 is the goodness of fit below which the summary says "no trend"
+// rather than print a curve that explains little of the data.
+const minShownR2 = 0.8
+
 func fitCells(f *report.PowerFit) (string, string) {
 	if f == nil {
 		return "-", "-"
 	}
-	return f.String(), fmt.Sprintf("%.3f", f.R2)
+	r2 := fmt.Sprintf("%.3f", f.R2)
+	if f.R2 < minShownR2 {
+		return "no clear trend", r2
+	}
+	return f.String(), r2
 }
 
 func share(part, whole uint64) string {
