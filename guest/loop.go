@@ -154,8 +154,7 @@ func (p *Process) switchTo(t *sched.Thread) error {
 	if !ts.started {
 		ts.started = true
 		if p.cfg.Needs.Threads {
-			parent := uint64(0)
-			p.emit(analyses.Event{Kind: analyses.KindThreadStart, Tid: uint32(t.Tid), Aux: parent})
+			p.emit(analyses.Event{Kind: analyses.KindThreadStart, Tid: uint32(t.Tid)}) // the main thread: no parent
 		}
 	}
 	return p.resumeBlocked(t, ts)

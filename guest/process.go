@@ -3,11 +3,9 @@ package guest
 import (
 	"crypto/sha256"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash"
 	"math/rand/v2"
-	"path/filepath"
 
 	"emuprof/analyses"
 	"emuprof/cpu"
@@ -44,11 +42,8 @@ type ThreadStats struct {
 	Insns, Blocks, Switches, FutexWaits uint64
 }
 
-// Exit codes for runs that did not end normally.
-const (
-	ExitDeadlock = 3
-	ExitLimit    = 2
-)
+// ExitDeadlock is the exit code of a run that ended in a deadlock.
+const ExitDeadlock = 3
 
 // Process is one guest process being run.
 type Process struct {
@@ -67,7 +62,6 @@ type Process struct {
 	insns   uint64
 	digest  hash.Hash
 	scratch [8]byte
-	sink    func([]analyses.Event)
 	goEv    []analyses.Event
 
 	exited     bool
@@ -124,8 +118,7 @@ func Load(cfg Config, c cpu.CPU) (*Process, error) {
 	if cfg.TraceDigest {
 		p.digest = sha256.New()
 	}
-	p.sink = p.deliver
-	c.SetSink(p.sink)
+	c.SetSink(p.deliver)
 	c.SetRDTSC(p.rdtsc)
 	if err := p.startMain(); err != nil {
 		return nil, err
@@ -216,7 +209,7 @@ func (p *Process) startMain() error {
 	}
 	tid := p.cfg.Pid
 	p.nextTid = tid + 1
-	t := p.sched.Spawn(tid, nil)
+	p.sched.Spawn(tid, nil)
 	ctx, err := p.cpu.NewContext()
 	if err != nil {
 		return err
@@ -225,8 +218,6 @@ func (p *Process) startMain() error {
 		return err
 	}
 	p.threads[tid] = &threadState{ctx: ctx}
-	p.cur = nil
-	_ = t
 	return nil
 }
 
@@ -278,8 +269,6 @@ func (p *Process) rdtsc(sliceInsns uint64) uint64 {
 	return uint64(p.cur.Clock + int64(sliceInsns)*p.cfg.NsPerInsn)
 }
 
-var errInterrupted = errors.New("interrupted")
-
 // Run runs the process to completion (or crash, deadlock, limit, interrupt).
 func (p *Process) Run() *Result {
 	res := p.loop()
@@ -301,5 +290,3 @@ func (p *Process) Run() *Result {
 	}
 	return res
 }
-
-func (p *Process) programName() string { return filepath.Base(p.cfg.Program) }
