@@ -198,18 +198,28 @@ func sysPwrite64(k *Kernel, c *Call) Outcome {
 	return result(k.writeFromGuest(f, c.Args[1], c.Args[2], pos))
 }
 
+// vectorTarget checks that fd is open for reading (or writing) and loads
+// its iovec array: the common start of readv and writev.
+func (k *Kernel) vectorTarget(fd int, iovAddr, cnt uint64, write bool) (*openFile, []iovec, Errno) {
+	f, e := k.file(fd)
+	if e != 0 {
+		return nil, nil, e
+	}
+	if write && !f.writable() || !write && !f.readable() {
+		return nil, nil, eBADF
+	}
+	iov, e := k.readIovecs(iovAddr, cnt)
+	if e != 0 {
+		return nil, nil, e
+	}
+	return f, iov, 0
+}
+
 // readv reads into the buffers of an iovec array. Seekable files fill the
 // buffers one after the other; streams and pipes are read once and the
 // data scattered.
 func (k *Kernel) readv(fd int, iovAddr, cnt uint64, pos int64) Outcome {
-	f, e := k.file(fd)
-	if e != 0 {
-		return fail(e)
-	}
-	if !f.readable() {
-		return fail(eBADF)
-	}
-	iov, e := k.readIovecs(iovAddr, cnt)
+	f, iov, e := k.vectorTarget(fd, iovAddr, cnt, false)
 	if e != 0 {
 		return fail(e)
 	}
@@ -261,14 +271,7 @@ func (k *Kernel) readv(fd int, iovAddr, cnt uint64, pos int64) Outcome {
 // writev writes the buffers of an iovec array in order, stopping at a
 // short write.
 func (k *Kernel) writev(fd int, iovAddr, cnt uint64, pos int64) Outcome {
-	f, e := k.file(fd)
-	if e != 0 {
-		return fail(e)
-	}
-	if !f.writable() {
-		return fail(eBADF)
-	}
-	iov, e := k.readIovecs(iovAddr, cnt)
+	f, iov, e := k.vectorTarget(fd, iovAddr, cnt, true)
 	if e != 0 {
 		return fail(e)
 	}
