@@ -101,6 +101,10 @@ func New(opts Options) (*Engine, error) {
 		e.Close()
 		return nil, err
 	}
+	if err := e.linuxControlRegisters(); err != nil {
+		e.Close()
+		return nil, err
+	}
 	e.handle = cgo.NewHandle(e)
 	e.st = C.emu_state_new(e.uc, C.uintptr_t(e.handle), C.uint32_t(opts.BufferEvents))
 	if e.st == nil {
@@ -129,6 +133,36 @@ func New(opts Options) (*Engine, error) {
 		}
 	}
 	return e, nil
+}
+
+// Control register bits Linux sets for every x86-64 process (arch/x86:
+// cr4_init, fpu__init_cpu_generic).
+const (
+	cr0MP         = 1 << 1  // monitor coprocessor: wait/fwait honour TS
+	cr0EM         = 1 << 2  // x87 emulation: must be clear or every x87 op traps
+	cr0TS         = 1 << 3  // task switched: clear, the FPU state is live
+	cr0NE         = 1 << 5  // native x87 error reporting
+	cr4OSFXSR     = 1 << 9  // fxsave/fxrstor include XMM0-15 and MXCSR
+	cr4OSXMMEXCPT = 1 << 10 // unmasked SSE exceptions raise #XM (SIGFPE), not #UD
+)
+
+// linuxControlRegisters gives the CPU the control state a Linux process
+// runs under. Unicorn 2.0.1 resets CR4 to 0, and QEMU's fxsave/fxrstor then
+// skip the XMM registers: glibc's lazy-binding trampoline
+// (_dl_runtime_resolve_fxsave) would hand every first PLT call with a
+// floating-point argument a zeroed xmm0 (issue 7).
+func (e *Engine) linuxControlRegisters() error {
+	cr0 := e.reg(C.UC_X86_REG_CR0)
+	if err := e.setReg(C.UC_X86_REG_CR0, (cr0|cr0MP|cr0NE)&^(cr0EM|cr0TS)); err != nil {
+		return err
+	}
+	cr4 := e.reg(C.UC_X86_REG_CR4)
+	return e.setReg(C.UC_X86_REG_CR4, cr4|cr4OSFXSR|cr4OSXMMEXCPT)
+}
+
+// ControlRegisters returns CR0 and CR4 (for tests of the CPU state).
+func (e *Engine) ControlRegisters() (cr0, cr4 uint64) {
+	return e.reg(C.UC_X86_REG_CR0), e.reg(C.UC_X86_REG_CR4)
 }
 
 // Stop makes a running Run return soon (at the next block boundary); it may
