@@ -3,10 +3,50 @@ package analyses
 // Symbols names guest code for analyses. The loader's symbol table
 // implements it; tests use hand-written tables.
 type Symbols interface {
-	// Routine returns the routine containing pc: the entry address of the
-	// ELF symbol that contains it and its name ("name" for symbols of the
-	// executable, "name" too for libraries; "object!0x1234" for code not
-	// covered by any symbol, where 0x1234 is the offset in the object).
-	// ok is false when pc lies in no known object.
-	Routine(pc uint64) (entry uint64, name string, ok bool)
+	// Routine returns the routine containing pc. ok is false when pc lies in
+	// no known object.
+	Routine(pc uint64) (r Routine, ok bool)
+	// Line returns the source file and line of the statement containing pc,
+	// from the object's DWARF line table; ok is false without one.
+	Line(pc uint64) (file string, line int, ok bool)
 }
+
+// Routine is what Symbols knows about the routine containing an address.
+type Routine struct {
+	// Entry is the guest address of the routine's first instruction.
+	Entry uint64
+	// Name is the symbol's name; code that no symbol covers is named
+	// "object!0x1234", where 0x1234 is its link-time address in the object.
+	Name string
+	// Object is the path of the executable or library containing it.
+	Object string
+	// Kind tells call tracking how to treat the routine's frames.
+	Kind RoutineKind
+}
+
+// RoutineKind classifies code for call tracking.
+type RoutineKind uint8
+
+const (
+	// Ordinary code: its activations are reported.
+	Ordinary RoutineKind = iota
+	// LinkerStub is a PLT entry (.plt, .plt.sec, .plt.got): linker glue
+	// that jumps to the function the program called. Its frame is
+	// transparent, so a call through the PLT reads as a call of the target
+	// in static and dynamic builds alike, and its load of the GOT entry
+	// counts in no input size.
+	LinkerStub
+	// LazyBindingStub is the first PLT entry of an object linked for lazy
+	// binding (PLT0: push the link map, jump through GOT[2]). The routine
+	// it jumps to is the dynamic linker's lazy-binding resolver, whatever
+	// its name; this is how the resolver of a stripped ld.so is recognised.
+	LazyBindingStub
+	// LazyResolver is the dynamic linker's resolver known by name
+	// (_dl_runtime_resolve*, _dl_fixup): transparent, like everything it
+	// calls; aprof excludes its accesses from every input size (PLDI'12 §5).
+	LazyResolver
+)
+
+// Transparent reports whether frames of such routines are hidden from
+// analyses.
+func (k RoutineKind) Transparent() bool { return k != Ordinary }

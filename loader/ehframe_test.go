@@ -26,9 +26,9 @@ func TestRoutineOfStrippedFunction(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, off := range []uint64{0, 1, 7} {
-		entry, name, ok := syms.Routine(mainAddr + off)
-		if !ok || entry != mainAddr || name != "stripped!0x"+strconv.FormatUint(mainAddr, 16) {
-			t.Errorf("Routine(main+%d) = %#x %q %v, want main's start %#x", off, entry, name, ok, mainAddr)
+		r, ok := syms.Routine(mainAddr + off)
+		if !ok || r.Entry != mainAddr || r.Name != "stripped!0x"+strconv.FormatUint(mainAddr, 16) {
+			t.Errorf("Routine(main+%d) = %+v %v, want main's start %#x", off, r, ok, mainAddr)
 		}
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"emuprof/analyses"
 )
 
 // SymbolTable names guest addresses. Every ELF object mapped into the guest
@@ -36,6 +38,7 @@ type symObject struct {
 	bias, lo, hi uint64
 	addrs, ends  []uint64 // function [start, end), guest addresses, sorted
 	names        []string
+	kinds        []analyses.RoutineKind
 	byName       map[string]uint64 // every function name, aliases too
 	last         atomic.Int64      // index of the last symbol hit
 	removed      atomic.Bool       // replaced by an overlapping object
@@ -175,18 +178,29 @@ func (t *SymbolTable) format(pc uint64, long bool) string {
 	return s
 }
 
-// Routine implements analyses.Symbols: the entry and name of the function
-// containing pc, or (pc, "object!0x1234") when no symbol covers it, where
-// 0x1234 is pc's link-time address in the object (what objdump shows).
-func (t *SymbolTable) Routine(pc uint64) (entry uint64, name string, ok bool) {
+// Routine implements analyses.Symbols: the function containing pc, or, when
+// no symbol covers pc, a routine entered at pc named "object!0x1234", where
+// 0x1234 is pc's link-time address in the object (what objdump shows). The
+// object is named by the path it was loaded from, as aprof does.
+func (t *SymbolTable) Routine(pc uint64) (analyses.Routine, bool) {
 	o := t.object(pc)
 	if o == nil {
-		return 0, "", false
+		return analyses.Routine{}, false
 	}
 	if i, ok := o.symbol(pc); ok {
-		return o.addrs[i], o.names[i], true
+		return analyses.Routine{Entry: o.addrs[i], Name: o.names[i], Object: o.path, Kind: o.kinds[i]}, true
 	}
-	return pc, o.base + "!0x" + strconv.FormatUint(pc-o.bias, 16), true
+	return analyses.Routine{Entry: pc, Name: o.base + "!0x" + strconv.FormatUint(pc-o.bias, 16), Object: o.path}, true
+}
+
+// Line implements analyses.Symbols: the DWARF source position of pc.
+func (t *SymbolTable) Line(pc uint64) (file string, line int, ok bool) {
+	o := t.object(pc)
+	if o == nil {
+		return "", 0, false
+	}
+	file, line = o.line(pc)
+	return file, line, line > 0
 }
 
 // FuncAddr returns the guest address of the function called name, searching
@@ -273,6 +287,7 @@ type rawSym struct {
 	addr, size uint64
 	name       string
 	rank       int // lower is the better name among aliases
+	kind       analyses.RoutineKind
 }
 
 func newSymObject(o *Object, bias, lo, hi uint64) *symObject {
@@ -305,6 +320,7 @@ func newSymObject(o *Object, bias, lo, hi uint64) *symObject {
 		}
 		n.addrs = append(n.addrs, s.addr)
 		n.names = append(n.names, s.name)
+		n.kinds = append(n.kinds, s.kind)
 		sizes = append(sizes, s.size)
 	}
 	n.ends = make([]uint64, len(n.addrs))
@@ -316,6 +332,12 @@ func newSymObject(o *Object, bias, lo, hi uint64) *symObject {
 			n.ends[i] = hi
 		default:
 			n.ends[i] = a + sizes[i]
+		}
+		// Ranges must not overlap (an FDE spanning all of .plt is an alias
+		// of PLT0): the last-hit cache in symbol would otherwise answer
+		// differently from the binary search, depending on the previous pc.
+		if i+1 < len(n.addrs) {
+			n.ends[i] = min(n.ends[i], n.addrs[i+1])
 		}
 	}
 	return n
@@ -374,15 +396,62 @@ func functionSymbols(f *elf.File, base string, bias, lo, hi uint64) (out []rawSy
 		}
 	}
 	// PLT stubs have no symbols; without these a size-0 symbol before them
-	// (often _init) would swallow every call through the PLT.
+	// (often _init) would swallow every call through the PLT. They are
+	// linker stubs, transparent to call tracking.
+	lazy := hasJumpSlots(f)
 	for _, sec := range f.Sections {
 		if strings.HasPrefix(sec.Name, ".plt") && sec.Flags&elf.SHF_EXECINSTR != 0 && sec.Size > 0 {
-			if a := sec.Addr + bias; a >= lo && a < hi {
-				out = append(out, rawSym{addr: a, size: sec.Size, name: "[" + sec.Name + "]", rank: 8})
+			a := sec.Addr + bias
+			if a < lo || a >= hi {
+				continue
 			}
+			size := sec.Size
+			if sec.Name == ".plt" && lazy && isLazyPLT0(sec) && size > plt0Size {
+				out = append(out, rawSym{addr: a, size: plt0Size, name: "[.plt0]", rank: 8, kind: analyses.LazyBindingStub})
+				a, size = a+plt0Size, size-plt0Size
+			}
+			out = append(out, rawSym{addr: a, size: size, name: "[" + sec.Name + "]", rank: 8, kind: analyses.LinkerStub})
 		}
 	}
 	return out
+}
+
+// plt0Size is the size of the x86-64 PLT0 stub (System V psABI §A.2.1;
+// the IBT variant of binutils has the same size).
+const plt0Size = 16
+
+// hasJumpSlots reports whether f has R_X86_64_JUMP_SLOT relocations, the
+// GOT entries that lazy binding fills in. A static-pie's .plt also starts
+// with a PLT0, never used: its .rela.plt holds IRELATIVE relocations only.
+func hasJumpSlots(f *elf.File) bool {
+	sec := f.Section(".rela.plt")
+	if sec == nil || sec.Type != elf.SHT_RELA {
+		return false
+	}
+	data, err := sec.Data()
+	if err != nil {
+		return false
+	}
+	const relaSize = 24
+	for off := 0; off+relaSize <= len(data); off += relaSize {
+		info := f.ByteOrder.Uint64(data[off+8:])
+		if elf.R_X86_64(elf.R_TYPE64(info)) == elf.R_X86_64_JMP_SLOT {
+			return true
+		}
+	}
+	return false
+}
+
+// isLazyPLT0 reports whether .plt starts with PLT0, the lazy-binding entry
+// stub "push GOT+8(%rip); jmp *GOT+16(%rip)": its first instruction is
+// ff 35 (push r/m64, rip-relative). The .plt of a static program (IRELATIVE
+// stubs only) starts with a jmp or endbr64 instead.
+func isLazyPLT0(sec *elf.Section) bool {
+	var b [2]byte
+	if _, err := sec.ReadAt(b[:], 0); err != nil {
+		return false
+	}
+	return b[0] == 0xff && b[1] == 0x35
 }
 
 func isCode(f *elf.File, i elf.SectionIndex) bool {

@@ -1,7 +1,9 @@
 package loader
 
 import (
+	"debug/elf"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -42,13 +44,13 @@ func TestSymbolsMinimal(t *testing.T) {
 	if !loc.Known || loc.Object != "min" || loc.ObjectPath != "dir/min" || loc.Func != "_start" || loc.FuncAddr != 0x4000b0 || loc.Offset != 3 || loc.Line != 0 {
 		t.Errorf("Lookup: %+v", loc)
 	}
-	if e, n, ok := st.Routine(0x4000ba); !ok || e != 0x4000ba || n != "min!0x4000ba" {
-		t.Errorf("Routine(uncovered) = %#x %q %v", e, n, ok)
+	if r, ok := st.Routine(0x4000ba); !ok || r.Entry != 0x4000ba || r.Name != "min!0x4000ba" || r.Object != "dir/min" {
+		t.Errorf("Routine(uncovered) = %+v %v", r, ok)
 	}
-	if e, n, ok := st.Routine(0x4000b5); !ok || e != 0x4000b0 || n != "_start" {
-		t.Errorf("Routine = %#x %q %v", e, n, ok)
+	if r, ok := st.Routine(0x4000b5); !ok || r.Entry != 0x4000b0 || r.Name != "_start" || r.Object != "dir/min" || r.Kind != analyses.Ordinary {
+		t.Errorf("Routine = %+v %v", r, ok)
 	}
-	if _, _, ok := st.Routine(0x10); ok {
+	if _, ok := st.Routine(0x10); ok {
 		t.Errorf("Routine outside every object is ok")
 	}
 	if a, ok := st.FuncAddr("helper"); !ok || a != 0x4000c0 {
@@ -80,8 +82,8 @@ func TestSymbolTableObjects(t *testing.T) {
 	if got := st.Format(0x5000b1); got != "_start+0x1 (min)" {
 		t.Errorf("second copy: %q", got)
 	}
-	if e, n, _ := st.Routine(0x5000ba); e != 0x5000ba || n != "min!0x4000ba" {
-		t.Errorf("Routine in second copy: %#x %q", e, n)
+	if r, _ := st.Routine(0x5000ba); r.Entry != 0x5000ba || r.Name != "min!0x4000ba" {
+		t.Errorf("Routine in second copy: %+v", r)
 	}
 	if a, _ := st.FuncAddr("_start"); a != 0x4000b0 {
 		t.Errorf("FuncAddr prefers the first object added, got %#x", a)
@@ -154,6 +156,14 @@ func TestSymbolsBinaries(t *testing.T) {
 			if got, want := st.FormatLong(sq), fmt.Sprintf("square (%s) at prog.c:%d", base, squareLine); got != want {
 				t.Errorf("FormatLong = %q, want %q", got, want)
 			}
+			// The analyses' view: routine, object path, kind, file:line.
+			if r, ok := st.Routine(mainAddr + 4); !ok || r.Entry != mainAddr || r.Name != "main" || r.Object != path || r.Kind != analyses.Ordinary {
+				t.Errorf("Routine(main+4) = %+v %v", r, ok)
+			}
+			if file, line, ok := st.Line(sq); !ok || filepath.Base(file) != "prog.c" || line != squareLine {
+				t.Errorf("Line(square) = %s:%d %v, want prog.c:%d", file, line, ok, squareLine)
+			}
+			checkPLTKinds(t, st, path, bias, flavour == "dynamic")
 			if addrs := st.LineAddrs("prog.c", mainLine); !slices.Contains(addrs, mainAddr) {
 				t.Errorf("LineAddrs(prog.c:%d) = %#x, want main %#x", mainLine, addrs, mainAddr)
 			}
@@ -165,12 +175,45 @@ func TestSymbolsBinaries(t *testing.T) {
 			}
 			// The ELF header page holds no code.
 			pc := lo + bias + 0x10
-			if e, n, ok := st.Routine(pc); !ok || e != pc || n != fmt.Sprintf("%s!%#x", base, lo+0x10) {
-				t.Errorf("Routine(%#x) = %#x %q %v", pc, e, n, ok)
+			if r, ok := st.Routine(pc); !ok || r.Entry != pc || r.Name != fmt.Sprintf("%s!%#x", base, lo+0x10) {
+				t.Errorf("Routine(%#x) = %+v %v", pc, r, ok)
 			}
 			if got := st.FormatLong(pc); !strings.HasPrefix(got, fmt.Sprintf("%#x (%s)", pc, base)) {
 				t.Errorf("FormatLong(%#x) = %q", pc, got)
 			}
 		})
+	}
+}
+
+// checkPLTKinds checks that PLT stubs are linker stubs, and that PLT0 is
+// told apart exactly when the object is linked for lazy binding (it has
+// R_X86_64_JUMP_SLOT relocations), reading the ELF file independently.
+func checkPLTKinds(t *testing.T, st *SymbolTable, path string, bias uint64, lazy bool) {
+	t.Helper()
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	plt := f.Section(".plt")
+	if plt == nil {
+		if lazy {
+			t.Fatalf("%s: no .plt", path)
+		}
+		return
+	}
+	if rela := f.Section(".rela.plt"); lazy && (rela == nil || rela.Size == 0) {
+		t.Fatalf("%s: no .rela.plt in a lazily bound program", path)
+	}
+	start := plt.Addr + bias
+	r0, ok := st.Routine(start)
+	r1, _ := st.Routine(start + 16)
+	switch {
+	case !ok:
+		t.Errorf("Routine(.plt) unknown")
+	case lazy && (r0.Kind != analyses.LazyBindingStub || r0.Entry != start || r1.Kind != analyses.LinkerStub || r1.Entry != start+16):
+		t.Errorf("lazy .plt: PLT0 %+v, next %+v", r0, r1)
+	case !lazy && (r0.Kind != analyses.LinkerStub || r1.Kind != analyses.LinkerStub):
+		t.Errorf("non-lazy .plt: %+v, %+v", r0, r1)
 	}
 }

@@ -4,7 +4,11 @@
 // context tree that analyses can share.
 package calls
 
-import "strings"
+import (
+	"strings"
+
+	"emuprof/analyses"
+)
 
 // RoutineID is a small dense identifier of a routine within one Routines
 // table (0, 1, 2, ... in order of first sight).
@@ -15,9 +19,9 @@ type Routine struct {
 	Entry  uint64 // entry address (0 for synthetic or unknown routines)
 	Name   string // symbol name as Symbols reports it
 	Object string // object (executable or library) containing it; "NONE" if unknown
-	// Resolver marks the dynamic linker's lazy-binding resolver
-	// (_dl_runtime_resolve*, _dl_fixup): its frames are transparent.
-	Resolver bool
+	// Kind says whether the routine's frames are reported (Ordinary) or
+	// transparent (linker stubs, the lazy-binding resolver).
+	Kind analyses.RoutineKind
 }
 
 // Routines interns routines by entry address (or, for synthetic routines, by
@@ -33,14 +37,19 @@ func NewRoutines() *Routines {
 	return &Routines{byEntry: make(map[uint64]RoutineID), byName: make(map[string]RoutineID)}
 }
 
-// Intern returns the id of the routine entered at entry, creating it with
-// the given name and object on first sight.
-func (r *Routines) Intern(entry uint64, name, object string) RoutineID {
-	if id, ok := r.byEntry[entry]; ok {
+// Intern returns the id of the routine r.Entry, creating it on first sight.
+// A routine named like the lazy-binding resolver is marked LazyResolver
+// whatever Symbols said, so unstripped dynamic linkers need no other help.
+func (r *Routines) Intern(rt analyses.Routine) RoutineID {
+	if id, ok := r.byEntry[rt.Entry]; ok {
 		return id
 	}
-	id := r.add(Routine{Entry: entry, Name: name, Object: object, Resolver: IsResolver(name)})
-	r.byEntry[entry] = id
+	kind := rt.Kind
+	if IsResolver(rt.Name) {
+		kind = analyses.LazyResolver
+	}
+	id := r.add(Routine{Entry: rt.Entry, Name: rt.Name, Object: rt.Object, Kind: kind})
+	r.byEntry[rt.Entry] = id
 	return id
 }
 
@@ -51,10 +60,18 @@ func (r *Routines) Synthetic(name, object string) RoutineID {
 	if id, ok := r.byName[key]; ok {
 		return id
 	}
-	id := r.add(Routine{Name: name, Object: object, Resolver: IsResolver(name)})
+	rt := Routine{Name: name, Object: object}
+	if IsResolver(name) {
+		rt.Kind = analyses.LazyResolver
+	}
+	id := r.add(rt)
 	r.byName[key] = id
 	return id
 }
+
+// markResolver records that routine id is the lazy-binding resolver (it was
+// entered from a LazyBindingStub).
+func (r *Routines) markResolver(id RoutineID) { r.list[id].Kind = analyses.LazyResolver }
 
 func (r *Routines) add(rt Routine) RoutineID {
 	if rt.Object == "" {
@@ -79,20 +96,4 @@ func IsResolver(name string) bool {
 	return strings.HasPrefix(name, "_dl_runtime_resolve") ||
 		strings.HasPrefix(name, "_dl_runtime_profile") ||
 		name == "_dl_fixup"
-}
-
-// ObjectNamer is optionally implemented by an analyses.Symbols to name the
-// object (executable or shared library) containing pc. Without it the
-// object is taken from names of the form "object!0x1234", else "NONE".
-type ObjectNamer interface {
-	Object(pc uint64) (name string, ok bool)
-}
-
-// objectFromName extracts "object" from the Symbols convention
-// "object!0x1234" for code covered by no symbol.
-func objectFromName(name string) string {
-	if i := strings.LastIndexByte(name, '!'); i > 0 && strings.HasPrefix(name[i+1:], "0x") {
-		return name[:i]
-	}
-	return ""
 }

@@ -9,7 +9,8 @@ import (
 // Listener is told about the routine activations that call tracking
 // derives. Calls and returns of one thread nest properly; frames of the
 // dynamic linker's lazy-binding resolver (and of everything it calls) are
-// never reported.
+// never reported, nor are those of linker stubs (PLT entries): a call
+// through the PLT reads as a call of its target.
 type Listener interface {
 	// Call reports that thread tid entered routine (entered at entry).
 	Call(tid uint32, routine RoutineID, entry uint64)
@@ -24,16 +25,17 @@ type frame struct {
 	routine RoutineID
 	ret     uint64 // expected return address (0 for a thread's root frame)
 	sp      uint64 // stack pointer at routine entry (after the call pushed ret)
-	hidden  bool   // a resolver frame or a descendant of one: not reported
+	hidden  bool   // a transparent frame (linker stub, resolver) or a descendant of a resolver: not reported
 }
 
 // stack is the shadow stack of one thread.
 type stack struct {
 	tid      uint32
 	frames   []frame
-	hidden   int          // number of hidden frames on the stack
-	prevEnd  analyses.End // terminator of the thread's previous block
-	prevNext uint64       // address following the previous block (its fall-through/return address)
+	hidden   int                  // number of hidden frames on the stack
+	prevEnd  analyses.End         // terminator of the thread's previous block
+	prevNext uint64               // address following the previous block (its fall-through/return address)
+	prevKind analyses.RoutineKind // kind of the previous block's routine
 }
 
 // Tracker maintains a shadow stack per thread from Block events.
@@ -49,12 +51,22 @@ type stack struct {
 //     return address P.Addr+P.Len and stack pointer B.Aux.
 //   - P ended with a jump (or conditional jump) and B is the entry of a
 //     routine other than the current frame's: tail call; the top frame is
-//     replaced (return, then call) keeping its return address.
+//     replaced (return, then call) keeping its return address and its entry
+//     stack pointer. Keeping the stack pointer matters at PLT0, which jumps
+//     to the resolver with two more words pushed: the resolver's frame must
+//     not look deeper than the caller's, or the stack-pointer rule would
+//     drop it when the resolver jumps on to the bound function, and the
+//     tail-call rule would then replace the caller itself.
+//   - P was PLT0 (a LazyBindingStub) and ended with a jump: B's routine is
+//     the lazy-binding resolver, whatever its name (stripped ld.so).
+//
+// Frames of transparent routines (analyses.RoutineKind) are kept on the
+// shadow stack but never reported; everything a resolver calls is hidden
+// too. A linker stub's callees are not hidden: it only ever jumps on.
 //
 // Symbols are looked up once per distinct block address.
 type Tracker struct {
 	syms     analyses.Symbols
-	objects  ObjectNamer // syms, if it names objects
 	routines *Routines
 	blocks   *blockTable
 	zero     blockInfo // info for address 0 (never stored in blocks)
@@ -73,9 +85,6 @@ func NewTracker(syms analyses.Symbols, l Listener) *Tracker {
 		blocks:   newBlockTable(),
 		threads:  make(map[uint32]*stack),
 		listener: l,
-	}
-	if on, ok := syms.(ObjectNamer); ok {
-		t.objects = on
 	}
 	return t
 }
@@ -128,8 +137,9 @@ func (t *Tracker) ThreadExit(tid uint32) {
 	}
 }
 
-// InResolver reports whether thread tid is running inside the dynamic
-// linker's lazy-binding resolver (a hidden frame is on its stack).
+// InResolver reports whether thread tid is running hidden code: the dynamic
+// linker's lazy-binding resolver or a linker stub (a hidden frame is on its
+// stack).
 func (t *Tracker) InResolver(tid uint32) bool {
 	s := t.stackOf(tid, false)
 	return s != nil && s.hidden > 0
@@ -194,24 +204,11 @@ func (t *Tracker) lookup(addr uint64) blockInfo {
 	if t.syms == nil {
 		return blockInfo{routine: t.routines.Synthetic("unknown", "NONE")}
 	}
-	entry, name, ok := t.syms.Routine(addr)
+	r, ok := t.syms.Routine(addr)
 	if !ok {
 		return blockInfo{routine: t.routines.Synthetic("unknown", "NONE")}
 	}
-	if id, known := t.routines.byEntry[entry]; known {
-		return blockInfo{routine: id, entry: entry == addr}
-	}
-	obj := ""
-	if t.objects != nil {
-		if o, ok := t.objects.Object(entry); ok {
-			obj = o
-		}
-	}
-	if obj == "" {
-		obj = objectFromName(name)
-	}
-	id := t.routines.Intern(entry, name, obj)
-	return blockInfo{routine: id, entry: entry == addr}
+	return blockInfo{routine: t.routines.Intern(r), entry: r.Entry == addr}
 }
 
 // Block processes one Block event and reports whether the thread now runs
@@ -239,15 +236,23 @@ func (t *Tracker) Block(ev *analyses.Event) (hidden bool) {
 			}
 		case analyses.EndJump, analyses.EndCond:
 			top := &s.frames[len(s.frames)-1]
-			if bi.entry && bi.routine != top.routine {
-				ret := top.ret
+			// A linker stub only jumps on: its target replaces it even
+			// when the target is not known as a routine entry.
+			fromStub := s.prevEnd == analyses.EndJump &&
+				(s.prevKind == analyses.LinkerStub || s.prevKind == analyses.LazyBindingStub)
+			if (bi.entry || fromStub) && bi.routine != top.routine {
+				if s.prevKind == analyses.LazyBindingStub && s.prevEnd == analyses.EndJump {
+					t.routines.markResolver(bi.routine)
+				}
+				ret, entrySP := top.ret, top.sp
 				t.pop(s)
-				t.push(s, bi.routine, ev.Addr, ret, sp)
+				t.push(s, bi.routine, ev.Addr, ret, entrySP)
 			}
 		}
 	}
 	s.prevEnd = ev.End
 	s.prevNext = ev.Addr + uint64(ev.Len)
+	s.prevKind = t.routines.list[bi.routine].Kind
 	return s.hidden > 0
 }
 
@@ -264,7 +269,7 @@ func (t *Tracker) returnTo(s *stack, addr uint64) {
 }
 
 func (t *Tracker) push(s *stack, r RoutineID, entry, ret, sp uint64) {
-	hidden := s.hidden > 0 || t.routines.list[r].Resolver
+	hidden := s.hidden > 0 || t.routines.list[r].Kind.Transparent()
 	s.frames = append(s.frames, frame{routine: r, ret: ret, sp: sp, hidden: hidden})
 	if hidden {
 		s.hidden++

@@ -8,26 +8,51 @@ import (
 	"emuprof/analyses"
 )
 
-// fakeSyms maps address ranges to routines.
+// fakeSyms maps address ranges to routines. Names follow the loader's
+// conventions for kinds: "[.plt0]" is PLT0 (LazyBindingStub), "[.plt]" and
+// "name@plt" are linker stubs; objects are "lib" from 0x7000 on, else "prog".
 type fakeSyms []struct {
 	lo, hi uint64
 	name   string
 }
 
-func (s fakeSyms) Routine(pc uint64) (uint64, string, bool) {
+func (s fakeSyms) Routine(pc uint64) (analyses.Routine, bool) {
 	for _, r := range s {
 		if pc >= r.lo && pc < r.hi {
-			return r.lo, r.name, true
+			return analyses.Routine{Entry: r.lo, Name: r.name, Object: fakeObject(r.lo), Kind: fakeKind(r.name)}, true
 		}
 	}
-	return 0, "", false
+	return analyses.Routine{}, false
+}
+
+func (s fakeSyms) Line(pc uint64) (string, int, bool) { return "", 0, false }
+
+func fakeObject(pc uint64) string {
+	if pc >= 0x7000 {
+		return "lib"
+	}
+	return "prog"
+}
+
+func fakeKind(name string) analyses.RoutineKind {
+	switch {
+	case name == "[.plt0]":
+		return analyses.LazyBindingStub
+	case name == "[.plt]" || strings.HasSuffix(name, "@plt"):
+		return analyses.LinkerStub
+	}
+	return analyses.Ordinary
 }
 
 var syms = fakeSyms{
 	{0x1000, 0x1100, "main"},
 	{0x2000, 0x2100, "f"},
 	{0x3000, 0x3100, "g"},
-	{0x4000, 0x4010, "plt"},
+	{0x4000, 0x4010, "puts@plt"},
+	{0x4010, 0x4020, "[.plt0]"},
+	{0x4020, 0x4100, "[.plt]"},
+	{0x4800, 0x4900, "ld.so!0x800"}, // a stripped resolver
+	{0x4900, 0x4a00, "ld.so!0x900"}, // a stripped _dl_fixup
 	{0x5000, 0x5100, "_dl_runtime_resolve_xsave"},
 	{0x6000, 0x6100, "_dl_fixup"},
 	{0x7000, 0x7100, "puts"},
@@ -138,7 +163,7 @@ func TestResolverTransparent(t *testing.T) {
 		hidden bool
 	}{
 		{blk(1, 0x1000, 0x8000, 5, call), false}, // main calls puts@plt
-		{blk(1, 0x4000, 0x7ff8, 6, jmp), false},  // plt jumps to the resolver (tail call)
+		{blk(1, 0x4000, 0x7ff8, 6, jmp), true},   // the PLT stub (transparent) jumps to the resolver
 		{blk(1, 0x5000, 0x7ff8, 8, call), true},  // resolver calls _dl_fixup
 		{blk(1, 0x6000, 0x7f00, 4, ret), true},   // _dl_fixup returns
 		{blk(1, 0x5008, 0x7ff8, 4, jmp), true},   // resolver jumps to puts (tail call)
@@ -153,7 +178,52 @@ func TestResolverTransparent(t *testing.T) {
 			t.Errorf("step %d: InResolver %v", i, !s.hidden)
 		}
 	}
-	expectLog(t, l, "1+main 1+plt 1-plt 1+puts 1-puts")
+	expectLog(t, l, "1+main 1+puts 1-puts")
+}
+
+// TestStrippedResolverThroughPLT0 is the lazy binding of a first call
+// through the PLT when ld.so is stripped (Debian): the resolver is known
+// only as the target of PLT0's jump, and PLT0 pushed two words, so the
+// resolver is entered 16 bytes below the caller's frame. Before, the
+// resolver's frame was dropped by the stack-pointer rule when it jumped to
+// puts, and the tail-call rule replaced main with puts.
+func TestStrippedResolverThroughPLT0(t *testing.T) {
+	l := &logger{}
+	tr := NewTracker(syms, l)
+	l.t = tr
+	steps := []struct {
+		ev     analyses.Event
+		hidden bool
+	}{
+		{blk(1, 0x1000, 0x8000, 5, call), false}, // main calls puts@plt
+		{blk(1, 0x4030, 0x7ff8, 1, jmp), true},   // jmp *GOT[n]: still the lazy path
+		{blk(1, 0x4036, 0x7ff8, 2, jmp), true},   // push n; jmp PLT0
+		{blk(1, 0x4010, 0x7ff0, 2, jmp), true},   // PLT0: push GOT[1]; jmp *GOT[2]
+		{blk(1, 0x4800, 0x7fe8, 8, call), true},  // the resolver calls _dl_fixup
+		{blk(1, 0x4900, 0x7d00, 4, ret), true},   // _dl_fixup returns
+		{blk(1, 0x4808, 0x7d08, 4, oth), true},   // the resolver restores registers
+		{blk(1, 0x4810, 0x7ff8, 4, jmp), true},   // and, sp back, jumps to puts
+		{blk(1, 0x7000, 0x7ff8, 4, ret), false},  // puts returns to main
+		{blk(1, 0x1005, 0x8000, 4, call), false}, // main calls puts@plt again, bound now
+		{blk(1, 0x4030, 0x7ff8, 1, jmp), true},   // jmp *GOT[n]
+		{blk(1, 0x7000, 0x7ff8, 4, ret), false},  // puts
+		{blk(1, 0x100a, 0x8000, 4, oth), false},
+	}
+	for i, s := range steps {
+		if h := tr.Block(&s.ev); h != s.hidden {
+			t.Errorf("step %d: hidden %v, want %v", i, h, s.hidden)
+		}
+	}
+	expectLog(t, l, "1+main 1+puts 1-puts 1+puts 1-puts")
+	if r := tr.Routines().Get(tr.Routines().byEntry[0x4800]); r.Kind != analyses.LazyResolver {
+		t.Errorf("the target of PLT0 is %v, want the lazy resolver", r.Kind)
+	}
+	if r := tr.Routines().Get(tr.Routines().byEntry[0x4900]); r.Kind != analyses.Ordinary {
+		t.Errorf("_dl_fixup's kind %v: only PLT0's target is the resolver", r.Kind)
+	}
+	if d := tr.Depth(1); d != 1 {
+		t.Errorf("depth %d, want 1 (main)", d)
+	}
 }
 
 func TestThreads(t *testing.T) {
@@ -172,9 +242,9 @@ func TestThreads(t *testing.T) {
 }
 
 func TestUnknownCodeAndObjects(t *testing.T) {
-	s := fakeSyms{{0x1000, 0x1100, "libc.so.6!0x1000"}}
+	s := fakeSyms{{0x7000, 0x7100, "lib!0x1000"}}
 	tr := NewTracker(s, nil)
-	ev := blk(1, 0x1000, 0x8000, 5, call)
+	ev := blk(1, 0x7000, 0x8000, 5, call)
 	tr.Block(&ev)
 	ev = blk(1, 0xdead0, 0x7ff8, 5, oth)
 	tr.Block(&ev)
@@ -182,7 +252,7 @@ func TestUnknownCodeAndObjects(t *testing.T) {
 	if len(st) != 2 {
 		t.Fatalf("stack %v", st)
 	}
-	if r := tr.Routines().Get(st[0]); r.Object != "libc.so.6" {
+	if r := tr.Routines().Get(st[0]); r.Object != "lib" {
 		t.Errorf("object %q", r.Object)
 	}
 	if r := tr.Routines().Get(st[1]); r.Name != "unknown" || r.Object != "NONE" {

@@ -1,6 +1,7 @@
 package trms
 
 import (
+	"strings"
 	"testing"
 
 	"emuprof/analyses"
@@ -13,20 +14,26 @@ type fakeSyms []struct {
 	name   string
 }
 
-func (s fakeSyms) Routine(pc uint64) (uint64, string, bool) {
+func (s fakeSyms) Routine(pc uint64) (analyses.Routine, bool) {
 	for _, r := range s {
 		if pc >= r.lo && pc < r.hi {
-			return r.lo, r.name, true
+			kind := analyses.Ordinary
+			if strings.HasSuffix(r.name, "@plt") {
+				kind = analyses.LinkerStub
+			}
+			return analyses.Routine{Entry: r.lo, Name: r.name, Object: s.object(r.lo), Kind: kind}, true
 		}
 	}
-	return 0, "", false
+	return analyses.Routine{}, false
 }
 
-func (s fakeSyms) Object(pc uint64) (string, bool) {
+func (s fakeSyms) Line(pc uint64) (string, int, bool) { return "", 0, false }
+
+func (s fakeSyms) object(pc uint64) string {
 	if pc >= 0x7000 {
-		return "libc.so.6", true
+		return "libc.so.6"
 	}
-	return "prog", true
+	return "prog"
 }
 
 var progSyms = fakeSyms{
@@ -128,8 +135,9 @@ func TestEventStream(t *testing.T) {
 		}
 		check("g", 3, 3, c(2, 6))
 		check("puts", 2, 2, c(1, 2))
-		check("f", 4, 4, c(9, 19))     // x, z (via g), the two GOT cells (via puts)
-		check("main", 4, 6, c(12, 24)) // f's 4; TRMS + x (thread-induced) + z (external)
+		// The PLT stub's block is linker glue: transparent, not f's cost.
+		check("f", 4, 4, c(8, 18))     // x, z (via g), the two GOT cells (via puts)
+		check("main", 4, 6, c(11, 23)) // f's 4; TRMS + x (thread-induced) + z (external)
 		check("worker", 0, 0, c(1, 1))
 		if _, ok := got["_dl_runtime_resolve_xsavec"]; ok {
 			t.Error("resolver activation reported")
