@@ -79,7 +79,9 @@ func TestTRMSFlavoursAgree(t *testing.T) {
 	for _, g := range []string{"count_zero", "tolower", "readbuf", "condvar_pc"} {
 		t.Run(g, func(t *testing.T) {
 			bin := sameLengthPath(t, "glibc-dynamic", g)
-			dyn := ownRoutines(runTrms(t, nil, bin, guests[g]...).rms, bin)
+			rep := runTrms(t, nil, bin, guests[g]...).rms
+			checkObjects(t, rep, bin)
+			dyn := ownRoutines(rep, bin)
 			if m, ok := dyn["main"]; !ok || m.calls != 1 {
 				t.Fatalf("dynamic: main has no profile of its own: %v", dyn)
 			}
@@ -126,4 +128,25 @@ func sameLengthPath(t *testing.T, variant, name string) string {
 		t.Fatal(err)
 	}
 	return dst
+}
+
+// checkObjects checks that every routine of a dynamically linked program's
+// report names its object as aprof does (the path of the executable or
+// library), so that merge tells same-named routines of different objects
+// apart.
+func checkObjects(t *testing.T, r *trms.Report, exe string) {
+	t.Helper()
+	objects := map[string]string{}
+	for _, rr := range r.Routines {
+		objects[rr.Name] = rr.Object
+		if rr.Object == "" || rr.Object == "NONE" {
+			t.Errorf("routine %s: object %q", rr.Name, rr.Object)
+		}
+	}
+	if o := objects["main"]; o != exe {
+		t.Errorf("main's object %q, want %q", o, exe)
+	}
+	if o := objects["__libc_start_main"]; filepath.Base(o) != "libc.so.6" || !filepath.IsAbs(o) {
+		t.Errorf("__libc_start_main's object %q, want the path of libc.so.6", o)
+	}
 }
