@@ -171,8 +171,8 @@ func pathIno(p string) uint64 {
 // hostStat converts host file information to the guest's view. Files owned
 // by the host user appear owned by the guest user. Times come from the
 // modification time (atime and ctime too, since the host's change with
-// every access), unless the guest set them during the run; sizes in blocks
-// are computed from the size.
+// every access), unless the guest changed them during the run (see
+// filetimes.go); sizes in blocks are computed from the size.
 func (k *Kernel) hostStat(fi fs.FileInfo, host string) statInfo {
 	st := statInfo{
 		mode:    linuxMode(fi.Mode()),
@@ -198,18 +198,9 @@ func (k *Kernel) hostStat(fi fs.FileInfo, host string) statInfo {
 	if st.mode&sIFMT == sIFREG || st.mode&sIFMT == sIFDIR {
 		st.blocks = (st.size + 4095) / 4096 * 8
 	}
-	mt := fi.ModTime().UnixNano()
-	st.atime, st.mtime, st.ctime = mt, mt, mt
-	if t, ok := k.times[host]; ok {
-		st.atime, st.mtime, st.ctime = t.atime, t.mtime, t.ctime
-	}
+	t := k.timesOf(fi, host)
+	st.atime, st.mtime, st.ctime = t.atime, t.mtime, t.ctime
 	return st
-}
-
-// touch records that the guest modified the host file at virtual time now.
-func (k *Kernel) touch(host string) {
-	ns := k.realtime(k.now)
-	k.times[host] = fileTimes{atime: ns, mtime: ns, ctime: ns}
 }
 
 // hostStatIDs is what some hosts say about a file beyond fs.FileInfo.

@@ -87,7 +87,7 @@ func (k *Kernel) openLoc(l loc, flags, mode uint32) (*openFile, Errno) {
 		}
 		// Set the mode exactly: the host's umask must not apply, the guest's does.
 		_ = hf.Chmod(goMode(mode & 0o7777 &^ k.umask))
-		k.touch(l.host)
+		k.stampFile(hf, l.host, stampA|stampM|stampC)
 		k.touch(k.hostOf(path.Dir(l.guest)))
 		return newOpenFile(&hostFile{f: hf, host: l.host}, keep, l.guest), 0
 	}

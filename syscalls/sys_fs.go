@@ -9,9 +9,9 @@ import (
 
 // The file system name space: getdents64, getcwd, chdir, fchdir, mkdir,
 // mkdirat, rmdir, unlink, unlinkat, rename, renameat, renameat2, link,
-// linkat, symlink, symlinkat, chmod, fchmod, fchmodat, chown, fchown,
-// lchown, fchownat, truncate, ftruncate, fsync, fdatasync, sync, syncfs,
-// umask, utimensat, fadvise64, flock.
+// linkat, symlink, symlinkat, truncate, ftruncate, fsync, fdatasync, sync,
+// syncfs, umask, utimensat, fadvise64, flock. The chmod and chown families
+// are in sys_attr.go.
 
 func sysGetdents64(k *Kernel, c *Call) Outcome {
 	f, e := k.file(fdArg(c.Args[0]))
@@ -114,7 +114,7 @@ func (k *Kernel) mkdirat(dirfd int, pathAddr uint64, mode uint32) Outcome {
 		return fail(hostErrno(err))
 	}
 	_ = os.Chmod(l.host, goMode(mode&0o7777&^k.umask))
-	k.touch(l.host)
+	k.created(l.host)
 	k.touchParent(l)
 	return ok(0)
 }
@@ -167,7 +167,7 @@ func (k *Kernel) unlinkat(dirfd int, pathAddr uint64, flags uint32) Outcome {
 	if err := os.Remove(l.host); err != nil {
 		return fail(hostErrno(err))
 	}
-	delete(k.times, l.host)
+	k.unlinked(l.fi, l.host)
 	k.touchParent(l)
 	return ok(0)
 }
@@ -226,12 +226,10 @@ func (k *Kernel) renameat(olddir int, oldAddr uint64, newdir int, newAddr uint64
 	if err := os.Rename(ol.host, nl.host); err != nil {
 		return fail(hostErrno(err))
 	}
-	if t, ok := k.times[ol.host]; ok {
-		k.times[nl.host] = t
-		delete(k.times, ol.host)
-	} else {
-		delete(k.times, nl.host)
+	if nl.exists() && !nl.isDir() {
+		k.unlinked(nl.fi, nl.host) // the replaced file lost a name
 	}
+	k.renamed(ol.host, nl.host)
 	k.touchParent(ol)
 	k.touchParent(nl)
 	return ok(0)
@@ -274,6 +272,7 @@ func (k *Kernel) linkat(olddir int, oldAddr uint64, newdir int, newAddr uint64, 
 	if err := os.Link(ol.host, nl.host); err != nil {
 		return fail(hostErrno(err))
 	}
+	k.stamp(ol.fi, ol.host, stampC)
 	k.touchParent(nl)
 	return ok(0)
 }
@@ -307,6 +306,7 @@ func (k *Kernel) symlinkat(targetAddr uint64, newdir int, newAddr uint64) Outcom
 	if err := os.Symlink(target, nl.host); err != nil {
 		return fail(hostErrno(err))
 	}
+	k.created(nl.host)
 	k.touchParent(nl)
 	return ok(0)
 }
@@ -317,102 +317,6 @@ func sysSymlink(k *Kernel, c *Call) Outcome {
 
 func sysSymlinkat(k *Kernel, c *Call) Outcome {
 	return k.symlinkat(c.Args[0], fdArg(c.Args[1]), c.Args[2])
-}
-
-// chmodLoc changes the mode of an existing file.
-func (k *Kernel) chmodLoc(l loc, mode uint32) Errno {
-	switch {
-	case l.syn != nil:
-		return ePERM
-	case !l.exists():
-		return eNOENT
-	case l.isSymlink():
-		return eOPNOTSUPP
-	}
-	if err := os.Chmod(l.host, goMode(mode&0o7777)); err != nil {
-		return hostErrno(err)
-	}
-	if t, ok := k.times[l.host]; ok {
-		t.ctime = k.realtime(k.now)
-		k.times[l.host] = t
-	}
-	return 0
-}
-
-func (k *Kernel) fchmodat(dirfd int, pathAddr uint64, mode, flags uint32) Outcome {
-	if flags&^(atSymlinkNoFollow|atEmptyPath) != 0 {
-		return fail(eINVAL)
-	}
-	p, e := k.readPath(pathAddr)
-	if e != 0 {
-		return fail(e)
-	}
-	if p == "" && flags&atEmptyPath != 0 {
-		return k.fchmod(dirfd, mode)
-	}
-	l, e := k.lookup(dirfd, p, flags&atSymlinkNoFollow == 0)
-	if e != 0 {
-		return fail(e)
-	}
-	return result(0, k.chmodLoc(l, mode))
-}
-
-func (k *Kernel) fchmod(fd int, mode uint32) Outcome {
-	f, e := k.file(fd)
-	if e != 0 {
-		return fail(e)
-	}
-	switch o := f.ops.(type) {
-	case *hostFile:
-		if err := o.f.Chmod(goMode(mode & 0o7777)); err != nil {
-			return fail(hostErrno(err))
-		}
-		return ok(0)
-	case *hostDir:
-		return result(0, k.chmodLoc(o.l, mode))
-	case *pathFile:
-		return fail(eBADF)
-	}
-	return ok(0)
-}
-
-func sysChmod(k *Kernel, c *Call) Outcome {
-	return k.fchmodat(atFDCWD, c.Args[0], uint32(c.Args[1]), 0)
-}
-
-func sysFchmod(k *Kernel, c *Call) Outcome { return k.fchmod(fdArg(c.Args[0]), uint32(c.Args[1])) }
-
-func sysFchmodat(k *Kernel, c *Call) Outcome {
-	return k.fchmodat(fdArg(c.Args[0]), c.Args[1], uint32(c.Args[2]), 0)
-}
-
-func sysFchmodat2(k *Kernel, c *Call) Outcome {
-	return k.fchmodat(fdArg(c.Args[0]), c.Args[1], uint32(c.Args[2]), uint32(c.Args[3]))
-}
-
-// The chown family checks that the file exists and changes nothing: the
-// guest's files keep the host's owner.
-func (k *Kernel) fchownat(dirfd int, pathAddr uint64, flags uint32) Outcome {
-	if flags&^(atSymlinkNoFollow|atEmptyPath) != 0 {
-		return fail(eINVAL)
-	}
-	_, e := k.statAt(dirfd, pathAddr, flags)
-	return result(0, e)
-}
-
-func sysChown(k *Kernel, c *Call) Outcome { return k.fchownat(atFDCWD, c.Args[0], 0) }
-
-func sysLchown(k *Kernel, c *Call) Outcome {
-	return k.fchownat(atFDCWD, c.Args[0], atSymlinkNoFollow)
-}
-
-func sysFchownat(k *Kernel, c *Call) Outcome {
-	return k.fchownat(fdArg(c.Args[0]), c.Args[1], uint32(c.Args[4]))
-}
-
-func sysFchown(k *Kernel, c *Call) Outcome {
-	_, e := k.file(fdArg(c.Args[0]))
-	return result(0, e)
 }
 
 func sysTruncate(k *Kernel, c *Call) Outcome {
@@ -474,103 +378,87 @@ func sysUmask(k *Kernel, c *Call) Outcome {
 	return ok(uint64(old))
 }
 
-// utimensTarget finds the host file of a utimensat call.
-func (k *Kernel) utimensTarget(dirfd int, pathAddr uint64, flags uint32) (loc, Errno) {
-	p := ""
-	if pathAddr != 0 {
-		var e Errno
-		if p, e = k.readPath(pathAddr); e != 0 {
-			return loc{}, e
-		}
+// samePath reports whether t's path still leads to it (an open file may
+// have been renamed or removed: package os sets times by path only).
+func samePath(t attrTarget) bool {
+	if t.f == nil {
+		return true
 	}
-	if pathAddr == 0 || (p == "" && flags&atEmptyPath != 0) {
-		if dirfd == atFDCWD {
-			return k.walk(k.cwd, true)
-		}
-		f, e := k.file(dirfd)
-		if e != 0 {
-			return loc{}, e
-		}
-		switch o := f.ops.(type) {
-		case *hostFile:
-			fi, err := o.f.Stat()
-			if err != nil {
-				return loc{}, hostErrno(err)
-			}
-			return loc{guest: f.guest, host: o.host, fi: fi}, 0
-		case *hostDir:
-			return o.l, 0
-		case *pathFile:
-			return o.l, 0
-		}
-		return loc{}, ePERM
-	}
-	return k.lookup(dirfd, p, flags&atSymlinkNoFollow == 0)
+	fi, err := os.Stat(t.host)
+	return err == nil && os.SameFile(fi, t.fi)
 }
 
+// utimensat sets a file's access and modification times (see filetimes.go):
+// the guest sees them from then on, and explicit times also reach the host
+// file (UTIME_NOW gives it the host's current time, as a native touch
+// would). A symbolic link's times (AT_SYMLINK_NOFOLLOW) are the guest's
+// only, as package os cannot set them.
 func sysUtimensat(k *Kernel, c *Call) Outcome {
 	dirfd, pathAddr, timesAddr, flags := fdArg(c.Args[0]), c.Args[1], c.Args[2], uint32(c.Args[3])
 	if flags&^(atSymlinkNoFollow|atEmptyPath) != 0 {
 		return fail(eINVAL)
 	}
-	now := k.realtime(k.now)
-	at, mt := now, now
-	omitA, omitM := false, false
-	if timesAddr != 0 {
-		var ts [2]timespec
-		for i := range ts {
+	// Each time: explicit (ns), now, or omitted.
+	var ts [2]timespec
+	for i := range ts {
+		ts[i] = timespec{0, utimeNow}
+		if timesAddr != 0 {
 			t, e := k.getTimespec(timesAddr + 16*uint64(i))
 			if e != 0 {
 				return fail(e)
 			}
+			if t.nsec != utimeNow && t.nsec != utimeOmit && (t.nsec < 0 || t.nsec >= 1e9) {
+				return fail(eINVAL)
+			}
 			ts[i] = t
 		}
-		parse := func(t timespec, dst *int64, omit *bool) Errno {
-			switch t.nsec {
-			case utimeNow:
-			case utimeOmit:
-				*omit = true
-			default:
-				if t.nsec < 0 || t.nsec >= 1e9 {
-					return eINVAL
-				}
-				*dst = t.ns()
-			}
-			return 0
-		}
-		if e := parse(ts[0], &at, &omitA); e != 0 {
-			return fail(e)
-		}
-		if e := parse(ts[1], &mt, &omitM); e != 0 {
-			return fail(e)
-		}
 	}
-	l, e := k.utimensTarget(dirfd, pathAddr, flags)
+	var t attrTarget
+	var e Errno
+	switch {
+	case pathAddr != 0:
+		t, e = k.pathTarget(dirfd, pathAddr, flags)
+	case dirfd == atFDCWD:
+		e = eFAULT
+	default:
+		t, e = k.fdTarget(dirfd)
+	}
 	if e != 0 {
 		return fail(e)
 	}
-	switch {
-	case l.syn != nil:
-		return fail(ePERM)
-	case !l.exists():
-		return fail(eNOENT)
-	}
-	if omitA && omitM {
+	if ts[0].nsec == utimeOmit && ts[1].nsec == utimeOmit {
 		return ok(0)
 	}
-	st := k.hostStat(l.fi, l.host)
-	if omitA {
-		at = st.atime
+	root, owner := k.cfg.Uid == 0, t.st.uid == uint32(k.cfg.Uid)
+	explicit := ts[0].nsec != utimeNow || ts[1].nsec != utimeNow
+	switch {
+	case t.host == "":
+		return fail(ePERM)
+	case explicit && !root && !owner:
+		return fail(ePERM)
+	case !explicit && !root && !owner && k.access(t.st, wOK) != 0:
+		return fail(eACCES)
 	}
-	if omitM {
-		mt = st.mtime
+	now := k.realtime(k.now)
+	cur := k.timesOf(t.fi, t.host)
+	guest := [2]int64{cur.atime, cur.mtime}
+	var host [2]time.Time // zero: unchanged
+	for i, v := range ts {
+		switch v.nsec {
+		case utimeOmit:
+		case utimeNow:
+			guest[i], host[i] = now, time.Now()
+		default:
+			guest[i] = v.ns()
+			host[i] = time.Unix(0, guest[i])
+		}
 	}
-	k.times[l.host] = fileTimes{atime: at, mtime: mt, ctime: now}
-	if !l.isSymlink() {
-		if err := os.Chtimes(l.host, time.Unix(0, at), time.Unix(0, mt)); err != nil {
+	if !t.link && samePath(t) {
+		if err := os.Chtimes(t.host, host[0], host[1]); err != nil {
 			return fail(hostErrno(err))
 		}
 	}
+	k.times[timesKey(t.fi, t.host)] = fileTimes{atime: guest[0], mtime: guest[1], ctime: now}
 	return ok(0)
 }
 

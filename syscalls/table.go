@@ -147,14 +147,19 @@ func buildTable() []entry {
 	full(265, sysLinkat)
 	full(88, sysSymlink)
 	full(266, sysSymlinkat)
-	full(90, sysChmod)
-	full(91, sysFchmod)
-	full(268, sysFchmodat)
-	full(452, sysFchmodat2)
-	partial(92, "accepted; ownership is not changed", sysChown)
-	partial(93, "accepted; ownership is not changed", sysFchown)
-	partial(94, "accepted; ownership is not changed", sysLchown)
-	partial(260, "accepted; ownership is not changed", sysFchownat)
+	const chmodNote = "applied to the host file, with Linux's owner rule for the guest's uid; " +
+		"pipes, streams, /proc, /dev: EPERM"
+	partial(90, chmodNote, sysChmod)
+	partial(91, chmodNote, sysFchmod)
+	partial(268, chmodNote, sysFchmodat)
+	partial(452, chmodNote, sysFchmodat2)
+	const chownNote = "Linux's rules for the guest's uid/gid (unprivileged: a no-op, or the group of " +
+		"one's own file to one's gid; else EPERM); permitted changes reach the host file; " +
+		"pipes, streams, /proc, /dev: EPERM on a change"
+	partial(92, chownNote, sysChown)
+	partial(93, chownNote, sysFchown)
+	partial(94, chownNote, sysLchown)
+	partial(260, chownNote, sysFchownat)
 	full(76, sysTruncate)
 	full(77, sysFtruncate)
 	partial(74, "no host flush", sysFsync)
@@ -162,7 +167,8 @@ func buildTable() []entry {
 	partial(306, "no host flush", sysFsync)
 	partial(162, "no host flush", sysSync)
 	full(95, sysUmask)
-	full(280, sysUtimensat)
+	partial(280, "explicit times also reach the host file, UTIME_NOW gives it the host's time; "+
+		"a symlink's times are the guest's view only", sysUtimensat)
 	partial(221, "advice is accepted and ignored", sysFadvise64)
 	partial(73, "locks always succeed (no other process)", sysFlock)
 
