@@ -24,7 +24,10 @@ type Info struct {
 // Block decodes the code of one block (exactly the bytes the emulator
 // translated). Undecodable bytes (x86asm knows no VEX/EVEX encodings; the
 // emulated CPU does not advertise AVX, so guests do not select such code)
-// count as one instruction covering the rest of the block.
+// count as one instruction covering the rest of the block. So does a
+// truncated instruction: a block that ends in an instruction the engine
+// refuses holds only its prefix and opcode bytes (x86asm would return the
+// first prefix alone as an instruction, with no error).
 func Block(code []byte) Info {
 	var info Info
 	off := 0
@@ -32,7 +35,7 @@ func Block(code []byte) Info {
 		inst, err := x86asm.Decode(code[off:], 64)
 		info.Insns++
 		info.Last = uint32(off)
-		if err != nil || inst.Len == 0 {
+		if err != nil || inst.Len == 0 || inst.Op == 0 {
 			info.End = analyses.EndOther
 			return info
 		}

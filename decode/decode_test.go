@@ -29,6 +29,9 @@ func TestBlock(t *testing.T) {
 		{"rdtsc", []byte{0x0f, 0x31, 0x48, 0xc1, 0xe2, 0x20, 0x90}, 3, analyses.EndOther, 6, 1},
 		// call *%rax
 		{"indirect call", []byte{0xff, 0xd0}, 1, analyses.EndCall, 0, 0},
+		// nop; then popcnt cut after its opcode (f3 48 0f b8), as the
+		// engine translates an instruction it refuses
+		{"truncated", []byte{0x90, 0xf3, 0x48, 0x0f, 0xb8}, 2, analyses.EndOther, 1, 0},
 	}
 	for _, c := range cases {
 		got := Block(c.code)

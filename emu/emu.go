@@ -63,6 +63,7 @@ type Engine struct {
 	tsc       map[uint64]int
 	flush     []uint64 // pages whose translations must be dropped before resuming
 	codePages map[uint64]bool
+	memEvents bool // the memory hooks are installed: record reads done in Go too
 	scratch   []byte
 	failure   error      // error raised inside a callback
 	closeMu   sync.Mutex // Stop may race with Close (Ctrl-C at the end of a run)
@@ -131,6 +132,7 @@ func New(opts Options) (*Engine, error) {
 			e.Close()
 			return nil, err
 		}
+		e.memEvents = true
 	}
 	return e, nil
 }
@@ -150,14 +152,19 @@ const (
 // runs under. Unicorn 2.0.1 resets CR4 to 0, and QEMU's fxsave/fxrstor then
 // skip the XMM registers: glibc's lazy-binding trampoline
 // (_dl_runtime_resolve_fxsave) would hand every first PLT call with a
-// floating-point argument a zeroed xmm0 (issue 7).
+// floating-point argument a zeroed xmm0 (issue 7). Its reset also tags all
+// eight x87 registers valid, where a process starts with them empty (after
+// finit): fxsave/fnstenv/fnsave would show a full stack.
 func (e *Engine) linuxControlRegisters() error {
 	cr0 := e.reg(C.UC_X86_REG_CR0)
 	if err := e.setReg(C.UC_X86_REG_CR0, (cr0|cr0MP|cr0NE)&^(cr0EM|cr0TS)); err != nil {
 		return err
 	}
 	cr4 := e.reg(C.UC_X86_REG_CR4)
-	return e.setReg(C.UC_X86_REG_CR4, cr4|cr4OSFXSR|cr4OSXMMEXCPT)
+	if err := e.setReg(C.UC_X86_REG_CR4, cr4|cr4OSFXSR|cr4OSXMMEXCPT); err != nil {
+		return err
+	}
+	return e.setReg(C.UC_X86_REG_FPTAG, 0xffff) // 11 = empty, for each register
 }
 
 // ControlRegisters returns CR0 and CR4 (for tests of the CPU state).
@@ -297,6 +304,20 @@ func (e *Engine) Run(pc, budget uint64) cpu.Stop {
 			e.flush = e.flush[:0]
 			pc = e.PC()
 			continue
+		}
+		if s.Reason == cpu.StopInvalid && s.Err == nil {
+			if done, fault := e.emulateMissing(); done {
+				if fault != nil {
+					fault.Insns, fault.Blocks = s.Insns, s.Blocks
+					return *fault
+				}
+				pc = e.PC()
+				if total.Insns >= budget {
+					s.Reason = cpu.StopQuantum
+					return s
+				}
+				continue
+			}
 		}
 		if s.Reason == cpu.StopSyscall {
 			at := e.PC() - 2
