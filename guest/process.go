@@ -32,6 +32,7 @@ type Result struct {
 	Threads     []ThreadStats
 	Insns       uint64
 	Unsupported []string // syscalls answered with ENOSYS
+	Warnings    []string // what the kernel could not emulate exactly
 	Partial     bool     // stopped early: crash, limit, interrupt, deadlock
 }
 
@@ -276,7 +277,10 @@ func (p *Process) Run() *Result {
 	for _, a := range p.cfg.Analyses {
 		a.Finish()
 	}
-	p.kernel.Close()
+	// Closing writes back shared file mappings: a failure loses data.
+	if err := p.kernel.Close(); err != nil {
+		res.Warnings = append(res.Warnings, err.Error())
+	}
 	if p.digest != nil {
 		res.Digest = fmt.Sprintf("%x", p.digest.Sum(nil))
 	}
@@ -285,6 +289,7 @@ func (p *Process) Run() *Result {
 	for _, t := range p.sched.Threads() {
 		res.Threads = append(res.Threads, ThreadStats{Tid: t.Tid, Clock: t.Clock, Insns: t.Insns, Blocks: t.Blocks, Switches: t.Switches, FutexWaits: t.FutexWaits})
 	}
+	res.Warnings = append(p.kernel.Warnings(), res.Warnings...)
 	for _, nr := range p.kernel.Unsupported() {
 		res.Unsupported = append(res.Unsupported, fmt.Sprintf("%d (%s)", nr, syscalls.Name(nr)))
 	}

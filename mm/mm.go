@@ -101,6 +101,11 @@ type VMA struct {
 	Offset uint64
 	// Shared is true for MAP_SHARED mappings.
 	Shared bool
+	// File is the caller's handle on the open file behind a mapping (nil:
+	// none; otherwise a pointer, as it is compared). mm only carries it
+	// along through splits, moves and growth; areas with different handles
+	// never merge.
+	File any
 }
 
 // Size returns End-Start.
@@ -211,7 +216,7 @@ func (as *AddressSpace) split(at uint64) {
 
 // mergeable reports whether b can extend a (a directly below b).
 func mergeable(a, b VMA) bool {
-	if a.End != b.Start || a.Prot != b.Prot || a.Name != b.Name || a.Shared != b.Shared {
+	if a.End != b.Start || a.Prot != b.Prot || a.Name != b.Name || a.Shared != b.Shared || a.File != b.File {
 		return false
 	}
 	return !a.fileBacked() || a.Offset+a.Size() == b.Offset

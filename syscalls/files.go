@@ -18,9 +18,14 @@ import (
 type hostFile struct {
 	f    *os.File
 	host string
+	id   os.FileInfo // see identity
 }
 
-func (h *hostFile) read(_ *Kernel, p []byte, off int64) (int, Errno) {
+func (h *hostFile) read(k *Kernel, p []byte, off int64) (int, Errno) {
+	// Shared mappings hold the newest bytes of what they map.
+	if err := k.syncFile(h, uint64(off), uint64(off)+uint64(len(p)), 0, 0); err != nil {
+		return 0, hostErrno(err)
+	}
 	n, err := h.f.ReadAt(p, off)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return n, hostErrno(err)
@@ -29,9 +34,13 @@ func (h *hostFile) read(_ *Kernel, p []byte, off int64) (int, Errno) {
 }
 
 func (h *hostFile) write(k *Kernel, p []byte, off int64) (int, Errno) {
+	old := k.sizeIfMapped(h.f)
 	n, err := h.f.WriteAt(p, off)
 	if n > 0 {
 		k.touch(h.host)
+		if old >= 0 {
+			k.fileWritten(h, off, p[:n], old)
+		}
 	}
 	if err != nil && n == 0 {
 		return 0, hostErrno(err)

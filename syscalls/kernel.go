@@ -200,6 +200,13 @@ type Kernel struct {
 	hostUid    int
 	hostGid    int
 
+	// shared are the open files MAP_SHARED mappings refer to (shared.go),
+	// in the order of their first mapping; syncBuf is their scratch space.
+	shared  []*sharedFile
+	syncBuf []byte
+	// warnings are what could not be emulated exactly (Warnings).
+	warnings []string
+
 	// now is the virtual time of the call in progress (for file times).
 	now int64
 
@@ -336,10 +343,11 @@ func (k *Kernel) thread(tid int) *threadState {
 // guest made under ENOSYS, sorted.
 func (k *Kernel) Unsupported() []uint64 { return slices.Clone(k.unsup) }
 
-// Close closes every host file the guest left open. The streams of Config
-// are not closed.
+// Close writes back the shared file mappings (the process is ending) and
+// closes every host file the guest left open. The streams of Config are
+// not closed.
 func (k *Kernel) Close() error {
-	var first error
+	first := k.syncAll()
 	for fd := range k.fds {
 		if k.fds[fd].f == nil {
 			continue

@@ -139,6 +139,7 @@ func (k *Kernel) openLoc(l loc, flags, mode uint32) (*openFile, Errno) {
 	}
 	if hflags&os.O_TRUNC != 0 {
 		k.touch(l.host)
+		k.fileResized(l.fi, l.fi.Size(), 0)
 	}
 	return newOpenFile(&hostFile{f: hf, host: l.host}, keep, l.guest), 0
 }

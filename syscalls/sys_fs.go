@@ -338,7 +338,7 @@ func sysTruncate(k *Kernel, c *Call) Outcome {
 	case !l.fi.Mode().IsRegular():
 		return fail(eINVAL)
 	}
-	if err := os.Truncate(l.host, size); err != nil {
+	if err := k.truncatePath(l.host, size); err != nil {
 		return fail(hostErrno(err))
 	}
 	k.touch(l.host)
@@ -356,7 +356,7 @@ func sysFtruncate(k *Kernel, c *Call) Outcome {
 		return fail(eINVAL)
 	}
 	hf, host := h.hostFile()
-	if err := hf.Truncate(size); err != nil {
+	if err := k.truncateHost(hf, size); err != nil {
 		return fail(hostErrno(err))
 	}
 	k.touch(host)

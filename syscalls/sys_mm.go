@@ -3,12 +3,18 @@ package syscalls
 import (
 	"errors"
 
-	"emuprof/analyses"
 	"emuprof/mm"
 )
 
 // Memory: brk, mmap, munmap, mprotect, mremap, madvise, msync, mincore,
 // mlock, munlock, mlockall, munlockall.
+
+// msync flags.
+const (
+	msAsync      = 1
+	msInvalidate = 2
+	msSync       = 4
+)
 
 // mmErr converts an mm error: guest mistakes become errnos, backend
 // failures stop the run.
@@ -48,7 +54,7 @@ func sysMmap(k *Kernel, c *Call) Outcome {
 	shared := typ != mapPrivate
 	anon := flags&mapAnonymous != 0
 	var f *openFile
-	var host hostOps
+	var host *hostFile
 	if !anon {
 		var e Errno
 		if f, e = k.file(fd); e != 0 {
@@ -57,7 +63,7 @@ func sysMmap(k *Kernel, c *Call) Outcome {
 		if d, isDev := f.ops.(*device); isDev && d.kind == devZero && !shared {
 			anon = true
 		} else {
-			h, isHost := f.ops.(hostOps)
+			h, isHost := f.ops.(*hostFile)
 			if !isHost {
 				return fail(eNODEV)
 			}
@@ -83,6 +89,8 @@ func sysMmap(k *Kernel, c *Call) Outcome {
 		if addr+size > mm.TaskSize || addr+size < addr {
 			return fail(eNOMEM)
 		}
+		// Shared file mappings being replaced keep their stores.
+		err = k.syncRange(addr, addr+size)
 	case flags&mapFixedNoReplace != 0:
 		if addr%mm.PageSize != 0 {
 			return fail(eINVAL)
@@ -105,36 +113,34 @@ func sysMmap(k *Kernel, c *Call) Outcome {
 	v := mm.VMA{Start: addr, End: addr + size, Prot: mm.Prot(prot & 7), Shared: shared}
 	if !anon {
 		v.Name, v.Offset = f.guest, off
+		if shared {
+			v.File = k.sharedHandle(f, host)
+		}
 	}
-	if err := k.as.Map(v); err != nil {
+	err = k.as.Map(v)
+	if perr := k.pruneShared(); err == nil {
+		err = perr
+	}
+	if err != nil {
 		return mmErr(c, err, eNOMEM)
 	}
 	if anon {
 		return ok(addr)
 	}
-	hf, hostPath := host.hostFile()
-	fi, ferr := hf.Stat()
-	if ferr != nil {
-		_ = k.as.Unmap(addr, size)
-		return fail(hostErrno(ferr))
-	}
-	if fsize := fi.Size(); int64(off) < fsize {
-		n := min(size, uint64(fsize)-off)
-		for done := uint64(0); done < n; {
-			buf := k.scratch(int(min(n-done, maxChunk)))
-			got, _ := hf.ReadAt(buf, int64(off+done))
-			if got == 0 {
-				break // the file shrank: the rest reads as zeros
-			}
-			if werr := k.mem.WriteMem(addr+done, buf[:got]); werr != nil {
-				return fatal(c, &mm.BackendError{Op: "write", Addr: addr + done, Size: uint64(got), Err: werr})
-			}
-			k.emit(analyses.KindKernelWrite, addr+done, uint64(got))
-			done += uint64(got)
+	if err := k.loadFile(host, addr, size, off); err != nil {
+		var be *mm.BackendError
+		if errors.As(err, &be) {
+			return fatal(c, err)
 		}
+		_ = k.as.Unmap(addr, size)
+		_ = k.pruneShared()
+		return fail(hostErrno(err))
+	}
+	if shared {
+		k.checkAliases(addr)
 	}
 	if k.OnMapFile != nil {
-		k.OnMapFile(hostPath, addr, size, off, v.Prot)
+		k.OnMapFile(host.host, addr, size, off, v.Prot)
 	}
 	return ok(addr)
 }
@@ -144,7 +150,18 @@ func sysMunmap(k *Kernel, c *Call) Outcome {
 	if addr%mm.PageSize != 0 || length == 0 {
 		return fail(eINVAL)
 	}
-	if err := k.as.Unmap(addr, length); err != nil {
+	if addr+length < addr {
+		return fail(eINVAL)
+	}
+	// Stores through shared file mappings reach the file at munmap.
+	err := k.syncRange(addr, addr+length)
+	if err == nil {
+		err = k.as.Unmap(addr, length)
+	}
+	if perr := k.pruneShared(); err == nil {
+		err = perr
+	}
+	if err != nil {
 		return mmErr(c, err, eINVAL)
 	}
 	return ok(0)
@@ -161,6 +178,15 @@ func sysMprotect(k *Kernel, c *Call) Outcome {
 	if addr+length < addr {
 		return fail(eNOMEM)
 	}
+	if prot&protWrite != 0 {
+		// A shared mapping of a file not open for writing cannot become
+		// writable (Linux: no VM_MAYWRITE).
+		for _, v := range k.sharedVMAs(nil, true) {
+			if v.Start < mm.PageUp(addr+length) && addr < v.End && !v.File.(*sharedFile).writable {
+				return fail(eACCES)
+			}
+		}
+	}
 	if err := k.as.Protect(addr, length, mm.Prot(prot&7)); err != nil {
 		if errors.Is(err, mm.ErrInvalid) {
 			return fail(eNOMEM)
@@ -175,14 +201,34 @@ func sysMremap(k *Kernel, c *Call) Outcome {
 	if flags&^(mremapMayMove|mremapFixed|mremapDontUnmap) != 0 || flags&mremapDontUnmap != 0 {
 		return fail(eINVAL)
 	}
+	// Shared file mappings shrunk, moved or replaced keep their stores.
+	err := k.syncRange(old, old+oldSize)
+	if err == nil && flags&mremapFixed != 0 {
+		err = k.syncRange(newAddr, newAddr+newSize)
+	}
+	if err != nil {
+		return mmErr(c, err, eINVAL)
+	}
 	a, err := k.as.Remap(old, oldSize, newSize, mm.RemapHow{
 		MayMove: flags&mremapMayMove != 0,
 		Fixed:   flags&mremapFixed != 0,
 		NewAddr: newAddr,
 	})
+	if perr := k.pruneShared(); err == nil {
+		err = perr
+	}
 	if err != nil {
 		return mmErr(c, err, eINVAL)
 	}
+	// Pages added to a shared file mapping show the file.
+	oldLen, newLen := mm.PageUp(oldSize), mm.PageUp(newSize)
+	if v, found := k.as.Find(a + oldLen); found && newLen > oldLen && v.File != nil {
+		s := v.File.(*sharedFile)
+		if err := k.loadFile(s.h, a+oldLen, newLen-oldLen, v.Offset+(a+oldLen-v.Start)); err != nil {
+			return mmErr(c, err, eIO)
+		}
+	}
+	k.checkAliases(a)
 	return ok(a)
 }
 
@@ -239,17 +285,30 @@ func sysMadvise(k *Kernel, c *Call) Outcome {
 	return result(0, e)
 }
 
-// sysMsync accepts the range: shared file mappings are not written back.
+// sysMsync writes back the shared file mappings in the range.
 func sysMsync(k *Kernel, c *Call) Outcome {
-	addr, length := c.Args[0], c.Args[1]
-	if addr%mm.PageSize != 0 || c.Args[2]&^7 != 0 {
+	addr, length, flags := c.Args[0], c.Args[1], c.Args[2]
+	if addr%mm.PageSize != 0 || flags&^(msAsync|msInvalidate|msSync) != 0 || flags&(msAsync|msSync) == msAsync|msSync {
 		return fail(eINVAL)
 	}
 	if length == 0 {
 		return ok(0)
 	}
+	if addr+length < addr {
+		return fail(eNOMEM)
+	}
 	e, _ := k.forEachMapped(addr, length, func(mm.VMA, uint64, uint64) error { return nil })
-	return result(0, e)
+	if e != 0 {
+		return fail(e)
+	}
+	if err := k.syncRange(addr, addr+length); err != nil {
+		var be *mm.BackendError
+		if errors.As(err, &be) {
+			return fatal(c, err)
+		}
+		return fail(eIO)
+	}
+	return ok(0)
 }
 
 func sysMincore(k *Kernel, c *Call) Outcome {

@@ -174,12 +174,12 @@ func buildTable() []entry {
 
 	// Memory (sys_mm.go).
 	full(12, sysBrk)
-	partial(9, "MAP_SHARED file mappings are private copies: writes do not reach the file", sysMmap)
+	partial(9, "MAP_SHARED file mappings stay coherent with the file (file I/O, msync, munmap, exit sync them), but two of the same bytes see each other's stores only then (warned); MAP_PRIVATE ones are snapshots; no SIGBUS past EOF", sysMmap)
 	full(11, sysMunmap)
 	full(10, sysMprotect)
-	partial(25, "MREMAP_DONTUNMAP refused; pages added to a file mapping read as zeros", sysMremap)
+	partial(25, "MREMAP_DONTUNMAP refused; pages added to a private file mapping read as zeros (a shared one shows the file)", sysMremap)
 	partial(28, "MADV_DONTNEED zeroes private anonymous pages; other advice ignored", sysMadvise)
-	partial(26, "shared file mappings are not written back", sysMsync)
+	full(26, sysMsync)
 	full(27, sysMincore)
 	full(149, sysMlock)
 	full(150, sysMlock)

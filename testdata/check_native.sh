@@ -12,6 +12,7 @@
 #   readbuf       readbuf inputs/words.txt
 #   wf            wf < inputs/words.txt
 #   deadlock      must still be running after 2 s (it always deadlocks)
+#   mmap_shared   mmap_shared run, then mmap_shared show, in TMPDIR
 #   racy_counter  output depends on the interleaving: only the status is checked
 #   everything else: no arguments, stdin from /dev/null
 # Native exit statuses are shell-style: a guest killed by signal S gives 128+S.
@@ -32,6 +33,7 @@ run() { # run VARIANT NAME: prints stdout then "exit=STATUS"
 	readbuf) "$b" inputs/words.txt </dev/null ;;
 	wf) "$b" <inputs/words.txt ;;
 	deadlock) timeout 2 "$b" </dev/null ;;
+	mmap_shared) d=$PWD && cd "$tmp" && "$d/$b" run </dev/null && "$d/$b" show ;; # in $(...): cd stays local
 	*) timeout 60 "$b" </dev/null ;;
 	esac 2>/dev/null
 	echo "exit=$?"

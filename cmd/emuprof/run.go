@@ -141,6 +141,9 @@ func execute(cfg guest.Config, as []analyses.Analysis, needs analyses.Needs, f *
 	if len(res.Unsupported) > 0 {
 		fmt.Fprintf(os.Stderr, "emuprof: warning: unsupported syscalls answered with ENOSYS: %s\n", strings.Join(res.Unsupported, ", "))
 	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(os.Stderr, "emuprof: warning: %s\n", w)
+	}
 	if cfg.TraceDigest {
 		fmt.Fprintf(os.Stderr, "emuprof: trace digest %s\n", res.Digest)
 	}
