@@ -250,7 +250,7 @@ func (k *Kernel) toMappings(vs []mm.VMA, off uint64, data []byte, skip uint64, e
 // range [off, end): the kernel is about to read it. Guest range
 // [skip, skipEnd) is left out (it is about to be filled from the file).
 func (k *Kernel) syncFile(h *hostFile, off, end, skip, skipEnd uint64) error {
-	if len(k.shared) == 0 || off >= end {
+	if len(k.shared) == 0 || off >= end || !k.mapped(h.identity()) {
 		return nil
 	}
 	vs := k.sharedVMAs(h.identity(), false)
@@ -324,6 +324,30 @@ func (k *Kernel) zeroMappings(vs []mm.VMA, off, end uint64) {
 			lo += n
 		}
 	}
+}
+
+// mapped reports whether inode id may have shared mappings: a quick test
+// on the handles, so that I/O on other files costs no more than this.
+func (k *Kernel) mapped(id os.FileInfo) bool {
+	for _, s := range k.shared {
+		if os.SameFile(s.h.identity(), id) {
+			return true
+		}
+	}
+	return false
+}
+
+// mappedSize returns the size of h when it has shared mappings (-1
+// otherwise), for fileWritten.
+func (k *Kernel) mappedSize(h *hostFile) int64 {
+	if len(k.shared) == 0 || !k.mapped(h.identity()) {
+		return -1
+	}
+	fi, err := h.f.Stat()
+	if err != nil {
+		return -1
+	}
+	return fi.Size()
 }
 
 // sizeIfMapped returns the size of the file open as hf when it has shared
