@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 )
 
 // The kinds of open files: host regular files and directories, the
@@ -67,7 +66,6 @@ func (h *hostDir) poll(events uint16) uint16 {
 }
 func (m *memFile) poll(events uint16) uint16  { return events & (pollIn | pollRdNm) }
 func (d *device) poll(events uint16) uint16   { return events & (pollIn | pollOut | pollRdNm | pollWrNm) }
-func (s *stream) poll(events uint16) uint16   { return events & (pollIn | pollOut | pollRdNm | pollWrNm) }
 func (d *synthDir) poll(events uint16) uint16 { return events & (pollIn | pollRdNm) }
 
 // hostDir is an open host directory (or any host file opened with O_PATH).
@@ -182,64 +180,6 @@ func (m *memFile) write(*Kernel, []byte, int64) (int, Errno) { return 0, eACCES 
 func (m *memFile) seekable() bool                            { return true }
 func (m *memFile) release() error                            { return nil }
 func (m *memFile) stat(k *Kernel) (statInfo, Errno)          { return k.synthStat(m.n) }
-
-// stream is one of the Config's standard streams.
-type stream struct {
-	r   io.Reader
-	w   io.Writer
-	tty bool
-	ino uint64
-}
-
-func (s *stream) read(_ *Kernel, p []byte, _ int64) (int, Errno) {
-	if s.r == nil || len(p) == 0 {
-		return 0, 0
-	}
-	for range 100 {
-		n, err := s.r.Read(p)
-		if n > 0 {
-			return n, 0
-		}
-		if errors.Is(err, io.EOF) {
-			return 0, 0
-		}
-		if err != nil {
-			return 0, eIO
-		}
-	}
-	return 0, 0
-}
-
-func (s *stream) write(_ *Kernel, p []byte, _ int64) (int, Errno) {
-	if s.w == nil {
-		return 0, eBADF
-	}
-	n, err := s.w.Write(p)
-	if err != nil {
-		if errors.Is(err, syscall.EPIPE) || errors.Is(err, io.ErrClosedPipe) {
-			return n, ePIPE
-		}
-		if n == 0 {
-			return 0, eIO
-		}
-	}
-	return n, 0
-}
-
-func (s *stream) stat(k *Kernel) (statInfo, Errno) {
-	st := statInfo{ino: s.ino, nlink: 1, blksize: 4096, uid: uint32(k.cfg.Uid), gid: uint32(k.cfg.Gid)}
-	st.atime, st.mtime, st.ctime = k.cfg.EpochNanos, k.cfg.EpochNanos, k.cfg.EpochNanos
-	if s.tty {
-		st.dev, st.mode, st.rdev = devPTS, sIFCHR|0o620, makedev(136, 0)
-	} else {
-		st.dev, st.mode = devPipeFS, sIFIFO|0o600
-	}
-	return st, 0
-}
-
-func (s *stream) seekable() bool { return false }
-func (s *stream) release() error { return nil }
-func (s *stream) isTTY() bool    { return s.tty }
 
 // devKind is an emulated character device.
 type devKind int

@@ -372,6 +372,8 @@ func sysIoctl(k *Kernel, c *Call) Outcome {
 		switch o := f.ops.(type) {
 		case *pipeEnd:
 			n = int64(o.p.buffered())
+		case *stream:
+			n = int64(o.available())
 		case *hostFile, *memFile:
 			st, e := f.ops.stat(k)
 			if e != 0 {

@@ -101,11 +101,21 @@ func (k *Kernel) readToGuest(f *openFile, addr, count uint64, pos int64) (uint64
 			return partial(done, e)
 		}
 		done += uint64(n)
-		if n < len(buf) || !f.ops.seekable() {
+		if n < len(buf) || !fills(f.ops) {
 			break
 		}
 	}
 	return done, 0
+}
+
+// fills reports whether a read of f returns all that was asked for, up to
+// the end of the file: files, and the streams that are not terminals (see
+// stream). Pipes and terminals return what they hold.
+func fills(ops fileOps) bool {
+	if s, isStream := ops.(*stream); isStream {
+		return s.fills()
+	}
+	return ops.seekable()
 }
 
 // writeFromGuest writes up to count bytes of guest memory at addr to f.
@@ -215,9 +225,9 @@ func (k *Kernel) vectorTarget(fd int, iovAddr, cnt uint64, write bool) (*openFil
 	return f, iov, 0
 }
 
-// readv reads into the buffers of an iovec array. Seekable files fill the
-// buffers one after the other; streams and pipes are read once and the
-// data scattered.
+// readv reads into the buffers of an iovec array. Files (and streams that
+// fill reads) fill the buffers one after the other; pipes and terminals are
+// read once and the data scattered.
 func (k *Kernel) readv(fd int, iovAddr, cnt uint64, pos int64) Outcome {
 	f, iov, e := k.vectorTarget(fd, iovAddr, cnt, false)
 	if e != 0 {
@@ -231,7 +241,7 @@ func (k *Kernel) readv(fd int, iovAddr, cnt uint64, pos int64) Outcome {
 		return result(k.readToGuest(f, 0, 0, pos))
 	}
 	var done uint64
-	if f.ops.seekable() {
+	if fills(f.ops) {
 		for _, v := range iov {
 			n, e := k.readToGuest(f, v.base, v.len, offsetAfter(pos, done))
 			if e != 0 {

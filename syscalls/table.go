@@ -95,19 +95,21 @@ func buildTable() []entry {
 	full(33, sysDup2)
 	full(292, sysDup3)
 	partial(72, "locks always succeed (no other process); leases and seals are refused", sysFcntl)
-	partial(16, "terminal requests on tty streams, FIONREAD, FIONBIO, FIOCLEX; others ENOTTY", sysIoctl)
+	partial(16, "terminal requests on tty streams, FIONREAD (stdin not a terminal: min(64 KiB, bytes until EOF)), "+
+		"FIONBIO, FIOCLEX; others ENOTTY", sysIoctl)
 	full(22, sysPipe) // 64 KiB buffer; the runtime parks readers of empty and writers of full pipes (PipeWait)
 	full(293, sysPipe2)
 	full(8, sysLseek)
-	partial(7, "waits (in virtual time) for pipe activity or the timeout; regular files are always ready", sysPoll)
+	partial(7, "waits (in virtual time) for pipe activity or the timeout; files and std streams are always ready", sysPoll)
 	partial(271, "as poll; the signal mask argument is ignored", sysPpoll)
 
 	// Reading and writing (sys_rw.go).
-	full(0, sysRead)
+	const stdinNote = "stdin that is not a terminal: waits for count bytes or EOF, so input does not depend on host timing"
+	partial(0, stdinNote, sysRead)
 	full(1, sysWrite)
 	full(17, sysPread64)
 	full(18, sysPwrite64)
-	full(19, sysReadv)
+	partial(19, stdinNote, sysReadv)
 	full(20, sysWritev)
 	full(295, sysPreadv)
 	full(296, sysPwritev)
