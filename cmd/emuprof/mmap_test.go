@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -62,6 +63,14 @@ func TestMmapSharedGuest(t *testing.T) {
 			// The files as the native program sees them afterwards.
 			sameRun(t, "show", run(t, nil, nd, prog, "show"), run(t, nil, ed, prog, "show"), true)
 			sameFiles(t, nd, ed, "shm.dat", "shm.link", "sent.dat", "ro.dat", "remap.dat", "late.dat", "crash.dat")
+			// Aliased shared mappings agree after msync, and the user is
+			// told that they would not before.
+			native, e := run(t, nil, nd, prog, "alias"), emu("alias")
+			sameRun(t, "alias", native, e, false)
+			if want := "alias.dat is mapped MAP_SHARED twice"; !strings.Contains(e.stderr, want) {
+				t.Errorf("alias: emu stderr %q lacks %q", e.stderr, want)
+			}
+			sameFiles(t, nd, ed, "alias.dat")
 		})
 	}
 }

@@ -9,6 +9,8 @@
  *                       unmapped.
  *   mmap_shared crash   stores through a shared mapping of crash.dat, then
  *                       dies of SIGSEGV without unmapping it.
+ *   mmap_shared alias   maps alias.dat twice, stores through both, msyncs
+ *                       and prints both mappings.
  *   mmap_shared show    prints the files the other modes left behind.
  *
  * Exercises: mmap MAP_SHARED (read-write and read-only), stores seen by
@@ -265,6 +267,22 @@ static void run(void)
 	_exit(0);
 }
 
+/* Two shared mappings of the same bytes: emuprof shows a store through one
+ * in the other only at a write-back (here msync), and warns. */
+static void alias(void)
+{
+	int fd = create("alias.dat", PG);
+	unsigned char *a = map(PG, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	unsigned char *b = map(PG, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	memcpy(a + 3, "VIA-A", 5);
+	memcpy(b + 20, "VIA-B", 5);
+	if (msync(a, PG, MS_SYNC) != 0 || msync(b, PG, MS_SYNC) != 0)
+		die("msync");
+	dump("a after msync", a, 32);
+	dump("b after msync", b, 32);
+	show_pread("file after msync", fd, 32, 0);
+}
+
 static void crash(void)
 {
 	int fd = create("crash.dat", PG);
@@ -278,13 +296,15 @@ static void crash(void)
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
-		fprintf(stderr, "usage: mmap_shared run|crash|show\n");
+		fprintf(stderr, "usage: mmap_shared run|crash|alias|show\n");
 		return 1;
 	}
 	if (strcmp(argv[1], "run") == 0)
 		run();
 	else if (strcmp(argv[1], "crash") == 0)
 		crash();
+	else if (strcmp(argv[1], "alias") == 0)
+		alias();
 	else if (strcmp(argv[1], "show") == 0) {
 		dump_file("shm.dat");
 		dump_file("ro.dat");
@@ -292,7 +312,7 @@ int main(int argc, char **argv)
 		dump_file("late.dat");
 		dump_file("crash.dat");
 	} else {
-		fprintf(stderr, "usage: mmap_shared run|crash|show\n");
+		fprintf(stderr, "usage: mmap_shared run|crash|alias|show\n");
 		return 1;
 	}
 	return 0;
