@@ -71,6 +71,12 @@ func TestMmapSharedGuest(t *testing.T) {
 				t.Errorf("alias: emu stderr %q lacks %q", e.stderr, want)
 			}
 			sameFiles(t, nd, ed, "alias.dat")
+			// A run stopped by --max-insns writes back too.
+			stopped := run(t, nil, ed, emuprofBin, append(emuArgs("--max-insns", "5000000"), prog, "spin")...)
+			b, _ := os.ReadFile(filepath.Join(ed, "spin.dat"))
+			if stopped.code != 124 || len(b) < 21 || string(b[9:21]) != "BEFORE-LIMIT" {
+				t.Errorf("spin stopped by --max-insns: status %d, spin.dat %.30q", stopped.code, b)
+			}
 		})
 	}
 }

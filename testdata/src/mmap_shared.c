@@ -11,6 +11,8 @@
  *                       dies of SIGSEGV without unmapping it.
  *   mmap_shared alias   maps alias.dat twice, stores through both, msyncs
  *                       and prints both mappings.
+ *   mmap_shared spin    stores through a shared mapping of spin.dat, then
+ *                       loops forever (for emuprof --max-insns).
  *   mmap_shared show    prints the files the other modes left behind.
  *
  * Exercises: mmap MAP_SHARED (read-write and read-only), stores seen by
@@ -283,6 +285,18 @@ static void alias(void)
 	show_pread("file after msync", fd, 32, 0);
 }
 
+/* Stores through a shared mapping, then runs until stopped (emuprof
+ * --max-insns, Ctrl-C). */
+static void spin(void)
+{
+	int fd = create("spin.dat", PG);
+	unsigned char *p = map(PG, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	memcpy(p + 9, "BEFORE-LIMIT", 12);
+	__asm__ volatile("" ::: "memory"); /* keep the store before the loop */
+	for (volatile unsigned long i = 0;; i++)
+		;
+}
+
 static void crash(void)
 {
 	int fd = create("crash.dat", PG);
@@ -296,7 +310,7 @@ static void crash(void)
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
-		fprintf(stderr, "usage: mmap_shared run|crash|alias|show\n");
+		fprintf(stderr, "usage: mmap_shared run|crash|alias|spin|show\n");
 		return 1;
 	}
 	if (strcmp(argv[1], "run") == 0)
@@ -305,6 +319,8 @@ int main(int argc, char **argv)
 		crash();
 	else if (strcmp(argv[1], "alias") == 0)
 		alias();
+	else if (strcmp(argv[1], "spin") == 0)
+		spin();
 	else if (strcmp(argv[1], "show") == 0) {
 		dump_file("shm.dat");
 		dump_file("ro.dat");
@@ -312,7 +328,7 @@ int main(int argc, char **argv)
 		dump_file("late.dat");
 		dump_file("crash.dat");
 	} else {
-		fprintf(stderr, "usage: mmap_shared run|crash|alias|show\n");
+		fprintf(stderr, "usage: mmap_shared run|crash|alias|spin|show\n");
 		return 1;
 	}
 	return 0;
