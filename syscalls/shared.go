@@ -77,10 +77,12 @@ func (k *Kernel) sharedHandle(f *openFile, h *hostFile) *sharedFile {
 }
 
 // pruneShared drops the handles no mapping refers to any more, releasing
-// their open files when no descriptor refers to them either.
-func (k *Kernel) pruneShared() error {
+// their open files when no descriptor refers to them either. As on Linux,
+// an error closing the host file does not fail the munmap (or mmap) that
+// dropped the last mapping.
+func (k *Kernel) pruneShared() {
 	if len(k.shared) == 0 {
-		return nil
+		return
 	}
 	live := map[*sharedFile]bool{}
 	for _, v := range k.as.VMAs() {
@@ -88,22 +90,19 @@ func (k *Kernel) pruneShared() error {
 			live[s] = true
 		}
 	}
-	var first error
 	kept := k.shared[:0]
 	for _, s := range k.shared {
 		if live[s] {
 			kept = append(kept, s)
-			continue
-		}
-		if err := k.unrefShared(s); err != nil && first == nil {
-			first = err
+		} else {
+			_ = k.unrefShared(s)
 		}
 	}
 	clear(k.shared[len(kept):])
 	k.shared = kept
-	return first
 }
 
+// unrefShared drops the mappings' reference to s's open file.
 func (k *Kernel) unrefShared(s *sharedFile) error {
 	s.of.refs--
 	if s.of.refs > 0 {
@@ -154,8 +153,8 @@ func (k *Kernel) syncBuffers(n int) ([]byte, []byte) {
 }
 
 // writeBack writes back the pages of guest range [lo, hi) (page aligned,
-// inside v; nothing when empty) that differ from the file, and shows the bytes written to the
-// other shared mappings of the file in others.
+// inside v; nothing when empty) that differ from the file, and shows the
+// bytes that changed in the other shared mappings of the file in others.
 func (k *Kernel) writeBack(v mm.VMA, lo, hi uint64, others []mm.VMA) error {
 	s := v.File.(*sharedFile)
 	if !s.writable {
@@ -205,10 +204,10 @@ func (k *Kernel) writeBack(v mm.VMA, lo, hi uint64, others []mm.VMA) error {
 	return nil
 }
 
-// showChanges copies into the mappings others (but not back to addr) the bytes
-// of page mem (at guest address addr, file offset off) that differ from
-// old: only those, so that stores made through another mapping elsewhere in
-// the page survive.
+// showChanges copies into the mappings others (but not back to addr) the
+// bytes of page mem (at guest address addr, file offset off) that differ
+// from old: only those, so that stores made through another mapping
+// elsewhere in the page survive.
 func (k *Kernel) showChanges(others []mm.VMA, addr, off uint64, mem, old []byte) {
 	for i := 0; i < len(mem); {
 		if mem[i] == old[i] {
@@ -292,6 +291,20 @@ func (k *Kernel) syncRange(addr, end uint64) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// syncBeforeUnmap is syncRange for mappings about to go away (munmap, mmap
+// MAP_FIXED, mremap): as on Linux, a failure to write back does not fail
+// the call, and the data lost is reported to the user. Only emulator
+// failures are returned.
+func (k *Kernel) syncBeforeUnmap(addr, end uint64) error {
+	err := k.syncRange(addr, end)
+	var be *mm.BackendError
+	if err == nil || errors.As(err, &be) {
+		return err
+	}
+	k.warn(fmt.Sprintf("writing back a shared file mapping failed, stores were lost: %v", err))
 	return nil
 }
 

@@ -90,7 +90,7 @@ func sysMmap(k *Kernel, c *Call) Outcome {
 			return fail(eNOMEM)
 		}
 		// Shared file mappings being replaced keep their stores.
-		err = k.syncRange(addr, addr+size)
+		err = k.syncBeforeUnmap(addr, addr+size)
 	case flags&mapFixedNoReplace != 0:
 		if addr%mm.PageSize != 0 {
 			return fail(eINVAL)
@@ -118,9 +118,7 @@ func sysMmap(k *Kernel, c *Call) Outcome {
 		}
 	}
 	err = k.as.Map(v)
-	if perr := k.pruneShared(); err == nil {
-		err = perr
-	}
+	k.pruneShared()
 	if err != nil {
 		return mmErr(c, err, eNOMEM)
 	}
@@ -133,7 +131,7 @@ func sysMmap(k *Kernel, c *Call) Outcome {
 			return fatal(c, err)
 		}
 		_ = k.as.Unmap(addr, size)
-		_ = k.pruneShared()
+		k.pruneShared()
 		return fail(hostErrno(err))
 	}
 	if shared {
@@ -154,13 +152,11 @@ func sysMunmap(k *Kernel, c *Call) Outcome {
 		return fail(eINVAL)
 	}
 	// Stores through shared file mappings reach the file at munmap.
-	err := k.syncRange(addr, addr+length)
+	err := k.syncBeforeUnmap(addr, addr+length)
 	if err == nil {
 		err = k.as.Unmap(addr, length)
 	}
-	if perr := k.pruneShared(); err == nil {
-		err = perr
-	}
+	k.pruneShared()
 	if err != nil {
 		return mmErr(c, err, eINVAL)
 	}
@@ -202,9 +198,9 @@ func sysMremap(k *Kernel, c *Call) Outcome {
 		return fail(eINVAL)
 	}
 	// Shared file mappings shrunk, moved or replaced keep their stores.
-	err := k.syncRange(old, old+oldSize)
+	err := k.syncBeforeUnmap(old, old+oldSize)
 	if err == nil && flags&mremapFixed != 0 {
-		err = k.syncRange(newAddr, newAddr+newSize)
+		err = k.syncBeforeUnmap(newAddr, newAddr+newSize)
 	}
 	if err != nil {
 		return mmErr(c, err, eINVAL)
@@ -214,9 +210,7 @@ func sysMremap(k *Kernel, c *Call) Outcome {
 		Fixed:   flags&mremapFixed != 0,
 		NewAddr: newAddr,
 	})
-	if perr := k.pruneShared(); err == nil {
-		err = perr
-	}
+	k.pruneShared()
 	if err != nil {
 		return mmErr(c, err, eINVAL)
 	}
