@@ -5,6 +5,8 @@
 // syscalls or sched, so each can be tested on hand-written event traces.
 package analyses
 
+import "fmt"
+
 // Kind says what an Event describes.
 type Kind uint8
 
@@ -23,10 +25,12 @@ const (
 	KindSwitch           // the scheduler switched to another thread
 	KindBlockOn          // a thread blocked (futex, pipe, sleep, join)
 	KindWake             // a blocked thread was woken
+	KindCall             // a routine was entered (from the call-tracking stage)
+	KindReturn           // a routine activation ended (from the call-tracking stage)
 )
 
 var kindNames = [...]string{"none", "block", "read", "write", "kread", "kwrite",
-	"syscall", "thread-start", "thread-exit", "switch", "block-on", "wake"}
+	"syscall", "thread-start", "thread-exit", "switch", "block-on", "wake", "call", "return"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -49,32 +53,73 @@ const (
 	EndSyscall            // syscall
 )
 
-// Event is one record of the stream. It is 32 bytes and laid out exactly like
+// Flags qualify an event.
+type Flags uint8
+
+// FlagHidden marks a Block, Read or Write event of code that belongs to no
+// routine the analyses see: linker stubs and the lazy-binding resolver
+// (set by the call-tracking stage).
+const FlagHidden Flags = 1
+
+// Event is one record of the stream. It is 40 bytes and laid out exactly like
 // struct emu_event in emu/hooks.h so that batches filled by C hooks are read
 // in place, without copying or per-event allocation.
 //
 // Field use by kind:
 //
-//	Block:               Addr = first instruction, Aux = stack pointer at entry, Size = instructions, Len = bytes, End = terminator
-//	Read/Write:          Addr = address, Size = bytes
-//	KernelRead/Write:    Addr = address, Size = bytes
-//	Syscall:             Addr = number, Aux = result (as the guest sees it in rax)
-//	ThreadStart:         Aux = parent tid
-//	ThreadExit:          Aux = exit status
-//	Switch:              Aux = tid switched away from (0 at the start)
-//	BlockOn:             Addr = what the thread waits on (futex address, fd...)
-//	Wake:                Aux = waker tid
+//	Block:        Block = block id (BlockTable), Addr = first instruction, Aux = stack pointer at entry, Size = instructions, End = terminator
+//	Read/Write:   Addr = address, Size = bytes
+//	KernelRead/Write: Addr = address, Size = bytes
+//	Syscall:      Addr = number, Aux = result (as the guest sees it in rax)
+//	ThreadStart:  Aux = parent tid (0 for the first thread)
+//	ThreadExit:   Aux = exit status
+//	Switch:       Aux = tid switched away from (0 at the start)
+//	BlockOn:      Addr = what the thread waits on (futex address, object id), Size = WaitKind
+//	Wake:         Addr, Size = the wait that ended, Aux = waker tid (0: a timeout or the outside world)
+//	Call:         Block = routine id, Addr = entry address, Aux = calling-context id
+//	Return:       Block = routine id, Aux = calling-context id of the activation that ended
 //
-// Tid is the guest thread id the event belongs to.
+// Tid is the guest thread the event belongs to; Time is that thread's
+// virtual clock when the event happened, in ns (a memory access has the time
+// of its block's start; a Wake has the woken thread's new clock).
 type Event struct {
-	Addr uint64
-	Aux  uint64
-	Size uint32
-	Tid  uint32
-	Kind Kind
-	End  End
-	Len  uint16
-	_    uint32
+	Addr  uint64
+	Aux   uint64
+	Time  int64
+	Size  uint32
+	Tid   uint32
+	Block uint32
+	Kind  Kind
+	End   End
+	Flags Flags
+	_     uint8
+}
+
+// WaitKind says what a blocked thread waits for (BlockOn and Wake events).
+// The values are those of package sched's wait kinds.
+type WaitKind uint32
+
+// Wait kinds.
+const (
+	WaitNone      WaitKind = iota
+	WaitFutex              // futex word; Addr = guest address
+	WaitSleep              // nanosleep / clock_nanosleep
+	WaitPipeRead           // empty pipe; Addr = object id
+	WaitPipeWrite          // full pipe; Addr = object id
+	WaitPoll               // poll / select; Addr = object id
+	WaitJoin               // a thread or child; Addr = its id
+	WaitStdin              // host input
+	WaitOther              // anything else
+)
+
+var waitKindNames = [...]string{"none", "futex", "sleep", "read", "write", "poll", "join", "stdin", "wait"}
+
+// String returns the kind's short name ("futex", "read", ...).
+func (k WaitKind) String() string {
+	if int(k) < len(waitKindNames) {
+		return waitKindNames[k]
+	}
+	return fmt.Sprintf("WaitKind(%d)", uint32(k))
 }
 
 // Analysis consumes the event stream. Batches arrive in exact guest order;
@@ -95,10 +140,23 @@ type Needs struct {
 	KernelMem bool // KernelRead/KernelWrite events
 	Syscalls  bool
 	Threads   bool // ThreadStart/Exit, Switch, BlockOn, Wake
+	Calls     bool // Call/Return from the shared call-tracking stage (implies Blocks)
+	Lines     bool // file:line of every block in the BlockTable
+	// TimeControl: the analysis delays threads through its Clock, so the
+	// scheduler waits for it to catch up before every decision.
+	TimeControl bool
 }
 
 // Or merges two sets of needs.
 func (n Needs) Or(m Needs) Needs {
 	return Needs{n.Blocks || m.Blocks, n.Memory || m.Memory, n.KernelMem || m.KernelMem,
-		n.Syscalls || m.Syscalls, n.Threads || m.Threads}
+		n.Syscalls || m.Syscalls, n.Threads || m.Threads, n.Calls || m.Calls, n.Lines || m.Lines,
+		n.TimeControl || m.TimeControl}
+}
+
+// Delay is a pause of a thread's virtual clock that an analysis asks for
+// (causal profiling's virtual speedups).
+type Delay struct {
+	Tid uint32
+	Ns  int64
 }

@@ -47,6 +47,13 @@ type Options struct {
 	// Bare installs no block hook: no instruction counting, no quanta, no
 	// virtual time. Only for measuring the engine's own speed (the floor).
 	Bare bool
+	// NsPerInsn is the virtual cost of one instruction (default 1), for
+	// the time stamps of events.
+	NsPerInsn int64
+	// Symbols names blocks when they are first translated (may be nil);
+	// Lines also looks up each block's file:line.
+	Symbols analyses.Symbols
+	Lines   bool
 }
 
 // Engine is one Unicorn instance running one guest process.
@@ -56,6 +63,10 @@ type Engine struct {
 	handle cgo.Handle
 	sink   func([]analyses.Event)
 	events []analyses.Event // view of the C buffer
+
+	blocks *analyses.BlockTable
+	syms   analyses.Symbols
+	lines  bool
 
 	rdtsc func(uint64) uint64
 	// tsc maps the address of each rdtsc/rdtscp the guest executes, patched
@@ -69,8 +80,33 @@ type Engine struct {
 	closeMu   sync.Mutex // Stop may race with Close (Ctrl-C at the end of a run)
 }
 
-// ErrEventLayout means the Go and C event records disagree.
-var errEventLayout = errors.New("emu: analyses.Event and struct emu_event differ in size")
+// checkEventLayout compares struct emu_event (sizes, field offsets, kind
+// codes) with analyses.Event: a mismatch would make every batch garbage.
+func checkEventLayout() error {
+	var c [10]C.uint64_t
+	C.emu_event_layout(&c[0])
+	var ev analyses.Event
+	goSide := [10]uint64{uint64(unsafe.Sizeof(ev)), uint64(unsafe.Offsetof(ev.Aux)), uint64(unsafe.Offsetof(ev.Time)),
+		uint64(unsafe.Offsetof(ev.Size)), uint64(unsafe.Offsetof(ev.Tid)), uint64(unsafe.Offsetof(ev.Block)),
+		uint64(unsafe.Offsetof(ev.Kind)), uint64(unsafe.Offsetof(ev.End)), uint64(analyses.KindRead),
+		uint64(analyses.KindWrite)<<8 | uint64(analyses.KindBlock)}
+	for i := range c {
+		if uint64(c[i]) != goSide[i] {
+			return fmt.Errorf("emu: struct emu_event and analyses.Event differ (item %d: C %d, Go %d)", i, uint64(c[i]), goSide[i])
+		}
+	}
+	return nil
+}
+
+// ucErrf is ucErr with the operation formatted from format, a and b only
+// when it failed (no boxing, no allocation on success): the memory
+// accessors run for every kernel access to guest memory.
+func ucErrf(e C.uc_err, format string, a, b uint64) error {
+	if e == C.UC_ERR_OK {
+		return nil
+	}
+	return fmt.Errorf("%s: %s", fmt.Sprintf(format, a, b), C.GoString(C.uc_strerror(e)))
+}
 
 func ucErr(op string, e C.uc_err) error {
 	if e == C.UC_ERR_OK {
@@ -81,13 +117,14 @@ func ucErr(op string, e C.uc_err) error {
 
 // New opens an x86-64 engine.
 func New(opts Options) (*Engine, error) {
-	if unsafe.Sizeof(analyses.Event{}) != C.sizeof_struct_emu_event {
-		return nil, errEventLayout
+	if err := checkEventLayout(); err != nil {
+		return nil, err
 	}
 	if opts.BufferEvents <= 0 {
 		opts.BufferEvents = 1 << 16
 	}
-	e := &Engine{tsc: map[uint64]int{}, codePages: map[uint64]bool{}}
+	e := &Engine{tsc: map[uint64]int{}, codePages: map[uint64]bool{},
+		blocks: analyses.NewBlockTable(), syms: opts.Symbols, lines: opts.Lines}
 	if err := ucErr("uc_open", C.uc_open(C.UC_ARCH_X86, C.UC_MODE_64, &e.uc)); err != nil {
 		return nil, err
 	}
@@ -118,6 +155,9 @@ func New(opts Options) (*Engine, error) {
 	}
 	if opts.StackPointer {
 		e.st.want_sp = 1
+	}
+	if opts.NsPerInsn > 0 {
+		e.st.ns_per_insn = C.int64_t(opts.NsPerInsn)
 	}
 	bare := C.int(0)
 	if opts.Bare {
@@ -206,15 +246,41 @@ func (e *Engine) SetSink(f func([]analyses.Event)) { e.sink = f }
 // SetTid sets the thread id stamped on events from now on.
 func (e *Engine) SetTid(tid uint32) { e.st.tid = C.uint32_t(tid) }
 
-// Drain hands buffered events to the sink and empties the buffer.
+// Emit appends an event produced in Go (a syscall, a scheduling decision,
+// a kernel access to guest memory) to the buffer the hooks fill, so that
+// there is one stream in one order and no event forces a delivery.
+func (e *Engine) Emit(ev analyses.Event) {
+	if e.st.n == e.st.cap {
+		e.Drain()
+	}
+	e.events[e.st.n] = ev
+	e.st.n++
+}
+
+// SetClock sets the virtual time of the running thread at the start of the
+// next run slice; events of the slice are stamped from it.
+func (e *Engine) SetClock(ns int64) {
+	e.st.time_base = C.int64_t(ns)
+	e.st.cur_time = C.int64_t(ns)
+}
+
+// Blocks returns the table of every block translated so far.
+func (e *Engine) Blocks() *analyses.BlockTable { return e.blocks }
+
+// Drain hands buffered events to the sink and continues in the other
+// buffer: a batch stays valid until the sink's next call returns, so the
+// sink may process it on another goroutine meanwhile (double buffering).
 func (e *Engine) Drain() {
 	n := int(e.st.n)
 	if n == 0 {
 		return
 	}
+	batch := e.events[:n]
+	e.st.buf, e.st.spare = e.st.spare, e.st.buf
+	e.events = unsafe.Slice((*analyses.Event)(unsafe.Pointer(e.st.buf)), int(e.st.cap))
 	e.st.n = 0
 	if e.sink != nil {
-		e.sink(e.events[:n])
+		e.sink(batch)
 	}
 }
 
@@ -246,7 +312,15 @@ func emuBlockMiss(h C.uintptr_t, addr C.uint64_t, length C.uint32_t) {
 		e.patchRDTSC(uint64(addr), code, info.RDTSC)
 		return
 	}
-	C.emu_table_put(e.st, addr, length, C.uint32_t(info.Insns), C.uint8_t(info.End))
+	bi := analyses.BlockInfo{Addr: uint64(addr), Len: uint32(length), Insns: uint32(info.Insns), End: info.End}
+	if e.syms != nil {
+		bi.Routine, _ = e.syms.Routine(uint64(addr))
+		if e.lines {
+			bi.File, bi.Line, _ = e.syms.Line(uint64(addr))
+		}
+	}
+	id := e.blocks.Add(bi)
+	C.emu_table_put(e.st, addr, length, C.uint32_t(info.Insns), C.uint8_t(info.End), C.uint32_t(id))
 }
 
 // patchRDTSC makes rdtsc and rdtscp return virtual time. Unicorn 2.0 can
@@ -471,13 +545,13 @@ func ucProt(p mm.Prot) C.uint32_t {
 
 // MapPages maps zeroed, page-aligned memory.
 func (e *Engine) MapPages(addr, size uint64, prot mm.Prot) error {
-	return ucErr(fmt.Sprintf("mapping %#x+%#x", addr, size), C.uc_mem_map(e.uc, C.uint64_t(addr), C.size_t(size), ucProt(prot)))
+	return ucErrf(C.uc_mem_map(e.uc, C.uint64_t(addr), C.size_t(size), ucProt(prot)), "mapping %#x+%#x", addr, size)
 }
 
 // UnmapPages unmaps page-aligned memory.
 func (e *Engine) UnmapPages(addr, size uint64) error {
 	e.forgetCode(addr, size)
-	return ucErr(fmt.Sprintf("unmapping %#x+%#x", addr, size), C.uc_mem_unmap(e.uc, C.uint64_t(addr), C.size_t(size)))
+	return ucErrf(C.uc_mem_unmap(e.uc, C.uint64_t(addr), C.size_t(size)), "unmapping %#x+%#x", addr, size)
 }
 
 // ProtectPages changes the protection of page-aligned memory.
@@ -485,7 +559,7 @@ func (e *Engine) ProtectPages(addr, size uint64, prot mm.Prot) error {
 	if prot&mm.ProtExec == 0 {
 		e.forgetCode(addr, size)
 	}
-	return ucErr(fmt.Sprintf("protecting %#x+%#x", addr, size), C.uc_mem_protect(e.uc, C.uint64_t(addr), C.size_t(size), ucProt(prot)))
+	return ucErrf(C.uc_mem_protect(e.uc, C.uint64_t(addr), C.size_t(size), ucProt(prot)), "protecting %#x+%#x", addr, size)
 }
 
 // ReadMem copies guest memory into p.
@@ -493,7 +567,7 @@ func (e *Engine) ReadMem(addr uint64, p []byte) error {
 	if len(p) == 0 {
 		return nil
 	}
-	return ucErr(fmt.Sprintf("reading %d bytes at %#x", len(p), addr), C.uc_mem_read(e.uc, C.uint64_t(addr), unsafe.Pointer(&p[0]), C.size_t(len(p))))
+	return ucErrf(C.uc_mem_read(e.uc, C.uint64_t(addr), unsafe.Pointer(&p[0]), C.size_t(len(p))), "reading %d bytes at %#x", uint64(len(p)), addr)
 }
 
 // WriteMem copies p into guest memory.
@@ -501,7 +575,7 @@ func (e *Engine) WriteMem(addr uint64, p []byte) error {
 	if len(p) == 0 {
 		return nil
 	}
-	return ucErr(fmt.Sprintf("writing %d bytes at %#x", len(p), addr), C.uc_mem_write(e.uc, C.uint64_t(addr), unsafe.Pointer(&p[0]), C.size_t(len(p))))
+	return ucErrf(C.uc_mem_write(e.uc, C.uint64_t(addr), unsafe.Pointer(&p[0]), C.size_t(len(p))), "writing %d bytes at %#x", uint64(len(p)), addr)
 }
 
 // FlushCode drops translated code and decoded blocks in [addr, addr+size):

@@ -1,5 +1,6 @@
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
 #include "hooks.h"
 #include "_cgo_export.h"
 
@@ -27,7 +28,7 @@ static void table_insert(struct emu_block *tab, uint64_t mask, struct emu_block 
 	tab[i] = *src;
 }
 
-void emu_table_put(struct emu_state *s, uint64_t addr, uint32_t len, uint32_t insns, uint8_t end) {
+void emu_table_put(struct emu_state *s, uint64_t addr, uint32_t len, uint32_t insns, uint8_t end, uint32_t id) {
 	if (table_find(s, addr, len))
 		return;
 	if ((s->tcount + 1) * 2 > s->tmask + 1) {
@@ -42,7 +43,7 @@ void emu_table_put(struct emu_state *s, uint64_t addr, uint32_t len, uint32_t in
 		s->table = nt;
 		s->tmask = nsize - 1;
 	}
-	struct emu_block b = {addr, len, insns, end, 1};
+	struct emu_block b = {addr, len, insns, id, end, 1};
 	table_insert(s->table, s->tmask, &b);
 	s->tcount++;
 }
@@ -81,6 +82,7 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
 		uc_emu_stop(uc);
 		return;
 	}
+	s->cur_time = s->time_base + (int64_t)s->insns * s->ns_per_insn;
 	s->insns += b->insns;
 	s->blocks++;
 	if (s->want_blocks) {
@@ -89,11 +91,13 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
 		e->aux = 0;
 		if (s->want_sp)
 			uc_reg_read(uc, UC_X86_REG_RSP, &e->aux);
+		e->time = s->cur_time;
 		e->size = b->insns;
 		e->tid = s->tid;
+		e->block = b->id;
 		e->kind = EV_BLOCK;
 		e->end = b->end;
-		e->len = (uint16_t)len;
+		e->flags = 0;
 		e->pad = 0;
 	}
 }
@@ -103,11 +107,13 @@ static void hook_mem(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, i
 	struct emu_event *e = push(s);
 	e->addr = addr;
 	e->aux = 0;
+	e->time = s->cur_time;
 	e->size = (uint32_t)size;
 	e->tid = s->tid;
+	e->block = 0;
 	e->kind = type == UC_MEM_WRITE ? EV_WRITE : EV_READ;
 	e->end = 0;
-	e->len = 0;
+	e->flags = 0;
 	e->pad = 0;
 }
 
@@ -202,10 +208,12 @@ struct emu_state *emu_state_new(uc_engine *uc, uintptr_t handle, uint32_t cap) {
 	s->uc = uc;
 	s->handle = handle;
 	s->cap = cap;
+	s->ns_per_insn = 1;
 	s->buf = calloc(cap, sizeof *s->buf);
+	s->spare = calloc(cap, sizeof *s->spare);
 	s->tmask = (1u << 14) - 1;
 	s->table = calloc(s->tmask + 1, sizeof *s->table);
-	if (!s->buf || !s->table) {
+	if (!s->buf || !s->spare || !s->table) {
 		emu_state_free(s);
 		return NULL;
 	}
@@ -216,6 +224,7 @@ void emu_state_free(struct emu_state *s) {
 	if (!s)
 		return;
 	free(s->buf);
+	free(s->spare);
 	free(s->table);
 	free(s);
 }
@@ -259,4 +268,19 @@ uc_err emu_reg_write_batch(uc_engine *uc, int *regs, uint64_t *vals, int n) {
 
 uc_err emu_remove_cache(uc_engine *uc, uint64_t begin, uint64_t end) {
 	return uc_ctl_remove_cache(uc, begin, end);
+}
+
+// The C view of struct emu_event: sizes, offsets and kind codes, which the
+// Go side compares with analyses.Event.
+void emu_event_layout(uint64_t out[10]) {
+	out[0] = sizeof(struct emu_event);
+	out[1] = offsetof(struct emu_event, aux);
+	out[2] = offsetof(struct emu_event, time);
+	out[3] = offsetof(struct emu_event, size);
+	out[4] = offsetof(struct emu_event, tid);
+	out[5] = offsetof(struct emu_event, block);
+	out[6] = offsetof(struct emu_event, kind);
+	out[7] = offsetof(struct emu_event, end);
+	out[8] = EV_READ;
+	out[9] = (uint64_t)EV_WRITE << 8 | EV_BLOCK;
 }

@@ -8,16 +8,18 @@
 #include <stdbool.h>
 #include <unicorn/unicorn.h>
 
-// Must match analyses.Event (32 bytes) and its Kind / End values.
+// Must match analyses.Event (40 bytes) and its Kind / End values.
 struct emu_event {
 	uint64_t addr;
 	uint64_t aux;
+	int64_t time;
 	uint32_t size;
 	uint32_t tid;
+	uint32_t block;
 	uint8_t kind;
 	uint8_t end;
-	uint16_t len;
-	uint32_t pad;
+	uint8_t flags;
+	uint8_t pad;
 };
 
 enum {
@@ -41,6 +43,7 @@ struct emu_block {
 	uint64_t addr;
 	uint32_t len;
 	uint32_t insns;
+	uint32_t id; // analyses.BlockTable id
 	uint8_t end;
 	uint8_t used;
 };
@@ -62,10 +65,14 @@ struct emu_state {
 	uint32_t intno;
 
 	uint32_t tid;
+	int64_t time_base;   // the thread's virtual clock at the slice's start (ns)
+	int64_t ns_per_insn; // virtual cost of one instruction
+	int64_t cur_time;    // virtual time of the current block's start
 	int want_blocks; // append Block events
 	int want_sp;     // read RSP into Block events
 
 	struct emu_event *buf;
+	struct emu_event *spare; // the other buffer: Go drains one while hooks fill this
 	uint32_t cap;
 	uint32_t n;
 
@@ -78,10 +85,11 @@ struct emu_state *emu_state_new(uc_engine *uc, uintptr_t handle, uint32_t cap);
 void emu_state_free(struct emu_state *s);
 uc_err emu_install_base(struct emu_state *s, int bare);
 uc_err emu_install_mem(struct emu_state *s);
-void emu_table_put(struct emu_state *s, uint64_t addr, uint32_t len, uint32_t insns, uint8_t end);
+void emu_table_put(struct emu_state *s, uint64_t addr, uint32_t len, uint32_t insns, uint8_t end, uint32_t id);
 void emu_table_clear(struct emu_state *s);
 uc_err emu_remove_cache(uc_engine *uc, uint64_t begin, uint64_t end);
 
+void emu_event_layout(uint64_t out[10]);
 uc_err emu_reg_read_batch(uc_engine *uc, int *regs, uint64_t *vals, int n);
 uc_err emu_reg_write_batch(uc_engine *uc, int *regs, uint64_t *vals, int n);
 

@@ -35,8 +35,12 @@ type Config struct {
 	NsPerInsn                      int64  // virtual ns per instruction (default 1)
 	TraceDigest                    bool   // hash the executed block sequence and syscall results
 	Analyses                       []analyses.Analysis
-	Needs                          analyses.Needs  // hooks the analyses need
-	Interrupt                      <-chan struct{} // closed on Ctrl-C: stop and keep what was collected
+	Needs                          analyses.Needs // hooks the analyses need
+	// TimeControl, when set, is called before every scheduling decision:
+	// it waits for the analyses to catch up with the stream and returns
+	// the clock delays they asked for (causal profiling), applied then.
+	TimeControl func() []analyses.Delay
+	Interrupt   <-chan struct{} // closed on Ctrl-C: stop and keep what was collected
 	// Strace, when set, receives one line per system call (debugging).
 	Strace io.Writer
 	// Symbols receives the symbols of every object mapped into the guest

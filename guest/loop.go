@@ -43,6 +43,14 @@ func (p *Process) loop() *Result {
 		if p.interrupted() {
 			return &Result{ExitStatus: 130, Signal: 2, Reason: "interrupted", Partial: true}
 		}
+		if p.cfg.TimeControl != nil {
+			p.cpu.Drain()
+			for _, d := range p.cfg.TimeControl() {
+				if th := p.sched.Thread(int(d.Tid)); th != nil && th.State != sched.Exited {
+					p.sched.Delay(th, d.Ns)
+				}
+			}
+		}
 		t := p.sched.Pick()
 		if t == nil {
 			if p.sched.Alive() == 0 {
@@ -66,6 +74,7 @@ func (p *Process) loop() *Result {
 				budget = left
 			}
 		}
+		p.cpu.SetClock(p.sched.StartTime(t))
 		stop := p.cpu.Run(p.cpu.PC(), budget)
 		p.insns += stop.Insns
 		p.sched.Ran(t, stop.Insns, stop.Blocks)
@@ -134,27 +143,13 @@ func (p *Process) switchTo(t *sched.Thread) error {
 				return err
 			}
 		}
-		prev := 0
-		if p.cur != nil {
-			prev = p.cur.Tid
-		}
-		p.cpu.Drain()
 		if err := p.cpu.Restore(ts.ctx); err != nil {
 			return err
 		}
 		p.cpu.SetTid(uint32(t.Tid))
 		p.cur = t
-		if p.cfg.Needs.Threads {
-			p.emit(analyses.Event{Kind: analyses.KindSwitch, Tid: uint32(t.Tid), Aux: uint64(prev)})
-		}
 		if p.digest != nil {
 			p.hash(0x5317c4, uint64(t.Tid))
-		}
-	}
-	if !ts.started {
-		ts.started = true
-		if p.cfg.Needs.Threads {
-			p.emit(analyses.Event{Kind: analyses.KindThreadStart, Tid: uint32(t.Tid)}) // the main thread: no parent
 		}
 	}
 	return p.resumeBlocked(t, ts)
@@ -220,7 +215,7 @@ func (p *Process) recordSyscall(t *sched.Thread, nr, ret uint64) {
 		p.hash(0x5c, nr, ret)
 	}
 	if p.cfg.Needs.Syscalls {
-		p.emit(analyses.Event{Kind: analyses.KindSyscall, Tid: uint32(t.Tid), Addr: nr, Aux: ret})
+		p.emit(analyses.Event{Kind: analyses.KindSyscall, Tid: uint32(t.Tid), Time: t.Clock, Addr: nr, Aux: ret})
 	}
 }
 

@@ -63,7 +63,6 @@ type Process struct {
 	insns   uint64
 	digest  hash.Hash
 	scratch [8]byte
-	goEv    []analyses.Event
 
 	exited     bool
 	exitStatus int
@@ -71,7 +70,6 @@ type Process struct {
 
 type threadState struct {
 	ctx     cpu.Context
-	started bool // ThreadStart was emitted
 	blocked bool // parked inside syscall nr
 	nr      uint64
 }
@@ -110,12 +108,17 @@ func Load(cfg Config, c cpu.CPU) (*Process, error) {
 	p.kernel = syscalls.New(p.kernelConfig(), p.as)
 	p.kernel.OnMapFile = p.onMapFile
 	p.kernel.OnPipeEvent = p.pipeChanged
+	p.kernel.OnLockEvent = p.lockReleased
 	// arch_prctl: the FS base lives in the registers of the syscall in
 	// progress, which the run loop writes back after the call.
 	p.kernel.SetFS = func(_ int, base uint64) { p.sysRegs.FSBase = base }
 	p.kernel.GetFS = func(int) uint64 { return p.sysRegs.FSBase }
 	p.kernel.SetBrkStart(layout.BrkStart)
-	p.sched = sched.New(sched.Config{CPUs: cfg.CPUs, Quantum: cfg.Quantum, NsPerInsn: cfg.NsPerInsn, Seed: cfg.SchedSeed})
+	sc := sched.Config{CPUs: cfg.CPUs, Quantum: cfg.Quantum, NsPerInsn: cfg.NsPerInsn, Seed: cfg.SchedSeed}
+	if cfg.Needs.Threads && len(cfg.Analyses) > 0 {
+		sc.Trace = c.Emit // thread start/exit, switch, block, wake: in the one stream
+	}
+	p.sched = sched.New(sc)
 	if cfg.TraceDigest {
 		p.digest = sha256.New()
 	}
@@ -243,23 +246,20 @@ func (p *Process) hash(vals ...uint64) {
 	}
 }
 
-// emit sends one event produced in Go (syscalls, scheduling) in order.
+// emit appends an event produced in Go (syscalls, the scheduler, kernel
+// accesses) to the emulator's buffer: one stream, one order.
 func (p *Process) emit(e analyses.Event) {
 	if len(p.cfg.Analyses) == 0 {
 		return
 	}
-	p.cpu.Drain()
-	p.goEv = append(p.goEv[:0], e)
-	for _, a := range p.cfg.Analyses {
-		a.Events(p.goEv)
-	}
+	p.cpu.Emit(e)
 }
 
 func (p *Process) kernelAccess(kind analyses.Kind, addr, size uint64) {
 	if !p.cfg.Needs.KernelMem {
 		return
 	}
-	p.emit(analyses.Event{Kind: kind, Addr: addr, Size: uint32(size), Tid: uint32(p.cur.Tid)})
+	p.emit(analyses.Event{Kind: kind, Addr: addr, Size: uint32(size), Tid: uint32(p.cur.Tid), Time: p.cur.Clock})
 }
 
 func (p *Process) rdtsc(sliceInsns uint64) uint64 {

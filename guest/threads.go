@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	"emuprof/analyses"
 	"emuprof/cpu"
 	"emuprof/sched"
 	"emuprof/syscalls"
@@ -121,11 +120,7 @@ func (p *Process) clone(t *sched.Thread, r *cpu.Regs, flags, sp, parentTid, chil
 	if flags&cloneChildSettid != 0 {
 		_ = p.writeU32(childTid, uint32(tid))
 	}
-	p.sched.Spawn(tid, t)
-	if p.cfg.Needs.Threads {
-		ts.started = true
-		p.emit(analyses.Event{Kind: analyses.KindThreadStart, Tid: uint32(tid), Aux: uint64(t.Tid)})
-	}
+	p.sched.Spawn(tid, t) // reports ThreadStart
 	return ret(uint64(tid)), nil
 }
 
@@ -136,10 +131,8 @@ func (p *Process) exitThread(t *sched.Thread, status int) *Result {
 			p.sched.FutexWake(t, addr, 1, ^uint32(0))
 		}
 	}
-	if p.cfg.Needs.Threads {
-		p.emit(analyses.Event{Kind: analyses.KindThreadExit, Tid: uint32(t.Tid), Aux: uint64(status)})
-	}
-	p.sched.Exit(t)
+	t.ExitStatus = status
+	p.sched.Exit(t) // reports ThreadExit
 	if p.sched.Alive() == 0 {
 		p.exited, p.exitStatus = true, status
 	}
@@ -265,8 +258,9 @@ func (p *Process) futexWakeOp(t *sched.Thread, addr uint64, n, n2 int, addr2 uin
 
 // parks turns the kernel's "would block" answers into parking the thread:
 // a sleep until its deadline, a read of an empty pipe (or a write to a full
-// one) until the pipe changes, a poll with nothing ready until a pipe
-// changes or its timeout. Pipe and poll calls are re-executed on wake.
+// one) until the pipe changes, a lock request that conflicts until a lock of
+// the file is released, a poll with nothing ready until a pipe changes or
+// its timeout. Pipe, lock and poll calls are re-executed on wake.
 func (p *Process) parks(t *sched.Thread, c *syscalls.Call, out syscalls.Outcome) bool {
 	var w sched.Wait
 	switch wt := out.Wait.(type) {
@@ -280,6 +274,8 @@ func (p *Process) parks(t *sched.Thread, c *syscalls.Call, out syscalls.Outcome)
 		if wt.Write {
 			w.Kind, w.What = sched.WaitPipeWrite, fmt.Sprintf("write pipe:[%d]", wt.Pipe)
 		}
+	case *syscalls.LockWait:
+		w = sched.Wait{Kind: sched.WaitOther, Addr: wt.Lock, Restart: true, What: wt.What}
 	case *syscalls.PollWait:
 		if wt.Timeout == 0 {
 			return false
@@ -303,6 +299,11 @@ func (p *Process) pipeChanged(pipe uint64) {
 	p.sched.WakeAll(p.cur, sched.WaitPoll, 0)
 }
 
+// lockReleased wakes the threads waiting for a lock of the file lock.
+func (p *Process) lockReleased(lock uint64) {
+	p.sched.WakeAll(p.cur, sched.WaitOther, lock)
+}
+
 // absDeadline converts an absolute guest time to virtual ns.
 func (p *Process) absDeadline(ns int64, realtime bool) int64 {
 	if realtime {
@@ -316,9 +317,6 @@ func (p *Process) absDeadline(ns int64, realtime bool) int64 {
 func (p *Process) block(t *sched.Thread, c *syscalls.Call) {
 	ts := p.threads[t.Tid]
 	ts.blocked, ts.nr = true, c.Nr
-	if p.cfg.Needs.Threads {
-		p.emit(analyses.Event{Kind: analyses.KindBlockOn, Tid: uint32(t.Tid), Addr: t.Wait.Addr})
-	}
 }
 
 // resumeBlocked delivers the result of the syscall t was parked in.
@@ -337,9 +335,6 @@ func (p *Process) resumeBlocked(t *sched.Thread, ts *threadState) error {
 	} else {
 		r.RAX = uint64(t.WakeResult)
 		p.recordSyscall(t, ts.nr, r.RAX)
-	}
-	if p.cfg.Needs.Threads {
-		p.emit(analyses.Event{Kind: analyses.KindWake, Tid: uint32(t.Tid)})
 	}
 	return p.cpu.WriteRegs(&r)
 }

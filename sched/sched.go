@@ -296,7 +296,7 @@ func (s *Scheduler) Spawn(tid int, parent *Thread) *Thread {
 	i, _ = slices.BinarySearchFunc(s.live, tid, cmpTid)
 	s.live = slices.Insert(s.live, i, t)
 	s.bump(t.Clock)
-	s.emit(analyses.KindThreadStart, tid, 0, uint64(t.Parent))
+	s.emit(analyses.KindThreadStart, t, 0, uint64(t.Parent), 0)
 	return t
 }
 
@@ -401,7 +401,7 @@ func (s *Scheduler) Pick() *Thread {
 		}
 		s.cur = best
 		best.Switches++
-		s.emit(analyses.KindSwitch, best.Tid, 0, uint64(prev))
+		s.emit(analyses.KindSwitch, best, 0, uint64(prev), 0)
 	}
 	return best
 }
@@ -453,9 +453,21 @@ func (s *Scheduler) Charge(t *Thread, ns int64) {
 	if ns <= 0 {
 		return
 	}
-	// Best fit: the CPU that became free last by t.Clock, so that CPUs
-	// free earlier stay available to threads with earlier clocks; if all
-	// are busy past t.Clock, the one that frees first.
+	c := s.cpuFor(t)
+	start := max(t.Clock, s.cpuFree[c])
+	t.QueuedNs += start - t.Clock
+	t.RunNs += ns
+	end := start + ns
+	s.cpuFree[c] = end
+	t.Clock = end
+	s.bump(end)
+}
+
+// cpuFor chooses the virtual CPU t's next work runs on. Best fit: the CPU
+// that became free last by t.Clock, so that CPUs free earlier stay
+// available to threads with earlier clocks; if all are busy past t.Clock,
+// the one that frees first.
+func (s *Scheduler) cpuFor(t *Thread) int {
 	fit, first := -1, 0
 	for i, f := range s.cpuFree {
 		if f <= t.Clock && (fit < 0 || f > s.cpuFree[fit]) {
@@ -465,17 +477,17 @@ func (s *Scheduler) Charge(t *Thread, ns int64) {
 			first = i
 		}
 	}
-	c := fit
-	if c < 0 {
-		c = first
+	if fit < 0 {
+		return first
 	}
-	start := max(t.Clock, s.cpuFree[c])
-	t.QueuedNs += start - t.Clock
-	t.RunNs += ns
-	end := start + ns
-	s.cpuFree[c] = end
-	t.Clock = end
-	s.bump(end)
+	return fit
+}
+
+// StartTime is the virtual time at which work t does now starts: its clock,
+// or later if every CPU is busy then. Run slices of t are stamped from it,
+// so that events carry the times Ran then gives them.
+func (s *Scheduler) StartTime(t *Thread) int64 {
+	return max(t.Clock, s.cpuFree[s.cpuFor(t)])
 }
 
 // Delay advances t's clock by ns without occupying a CPU, as if the thread
@@ -501,7 +513,7 @@ func (s *Scheduler) Exit(t *Thread) {
 	if i, ok := slices.BinarySearchFunc(s.live, t.Tid, cmpTid); ok && s.live[i] == t {
 		s.live = slices.Delete(s.live, i, i+1)
 	}
-	s.emit(analyses.KindThreadExit, t.Tid, 0, uint64(int64(t.ExitStatus)))
+	s.emit(analyses.KindThreadExit, t, 0, uint64(int64(t.ExitStatus)), 0)
 }
 
 // bump raises the makespan to clock.
@@ -511,8 +523,9 @@ func (s *Scheduler) bump(clock int64) {
 	}
 }
 
-func (s *Scheduler) emit(kind analyses.Kind, tid int, addr, aux uint64) {
+// emit reports an event of thread t, stamped with t's clock.
+func (s *Scheduler) emit(kind analyses.Kind, t *Thread, addr, aux uint64, size uint32) {
 	if s.cfg.Trace != nil {
-		s.cfg.Trace(analyses.Event{Kind: kind, Tid: uint32(tid), Addr: addr, Aux: aux})
+		s.cfg.Trace(analyses.Event{Kind: kind, Tid: uint32(t.Tid), Time: t.Clock, Addr: addr, Aux: aux, Size: size})
 	}
 }

@@ -521,17 +521,20 @@ func TestTraceEvents(t *testing.T) {
 	s.Ran(t1, 10, 1)
 	s.FutexWait(t1, 0x88, ^uint32(0), NoDeadline)
 	s.Pick()
+	s.Ran(t2, 30, 1)
 	s.FutexWake(t2, 0x88, 1, ^uint32(0))
 	t2.ExitStatus = 3
 	s.Exit(t2)
+	// Every event has its thread's clock: the wake happens at the waker's
+	// time and moves the woken thread's clock there.
 	want := []analyses.Event{
 		{Kind: analyses.KindThreadStart, Tid: 1},
 		{Kind: analyses.KindThreadStart, Tid: 2, Aux: 1},
 		{Kind: analyses.KindSwitch, Tid: 1},
-		{Kind: analyses.KindBlockOn, Tid: 1, Addr: 0x88},
+		{Kind: analyses.KindBlockOn, Tid: 1, Addr: 0x88, Time: 10, Size: uint32(WaitFutex)},
 		{Kind: analyses.KindSwitch, Tid: 2, Aux: 1},
-		{Kind: analyses.KindWake, Tid: 1, Addr: 0x88, Aux: 2},
-		{Kind: analyses.KindThreadExit, Tid: 2, Aux: 3},
+		{Kind: analyses.KindWake, Tid: 1, Addr: 0x88, Aux: 2, Time: 30, Size: uint32(WaitFutex)},
+		{Kind: analyses.KindThreadExit, Tid: 2, Aux: 3, Time: 30},
 	}
 	if !slices.Equal(evs, want) {
 		t.Fatalf("events\n%+v\nwant\n%+v", evs, want)

@@ -6,31 +6,22 @@ import (
 	"emuprof/analyses"
 )
 
-// WaitKind says what a blocked thread waits for.
-type WaitKind int
+// WaitKind says what a blocked thread waits for; the kinds are the event
+// stream's (analyses.WaitKind), so BlockOn and Wake events say it.
+type WaitKind = analyses.WaitKind
 
 // Wait kinds. WaitNone is the zero value and is not used by a blocked thread.
 const (
-	WaitNone      WaitKind = iota
-	WaitFutex              // futex word; Addr = guest address
-	WaitSleep              // nanosleep / clock_nanosleep; Deadline set
-	WaitPipeRead           // empty pipe or socket; Addr = object id
-	WaitPipeWrite          // full pipe or socket; Addr = object id
-	WaitPoll               // poll / select / epoll_wait; Addr = object id
-	WaitJoin               // waiting for a thread or child; Addr = its id
-	WaitStdin              // host stdin; Addr = 0 or fd
-	WaitOther              // anything else
+	WaitNone      = analyses.WaitNone
+	WaitFutex     = analyses.WaitFutex     // futex word; Addr = guest address
+	WaitSleep     = analyses.WaitSleep     // nanosleep / clock_nanosleep; Deadline set
+	WaitPipeRead  = analyses.WaitPipeRead  // empty pipe or socket; Addr = object id
+	WaitPipeWrite = analyses.WaitPipeWrite // full pipe or socket; Addr = object id
+	WaitPoll      = analyses.WaitPoll      // poll / select / epoll_wait; Addr = object id
+	WaitJoin      = analyses.WaitJoin      // waiting for a thread or child; Addr = its id
+	WaitStdin     = analyses.WaitStdin     // host stdin; Addr = 0 or fd
+	WaitOther     = analyses.WaitOther     // anything else
 )
-
-var waitKindNames = [...]string{"none", "futex", "sleep", "read", "write", "poll", "join", "stdin", "wait"}
-
-// String returns the kind's short name ("futex", "read", ...).
-func (k WaitKind) String() string {
-	if k >= 0 && int(k) < len(waitKindNames) {
-		return waitKindNames[k]
-	}
-	return fmt.Sprintf("WaitKind(%d)", int(k))
-}
 
 // Wait describes what a blocked thread waits on. Threads blocked on the same
 // (Kind, Addr) form one FIFO queue.
@@ -141,7 +132,7 @@ func (s *Scheduler) Block(t *Thread, w Wait) {
 	q := s.queue(waitKey{w.Kind, w.Addr})
 	q.ts = append(q.ts, t)
 	t.queued = true
-	s.emit(analyses.KindBlockOn, t.Tid, w.Addr, 0)
+	s.emit(analyses.KindBlockOn, t, w.Addr, 0, uint32(w.Kind))
 }
 
 // Wake makes the blocked thread t runnable with WakeResult = result. Its
@@ -177,7 +168,7 @@ func (s *Scheduler) resume(t *Thread, at int64, waker int, result int64) {
 	t.WakeResult = result
 	t.Woken = true
 	t.Wakeups++
-	s.emit(analyses.KindWake, t.Tid, t.Wait.Addr, uint64(waker))
+	s.emit(analyses.KindWake, t, t.Wait.Addr, uint64(waker), uint32(t.Wait.Kind))
 }
 
 // FutexWait blocks t on the futex at addr with the given bitset and absolute

@@ -12,19 +12,19 @@ import (
 // never reported, nor are those of linker stubs (PLT entries): a call
 // through the PLT reads as a call of its target.
 type Listener interface {
-	// Call reports that thread tid entered routine (entered at entry).
-	Call(tid uint32, routine RoutineID, entry uint64)
+	// Call reports that thread tid entered routine (entered at entry), in
+	// calling context ctx of the tracker's CCT.
+	Call(tid uint32, routine RoutineID, entry uint64, ctx NodeID)
 	// Return reports that the topmost reported activation of tid ended.
-	Return(tid uint32, routine RoutineID)
+	Return(tid uint32, routine RoutineID, ctx NodeID)
 }
-
-var _ analyses.Analysis = (*Tracker)(nil)
 
 // frame is one shadow stack entry.
 type frame struct {
 	routine RoutineID
 	ret     uint64 // expected return address (0 for a thread's root frame)
 	sp      uint64 // stack pointer at routine entry (after the call pushed ret)
+	ctx     NodeID // calling context (of the nearest reported frame, for hidden ones)
 	hidden  bool   // a transparent frame (linker stub, resolver) or a descendant of a resolver: not reported
 }
 
@@ -64,50 +64,48 @@ type stack struct {
 // shadow stack but never reported; everything a resolver calls is hidden
 // too. A linker stub's callees are not hidden: it only ever jumps on.
 //
-// Symbols are looked up once per distinct block address.
+// What a block is (its routine, whether it is the routine's entry) is
+// worked out once per block id, from the BlockInfo the emulator recorded
+// when it translated the block: no address is hashed.
 type Tracker struct {
-	syms     analyses.Symbols
-	routines *Routines
-	blocks   *blockTable
-	zero     blockInfo // info for address 0 (never stored in blocks)
-	zeroOK   bool
-	threads  map[uint32]*stack
-	cur      *stack
-	listener Listener
+	routines   *Routines
+	cct        *CCT
+	infos      []blockInfo // by block id
+	unknown    blockInfo   // code outside every object, or a block without id
+	hasUnknown bool        // unknown.routine was interned (on first need: ids stay dense in order of sight)
+	threads    map[uint32]*stack
+	cur        *stack
+	listener   Listener
 }
 
-// NewTracker returns a tracker that names code with syms (which may be nil:
-// every address is then "unknown") and reports to l (which may be nil).
-func NewTracker(syms analyses.Symbols, l Listener) *Tracker {
+// blockInfo is what call tracking needs to know about a block.
+type blockInfo struct {
+	routine RoutineID
+	entry   bool   // the block starts its routine
+	known   bool   // computed (infos[id] is valid)
+	next    uint64 // the address after the block (its fall-through/return address)
+}
+
+// NewTracker returns a tracker that reports to l (which may be nil).
+func NewTracker(l Listener) *Tracker {
 	t := &Tracker{
-		syms:     syms,
 		routines: NewRoutines(),
-		blocks:   newBlockTable(),
+		cct:      NewCCT(),
 		threads:  make(map[uint32]*stack),
 		listener: l,
 	}
 	return t
 }
 
+// CCT returns the calling context tree of every reported activation (one
+// tree for all threads; roots are the threads' first routines).
+func (t *Tracker) CCT() *CCT { return t.cct }
+
 // SetListener replaces the listener.
 func (t *Tracker) SetListener(l Listener) { t.listener = l }
 
 // Routines returns the tracker's routine table.
 func (t *Tracker) Routines() *Routines { return t.routines }
-
-// Events handles a batch: Block and ThreadExit events (Tracker is usable on
-// its own as an analyses.Analysis).
-func (t *Tracker) Events(batch []analyses.Event) {
-	for i := range batch {
-		ev := &batch[i]
-		switch ev.Kind {
-		case analyses.KindBlock:
-			t.Block(ev)
-		case analyses.KindThreadExit:
-			t.ThreadExit(ev.Tid)
-		}
-	}
-}
 
 // Finish unwinds every thread's stack (reporting the returns), threads in
 // increasing tid order.
@@ -183,40 +181,46 @@ func (t *Tracker) stackOf(tid uint32, create bool) *stack {
 	return s
 }
 
-// info returns the cached block info for addr, computing it on first sight.
-func (t *Tracker) info(addr uint64) blockInfo {
-	if addr == 0 {
-		if !t.zeroOK {
-			t.zero, t.zeroOK = t.lookup(0), true
+// info returns what the tracker knows of block b (event ev's block),
+// working it out on first sight of the id.
+func (t *Tracker) info(ev *analyses.Event, b *analyses.BlockInfo) *blockInfo {
+	id := ev.Block
+	if b == nil || id == 0 {
+		t.unknownRoutine()
+		t.unknown.next = ev.Addr
+		return &t.unknown
+	}
+	if int(id) >= len(t.infos) {
+		t.infos = append(t.infos, make([]blockInfo, int(id)+1-len(t.infos)+len(t.infos)/2)...)
+	}
+	bi := &t.infos[id]
+	if !bi.known {
+		*bi = blockInfo{known: true, next: b.Addr + uint64(b.Len)}
+		if b.Routine.Name != "" {
+			bi.routine = t.routines.Intern(b.Routine)
+			bi.entry = b.Routine.Entry == b.Addr
+		} else {
+			bi.routine = t.unknownRoutine()
 		}
-		return t.zero
 	}
-	if bi, ok := t.blocks.get(addr); ok {
-		return bi
-	}
-	bi := t.lookup(addr)
-	t.blocks.put(addr, bi)
 	return bi
 }
 
-// lookup asks Symbols about addr.
-func (t *Tracker) lookup(addr uint64) blockInfo {
-	if t.syms == nil {
-		return blockInfo{routine: t.routines.Synthetic("unknown", "NONE")}
+// unknownRoutine returns the routine of code that no object covers.
+func (t *Tracker) unknownRoutine() RoutineID {
+	if !t.hasUnknown {
+		t.unknown.routine, t.hasUnknown = t.routines.Synthetic("unknown", "NONE"), true
 	}
-	r, ok := t.syms.Routine(addr)
-	if !ok {
-		return blockInfo{routine: t.routines.Synthetic("unknown", "NONE")}
-	}
-	return blockInfo{routine: t.routines.Intern(r), entry: r.Entry == addr}
+	return t.unknown.routine
 }
 
-// Block processes one Block event and reports whether the thread now runs
-// hidden code (the lazy-binding resolver or something it called), whose
-// cost and memory accesses must be ignored.
-func (t *Tracker) Block(ev *analyses.Event) (hidden bool) {
+// Block processes one Block event, whose block (ev.Block) is b, and reports
+// whether the thread now runs hidden code (a linker stub, the lazy-binding
+// resolver or something it called), whose cost and memory accesses must be
+// ignored.
+func (t *Tracker) Block(ev *analyses.Event, b *analyses.BlockInfo) (hidden bool) {
 	s := t.stackOf(ev.Tid, true)
-	bi := t.info(ev.Addr)
+	bi := t.info(ev, b)
 	sp := ev.Aux
 	if len(s.frames) == 0 {
 		t.push(s, bi.routine, ev.Addr, 0, sp)
@@ -251,7 +255,7 @@ func (t *Tracker) Block(ev *analyses.Event) (hidden bool) {
 		}
 	}
 	s.prevEnd = ev.End
-	s.prevNext = ev.Addr + uint64(ev.Len)
+	s.prevNext = bi.next
 	s.prevKind = t.routines.list[bi.routine].Kind
 	return s.hidden > 0
 }
@@ -270,13 +274,21 @@ func (t *Tracker) returnTo(s *stack, addr uint64) {
 
 func (t *Tracker) push(s *stack, r RoutineID, entry, ret, sp uint64) {
 	hidden := s.hidden > 0 || t.routines.list[r].Kind.Transparent()
-	s.frames = append(s.frames, frame{routine: r, ret: ret, sp: sp, hidden: hidden})
+	parent := NoNode
+	if n := len(s.frames); n > 0 {
+		parent = s.frames[n-1].ctx
+	}
+	ctx := parent
+	if !hidden {
+		ctx = t.cct.Child(parent, r)
+	}
+	s.frames = append(s.frames, frame{routine: r, ret: ret, sp: sp, ctx: ctx, hidden: hidden})
 	if hidden {
 		s.hidden++
 		return
 	}
 	if t.listener != nil {
-		t.listener.Call(s.tid, r, entry)
+		t.listener.Call(s.tid, r, entry, ctx)
 	}
 }
 
@@ -288,6 +300,6 @@ func (t *Tracker) pop(s *stack) {
 		return
 	}
 	if t.listener != nil {
-		t.listener.Return(s.tid, f.routine)
+		t.listener.Return(s.tid, f.routine, f.ctx)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"emuprof/analyses"
+	"emuprof/analyses/tracetest"
 )
 
 // fakeSyms maps address ranges to routines. Names follow the loader's
@@ -65,24 +66,39 @@ type logger struct {
 	out []string
 }
 
-func (l *logger) Call(tid uint32, r RoutineID, entry uint64) {
+func (l *logger) Call(tid uint32, r RoutineID, entry uint64, ctx NodeID) {
 	l.out = append(l.out, fmt.Sprintf("%d+%s", tid, l.t.Routines().Get(r).Name))
 }
 
-func (l *logger) Return(tid uint32, r RoutineID) {
+func (l *logger) Return(tid uint32, r RoutineID, ctx NodeID) {
 	l.out = append(l.out, fmt.Sprintf("%d-%s", tid, l.t.Routines().Get(r).Name))
 }
 
+// tt holds the blocks of the hand-written events (ids as the emulator
+// assigns them, routines from syms).
+var tt = tracetest.New(syms)
+
 func blk(tid uint32, addr, sp uint64, n uint16, end analyses.End) analyses.Event {
-	return analyses.Event{Kind: analyses.KindBlock, Tid: tid, Addr: addr, Aux: sp, Size: 1, Len: n, End: end}
+	id := tt.BlockID(addr, uint32(n), 1, end)
+	return analyses.Event{Kind: analyses.KindBlock, Tid: tid, Block: id, Addr: addr, Aux: sp, Size: 1, End: end}
 }
+
+// feed hands a Block event to the tracker with its block.
+func feed(tr *Tracker, ev *analyses.Event) bool { return tr.Block(ev, tt.Blocks.View().Get(ev.Block)) }
 
 func run(t *testing.T, evs ...analyses.Event) (*Tracker, *logger) {
 	t.Helper()
 	l := &logger{}
-	tr := NewTracker(syms, l)
+	tr := NewTracker(l)
 	l.t = tr
-	tr.Events(evs)
+	for i := range evs {
+		switch evs[i].Kind {
+		case analyses.KindBlock:
+			feed(tr, &evs[i])
+		case analyses.KindThreadExit:
+			tr.ThreadExit(evs[i].Tid)
+		}
+	}
 	return tr, l
 }
 
@@ -156,7 +172,7 @@ func TestCallNextAndRootProtected(t *testing.T) {
 
 func TestResolverTransparent(t *testing.T) {
 	l := &logger{}
-	tr := NewTracker(syms, l)
+	tr := NewTracker(l)
 	l.t = tr
 	steps := []struct {
 		ev     analyses.Event
@@ -171,7 +187,7 @@ func TestResolverTransparent(t *testing.T) {
 		{blk(1, 0x1005, 0x8000, 4, oth), false},
 	}
 	for i, s := range steps {
-		if h := tr.Block(&s.ev); h != s.hidden {
+		if h := feed(tr, &s.ev); h != s.hidden {
 			t.Errorf("step %d: hidden %v, want %v", i, h, s.hidden)
 		}
 		if tr.InResolver(1) != s.hidden {
@@ -189,7 +205,7 @@ func TestResolverTransparent(t *testing.T) {
 // puts, and the tail-call rule replaced main with puts.
 func TestStrippedResolverThroughPLT0(t *testing.T) {
 	l := &logger{}
-	tr := NewTracker(syms, l)
+	tr := NewTracker(l)
 	l.t = tr
 	steps := []struct {
 		ev     analyses.Event
@@ -210,7 +226,7 @@ func TestStrippedResolverThroughPLT0(t *testing.T) {
 		{blk(1, 0x100a, 0x8000, 4, oth), false},
 	}
 	for i, s := range steps {
-		if h := tr.Block(&s.ev); h != s.hidden {
+		if h := feed(tr, &s.ev); h != s.hidden {
 			t.Errorf("step %d: hidden %v, want %v", i, h, s.hidden)
 		}
 	}
@@ -242,37 +258,21 @@ func TestThreads(t *testing.T) {
 }
 
 func TestUnknownCodeAndObjects(t *testing.T) {
-	s := fakeSyms{{0x7000, 0x7100, "lib!0x1000"}}
-	tr := NewTracker(s, nil)
-	ev := blk(1, 0x7000, 0x8000, 5, call)
-	tr.Block(&ev)
-	ev = blk(1, 0xdead0, 0x7ff8, 5, oth)
-	tr.Block(&ev)
-	st := tr.Stack(1)
+	tr := tracetest.New(fakeSyms{{0x7000, 0x7100, "lib!0x1000"}})
+	tr.Block(1, 0x7000, 0x8000, 1, 5, call).Block(1, 0xdead0, 0x7ff8, 1, 5, oth)
+	tk := NewTracker(nil)
+	for i := range tr.Events {
+		tk.Block(&tr.Events[i], tr.Blocks.View().Get(tr.Events[i].Block))
+	}
+	st := tk.Stack(1)
 	if len(st) != 2 {
 		t.Fatalf("stack %v", st)
 	}
-	if r := tr.Routines().Get(st[0]); r.Object != "lib" {
+	if r := tk.Routines().Get(st[0]); r.Object != "lib" {
 		t.Errorf("object %q", r.Object)
 	}
-	if r := tr.Routines().Get(st[1]); r.Name != "unknown" || r.Object != "NONE" {
+	if r := tk.Routines().Get(st[1]); r.Name != "unknown" || r.Object != "NONE" {
 		t.Errorf("unknown routine %+v", r)
-	}
-}
-
-func TestBlockTableGrows(t *testing.T) {
-	bt := newBlockTable()
-	for a := uint64(1); a < 5000; a++ {
-		bt.put(a*16, blockInfo{routine: RoutineID(a)})
-	}
-	for a := uint64(1); a < 5000; a++ {
-		bi, ok := bt.get(a * 16)
-		if !ok || bi.routine != RoutineID(a) {
-			t.Fatalf("get %#x = %v %v", a*16, bi, ok)
-		}
-	}
-	if _, ok := bt.get(8); ok {
-		t.Error("found absent key")
 	}
 }
 
@@ -290,7 +290,7 @@ func TestCCT(t *testing.T) {
 }
 
 func BenchmarkTrackerBlock(b *testing.B) {
-	tr := NewTracker(syms, nil)
+	tr := NewTracker(nil)
 	evs := []analyses.Event{
 		blk(1, 0x1000, 0x8000, 5, call),
 		blk(1, 0x2000, 0x7ff8, 5, oth),
@@ -299,6 +299,6 @@ func BenchmarkTrackerBlock(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		tr.Block(&evs[i&3])
+		feed(tr, &evs[i&3])
 	}
 }

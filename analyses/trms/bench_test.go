@@ -86,13 +86,14 @@ func BenchmarkReadWriteLoop(b *testing.B) {
 // BenchmarkEventStream measures whole batches of blocks, calls, returns and
 // accesses through call tracking.
 func BenchmarkEventStream(b *testing.B) {
-	p, err := New(Config{}, progSyms)
+	s := newStream()
+	s.block(1, 0x1000, 0x8000, 3, 10, analyses.EndOther)
+	p, err := newStaged(Config{}, s)
 	if err != nil {
 		b.Fatal(err)
 	}
-	var s stream
-	s.block(1, 0x1000, 0x8000, 3, 10, analyses.EndOther)
-	var loop stream
+	loop := &stream{s.Trace}
+	n := len(s.Events)
 	loop.block(1, 0x100a, 0x8000, 3, 5, analyses.EndCall)
 	loop.block(1, 0x2000, 0x7ff8, 4, 10, analyses.EndOther)
 	for i := range 8 {
@@ -101,10 +102,11 @@ func BenchmarkEventStream(b *testing.B) {
 	}
 	loop.block(1, 0x200a, 0x7ff8, 2, 1, analyses.EndRet)
 	loop.block(1, 0x100f, 0x8000, 2, 2, analyses.EndJump)
-	p.Events(s)
+	p.Events(s.Events[:n])
+	body := s.Events[n:]
 	b.ReportAllocs()
 	b.ResetTimer()
-	for i := 0; i < b.N; i += len(loop) {
-		p.Events(loop)
+	for i := 0; i < b.N; i += len(body) {
+		p.Events(body)
 	}
 }

@@ -31,7 +31,6 @@ type thread[T stamp] struct {
 	stack   []frame[T]
 	ts      *table[T] // ts_t: latest access by this thread, per cell
 	cost    uint64
-	skip    bool     // running hidden code (lazy-binding resolver)
 	pending []uint32 // pending activations per routine (for real cost)
 	stats   *threadStats
 }
@@ -45,18 +44,16 @@ type engine[T stamp] struct {
 	wts          *table[T]
 	threads      map[uint32]*thread[T]
 	cur          *thread[T]
-	tracker      *calls.Tracker
 	col          *collector
 	renumberings int
 	err          error
 }
 
-func newEngine[T stamp](cfg *Config, tr *calls.Tracker, col *collector) *engine[T] {
+func newEngine[T stamp](cfg *Config, col *collector) *engine[T] {
 	e := &engine[T]{
 		insns:   cfg.Cost == CostInsns,
 		wts:     newTable[T](),
 		threads: make(map[uint32]*thread[T]),
-		tracker: tr,
 		col:     col,
 		cur:     &thread[T]{tid: noThread},
 	}
@@ -117,7 +114,7 @@ func (e *engine[T]) tick() {
 }
 
 // Call is procedure call of TRMS Fig. 11 (and PLDI'12 Fig. 6).
-func (e *engine[T]) Call(tid uint32, r calls.RoutineID, _ uint64) {
+func (e *engine[T]) Call(tid uint32, r calls.RoutineID) {
 	th := e.current(tid)
 	e.tick()
 	ctx := calls.NoNode
@@ -142,7 +139,7 @@ func (e *engine[T]) Call(tid uint32, r calls.RoutineID, _ uint64) {
 }
 
 // Return is procedure return of TRMS Fig. 11 for thread tid.
-func (e *engine[T]) Return(tid uint32, _ calls.RoutineID) {
+func (e *engine[T]) Return(tid uint32) {
 	e.pop(e.threadOf(tid))
 }
 
@@ -338,31 +335,32 @@ func (e *engine[T]) events(batch []analyses.Event) {
 			return
 		}
 		ev := &batch[i]
+		// Hidden code (linker stubs, the lazy-binding resolver) has no
+		// cost and no input: aprof excludes it (PLDI'12 §5).
+		if ev.Flags&analyses.FlagHidden != 0 {
+			continue
+		}
 		switch ev.Kind {
 		case analyses.KindRead, analyses.KindKernelRead: // kernelRead = read (Fig. 12)
-			if th := e.current(ev.Tid); !th.skip {
-				e.read(th, ev.Addr, ev.Size)
-			}
+			e.read(e.current(ev.Tid), ev.Addr, ev.Size)
 		case analyses.KindWrite:
-			if th := e.current(ev.Tid); !th.skip {
-				e.write(th, ev.Addr, ev.Size)
-			}
+			e.write(e.current(ev.Tid), ev.Addr, ev.Size)
 		case analyses.KindBlock:
 			th := e.current(ev.Tid)
-			th.skip = e.tracker.Block(ev)
-			if !th.skip {
-				if e.insns {
-					th.cost += uint64(ev.Size)
-				} else {
-					th.cost++
-				}
+			if e.insns {
+				th.cost += uint64(ev.Size)
+			} else {
+				th.cost++
 			}
+		case analyses.KindCall:
+			e.Call(ev.Tid, calls.RoutineID(ev.Block))
+		case analyses.KindReturn:
+			e.Return(ev.Tid)
 		case analyses.KindKernelWrite:
 			e.kernelWrite(ev.Addr, ev.Size)
 		case analyses.KindSwitch:
 			e.switchTo(ev.Tid)
 		case analyses.KindThreadExit:
-			e.tracker.ThreadExit(ev.Tid)
 			e.threadExit(ev.Tid)
 		}
 	}
@@ -387,7 +385,6 @@ func (e *engine[T]) threadExit(tid uint32) {
 
 // finish completes every pending activation (threads in tid order).
 func (e *engine[T]) finish() {
-	e.tracker.Finish()
 	tids := make([]uint32, 0, len(e.threads))
 	for tid := range e.threads {
 		tids = append(tids, tid)

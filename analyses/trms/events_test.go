@@ -6,6 +6,7 @@ import (
 
 	"emuprof/analyses"
 	"emuprof/analyses/calls"
+	"emuprof/analyses/tracetest"
 )
 
 // fakeSyms maps address ranges to routines.
@@ -47,19 +48,42 @@ var progSyms = fakeSyms{
 	{0x8000, 0x8100, "worker"},
 }
 
-// stream builds an event stream.
-type stream []analyses.Event
+// stream builds an event stream with its block table (tracetest).
+type stream struct{ *tracetest.Trace }
+
+func newStream() *stream { return &stream{tracetest.New(progSyms)} }
 
 func (s *stream) block(tid uint32, addr, sp uint64, insns uint32, n uint16, end analyses.End) {
-	*s = append(*s, analyses.Event{Kind: analyses.KindBlock, Tid: tid, Addr: addr, Aux: sp, Size: insns, Len: n, End: end})
+	s.Block(tid, addr, sp, insns, uint32(n), end)
 }
 
 func (s *stream) mem(kind analyses.Kind, tid uint32, addr uint64, size uint32) {
-	*s = append(*s, analyses.Event{Kind: kind, Tid: tid, Addr: addr, Size: size})
+	s.Mem(kind, tid, addr, size)
 }
 
-func (s *stream) other(kind analyses.Kind, tid uint32, aux uint64) {
-	*s = append(*s, analyses.Event{Kind: kind, Tid: tid, Aux: aux})
+func (s *stream) other(kind analyses.Kind, tid uint32, aux uint64) { s.Other(kind, tid, 0, aux) }
+
+// staged is a profiler fed through the shared call-tracking stage, as the
+// platform feeds it.
+type staged struct {
+	*Profiler
+	stage  *calls.Stage
+	blocks *analyses.BlockTable
+}
+
+func newStaged(cfg Config, s *stream) (*staged, error) {
+	st := calls.NewStage()
+	p, err := New(cfg, st.Routines())
+	return &staged{p, st, s.Blocks}, err
+}
+
+func (f *staged) Events(evs []analyses.Event) {
+	f.Profiler.Events(f.stage.Process(evs, f.blocks.View()))
+}
+
+func (f *staged) Finish() {
+	f.Profiler.Events(f.stage.Finish())
+	f.Profiler.Finish()
 }
 
 // PLDI'12 Example 1 as real events: blocks with terminators, the stack
@@ -67,7 +91,7 @@ func (s *stream) other(kind analyses.Kind, tid uint32, aux uint64) {
 // resolver whose accesses must not count, and a second thread.
 func TestEventStream(t *testing.T) {
 	const x, y, z, w, got = 0x9000, 0x9004, 0x9008, 0x900c, 0x9100
-	var s stream
+	s := newStream()
 	s.other(analyses.KindSwitch, 1, 0)
 	s.block(1, 0x1000, 0x8000, 3, 10, analyses.EndCall) // main: root frame, calls f
 	s.block(1, 0x2000, 0x7ff8, 2, 10, analyses.EndOther)
@@ -105,7 +129,7 @@ func TestEventStream(t *testing.T) {
 	s.mem(analyses.KindRead, 1, z, 4) // external
 
 	for _, metric := range []string{CostBlocks, CostInsns} {
-		p, err := New(Config{Cost: metric}, progSyms)
+		p, err := newStaged(Config{Cost: metric}, s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,8 +137,8 @@ func TestEventStream(t *testing.T) {
 		p.col.hook = func(tid uint32, r calls.RoutineID, a activation) {
 			got[p.Routines().Get(r).Name] = act{tid, "", a.rms, a.trms, a.ext, a.thr, a.extSelf, a.thrSelf, a.cost, a.self}
 		}
-		p.Events(s[:10])
-		p.Events(s[10:]) // batches may split anywhere
+		p.Events(s.Events[:10])
+		p.Events(s.Events[10:]) // batches may split anywhere
 		p.Finish()
 		check := func(name string, rms, trms, cost uint64) {
 			t.Helper()

@@ -60,7 +60,7 @@ func (p *Profiler) JSON() *JSONProfile {
 		Routines:     []RoutineRecord{},
 		Threads:      []JSONThread{},
 	}
-	rt := p.tracker.Routines()
+	rt := p.routines
 	for i := range rt.Len() {
 		info := rt.Get(calls.RoutineID(i))
 		out.Routines = append(out.Routines, RoutineRecord{ID: uint32(i), Name: info.Name, Object: info.Object})

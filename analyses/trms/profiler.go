@@ -31,7 +31,8 @@ var _ analyses.Analysis = (*Profiler)(nil)
 
 // core is the engine of one timestamp width.
 type core interface {
-	calls.Listener
+	Call(tid uint32, r calls.RoutineID)
+	Return(tid uint32)
 	events(batch []analyses.Event)
 	addCost(tid uint32, n uint64)
 	finish()
@@ -46,12 +47,13 @@ type status struct {
 }
 
 // Profiler computes RMS and TRMS profiles. It is an analyses.Analysis fed
-// with Block, Read, Write, KernelRead, KernelWrite, Switch and ThreadExit
+// with the stream of the call-tracking stage (calls.Stage): Call, Return,
+// Block, Read, Write, KernelRead, KernelWrite, Switch and ThreadExit
 // events; its lower-level methods (Call, Return, Read, ...) drive the same
 // engine with the papers' abstract traces.
 type Profiler struct {
 	cfg      Config
-	tracker  *calls.Tracker
+	routines *calls.Routines
 	col      *collector
 	core     core
 	one      [1]analyses.Event
@@ -59,9 +61,10 @@ type Profiler struct {
 	partial  string
 }
 
-// New returns a profiler. syms names guest code for call tracking (it may
-// be nil when only the lower-level methods are used).
-func New(cfg Config, syms analyses.Symbols) (*Profiler, error) {
+// New returns a profiler whose routine ids index routines, the table of the
+// call-tracking stage that feeds it (nil when only the lower-level methods
+// are used: DefineRoutine then fills a table of its own).
+func New(cfg Config, routines *calls.Routines) (*Profiler, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
@@ -72,19 +75,21 @@ func New(cfg Config, syms analyses.Symbols) (*Profiler, error) {
 	if cfg.Command == "" {
 		cfg.Command = cfg.App
 	}
-	p := &Profiler{cfg: cfg, tracker: calls.NewTracker(syms, nil), col: newCollector(cfg.CCT)}
-	if cfg.CounterBits <= 32 {
-		p.core = newEngine[uint32](&p.cfg, p.tracker, p.col)
-	} else {
-		p.core = newEngine[uint64](&p.cfg, p.tracker, p.col)
+	if routines == nil {
+		routines = calls.NewRoutines()
 	}
-	p.tracker.SetListener(p.core)
+	p := &Profiler{cfg: cfg, routines: routines, col: newCollector(cfg.CCT)}
+	if cfg.CounterBits <= 32 {
+		p.core = newEngine[uint32](&p.cfg, p.col)
+	} else {
+		p.core = newEngine[uint64](&p.cfg, p.col)
+	}
 	return p, nil
 }
 
 // Needs reports the events the profiler consumes.
 func (p *Profiler) Needs() analyses.Needs {
-	return analyses.Needs{Blocks: true, Memory: true, KernelMem: true, Threads: true}
+	return analyses.Needs{Blocks: true, Memory: true, KernelMem: true, Threads: true, Calls: true}
 }
 
 // Events handles one batch of the event stream.
@@ -124,25 +129,25 @@ func (p *Profiler) Renumberings() int { return p.core.status().renumberings }
 func (p *Profiler) ShadowBytes() uint64 { return p.core.status().shadowBytes }
 
 // Routines is the routine table (ids used by Call and in results).
-func (p *Profiler) Routines() *calls.Routines { return p.tracker.Routines() }
+func (p *Profiler) Routines() *calls.Routines { return p.routines }
 
 // DefineRoutine returns the id of a named routine with no address, for
 // driving the profiler with abstract traces.
 func (p *Profiler) DefineRoutine(name string) calls.RoutineID {
-	return p.tracker.Routines().Synthetic(name, p.cfg.App)
+	return p.routines.Synthetic(name, p.cfg.App)
 }
 
 // Call enters routine r in thread tid (procedure call of Fig. 11).
 func (p *Profiler) Call(tid uint32, r calls.RoutineID) {
 	if !p.finished {
-		p.core.Call(tid, r, 0)
+		p.core.Call(tid, r)
 	}
 }
 
 // Return completes the topmost activation of thread tid.
 func (p *Profiler) Return(tid uint32) {
 	if !p.finished {
-		p.core.Return(tid, 0)
+		p.core.Return(tid)
 	}
 }
 
@@ -261,7 +266,7 @@ func (p *Profiler) threadReport(s *threadStats, input string) *Report {
 	}
 	slices.Sort(ids)
 	local := make(map[uint32]uint32, len(ids))
-	rt := p.tracker.Routines()
+	rt := p.routines
 	for i, id := range ids {
 		local[id] = uint32(i)
 		info := rt.Get(calls.RoutineID(id))

@@ -27,7 +27,10 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(runCommand(), trmsCommand(), mergeCommand(), syscallsCommand())
+	root.AddCommand(runCommand(), profileCommand(), mergeCommand(), syscallsCommand())
+	for _, p := range registry {
+		root.AddCommand(aliasCommand(p))
+	}
 	var cpuProfile string
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a Go CPU profile of emuprof itself (profiling the profiler)")
 	_ = root.PersistentFlags().MarkHidden("cpuprofile")

@@ -14,8 +14,10 @@ import (
 	"golang.org/x/term"
 
 	"emuprof/analyses"
+	"emuprof/analyses/platform"
 	"emuprof/emu"
 	"emuprof/guest"
+	"emuprof/loader"
 )
 
 // runFlags are the flags every command that runs a guest accepts.
@@ -110,15 +112,37 @@ func isTTY(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 // It returns the error that makes emuprof exit with the guest's status.
 func execute(cfg guest.Config, as []analyses.Analysis, needs analyses.Needs, f *runFlags) (*guest.Result, error) {
 	cfg.Analyses = as
+	return executeWith(cfg, f, nil, needs)
+}
+
+// executeWith runs the guest; when pipeline is not nil, it builds the
+// analysis pipeline over the engine's block table and the guest feeds it.
+func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTable) *platform.Pipeline, needs analyses.Needs) (*guest.Result, error) {
 	cfg.Needs = needs
 	if cfg.TraceDigest {
 		needs.Blocks = true
 	}
-	engine, err := emu.New(emu.Options{Memory: needs.Memory, Blocks: needs.Blocks, StackPointer: needs.Blocks, Bare: f.bareEngine})
+	if cfg.Symbols == nil {
+		cfg.Symbols = loader.NewSymbolTable()
+	}
+	nsPerInsn := cfg.NsPerInsn
+	if nsPerInsn <= 0 {
+		nsPerInsn = 1
+	}
+	engine, err := emu.New(emu.Options{Memory: needs.Memory, Blocks: needs.Blocks, StackPointer: needs.Blocks,
+		Bare: f.bareEngine, NsPerInsn: nsPerInsn, Symbols: cfg.Symbols, Lines: needs.Lines})
 	if err != nil {
 		return nil, fmt.Errorf("starting the emulator: %w", err)
 	}
 	defer engine.Close()
+	var pipe *platform.Pipeline
+	if pipeline != nil {
+		pipe = pipeline(engine.Blocks())
+		cfg.Analyses = append(cfg.Analyses, pipe)
+		if needs.TimeControl {
+			cfg.TimeControl = pipe.Sync
+		}
+	}
 	interrupt := make(chan struct{})
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt)
@@ -138,6 +162,13 @@ func execute(cfg guest.Config, as []analyses.Analysis, needs analyses.Needs, f *
 		return nil, &exitError{code: 2, msg: err.Error()}
 	}
 	res := proc.Run()
+	if pipe != nil && pipe.Err() != nil {
+		// A bug in an analysis: its results are lost, the run is not.
+		fmt.Fprintf(os.Stderr, "emuprof: internal error: %v\n", pipe.Err())
+		if res.ExitStatus == 0 {
+			res.ExitStatus = 2
+		}
+	}
 	if len(res.Unsupported) > 0 {
 		fmt.Fprintf(os.Stderr, "emuprof: warning: unsupported syscalls answered with ENOSYS: %s\n", strings.Join(res.Unsupported, ", "))
 	}

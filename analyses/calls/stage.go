@@ -1,0 +1,87 @@
+package calls
+
+import "emuprof/analyses"
+
+// Stage is the shared call-tracking stage of the analysis platform: it
+// reads the raw event stream once and writes the stream every analysis
+// sees, where
+//   - a Call event is inserted where an activation begins (before the Block
+//     event of its first block) and a Return event where one ends;
+//   - Block, Read, Write and KernelRead events of hidden code (linker stubs,
+//     the lazy-binding resolver and what it calls) carry FlagHidden;
+//   - ThreadExit events are preceded by the Returns of the thread's pending
+//     activations, and Finish returns those of every thread still alive.
+//
+// So every analysis gets the same routine ids and calling contexts, and none
+// tracks calls again.
+type Stage struct {
+	tracker *Tracker
+	out     []analyses.Event
+	time    int64 // time of the event being processed (Returns happen then)
+	// The thread of the last Block event and whether it ran hidden code:
+	// memory events nearly always follow their thread's block.
+	lastTid    uint32
+	lastHidden bool
+}
+
+// NewStage returns an empty stage.
+func NewStage() *Stage {
+	s := &Stage{lastTid: ^uint32(0)}
+	s.tracker = NewTracker(s)
+	return s
+}
+
+// Tracker returns the stage's tracker (its routines and CCT).
+func (s *Stage) Tracker() *Tracker { return s.tracker }
+
+// Routines returns the routine table that Call and Return events' ids
+// (Event.Block) index.
+func (s *Stage) Routines() *Routines { return s.tracker.routines }
+
+// Process transforms one raw batch; blocks resolves block ids. The result
+// is valid until the next call.
+func (s *Stage) Process(batch []analyses.Event, blocks analyses.BlockView) []analyses.Event {
+	out := s.out[:0]
+	s.out = out
+	for i := range batch {
+		ev := batch[i]
+		s.time = ev.Time
+		switch ev.Kind {
+		case analyses.KindBlock:
+			h := s.tracker.Block(&ev, blocks.Get(ev.Block))
+			s.lastTid, s.lastHidden = ev.Tid, h
+			if h {
+				ev.Flags |= analyses.FlagHidden
+			}
+		case analyses.KindRead, analyses.KindWrite, analyses.KindKernelRead:
+			if h := s.lastHidden; ev.Tid != s.lastTid && s.tracker.InResolver(ev.Tid) || ev.Tid == s.lastTid && h {
+				ev.Flags |= analyses.FlagHidden
+			}
+		case analyses.KindThreadExit:
+			s.tracker.ThreadExit(ev.Tid)
+			if ev.Tid == s.lastTid {
+				s.lastTid = ^uint32(0)
+			}
+		}
+		s.out = append(s.out, ev)
+	}
+	return s.out
+}
+
+// Finish ends every pending activation (threads in tid order) and returns
+// the Return events, stamped with the time of the last event seen.
+func (s *Stage) Finish() []analyses.Event {
+	s.out = s.out[:0]
+	s.tracker.Finish()
+	return s.out
+}
+
+// Call implements Listener: the Call event goes before the current event.
+func (s *Stage) Call(tid uint32, r RoutineID, entry uint64, ctx NodeID) {
+	s.out = append(s.out, analyses.Event{Kind: analyses.KindCall, Tid: tid, Time: s.time, Block: uint32(r), Addr: entry, Aux: uint64(ctx)})
+}
+
+// Return implements Listener.
+func (s *Stage) Return(tid uint32, r RoutineID, ctx NodeID) {
+	s.out = append(s.out, analyses.Event{Kind: analyses.KindReturn, Tid: tid, Time: s.time, Block: uint32(r), Aux: uint64(ctx)})
+}

@@ -1,0 +1,155 @@
+package platform
+
+import (
+	"fmt"
+	"runtime/debug"
+
+	"emuprof/analyses"
+)
+
+// Pipeline delivers one emulation's event stream to analyses: through the
+// call-tracking stage when one of them needs calls, and, when Async, on a
+// goroutine of its own, so that the analyses' work overlaps the engine's.
+// Double buffering: the emulator fills one event buffer while the pipeline
+// drains the other; Events returns as soon as the previous batch is done,
+// and a batch stays valid until the next Events call returns (the
+// emulator's buffers alternate). Every analysis sees the same events in the
+// same order either way, so outputs do not depend on the concurrency.
+//
+// A Pipeline is itself an analyses.Analysis: the guest delivers to it.
+type Pipeline struct {
+	env   *Env
+	list  []Instance
+	calls bool // run the call-tracking stage
+	async bool
+
+	blocks *analyses.BlockTable
+	work   chan job
+	done   chan struct{} // one receive per job
+	busy   bool          // a job was sent and not yet received from done
+	err    error         // a panic in an analysis (reported once)
+	failed bool
+}
+
+type job struct {
+	batch []analyses.Event
+	view  analyses.BlockView
+}
+
+// NewPipeline returns a pipeline feeding list; blocks is the emulator's
+// block table (Block events' ids index it).
+func NewPipeline(env *Env, blocks *analyses.BlockTable, list []Instance, async bool) *Pipeline {
+	p := &Pipeline{env: env, list: list, blocks: blocks, async: async}
+	for _, a := range list {
+		p.calls = p.calls || a.Needs().Calls
+	}
+	if async {
+		p.work = make(chan job)
+		p.done = make(chan struct{})
+		go p.serve()
+	}
+	return p
+}
+
+// Needs is the union of the analyses' needs.
+func (p *Pipeline) Needs() analyses.Needs {
+	var n analyses.Needs
+	for _, a := range p.list {
+		n = n.Or(a.Needs())
+	}
+	if n.Calls {
+		n.Blocks = true
+	}
+	return n
+}
+
+func (p *Pipeline) serve() {
+	for j := range p.work {
+		p.process(j)
+		p.done <- struct{}{}
+	}
+}
+
+// process runs one batch through the stage and the analyses.
+func (p *Pipeline) process(j job) {
+	p.guard(func() {
+		p.env.view = j.view
+		batch := j.batch
+		if p.calls {
+			batch = p.env.stage.Process(batch, j.view)
+		}
+		for _, a := range p.list {
+			a.Events(batch)
+		}
+	})
+}
+
+// guard runs f unless an analysis failed before. A panic in an analysis (a
+// bug) stops the analyses, not the run: Err reports it, with its stack.
+func (p *Pipeline) guard(f func()) {
+	if p.failed {
+		return
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			p.failed = true
+			p.err = fmt.Errorf("analysis failed: %v\n%s", r, debug.Stack())
+		}
+	}()
+	f()
+}
+
+// wait blocks until the batch in flight, if any, is done.
+func (p *Pipeline) wait() {
+	if p.busy {
+		<-p.done
+		p.busy = false
+	}
+}
+
+// Events implements analyses.Analysis: it hands batch on and returns once
+// the previous batch has been processed.
+func (p *Pipeline) Events(batch []analyses.Event) {
+	j := job{batch: batch, view: p.blocks.View()}
+	if !p.async {
+		p.process(j)
+		return
+	}
+	p.wait()
+	p.work <- j
+	p.busy = true
+}
+
+// Sync waits until every delivered batch was processed and returns the
+// clock delays the analyses asked for meanwhile (the caller applies them
+// before its next scheduling decision).
+func (p *Pipeline) Sync() []analyses.Delay {
+	p.wait()
+	d := p.env.clock.pending
+	p.env.clock.pending = nil
+	return d
+}
+
+// Finish implements analyses.Analysis: the pending activations end (the
+// stage's Returns are delivered) and every analysis finishes.
+func (p *Pipeline) Finish() {
+	p.wait()
+	if p.async {
+		close(p.work)
+		p.async = false
+	}
+	p.guard(func() {
+		if p.calls {
+			rets := p.env.stage.Finish()
+			for _, a := range p.list {
+				a.Events(rets)
+			}
+		}
+		for _, a := range p.list {
+			a.Finish()
+		}
+	})
+}
+
+// Err reports an analysis that failed (a bug: its results are lost).
+func (p *Pipeline) Err() error { return p.err }

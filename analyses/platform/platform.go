@@ -1,0 +1,108 @@
+// Package platform is what every analysis runs on: the environment it gets
+// (symbols, the table of translated blocks, the shared call-tracking stage
+// with its routines and calling contexts, a clock it may bend), the Plugin
+// description through which it is registered once and offered on the
+// command line, the Reporter contract for its outputs, and the Pipeline that
+// delivers one emulation's event stream to several analyses on a goroutine
+// of their own.
+package platform
+
+import (
+	"io"
+
+	"github.com/spf13/pflag"
+
+	"emuprof/analyses"
+	"emuprof/analyses/calls"
+)
+
+// Env is an analysis's view of the run it profiles. The methods that depend
+// on the stream (Block, Routines, CCT) are for use from Events and Finish,
+// on the analyses' goroutine.
+type Env struct {
+	// Symbols names guest code (routine, object, file:line).
+	Symbols analyses.Symbols
+	// Program is the path of the profiled program, Args its command line.
+	Program string
+	Args    []string
+
+	stage *calls.Stage
+	view  analyses.BlockView
+	clock *clock
+}
+
+// NewEnv returns the environment of a run of program with args.
+func NewEnv(syms analyses.Symbols, program string, args []string) *Env {
+	return &Env{Symbols: syms, Program: program, Args: args, stage: calls.NewStage(), clock: &clock{}}
+}
+
+// Block returns the block with id id (a Block event's Event.Block), as
+// recorded when it was first translated.
+func (e *Env) Block(id uint32) *analyses.BlockInfo { return e.view.Get(id) }
+
+// Routines is the routine table of the call-tracking stage: Call and Return
+// events' Event.Block index it.
+func (e *Env) Routines() *calls.Routines { return e.stage.Routines() }
+
+// CCT is the calling context tree of the call-tracking stage: Call and
+// Return events' Event.Aux are its node ids.
+func (e *Env) CCT() *calls.CCT { return e.stage.Tracker().CCT() }
+
+// Clock returns the clock through which an analysis bends virtual time.
+// Only analyses whose Needs say TimeControl may use it.
+func (e *Env) Clock() Clock { return e.clock }
+
+// Clock lets an analysis delay threads, as if they paused: causal
+// profiling's virtual speedups. Delays requested while handling a batch are
+// applied before the scheduler's next decision, in the order requested, so
+// runs stay deterministic.
+type Clock interface {
+	Delay(tid uint32, ns int64)
+}
+
+type clock struct{ pending []analyses.Delay }
+
+func (c *clock) Delay(tid uint32, ns int64) {
+	if ns > 0 {
+		c.pending = append(c.pending, analyses.Delay{Tid: tid, Ns: ns})
+	}
+}
+
+// Reporter is what an analysis gives back after the run.
+type Reporter interface {
+	// MarkPartial records that the run did not finish (crash, deadlock,
+	// limit, interrupt), with the reason; outputs must say so.
+	MarkPartial(reason string)
+	// Write writes the analysis's files into dir, each atomically (a
+	// temporary file renamed into place), and returns their paths.
+	Write(dir string) ([]string, error)
+	// Summary prints the human view of the results.
+	Summary(w io.Writer) error
+	// Section is the analysis's part of the HTML report: a title and a
+	// self-contained HTML fragment.
+	Section() (title, html string, err error)
+}
+
+// Instance is one analysis set up for one run.
+type Instance interface {
+	analyses.Analysis
+	Reporter
+	// Needs says which events the analysis consumes.
+	Needs() analyses.Needs
+}
+
+// Factory creates an analysis for a run, from the flag values captured
+// when its flags were registered.
+type Factory func(env *Env) (Instance, error)
+
+// Plugin describes an analysis to the command line: adding an analysis is
+// its package plus one line in the registry (cmd/emuprof/registry.go).
+type Plugin struct {
+	Name  string // e.g. "trms": the --analyses name and the alias command
+	Short string // one line for the command list
+	Long  string // the alias command's description
+	// Flags registers the analysis's own flags on fs and returns the
+	// factory that reads them. Flag names must not collide with other
+	// analyses' (the registry test checks).
+	Flags func(fs *pflag.FlagSet) Factory
+}

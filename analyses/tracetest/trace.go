@@ -1,0 +1,71 @@
+// Package tracetest builds event streams by hand for the analyses' tests:
+// the papers' examples and small scenarios, written as blocks, memory
+// accesses and thread events, with the block table and virtual times the
+// emulator would produce.
+package tracetest
+
+import "emuprof/analyses"
+
+// Trace is a hand-written event stream and its block table.
+type Trace struct {
+	Events []analyses.Event
+	Blocks *analyses.BlockTable
+	syms   analyses.Symbols
+	ids    map[[2]uint64]uint32 // (address, length) -> block id
+	clock  map[uint32]int64     // per thread: virtual time, 1 ns per instruction
+}
+
+// New returns an empty trace whose blocks are named by syms (may be nil).
+func New(syms analyses.Symbols) *Trace {
+	return &Trace{Blocks: analyses.NewBlockTable(), syms: syms, ids: map[[2]uint64]uint32{}, clock: map[uint32]int64{}}
+}
+
+// BlockID returns the id of the block at addr of length bytes, creating
+// it (with insns instructions and terminator end) on first use, as the
+// emulator does when it first translates a block.
+func (t *Trace) BlockID(addr uint64, length, insns uint32, end analyses.End) uint32 {
+	key := [2]uint64{addr, uint64(length)}
+	if id, ok := t.ids[key]; ok {
+		return id
+	}
+	bi := analyses.BlockInfo{Addr: addr, Len: length, Insns: insns, End: end}
+	if t.syms != nil {
+		bi.Routine, _ = t.syms.Routine(addr)
+		bi.File, bi.Line, _ = t.syms.Line(addr)
+	}
+	id := t.Blocks.Add(bi)
+	t.ids[key] = id
+	return id
+}
+
+// Block appends a Block event: thread tid runs insns instructions from addr
+// (length bytes, ending with end) with stack pointer sp at entry. The
+// thread's clock advances by insns.
+func (t *Trace) Block(tid uint32, addr, sp uint64, insns, length uint32, end analyses.End) *Trace {
+	id := t.BlockID(addr, length, insns, end)
+	now := t.clock[tid]
+	t.clock[tid] = now + int64(insns)
+	t.Events = append(t.Events, analyses.Event{Kind: analyses.KindBlock, Tid: tid, Time: now, Block: id,
+		Addr: addr, Aux: sp, Size: insns, End: end})
+	return t
+}
+
+// Mem appends a memory access of the given kind (Read, Write, KernelRead,
+// KernelWrite).
+func (t *Trace) Mem(kind analyses.Kind, tid uint32, addr uint64, size uint32) *Trace {
+	t.Events = append(t.Events, analyses.Event{Kind: kind, Tid: tid, Time: t.clock[tid], Addr: addr, Size: size})
+	return t
+}
+
+// Other appends an event of another kind (Switch, ThreadStart, ThreadExit,
+// Syscall...) with the given Addr and Aux.
+func (t *Trace) Other(kind analyses.Kind, tid uint32, addr, aux uint64) *Trace {
+	t.Events = append(t.Events, analyses.Event{Kind: kind, Tid: tid, Time: t.clock[tid], Addr: addr, Aux: aux})
+	return t
+}
+
+// SetClock sets thread tid's virtual time (a wake-up, a delay).
+func (t *Trace) SetClock(tid uint32, ns int64) *Trace {
+	t.clock[tid] = ns
+	return t
+}

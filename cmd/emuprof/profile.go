@@ -1,0 +1,167 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"emuprof/analyses"
+	"emuprof/analyses/platform"
+	"emuprof/loader"
+)
+
+// profileFlags are the flags of every profiling command: the run flags,
+// the output directory, and each registered analysis's own flags.
+type profileFlags struct {
+	run       runFlags
+	out       string
+	list      string
+	sync      bool
+	factories map[string]platform.Factory
+}
+
+func (f *profileFlags) register(cmd *cobra.Command, withList bool) {
+	cmd.Flags().SetInterspersed(false)
+	f.run.register(cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&f.out, "out", ".", "directory for the profiles")
+	fl.BoolVar(&f.sync, "sync-analyses", false, "benchmarking only: run the analyses on the emulation thread")
+	_ = fl.MarkHidden("sync-analyses")
+	if withList {
+		fl.StringVar(&f.list, "analyses", "", "comma-separated analyses to run in one emulation: "+pluginNames())
+	}
+	f.factories = map[string]platform.Factory{}
+	for _, p := range registry {
+		fs := pflag.NewFlagSet(p.Name, pflag.ContinueOnError)
+		f.factories[p.Name] = p.Flags(fs)
+		fl.AddFlagSet(fs)
+	}
+}
+
+func pluginNames() string {
+	var names []string
+	for _, p := range registry {
+		names = append(names, p.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// selected returns the analyses named in a comma-separated list, in
+// registry order, each once.
+func (f *profileFlags) selected(list string) ([]platform.Plugin, error) {
+	want := map[string]bool{}
+	for _, n := range strings.Split(list, ",") {
+		if n = strings.TrimSpace(n); n == "" {
+			continue
+		}
+		if _, ok := f.factories[n]; !ok {
+			return nil, &exitError{code: 2, msg: fmt.Sprintf("unknown analysis %q (known: %s)", n, pluginNames())}
+		}
+		want[n] = true
+	}
+	if len(want) == 0 {
+		return nil, &exitError{code: 2, msg: "no analysis given (--analyses " + pluginNames() + ")"}
+	}
+	var out []platform.Plugin
+	for _, p := range registry {
+		if want[p.Name] {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// profile runs the guest once under the analyses named in list, then
+// writes every analysis's outputs (atomically, marked partial when the run
+// did not finish) and prints their summaries.
+func (f *profileFlags) profile(list string, args []string) error {
+	plugins, err := f.selected(list)
+	if err != nil {
+		return err
+	}
+	cfg, err := f.run.config(args)
+	if err != nil {
+		return err
+	}
+	syms := loader.NewSymbolTable()
+	cfg.Symbols = syms
+	env := platform.NewEnv(syms, cfg.Program, args)
+	var insts []platform.Instance
+	for _, p := range plugins {
+		inst, err := f.factories[p.Name](env)
+		if err != nil {
+			return &exitError{code: 2, msg: fmt.Sprintf("%s: %v", p.Name, err)}
+		}
+		insts = append(insts, inst)
+	}
+	res, runErr := executeWith(cfg, &f.run, func(blocks *analyses.BlockTable) *platform.Pipeline {
+		return platform.NewPipeline(env, blocks, insts, !f.sync)
+	}, needsOf(insts))
+	if res == nil {
+		return runErr // nothing ran: bad input
+	}
+	var paths []string
+	for i, inst := range insts {
+		if res.Partial {
+			inst.MarkPartial(res.Reason)
+		}
+		ps, err := inst.Write(f.out)
+		paths = append(paths, ps...)
+		if err != nil {
+			return fmt.Errorf("writing the %s profile: %w", plugins[i].Name, err)
+		}
+	}
+	for _, inst := range insts {
+		if err := inst.Summary(os.Stdout); err != nil {
+			return err
+		}
+	}
+	if len(paths) > 0 {
+		fmt.Fprintf(os.Stderr, "emuprof: wrote %s\n", strings.Join(paths, ", "))
+	}
+	return runErr
+}
+
+func needsOf(insts []platform.Instance) analyses.Needs {
+	var n analyses.Needs
+	for _, i := range insts {
+		n = n.Or(i.Needs())
+	}
+	if n.Calls {
+		n.Blocks = true
+	}
+	return n
+}
+
+func profileCommand() *cobra.Command {
+	var f profileFlags
+	cmd := &cobra.Command{
+		Use:   "profile --analyses LIST [flags] -- PROGRAM ARGS...",
+		Short: "Run several analyses in one emulation (" + pluginNames() + ")",
+		Args:  cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return f.profile(f.list, args)
+		},
+	}
+	f.register(cmd, true)
+	return cmd
+}
+
+// aliasCommand is `emuprof NAME`: profile --analyses NAME.
+func aliasCommand(p platform.Plugin) *cobra.Command {
+	var f profileFlags
+	cmd := &cobra.Command{
+		Use:   p.Name + " [flags] -- PROGRAM ARGS...",
+		Short: p.Short,
+		Long:  p.Long,
+		Args:  cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return f.profile(p.Name, args)
+		},
+	}
+	f.register(cmd, false)
+	return cmd
+}

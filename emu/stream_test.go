@@ -1,0 +1,85 @@
+package emu
+
+import (
+	"testing"
+
+	"emuprof/analyses"
+	"emuprof/cpu"
+)
+
+// Events carry the thread's virtual time (slice start + instructions before
+// the block × ns per instruction; a memory access has its block's time) and
+// the dense id of their block, whose table entry says what the block is.
+// Events emitted from Go land in the same stream, in order, and batches
+// alternate between two buffers (each valid until the next delivery).
+func TestEventTimesBlockIDsAndEmit(t *testing.T) {
+	e := newEngine(t, Options{Memory: true, Blocks: true, StackPointer: true, BufferEvents: 16, NsPerInsn: 2}, loopCode)
+	e.SetTid(7)
+	var got []analyses.Event
+	var prevBatch []analyses.Event
+	var prevCopy []analyses.Event
+	e.SetSink(func(b []analyses.Event) {
+		// The previous batch must still be intact while this one arrives.
+		for i := range prevBatch {
+			if prevBatch[i] != prevCopy[i] {
+				t.Fatalf("previous batch overwritten at %d", i)
+			}
+		}
+		got = append(got, b...)
+		prevBatch, prevCopy = b, append([]analyses.Event(nil), b...)
+	})
+	e.Emit(analyses.Event{Kind: analyses.KindSyscall, Tid: 7, Time: 999, Addr: 1})
+	e.SetClock(1000)
+	s := e.Run(codeAddr, 0)
+	e.Emit(analyses.Event{Kind: analyses.KindSyscall, Tid: 7, Time: 7007, Addr: 60})
+	e.Drain()
+	if s.Reason != cpu.StopSyscall || s.Insns != 3002 {
+		t.Fatalf("stop %+v", s)
+	}
+	if got[0].Kind != analyses.KindSyscall || got[0].Addr != 1 || got[len(got)-1].Addr != 60 {
+		t.Fatalf("Go events out of order: first %+v last %+v", got[0], got[len(got)-1])
+	}
+	blocks := e.Blocks().View()
+	want := int64(1000)
+	var blockTime int64
+	var nBlocks int
+	ids := map[uint64]uint32{}
+	for _, ev := range got[1 : len(got)-1] {
+		switch ev.Kind {
+		case analyses.KindBlock:
+			nBlocks++
+			if ev.Time != want {
+				t.Fatalf("block %d at %#x: time %d, want %d", nBlocks, ev.Addr, ev.Time, want)
+			}
+			bi := blocks.Get(ev.Block)
+			if bi == nil || bi.Addr != ev.Addr || bi.Insns != ev.Size || bi.End != ev.End {
+				t.Fatalf("block id %d: table %+v, event %+v", ev.Block, bi, ev)
+			}
+			if id, ok := ids[ev.Addr]; ok && id != ev.Block {
+				t.Fatalf("block %#x got ids %d and %d", ev.Addr, id, ev.Block)
+			}
+			ids[ev.Addr] = ev.Block
+			blockTime = ev.Time
+			want += 2 * int64(ev.Size)
+		case analyses.KindRead, analyses.KindWrite:
+			if ev.Time != blockTime || ev.Block != 0 {
+				t.Fatalf("access %+v: time %d, want its block's %d", ev, ev.Time, blockTime)
+			}
+		default:
+			t.Fatalf("unexpected event %+v", ev)
+		}
+	}
+	if want != 1000+2*3002 {
+		t.Errorf("blocks cover %d ns, want %d", want-1000, 2*3002)
+	}
+	if len(ids) != 3 || blocks.Len() != 3 {
+		t.Errorf("%d distinct blocks, table has %d, want 3", len(ids), blocks.Len())
+	}
+}
+
+// The C record and analyses.Event agree field by field, kinds included.
+func TestEventLayoutMatchesC(t *testing.T) {
+	if err := checkEventLayout(); err != nil {
+		t.Fatal(err)
+	}
+}
