@@ -100,16 +100,13 @@ func (e *Engine) effectiveAddr(m x86asm.Mem, next uint64, addrSize int) (uint64,
 	return addr, true
 }
 
-// pushRead records a memory read the engine's hooks did not see.
+// pushRead records a memory read the engine's hooks did not see, stamped
+// like theirs.
 func (e *Engine) pushRead(addr uint64, size int) {
 	if !e.memEvents {
 		return
 	}
-	if e.st.n == e.st.cap {
-		e.Drain()
-	}
-	e.events[e.st.n] = analyses.Event{Addr: addr, Size: uint32(size), Tid: uint32(e.st.tid), Kind: analyses.KindRead}
-	e.st.n++
+	e.Emit(analyses.Event{Addr: addr, Time: int64(e.st.cur_time), Size: uint32(size), Tid: uint32(e.st.tid), Kind: analyses.KindRead})
 }
 
 // Flags popcnt defines: ZF from the source, the others cleared.
