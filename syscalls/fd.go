@@ -50,6 +50,8 @@ type openFile struct {
 	// dents is the getdents64 snapshot of a directory, taken when reading
 	// from position 0.
 	dents []dirent
+	// owner is the F_SETOWN process (negative: process group).
+	owner int32
 }
 
 func newOpenFile(ops fileOps, flags uint32, guest string) *openFile {
@@ -126,6 +128,7 @@ func (k *Kernel) closeFD(fd int) error {
 		k.fds = k.fds[:len(k.fds)-1]
 	}
 	f.refs--
+	k.dropLocks(f, f.refs == 0)
 	if f.refs > 0 {
 		return nil
 	}

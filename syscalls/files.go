@@ -277,9 +277,18 @@ type pipe struct {
 	start            int
 	readers, writers int
 	ino              uint64
+	size             int // capacity set with F_SETPIPE_SZ (0: pipeBufSize)
 }
 
 func (p *pipe) buffered() int { return len(p.data) - p.start }
+
+// capacity is how many bytes the pipe holds.
+func (p *pipe) capacity() int {
+	if p.size == 0 {
+		return pipeBufSize
+	}
+	return p.size
+}
 
 // pipeEnd is the read or the write end of a pipe.
 type pipeEnd struct {
@@ -315,7 +324,7 @@ func (e *pipeEnd) write(k *Kernel, b []byte, _ int64) (int, Errno) {
 	if len(b) == 0 {
 		return 0, 0
 	}
-	space := pipeBufSize - p.buffered()
+	space := p.capacity() - p.buffered()
 	if space == 0 || (len(b) <= pipeAtomic && space < len(b)) {
 		return 0, eAGAIN
 	}
@@ -353,7 +362,7 @@ func (e *pipeEnd) poll(events uint16) uint16 {
 	if e.writing {
 		if p.readers == 0 {
 			r |= pollErr
-		} else if p.buffered() < pipeBufSize {
+		} else if p.buffered() < p.capacity() {
 			r |= events & (pollOut | pollWrNm)
 		}
 		return r

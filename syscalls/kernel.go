@@ -164,6 +164,8 @@ type threadState struct {
 	clearChildTID uint64
 	robustList    uint64
 	name          string
+	pdeathsig     int    // PR_SET_PDEATHSIG
+	affinity      []byte // sched_setaffinity's mask; nil: every CPU
 }
 
 type sigAction struct {
@@ -210,6 +212,20 @@ type Kernel struct {
 	// now is the virtual time of the call in progress (for file times).
 	now int64
 
+	// locks are the flock and record locks by file (locks.go).
+	locks   map[string]*lockedFile
+	lockIDs uint64
+	// termios and winsize are the terminal's settings (TCSETS,
+	// TIOCSWINSZ); nil: the defaults.
+	termios, winsize []byte
+	// mlocked are the ranges mlock locked (sys_advice.go).
+	mlocked []span
+	// undumpable is PR_SET_DUMPABLE 0.
+	undumpable bool
+	// sigxfsz says that the call in progress exceeded RLIMIT_FSIZE: the
+	// process gets SIGXFSZ when it returns.
+	sigxfsz bool
+
 	// OnMapFile is called after a file is mapped with mmap, with the host
 	// path of the file (the runner loads ELF symbols for PROT_EXEC maps).
 	OnMapFile func(hostPath string, addr, size, fileOff uint64, prot mm.Prot)
@@ -221,6 +237,9 @@ type Kernel struct {
 	// that may let a blocked reader or writer proceed: data was written or
 	// read, or the last descriptor of one end was closed.
 	OnPipeEvent func(pipe uint64)
+	// OnLockEvent is called when a lock of the file LockWait.Lock names is
+	// released, which may let a blocked lock request proceed.
+	OnLockEvent func(lock uint64)
 }
 
 // New returns the kernel of a process whose memory is as, with fds 0, 1
@@ -379,7 +398,14 @@ func (k *Kernel) Do(c *Call) Outcome {
 	if e.Support == Refused {
 		return fail(e.Errno)
 	}
-	return e.fn(k, c)
+	out := e.fn(k, c)
+	if k.sigxfsz {
+		k.sigxfsz = false
+		if sig := k.deliver(c, sigXfsz); sig.Action != Continue || sig.Err != nil {
+			return sig
+		}
+	}
+	return out
 }
 
 // ok returns a successful outcome.

@@ -112,6 +112,9 @@ func (k *Kernel) openLoc(l loc, flags, mode uint32) (*openFile, Errno) {
 		}
 		return newOpenFile(&pathFile{l: l}, keep, l.guest), 0
 	}
+	if flags&oNOATIME != 0 && k.cfg.Uid != 0 && k.hostStat(l.fi, l.host).uid != uint32(k.cfg.Uid) {
+		return nil, ePERM // only the owner may (may_open)
+	}
 	if l.isDir() {
 		if acc != oRDONLY || flags&oCREAT != 0 {
 			return nil, eISDIR
@@ -302,27 +305,84 @@ func sysFcntl(k *Kernel, c *Call) Outcome {
 		if f.flags&oPATH != 0 {
 			return fail(eBADF)
 		}
-		f.flags = f.flags&^oSetFLMask | uint32(arg)&oSetFLMask
+		nf := uint32(arg) & oSetFLMask
+		if _, isPipe := f.ops.(*pipeEnd); isPipe && nf&oDIRECT != 0 {
+			return fail(eINVAL) // packet mode is not emulated
+		}
+		if nf&oNOATIME != 0 && f.flags&oNOATIME == 0 {
+			if e := k.mayNoAtime(f); e != 0 {
+				return fail(e)
+			}
+		}
+		f.flags = f.flags&^oSetFLMask | nf
 		return ok(0)
-	case fGetLK, fOFDGetLK:
-		// No other process can hold a lock: report the range unlocked.
-		var b [2]byte
-		le.PutUint16(b[:], fUnlck)
-		return result(0, k.copyOut(arg, b[:]))
-	case fSetLK, fSetLKW, fOFDSetLK, fOFDSetLKW:
-		var b [flockStructLen]byte
-		return result(0, k.copyIn(arg, b[:]))
-	case fGetOwn, fSetOwn:
+	case fGetLK, fOFDGetLK, fSetLK, fSetLKW, fOFDSetLK, fOFDSetLKW:
+		return k.recordLock(f, cmd, arg)
+	case fGetOwn:
+		return ok(uint64(int64(f.owner)))
+	case fSetOwn:
+		// The owner is recorded; SIGIO and SIGURG are never sent (no
+		// asynchronous signals).
+		who := int32(arg)
+		if id := max(who, -who); id != 0 && int(id) != k.cfg.Pid && (who < 0 || k.threads[int(id)] == nil) {
+			return fail(eSRCH)
+		}
+		f.owner = who
 		return ok(0)
 	case fGetPipeSize, fSetPipeSize:
-		if _, isPipe := f.ops.(*pipeEnd); !isPipe {
+		pe, isPipe := f.ops.(*pipeEnd)
+		if !isPipe {
 			return fail(eBADF)
 		}
-		return ok(pipeBufSize)
+		if cmd == fSetPipeSize {
+			return k.setPipeSize(pe.p, arg)
+		}
+		return ok(uint64(pe.p.capacity()))
 	case fGetLease:
 		return ok(fUnlck)
 	}
 	return fail(eINVAL)
+}
+
+// pipeMaxSize is /proc/sys/fs/pipe-max-size: the largest F_SETPIPE_SZ
+// without CAP_SYS_RESOURCE.
+const pipeMaxSize = 1 << 20
+
+// setPipeSize is F_SETPIPE_SZ: Linux's rounding (round_pipe_size) and checks
+// (pipe_set_size).
+func (k *Kernel) setPipeSize(p *pipe, arg uint64) Outcome {
+	size := uint64(uint32(arg))
+	switch {
+	case size > 1<<31:
+		return fail(eINVAL)
+	case size < 4096:
+		size = 4096
+	default:
+		for size&(size-1) != 0 {
+			size += size & -size // up to a power of two
+		}
+	}
+	if size > pipeMaxSize && k.cfg.Uid != 0 {
+		return fail(ePERM)
+	}
+	if p.buffered() > int(size) {
+		return fail(eBUSY)
+	}
+	p.size = int(size)
+	k.pipeEvent(p) // writers may fit now
+	return ok(size)
+}
+
+// mayNoAtime is Linux's check for O_NOATIME: only the owner, or root.
+func (k *Kernel) mayNoAtime(f *openFile) Errno {
+	st, e := f.ops.stat(k)
+	if e != 0 {
+		return e
+	}
+	if k.cfg.Uid != 0 && st.uid != uint32(k.cfg.Uid) {
+		return ePERM
+	}
+	return 0
 }
 
 // Terminal settings reported by TCGETS: a cooked 38400-baud 8-bit line.
@@ -392,18 +452,55 @@ func sysIoctl(k *Kernel, c *Call) Outcome {
 	if !isTTY || !tty.isTTY() {
 		return fail(eNOTTY)
 	}
+	// The settings are the guest's view of its terminal: they are kept and
+	// reported back, but the host terminal is not switched (it stays in its
+	// own mode: line editing, echo), and a flush cannot take back what it
+	// has delivered.
 	switch req {
 	case tcGets:
-		return result(0, k.copyOut(arg, termios()))
-	case tcSets, tcSetsW, tcSetsF, tcFlsh, tiocSWinSz, tiocSPGRP:
+		if k.termios == nil {
+			k.termios = termios()
+		}
+		return result(0, k.copyOut(arg, k.termios))
+	case tcSets, tcSetsW, tcSetsF:
+		b := make([]byte, len(termios()))
+		if e := k.copyIn(arg, b); e != 0 {
+			return fail(e)
+		}
+		k.termios = b
+		return ok(0)
+	case tcFlsh:
+		if arg > 2 { // TCIFLUSH, TCOFLUSH, TCIOFLUSH
+			return fail(eINVAL)
+		}
 		return ok(0)
 	case tiocGWinSz:
-		var b [8]byte
-		le.PutUint16(b[0:], ttyRows)
-		le.PutUint16(b[2:], ttyCols)
-		return result(0, k.copyOut(arg, b[:]))
+		if k.winsize == nil {
+			k.winsize = make([]byte, 8)
+			le.PutUint16(k.winsize[0:], ttyRows)
+			le.PutUint16(k.winsize[2:], ttyCols)
+		}
+		return result(0, k.copyOut(arg, k.winsize))
+	case tiocSWinSz:
+		b := make([]byte, 8)
+		if e := k.copyIn(arg, b); e != 0 {
+			return fail(e)
+		}
+		k.winsize = b
+		return ok(0)
 	case tiocGPGRP:
 		return result(0, k.putU32(arg, uint32(k.cfg.Pid)))
+	case tiocSPGRP:
+		pg, e := k.getU32(arg)
+		switch {
+		case e != 0:
+			return fail(e)
+		case int32(pg) < 0:
+			return fail(eINVAL)
+		case int(pg) != k.cfg.Pid:
+			return fail(eSRCH) // the only process group is the process's
+		}
+		return ok(0)
 	}
 	return fail(eNOTTY)
 }
@@ -413,12 +510,13 @@ func sysPipe(k *Kernel, c *Call) Outcome { return k.pipe2(c.Args[0], 0) }
 func sysPipe2(k *Kernel, c *Call) Outcome { return k.pipe2(c.Args[0], uint32(c.Args[1])) }
 
 func (k *Kernel) pipe2(addr uint64, flags uint32) Outcome {
-	if flags&^(oCLOEXEC|oNONBLOCK|oDIRECT) != 0 {
+	// O_DIRECT (packet mode) is refused, as by Linux before 3.4.
+	if flags&^(oCLOEXEC|oNONBLOCK) != 0 {
 		return fail(eINVAL)
 	}
 	p := &pipe{readers: 1, writers: 1, ino: k.nextIno}
 	k.nextIno++
-	st := flags&(oNONBLOCK|oDIRECT) | oLARGEFILE
+	st := flags&oNONBLOCK | oLARGEFILE
 	r := newOpenFile(&pipeEnd{p: p}, oRDONLY|st, "")
 	w := newOpenFile(&pipeEnd{p: p, writing: true}, oWRONLY|st, "")
 	cloexec := flags&oCLOEXEC != 0

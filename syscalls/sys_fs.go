@@ -10,8 +10,8 @@ import (
 // The file system name space: getdents64, getcwd, chdir, fchdir, mkdir,
 // mkdirat, rmdir, unlink, unlinkat, rename, renameat, renameat2, link,
 // linkat, symlink, symlinkat, truncate, ftruncate, fsync, fdatasync, sync,
-// syncfs, umask, utimensat, fadvise64, flock. The chmod and chown families
-// are in sys_attr.go.
+// syncfs, umask, utimensat, fadvise64. The chmod and chown families are in
+// sys_attr.go, flock in locks.go.
 
 func sysGetdents64(k *Kernel, c *Call) Outcome {
 	f, e := k.file(fdArg(c.Args[0]))
@@ -338,6 +338,9 @@ func sysTruncate(k *Kernel, c *Call) Outcome {
 	case !l.fi.Mode().IsRegular():
 		return fail(eINVAL)
 	}
+	if e := k.fsizeAllows(l.fi.Size(), size); e != 0 {
+		return fail(e)
+	}
 	if err := k.truncatePath(l.host, size); err != nil {
 		return fail(hostErrno(err))
 	}
@@ -356,6 +359,11 @@ func sysFtruncate(k *Kernel, c *Call) Outcome {
 		return fail(eINVAL)
 	}
 	hf, host := h.hostFile()
+	if fi, err := hf.Stat(); err == nil {
+		if e := k.fsizeAllows(fi.Size(), size); e != 0 {
+			return fail(e)
+		}
+	}
 	if err := k.truncateHost(hf, size); err != nil {
 		return fail(hostErrno(err))
 	}
@@ -363,11 +371,26 @@ func sysFtruncate(k *Kernel, c *Call) Outcome {
 	return ok(0)
 }
 
-// sysFsync serves fsync, fdatasync and syncfs: the host file system is
-// not asked to flush, which the guest cannot observe.
+// sysFsync serves fsync, fdatasync and syncfs. A host file's data is not
+// flushed to the host's disk: only a crash of the machine could tell. fsync
+// and fdatasync fail on files that cannot be synchronized (pipes,
+// terminals, devices, /proc), as on Linux; syncfs works on any file.
 func sysFsync(k *Kernel, c *Call) Outcome {
-	_, e := k.file(fdArg(c.Args[0]))
-	return result(0, e)
+	f, e := k.file(fdArg(c.Args[0]))
+	if e != 0 {
+		return fail(e)
+	}
+	if f.flags&oPATH != 0 {
+		return fail(eBADF)
+	}
+	if c.Nr == 306 { // syncfs
+		return ok(0)
+	}
+	switch f.ops.(type) {
+	case *hostFile, *hostDir, *synthDir:
+		return ok(0)
+	}
+	return fail(eINVAL)
 }
 
 func sysSync(*Kernel, *Call) Outcome { return ok(0) }
@@ -462,21 +485,21 @@ func sysUtimensat(k *Kernel, c *Call) Outcome {
 	return ok(0)
 }
 
+// sysFadvise64 checks its arguments as Linux does (generic_fadvise) and
+// takes the advice as a hint: it only tunes the page cache.
 func sysFadvise64(k *Kernel, c *Call) Outcome {
 	f, e := k.file(fdArg(c.Args[0]))
 	if e != 0 {
 		return fail(e)
 	}
-	if _, isPipe := f.ops.(*pipeEnd); isPipe {
+	if f.flags&oPATH != 0 {
+		return fail(eBADF)
+	}
+	if st, e := f.ops.stat(k); e == 0 && st.mode&sIFMT == sIFIFO {
 		return fail(eSPIPE)
 	}
-	if c.Args[3] > 5 {
+	if c.Args[3] > 5 || int64(c.Args[2]) < 0 {
 		return fail(eINVAL)
 	}
 	return ok(0)
-}
-
-func sysFlock(k *Kernel, c *Call) Outcome {
-	_, e := k.file(fdArg(c.Args[0]))
-	return result(0, e)
 }

@@ -127,12 +127,28 @@ func sysPrctl(k *Kernel, c *Call) Outcome {
 		copy(b[:15], k.thread(c.Tid).name)
 		return result(0, k.copyOut(c.Args[1], b))
 	case prGetDumpable:
+		if k.undumpable {
+			return ok(0)
+		}
 		return ok(1)
-	case prSetDumpable, prSetPDeathSig, prSetVMA:
+	case prSetDumpable:
+		if c.Args[1] > 1 { // SUID_DUMP_USER or SUID_DUMP_DISABLE
+			return fail(eINVAL)
+		}
+		k.undumpable = c.Args[1] == 0
+		return ok(0)
+	case prSetPDeathSig:
+		// Recorded; the parent is not emulated, so it never dies first.
+		if c.Args[1] > nSig {
+			return fail(eINVAL)
+		}
+		k.thread(c.Tid).pdeathsig = int(c.Args[1])
 		return ok(0)
 	case prGetPDeathSig:
-		return result(0, k.putU32(c.Args[1], 0))
+		return result(0, k.putU32(c.Args[1], uint32(k.thread(c.Tid).pdeathsig)))
 	}
+	// PR_SET_VMA (naming anonymous memory) fails as on a kernel without
+	// CONFIG_ANON_VMA_NAME: the names would not show in /proc/self/maps.
 	return fail(eINVAL)
 }
 
@@ -154,8 +170,13 @@ func defaultRlimits() [rlimNLimits]rlimit {
 	return r
 }
 
-// prlimit gets and sets a resource limit. New limits are recorded and
-// reported back; only RLIMIT_NOFILE is enforced.
+// nrOpenMax is /proc/sys/fs/nr_open: the highest RLIMIT_NOFILE.
+const nrOpenMax = 1 << 20
+
+// prlimit gets and sets a resource limit, with Linux's checks
+// (do_prlimit): only root raises a hard limit, RLIMIT_NOFILE stops at
+// nr_open. Limits are recorded and reported back; RLIMIT_NOFILE,
+// RLIMIT_MEMLOCK and RLIMIT_FSIZE are enforced.
 func (k *Kernel) prlimit(res uint64, newAddr, oldAddr uint64) Outcome {
 	if res >= rlimNLimits {
 		return fail(eINVAL)
@@ -167,8 +188,13 @@ func (k *Kernel) prlimit(res uint64, newAddr, oldAddr uint64) Outcome {
 			return fail(e)
 		}
 		nl = rlimit{le.Uint64(b), le.Uint64(b[8:])}
-		if nl.cur > nl.max {
+		switch {
+		case nl.cur > nl.max:
 			return fail(eINVAL)
+		case res == rlimitNoFile && nl.max > nrOpenMax:
+			return fail(ePERM)
+		case nl.max > k.rlimits[res].max && k.cfg.Uid != 0:
+			return fail(ePERM)
 		}
 	}
 	if oldAddr != 0 {
@@ -185,6 +211,16 @@ func (k *Kernel) prlimit(res uint64, newAddr, oldAddr uint64) Outcome {
 	return ok(0)
 }
 
+// fsizeAllows checks a file's growth from old to size bytes against
+// RLIMIT_FSIZE (inode_newsize_ok): beyond it, EFBIG with SIGXFSZ.
+func (k *Kernel) fsizeAllows(old, size int64) Errno {
+	if lim := k.rlimits[rlimitFSize].cur; size > old && lim != rlimInfinity && uint64(size) > lim {
+		k.sigxfsz = true
+		return eFBIG
+	}
+	return 0
+}
+
 func sysPrlimit64(k *Kernel, c *Call) Outcome {
 	if pid := int(int32(c.Args[0])); pid != 0 && pid != k.cfg.Pid {
 		return fail(eSRCH)
@@ -196,34 +232,78 @@ func sysGetrlimit(k *Kernel, c *Call) Outcome { return k.prlimit(c.Args[0], 0, c
 func sysSetrlimit(k *Kernel, c *Call) Outcome { return k.prlimit(c.Args[0], c.Args[1], 0) }
 
 func sysSchedGetaffinity(k *Kernel, c *Call) Outcome {
-	if pid := int(int32(c.Args[0])); pid != 0 && pid != k.cfg.Pid && pid != c.Tid {
+	pid := int(int32(c.Args[0]))
+	if pid != 0 && pid != k.cfg.Pid && pid != c.Tid {
 		return fail(eSRCH)
 	}
-	size := uint64((k.cfg.CPUs + 63) / 64 * 8)
+	size := k.cpuMaskSize()
 	if c.Args[1] < size || c.Args[1]%8 != 0 {
 		return fail(eINVAL)
 	}
-	b := make([]byte, size)
+	tid := c.Tid
+	if pid == k.cfg.Pid {
+		tid = pid
+	}
+	return result(size, k.copyOut(c.Args[2], k.affinity(tid)))
+}
+
+// cpuMaskSize is the kernel's cpumask size in bytes (nr_cpu_ids bits,
+// rounded to longs): what sched_getaffinity returns.
+func (k *Kernel) cpuMaskSize() uint64 { return uint64((k.cfg.CPUs + 63) / 64 * 8) }
+
+// sysSchedSetaffinity records the mask (the online CPUs it names) for
+// sched_getaffinity and getcpu; the scheduler does not bind threads to
+// CPUs (its CPU model has none).
+func sysSchedSetaffinity(k *Kernel, c *Call) Outcome {
+	pid := int(int32(c.Args[0]))
+	if pid != 0 && pid != k.cfg.Pid && pid != c.Tid {
+		return fail(eSRCH)
+	}
+	b := make([]byte, min(c.Args[1], k.cpuMaskSize()))
+	if e := k.copyIn(c.Args[2], b); e != 0 {
+		return fail(e)
+	}
+	mask := make([]byte, k.cpuMaskSize())
+	any := false
+	for i := range k.cfg.CPUs {
+		if i/8 < len(b) && b[i/8]&(1<<(i%8)) != 0 {
+			mask[i/8] |= 1 << (i % 8)
+			any = true
+		}
+	}
+	if !any {
+		return fail(eINVAL)
+	}
+	tid := c.Tid
+	if pid == k.cfg.Pid {
+		tid = pid
+	}
+	k.thread(tid).affinity = mask
+	return ok(0)
+}
+
+// affinity returns thread tid's CPU mask.
+func (k *Kernel) affinity(tid int) []byte {
+	if t := k.threads[tid]; t != nil && t.affinity != nil {
+		return t.affinity
+	}
+	b := make([]byte, k.cpuMaskSize())
 	for i := range k.cfg.CPUs {
 		b[i/8] |= 1 << (i % 8)
 	}
-	return result(size, k.copyOut(c.Args[2], b))
-}
-
-// sysSchedSetaffinity accepts any mask: threads are not bound to CPUs.
-func sysSchedSetaffinity(k *Kernel, c *Call) Outcome {
-	if pid := int(int32(c.Args[0])); pid != 0 && pid != k.cfg.Pid && pid != c.Tid {
-		return fail(eSRCH)
-	}
-	return ok(0)
+	return b
 }
 
 func sysSchedYield(*Kernel, *Call) Outcome { return ok(0) }
 
+// sysGetcpu says the first CPU the thread may run on, node 0.
 func sysGetcpu(k *Kernel, c *Call) Outcome {
-	for _, a := range c.Args[:2] {
-		if a != 0 {
-			if e := k.putU32(a, 0); e != 0 {
+	cpu := 0
+	for m := k.affinity(c.Tid); m[cpu/8]&(1<<(cpu%8)) == 0; cpu++ {
+	}
+	for _, v := range []struct{ addr, val uint64 }{{c.Args[0], uint64(cpu)}, {c.Args[1], 0}} {
+		if v.addr != 0 {
+			if e := k.putU32(v.addr, uint32(v.val)); e != 0 {
 				return fail(e)
 			}
 		}

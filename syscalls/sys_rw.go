@@ -57,6 +57,17 @@ func (k *Kernel) fileWrite(f *openFile, p []byte, pos int64) (int, Errno) {
 	} else if pos < 0 {
 		off = f.off
 	}
+	if _, isHost := f.ops.(*hostFile); isHost && len(p) > 0 {
+		// RLIMIT_FSIZE (generic_write_check_limits): a write stops at the
+		// limit; one that starts there fails, with SIGXFSZ.
+		if lim := k.rlimits[rlimitFSize].cur; lim != rlimInfinity {
+			if uint64(off) >= lim {
+				k.sigxfsz = true
+				return 0, eFBIG
+			}
+			p = p[:min(uint64(len(p)), lim-uint64(off))]
+		}
+	}
 	n, e := f.ops.write(k, p, off)
 	if pos < 0 {
 		f.off = off + int64(n)
@@ -336,8 +347,22 @@ func sysPwritev(k *Kernel, c *Call) Outcome {
 	return k.writev(fdArg(c.Args[0]), c.Args[1], c.Args[2], pos)
 }
 
-// rwfSupported are the preadv2/pwritev2 flags accepted (as hints).
-const rwfSupported = 0x1f // RWF_HIPRI | RWF_DSYNC | RWF_SYNC | RWF_NOWAIT | RWF_APPEND
+// preadv2/pwritev2 flags. RWF_HIPRI, RWF_DSYNC and RWF_SYNC ask for
+// polling or durability, which the guest cannot observe.
+const (
+	rwfNowait    = 0x8
+	rwfAppend    = 0x10
+	rwfSupported = 0x1f // RWF_HIPRI | RWF_DSYNC | RWF_SYNC | RWF_NOWAIT | RWF_APPEND
+)
+
+// noWait drops the wait of a pipe transfer made with RWF_NOWAIT: it fails
+// with EAGAIN instead of blocking.
+func noWait(out Outcome, flags uint64) Outcome {
+	if flags&rwfNowait != 0 {
+		out.Wait = nil
+	}
+	return out
+}
 
 func sysPreadv2(k *Kernel, c *Call) Outcome {
 	if c.Args[5]&^rwfSupported != 0 {
@@ -347,18 +372,26 @@ func sysPreadv2(k *Kernel, c *Call) Outcome {
 	if pos < -1 {
 		return fail(eINVAL)
 	}
-	return k.readv(fdArg(c.Args[0]), c.Args[1], c.Args[2], pos)
+	return noWait(k.readv(fdArg(c.Args[0]), c.Args[1], c.Args[2], pos), c.Args[5])
 }
 
 func sysPwritev2(k *Kernel, c *Call) Outcome {
-	if c.Args[5]&^rwfSupported != 0 {
+	flags := c.Args[5]
+	if flags&^rwfSupported != 0 {
 		return fail(eOPNOTSUPP)
 	}
 	pos := int64(c.Args[3])
 	if pos < -1 {
 		return fail(eINVAL)
 	}
-	return k.writev(fdArg(c.Args[0]), c.Args[1], c.Args[2], pos)
+	fd := fdArg(c.Args[0])
+	if f, e := k.file(fd); e == 0 && flags&rwfAppend != 0 && f.flags&oAPPEND == 0 {
+		// RWF_APPEND is O_APPEND for this write: at the end of the file,
+		// the position advanced only when pos is -1.
+		f.flags |= oAPPEND
+		defer func() { f.flags &^= oAPPEND }()
+	}
+	return noWait(k.writev(fd, c.Args[1], c.Args[2], pos), flags)
 }
 
 // copyFile moves up to count bytes from in to out inside the kernel.

@@ -94,11 +94,14 @@ func buildTable() []entry {
 	full(32, sysDup)
 	full(33, sysDup2)
 	full(292, sysDup3)
-	partial(72, "locks always succeed (no other process); leases and seals are refused", sysFcntl)
-	partial(16, "terminal requests on tty streams, FIONREAD (stdin not a terminal: min(64 KiB, bytes until EOF)), "+
+	partial(72, "record locks as Linux keeps them for one process (POSIX locks never conflict with each other, "+
+		"OFD locks do; waits park the thread); F_SETOWN recorded, SIGIO never sent; "+
+		"O_DIRECT on pipes, leases and seals refused (EINVAL)", sysFcntl)
+	partial(16, "terminal requests on tty streams (settings are kept and reported back, the host terminal is "+
+		"not switched); FIONREAD (stdin not a terminal: min(64 KiB, bytes until EOF)), "+
 		"FIONBIO, FIOCLEX; others ENOTTY", sysIoctl)
 	full(22, sysPipe) // 64 KiB buffer; the runtime parks readers of empty and writers of full pipes (PipeWait)
-	full(293, sysPipe2)
+	partial(293, "O_DIRECT (packet mode) refused (EINVAL)", sysPipe2)
 	full(8, sysLseek)
 	partial(7, "waits (in virtual time) for pipe activity or the timeout; files and std streams are always ready", sysPoll)
 	partial(271, "as poll; the signal mask argument is ignored", sysPpoll)
@@ -113,8 +116,8 @@ func buildTable() []entry {
 	full(20, sysWritev)
 	full(295, sysPreadv)
 	full(296, sysPwritev)
-	partial(327, "flags are accepted as hints", sysPreadv2)
-	partial(328, "flags are accepted as hints", sysPwritev2)
+	partial(327, "RWF_NOWAIT honoured on pipes; RWF_HIPRI, RWF_DSYNC, RWF_SYNC are hints (unobservable)", sysPreadv2)
+	partial(328, "RWF_APPEND and RWF_NOWAIT (pipes) honoured; RWF_HIPRI, RWF_DSYNC, RWF_SYNC are hints (unobservable)", sysPwritev2)
 	full(40, sysSendfile)
 	full(326, sysCopyFileRange)
 
@@ -164,15 +167,16 @@ func buildTable() []entry {
 	partial(260, chownNote, sysFchownat)
 	full(76, sysTruncate)
 	full(77, sysFtruncate)
-	partial(74, "no host flush", sysFsync)
-	partial(75, "no host flush", sysFsync)
-	partial(306, "no host flush", sysFsync)
-	partial(162, "no host flush", sysSync)
+	const syncNote = "no flush to the host's disk (only a machine crash could tell); EINVAL on pipes, streams, devices, /proc files"
+	partial(74, syncNote, sysFsync)
+	partial(75, syncNote, sysFsync)
+	partial(306, "no flush to the host's disk (only a machine crash could tell)", sysFsync)
+	partial(162, "no flush to the host's disk (only a machine crash could tell)", sysSync)
 	full(95, sysUmask)
 	partial(280, "explicit times also reach the host file, UTIME_NOW gives it the host's time; "+
 		"a symlink's times are the guest's view only", sysUtimensat)
-	partial(221, "advice is accepted and ignored", sysFadvise64)
-	partial(73, "locks always succeed (no other process)", sysFlock)
+	partial(221, "arguments checked (ESPIPE on pipes); the advice only tunes the page cache (unobservable)", sysFadvise64)
+	full(73, sysFlock) // locks of open file descriptions conflict; a blocking request parks the thread
 
 	// Memory (sys_mm.go).
 	full(12, sysBrk)
@@ -180,13 +184,17 @@ func buildTable() []entry {
 	full(11, sysMunmap)
 	full(10, sysMprotect)
 	partial(25, "MREMAP_DONTUNMAP refused; pages added to a private file mapping read as zeros (a shared one shows the file)", sysMremap)
-	partial(28, "MADV_DONTNEED zeroes private anonymous pages; other advice ignored", sysMadvise)
+	partial(28, "MADV_DONTNEED drops private pages (anonymous: zeros; file: the file again); MADV_REMOVE "+
+		"zeroes shared anonymous memory, EOPNOTSUPP on files; MADV_HWPOISON, MADV_SOFT_OFFLINE EPERM; "+
+		"paging hints accepted (unobservable); other advice EINVAL", sysMadviseAll)
 	full(26, sysMsync)
 	full(27, sysMincore)
-	full(149, sysMlock)
-	full(150, sysMlock)
-	full(151, sysMlock)
-	full(152, sysMlock)
+	// Memory is always resident: locking is only counted (RLIMIT_MEMLOCK).
+	const mlockNote = "counted against RLIMIT_MEMLOCK; memory is always resident; MCL_FUTURE does not limit later mappings"
+	full(149, sysMemLock)
+	full(150, sysMemLock)
+	partial(151, mlockNote, sysMemLock)
+	full(152, sysMemLock)
 
 	// Process, threads, limits (sys_process.go).
 	full(60, sysExit)
@@ -208,14 +216,17 @@ func buildTable() []entry {
 	full(218, sysSetTidAddress)
 	full(273, sysSetRobustList)
 	partial(158, "ARCH_SET_FS and ARCH_GET_FS only", sysArchPrctl)
-	partial(157, "PR_SET_NAME, PR_GET_NAME, dumpable, pdeathsig, PR_SET_VMA; others EINVAL", sysPrctl)
-	partial(302, "limits are recorded; only RLIMIT_NOFILE is enforced", sysPrlimit64)
-	partial(97, "limits are recorded; only RLIMIT_NOFILE is enforced", sysGetrlimit)
-	partial(160, "limits are recorded; only RLIMIT_NOFILE is enforced", sysSetrlimit)
+	partial(157, "PR_SET_NAME, PR_GET_NAME, dumpable, pdeathsig (recorded; the parent never dies first); "+
+		"others, PR_SET_VMA included, EINVAL", sysPrctl)
+	const rlimitNote = "Linux's checks; RLIMIT_NOFILE, RLIMIT_FSIZE (EFBIG, SIGXFSZ) and RLIMIT_MEMLOCK are " +
+		"enforced, the others recorded only (RLIMIT_AS, RLIMIT_DATA, RLIMIT_CPU, RLIMIT_STACK...)"
+	partial(302, rlimitNote, sysPrlimit64)
+	partial(97, rlimitNote, sysGetrlimit)
+	partial(160, rlimitNote, sysSetrlimit)
 	full(204, sysSchedGetaffinity)
-	partial(203, "accepted; threads are not bound to CPUs", sysSchedSetaffinity)
+	partial(203, "the mask is recorded (sched_getaffinity and getcpu see it); the scheduler's CPU model does not bind threads", sysSchedSetaffinity)
 	full(24, sysSchedYield)
-	partial(309, "always CPU 0, node 0", sysGetcpu)
+	partial(309, "the first CPU of the thread's affinity mask, node 0", sysGetcpu)
 	partial(99, "fixed memory figures, virtual uptime", sysSysinfo)
 	partial(100, "user time is the calling thread's virtual time", sysTimes)
 	partial(98, "user time is the calling thread's virtual time; maxrss is the mapped size", sysGetrusage)

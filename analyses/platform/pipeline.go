@@ -74,19 +74,14 @@ func (p *Pipeline) serve() {
 func (p *Pipeline) process(j job) {
 	p.guard(func() {
 		p.env.view = j.view
+		batch := j.batch
 		if p.calls {
-			p.env.stage.Process(j.batch, j.view, p.deliver)
-			return
+			batch = p.env.stage.Process(batch, j.view)
 		}
-		p.deliver(j.batch)
+		for _, a := range p.list {
+			a.Events(batch)
+		}
 	})
-}
-
-// deliver hands a piece of the stream to every analysis.
-func (p *Pipeline) deliver(evs []analyses.Event) {
-	for _, a := range p.list {
-		a.Events(evs)
-	}
 }
 
 // guard runs f unless an analysis failed before. A panic in an analysis (a
@@ -145,7 +140,10 @@ func (p *Pipeline) Finish() {
 	}
 	p.guard(func() {
 		if p.calls {
-			p.env.stage.Finish(p.deliver)
+			rets := p.env.stage.Finish()
+			for _, a := range p.list {
+				a.Events(rets)
+			}
 		}
 		for _, a := range p.list {
 			a.Finish()

@@ -78,11 +78,11 @@ func newStaged(cfg Config, s *stream) (*staged, error) {
 }
 
 func (f *staged) Events(evs []analyses.Event) {
-	f.stage.Process(evs, f.blocks.View(), f.Profiler.Events)
+	f.Profiler.Events(f.stage.Process(evs, f.blocks.View()))
 }
 
 func (f *staged) Finish() {
-	f.stage.Finish(f.Profiler.Events)
+	f.Profiler.Events(f.stage.Finish())
 	f.Profiler.Finish()
 }
 
