@@ -267,4 +267,15 @@ func TestFileTimes(t *testing.T) {
 	if fi, _ := os.Stat(filepath.Join(dir, "new")); fi.ModTime().Before(before) {
 		t.Errorf("host mtime %v after UTIME_NOW, want the host's now", fi.ModTime())
 	}
+
+	// A file without a name any more is still stamped (tmpfile's way).
+	h.now = 11e9
+	tfd := h.must(nrOpenat, atFDCWDArg, h.str("tmp"), oRDWR|oCREAT, 0o600)
+	h.must(nrUnlink, h.str("tmp"))
+	h.now = 12e9
+	h.must(nrWrite, tfd, h.str("x"), 1)
+	h.must(nrFstat, tfd, st)
+	if v := h.statBuf(st); v.mtime != vt(12e9) {
+		t.Errorf("unlinked file written at %d: mtime %d", vt(12e9), v.mtime)
+	}
 }

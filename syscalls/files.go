@@ -36,7 +36,7 @@ func (h *hostFile) write(k *Kernel, p []byte, off int64) (int, Errno) {
 	old := k.mappedSize(h)
 	n, err := h.f.WriteAt(p, off)
 	if n > 0 {
-		k.touch(h.host)
+		k.stampFile(h.f, h.host, stampM|stampC) // by descriptor: the name may be gone
 		if old >= 0 {
 			k.fileWritten(h, off, p[:n], old)
 		}
