@@ -33,7 +33,16 @@ func mmErr(c *Call, err error, dflt Errno) Outcome {
 	return fail(dflt)
 }
 
-func sysBrk(k *Kernel, c *Call) Outcome { return ok(k.as.Brk(c.Args[0])) }
+func sysBrk(k *Kernel, c *Call) Outcome {
+	cur := k.as.Brk(0) // below the start: the break stays, and says where it is
+	if want := c.Args[0]; want > cur && want <= mm.TaskSize {
+		grow := mm.PageUp(want) - mm.PageUp(cur)
+		if !k.vmAllows(grow, grow) {
+			return ok(cur) // brk fails by not moving
+		}
+	}
+	return ok(k.as.Brk(c.Args[0]))
+}
 
 func sysMmap(k *Kernel, c *Call) Outcome {
 	addr, length, prot, flags, fd, off := c.Args[0], c.Args[1], c.Args[2], c.Args[3], fdArg(c.Args[4]), c.Args[5]
@@ -108,6 +117,9 @@ func sysMmap(k *Kernel, c *Call) Outcome {
 	}
 	if err != nil {
 		return mmErr(c, err, eNOMEM)
+	}
+	if grow := size - k.mappedIn(addr, size); !k.vmAllows(grow, dataGrowth(grow, prot, shared)) {
+		return fail(eNOMEM)
 	}
 
 	v := mm.VMA{Start: addr, End: addr + size, Prot: mm.Prot(prot & 7), Shared: shared}
@@ -196,6 +208,12 @@ func sysMremap(k *Kernel, c *Call) Outcome {
 	old, oldSize, newSize, flags, newAddr := c.Args[0], c.Args[1], c.Args[2], c.Args[3], c.Args[4]
 	if flags&^(mremapMayMove|mremapFixed|mremapDontUnmap) != 0 || flags&mremapDontUnmap != 0 {
 		return fail(eINVAL)
+	}
+	if v, found := k.as.Find(old); found && mm.PageUp(newSize) > mm.PageUp(oldSize) {
+		grow := mm.PageUp(newSize) - mm.PageUp(oldSize)
+		if !k.vmAllows(grow, dataGrowth(grow, uint64(v.Prot), v.Shared)) {
+			return fail(eNOMEM)
+		}
 	}
 	// Shared file mappings shrunk, moved or replaced keep their stores.
 	err := k.syncBeforeUnmap(old, old+oldSize)

@@ -176,7 +176,7 @@ const nrOpenMax = 1 << 20
 // prlimit gets and sets a resource limit, with Linux's checks
 // (do_prlimit): only root raises a hard limit, RLIMIT_NOFILE stops at
 // nr_open. Limits are recorded and reported back; RLIMIT_NOFILE,
-// RLIMIT_MEMLOCK and RLIMIT_FSIZE are enforced.
+// RLIMIT_MEMLOCK, RLIMIT_FSIZE, RLIMIT_AS and RLIMIT_DATA are enforced.
 func (k *Kernel) prlimit(res uint64, newAddr, oldAddr uint64) Outcome {
 	if res >= rlimNLimits {
 		return fail(eINVAL)
@@ -209,6 +209,43 @@ func (k *Kernel) prlimit(res uint64, newAddr, oldAddr uint64) Outcome {
 		k.rlimits[res] = nl
 	}
 	return ok(0)
+}
+
+// vmAllows is may_expand_vm: the address space may grow by extra bytes, of
+// which data are private writable ones, within RLIMIT_AS and RLIMIT_DATA
+// (which counts private writable memory, the heap included).
+func (k *Kernel) vmAllows(extra, data uint64) bool {
+	as, dl := k.rlimits[rlimitAS].cur, k.rlimits[rlimitData].cur
+	if as == rlimInfinity && (dl == rlimInfinity || data == 0) {
+		return true
+	}
+	var total, dataVM uint64
+	for _, v := range k.as.VMAs() {
+		total += v.Size()
+		if v.Prot&mm.ProtWrite != 0 && !v.Shared && v.Name != "[stack]" {
+			dataVM += v.Size()
+		}
+	}
+	return (as == rlimInfinity || total+extra <= as) && (data == 0 || dl == rlimInfinity || dataVM+data <= dl)
+}
+
+// dataGrowth is how much of a growth by grow bytes RLIMIT_DATA counts.
+func dataGrowth(grow, prot uint64, shared bool) uint64 {
+	if prot&protWrite == 0 || shared {
+		return 0
+	}
+	return grow
+}
+
+// mappedIn is how many bytes of [addr, addr+size) are mapped.
+func (k *Kernel) mappedIn(addr, size uint64) uint64 {
+	var n uint64
+	for _, v := range k.as.VMAs() {
+		if lo, hi := max(v.Start, addr), min(v.End, addr+size); lo < hi {
+			n += hi - lo
+		}
+	}
+	return n
 }
 
 // fsizeAllows checks a file's growth from old to size bytes against

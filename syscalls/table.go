@@ -218,8 +218,8 @@ func buildTable() []entry {
 	partial(158, "ARCH_SET_FS and ARCH_GET_FS only", sysArchPrctl)
 	partial(157, "PR_SET_NAME, PR_GET_NAME, dumpable, pdeathsig (recorded; the parent never dies first); "+
 		"others, PR_SET_VMA included, EINVAL", sysPrctl)
-	const rlimitNote = "Linux's checks; RLIMIT_NOFILE, RLIMIT_FSIZE (EFBIG, SIGXFSZ) and RLIMIT_MEMLOCK are " +
-		"enforced, the others recorded only (RLIMIT_AS, RLIMIT_DATA, RLIMIT_CPU, RLIMIT_STACK...)"
+	const rlimitNote = "Linux's checks; RLIMIT_NOFILE, RLIMIT_FSIZE (EFBIG, SIGXFSZ), RLIMIT_MEMLOCK, RLIMIT_AS and " +
+		"RLIMIT_DATA are enforced, the others recorded only (RLIMIT_CPU, RLIMIT_STACK, RLIMIT_CORE...)"
 	partial(302, rlimitNote, sysPrlimit64)
 	partial(97, rlimitNote, sysGetrlimit)
 	partial(160, rlimitNote, sysSetrlimit)
