@@ -118,8 +118,10 @@ func sysMmap(k *Kernel, c *Call) Outcome {
 	if err != nil {
 		return mmErr(c, err, eNOMEM)
 	}
-	if grow := size - k.mappedIn(addr, size); !k.vmAllows(grow, dataGrowth(grow, prot, shared)) {
-		return fail(eNOMEM)
+	if k.vmLimited() {
+		if grow := size - k.mappedIn(addr, size); !k.vmAllows(grow, dataGrowth(grow, prot, shared)) {
+			return fail(eNOMEM)
+		}
 	}
 
 	v := mm.VMA{Start: addr, End: addr + size, Prot: mm.Prot(prot & 7), Shared: shared}

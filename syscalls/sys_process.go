@@ -229,6 +229,12 @@ func (k *Kernel) vmAllows(extra, data uint64) bool {
 	return (as == rlimInfinity || total+extra <= as) && (data == 0 || dl == rlimInfinity || dataVM+data <= dl)
 }
 
+// vmLimited reports whether RLIMIT_AS or RLIMIT_DATA is set (vmAllows
+// has something to check).
+func (k *Kernel) vmLimited() bool {
+	return k.rlimits[rlimitAS].cur != rlimInfinity || k.rlimits[rlimitData].cur != rlimInfinity
+}
+
 // dataGrowth is how much of a growth by grow bytes RLIMIT_DATA counts.
 func dataGrowth(grow, prot uint64, shared bool) uint64 {
 	if prot&protWrite == 0 || shared {
