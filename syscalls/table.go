@@ -122,11 +122,13 @@ func buildTable() []entry {
 	full(326, sysCopyFileRange)
 
 	// Attributes (sys_stat.go).
-	full(4, sysStat)
-	full(5, sysFstat)
-	full(6, sysLstat)
-	full(262, sysNewfstatat)
-	partial(332, "no birth time (STATX_BTIME); mask is always STATX_BASIC_STATS", sysStatx)
+	const timesNote = "times: the virtual clock's for what the guest did during the run, else the host's mtime " +
+		"as atime, mtime and ctime (README: Files and time); reads leave atime (noatime)"
+	partial(4, timesNote, sysStat)
+	partial(5, timesNote, sysFstat)
+	partial(6, timesNote, sysLstat)
+	partial(262, timesNote, sysNewfstatat)
+	partial(332, "as stat; no birth time (STATX_BTIME); mask is always STATX_BASIC_STATS", sysStatx)
 	full(21, sysAccess)
 	full(269, sysFaccessat)
 	full(439, sysFaccessat2)
