@@ -6,6 +6,11 @@
 #   bench/run.sh [guest ...]        default: the CPU-bound guests
 #   REPS=5 bench/run.sh qsort       best of 5 runs per figure (default 3)
 #   THREADS=1 bench/run.sh          the multithreaded guests instead
+#   INTERP=1 bench/run.sh           interpreter-heavy Debian programs (perl, sqlite3,
+#                                   jq, python3): native, bare, run, run/bare
+# The overlap of the analyses with the engine (they run on a goroutine of
+# their own) shows in wall time, not CPU time: the columns trms-wall,
+# memhooks-wall and their ratio are wall seconds (best of REPS).
 # Columns:
 #   native      CPU seconds of the guest run natively
 #   bare        emuprof with no block hook: Unicorn's own floor
@@ -16,6 +21,7 @@
 #   run/bare, trms/memhooks        the two ratios the issues set goals for
 #   MIPS        guest instructions per second under `emuprof run`
 #   RSS MB      peak resident memory: guest native, emuprof trms
+#   aprof       valgrind --tool=aprof, when installed (not packaged: "-" otherwise)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPS=${REPS:-3}
@@ -32,13 +38,17 @@ fi
 tf=$(mktemp)
 trap 'rm -f "$tf"' EXIT
 have_valgrind=$(command -v valgrind >/dev/null && echo 1 || echo 0)
+# aprof (a valgrind tool, not packaged by Debian): its reference figure
+# when it is installed, "-" otherwise.
+have_aprof=0
+if [ "$have_valgrind" = 1 ] && valgrind --tool=aprof --help >/dev/null 2>&1; then have_aprof=1; fi
 
 best() { # best CPU time (user+sys) of REPS runs of "$@", output discarded
 	local best="" t
 	for _ in $(seq "$REPS"); do
-		/usr/bin/time -o "$tf" -f "%U %S" "$@" >/dev/null 2>&1 </dev/null || true
+		/usr/bin/time -o "$tf" -f "%U %S %e" "$@" >/dev/null 2>&1 </dev/null || true
 		# GNU time counts in 10 ms ticks: floor at one tick.
-		t=$(tail -1 "$tf" | awk '{t = $1 + $2; print (t < 0.01 ? 0.01 : t)}')
+		t=$(tail -1 "$tf" | awk -v w="${WALL:-}" '{t = (w != "" ? $3 : $1 + $2); print (t < 0.01 ? 0.01 : t)}')
 		if [ -z "$best" ] || [ "$(echo "$t < $best" | bc -l)" = 1 ]; then best=$t; fi
 	done
 	echo "$best"
@@ -47,7 +57,31 @@ ratio() { echo "scale=1; $1 / $2" | bc -l; }
 rss() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null </dev/null | tail -1; }
 
 date -u +"# %Y-%m-%d %H:%M UTC, $(nproc) cores, REPS=$REPS"
-printf '%-14s %8s %7s %7s %8s %7s %8s %8s %9s %8s %13s %6s %13s\n' guest native bare run memhooks trms vg-none memcheck callgrind run/bare trms/memhooks MIPS "RSS MB g/trms"
+if [ -n "${INTERP:-}" ]; then
+	# Interpreter-heavy programs: is the time in our hooks or in the engine?
+	work=$(mktemp -d)
+	seq 1 20000 | awk '{print ($1*7919)%20011, "line", $1}' >"$work/lines.txt"
+	python3 -c 'import json,random
+random.seed(1)
+print(json.dumps([{"id":i,"name":"n%d"%i,"tags":["a","b",str(i%7)],"v":random.random()} for i in range(6000)]))' >"$work/data.json"
+	cte='WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<1000000) SELECT sum(x) FROM c;'
+	printf '%-10s %8s %8s %8s %9s\n' program native bare run run/bare
+	for name in perl sqlite3 jq python3; do
+		case $name in
+		perl) cmd=(/usr/bin/perl -e 'print sort <>' "$work/lines.txt") ;;
+		sqlite3) cmd=(/usr/bin/sqlite3 :memory: "$cte") ;;
+		jq) cmd=(/usr/bin/jq '[.[]|.v]|add' "$work/data.json") ;;
+		python3) cmd=(/usr/bin/python3 -c 'import hashlib; print(hashlib.sha256(b"x"*10000000).hexdigest())') ;;
+		esac
+		n=$(best "${cmd[@]}")
+		bare=$(best $EMUPROF run --bare-engine -- "${cmd[@]}")
+		run=$(best $EMUPROF run -- "${cmd[@]}")
+		printf '%-10s %8.3f %7.1fx %7.1fx %9.3f\n' "$name" "$n" "$(ratio "$bare" "$n")" "$(ratio "$run" "$n")" "$(echo "scale=3; $run / $bare" | bc -l)"
+	done
+	rm -rf "$work"
+	exit 0
+fi
+printf '%-14s %8s %7s %7s %8s %7s %8s %8s %9s %8s %13s %6s %13s %22s\n' guest native bare run memhooks trms vg-none memcheck callgrind run/bare trms/memhooks MIPS "RSS MB g/trms" "wall trms/memhooks" aprof
 for g in "${guests[@]}"; do
 	prog=$BIN/$g
 	[ -x "$prog" ] || { echo "missing $prog (make guests)" >&2; continue; }
@@ -63,13 +97,20 @@ for g in "${guests[@]}"; do
 	else
 		vn=0 vm=0 vc=0
 	fi
+	aprof=-
+	if [ "$have_aprof" = 1 ]; then
+		ap=$( (cd /tmp && best valgrind --tool=aprof "$OLDPWD/$prog"))
+		aprof="$(ratio "$ap" "$n")x"
+	fi
 	insns=$($EMUPROF run --stats -- "$prog" 2>&1 >/dev/null | sed -n 's/.*ns (makespan), \([0-9]*\) instructions.*/\1/p')
 	mips=$(echo "scale=0; $insns / $run / 1000000" | bc -l)
 	grss=$(rss "$prog")
 	trss=$(rss $EMUPROF trms --out /tmp/emuprof-bench -- "$prog")
-	printf '%-14s %8.3f %6.1fx %6.1fx %7.1fx %6.1fx %7.1fx %7.1fx %8.1fx %8.2f %13.2f %6s %6d/%-6d\n' "$g" "$n" \
+	memw=$(WALL=1 best $EMUPROF run --bench-mem-hooks -- "$prog")
+	trmsw=$(WALL=1 best $EMUPROF trms --out /tmp/emuprof-bench -- "$prog")
+	printf '%-14s %8.3f %6.1fx %6.1fx %7.1fx %6.1fx %7.1fx %7.1fx %8.1fx %8.2f %13.2f %6s %6d/%-6d %7.2f/%-7.2f= %5.2f %6s\n' "$g" "$n" \
 		"$(ratio "$bare" "$n")" "$(ratio "$run" "$n")" "$(ratio "$mem" "$n")" "$(ratio "$trms" "$n")" \
 		"$(ratio "$vn" "$n")" "$(ratio "$vm" "$n")" "$(ratio "$vc" "$n")" \
 		"$(echo "scale=3; $run / $bare" | bc -l)" "$(echo "scale=3; $trms / $mem" | bc -l)" "$mips" \
-		"$((grss / 1024))" "$((trss / 1024))"
+		"$((grss / 1024))" "$((trss / 1024))" "$trmsw" "$memw" "$(echo "scale=3; $trmsw / $memw" | bc -l)" "$aprof"
 done
