@@ -59,21 +59,33 @@ type entry struct {
 
 // table is the system call table, indexed by number. It is built once and
 // never modified.
-var table = buildTable()
+var table = indexTable(declareTable())
 
-func buildTable() []entry {
+// indexTable indexes declared entries by number. A number declared twice
+// would keep its last entry: TestTable checks that none is.
+func indexTable(declared []entry) []entry {
+	var t []entry
+	for _, e := range declared {
+		if e.Nr >= len(t) {
+			t = append(t, make([]entry, e.Nr+1-len(t))...)
+		}
+		t[e.Nr] = e
+	}
+	return t
+}
+
+// declareTable returns the entries of the table in the order they are
+// declared.
+func declareTable() []entry {
 	var t []entry
 	add := func(nr int, s Support, note string, fn handler) {
-		if nr >= len(t) {
-			t = append(t, make([]entry, nr+1-len(t))...)
-		}
-		t[nr] = entry{Entry{Nr: nr, Name: Name(uint64(nr)), Support: s, Note: note}, fn}
+		t = append(t, entry{Entry{Nr: nr, Name: Name(uint64(nr)), Support: s, Note: note}, fn})
 	}
 	full := func(nr int, fn handler) { add(nr, Full, "", fn) }
 	partial := func(nr int, note string, fn handler) { add(nr, Partial, note, fn) }
 	refuse := func(nr int, e Errno, note string) {
 		add(nr, Refused, "returns "+e.Error()+": "+note, nil)
-		t[nr].Errno = e
+		t[len(t)-1].Errno = e
 	}
 
 	// Threads: clone and futex need the scheduler and the CPU's register
