@@ -12,8 +12,9 @@ import (
 func TestRoutineOfStrippedFunction(t *testing.T) {
 	bin := testBinary(t, "static")
 	stripped := filepath.Join(t.TempDir(), "stripped")
-	if out, err := exec.Command("strip", "-o", stripped, bin).CombinedOutput(); err != nil {
-		t.Skipf("strip: %v %s", err, out)
+	strip := hostTool(t, "strip", "binutils")
+	if out, err := exec.Command(strip, "-o", stripped, bin).CombinedOutput(); err != nil {
+		t.Fatalf("strip: %v %s", err, out)
 	}
 	mainAddr := elfSymbol(t, bin, "main")
 	o, err := Open(stripped)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -57,12 +58,29 @@ func runTests(m *testing.M) int {
 	return m.Run()
 }
 
-// testBinary returns the path of a test binary or skips the test.
+// testBinary returns the path of a test binary. Only a Linux host can build
+// one (gcc makes Mach-O on macOS): elsewhere the test is skipped; on Linux a
+// missing binary fails the test, naming what to install.
 func testBinary(t *testing.T, flavour string) string {
 	t.Helper()
 	p, ok := built[flavour]
 	if !ok {
-		t.Skipf("no %s test binary: %s", flavour, buildErrs[flavour])
+		if runtime.GOOS != "linux" {
+			t.Skipf("x86-64 Linux test binaries are built on Linux only (%s: %s)", flavour, buildErrs[flavour])
+		}
+		t.Fatalf("no %s test binary: %s\n(needs gcc and libc6-dev: `make deps` or apt-get install gcc libc6-dev)",
+			flavour, buildErrs[flavour])
+	}
+	return p
+}
+
+// hostTool returns the path of a program the tests run on the host,
+// failing the test when it is missing, with the Debian package to install.
+func hostTool(t *testing.T, name, pkg string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		t.Fatalf("%s not found: apt-get install %s (`make deps` does)", name, pkg)
 	}
 	return p
 }

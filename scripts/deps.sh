@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# Installs emuprof's build and test dependencies when they are missing.
+# Installs emuprof's build and test dependencies when they are missing: what
+# building emuprof and the test guests needs, and every host program the
+# tests run. The tests fail (they do not skip) when one of these is missing,
+# so this list must name all of them.
 set -eu
 need=()
 if [ "$(uname -s)" = Darwin ]; then
@@ -7,18 +10,51 @@ if [ "$(uname -s)" = Darwin ]; then
 	brew list unicorn >/dev/null 2>&1 || brew install unicorn
 	exit 0
 fi
+
+# Building emuprof (cgo binding of libunicorn) and the guests (testdata/Makefile).
 [ -f /usr/include/unicorn/unicorn.h ] || need+=(libunicorn-dev)
+command -v make >/dev/null || need+=(make)
 command -v gcc >/dev/null || need+=(gcc)
 command -v musl-gcc >/dev/null || need+=(musl-tools)
-command -v make >/dev/null || need+=(make)
-for p in pigz xz gzip sort base64 md5sum; do
-	command -v "$p" >/dev/null || case $p in
-		pigz) need+=(pigz) ;; xz) need+=(xz-utils) ;; gzip) need+=(gzip) ;; *) need+=(coreutils) ;;
-	esac
+# Static glibc (libc.a, libm.a; rcrt1.o for static-pie): gcc only recommends libc6-dev.
+for f in libc.a libm.a rcrt1.o; do
+	[ -e "/usr/lib/x86_64-linux-gnu/$f" ] || need+=(libc6-dev)
 done
-[ -x /usr/bin/python3 ] || need+=(python3-minimal)
-[ -e /usr/lib/gcc/x86_64-linux-gnu/12/libgomp.a ] || ls /usr/lib/gcc/x86_64-linux-gnu/*/libgomp.a >/dev/null 2>&1 || need+=(libgomp1)
+# The OpenMP guest: omp.h and libgomp.a come with gcc's libgcc-N-dev,
+# libgomp.so.1 (the dynamic build's) with libgomp1.
+if command -v gcc >/dev/null; then
+	case $(gcc -print-file-name=libgomp.a) in
+	/*) ;;
+	*) need+=("libgcc-$(gcc -dumpversion | cut -d. -f1)-dev") ;;
+	esac
+fi
+[ -e /usr/lib/x86_64-linux-gnu/libgomp.so.1 ] || need+=(libgomp1)
+
+# Host programs the tests run, at the paths they use: strip (loader), and the
+# Debian programs the end-to-end tests compare with their native runs.
+while read -r path pkg; do
+	[ -x "$path" ] || need+=("$pkg")
+done <<'EOF'
+/usr/bin/strip binutils
+/usr/bin/pigz pigz
+/usr/bin/xz xz-utils
+/bin/gzip gzip
+/bin/bash bash
+/bin/ls coreutils
+/usr/bin/sort coreutils
+/usr/bin/wc coreutils
+/usr/bin/md5sum coreutils
+/usr/bin/sha256sum coreutils
+/usr/bin/base64 coreutils
+/usr/bin/tr coreutils
+/usr/bin/uniq coreutils
+/usr/bin/nproc coreutils
+EOF
+# python3 with the standard library the tests import (python3-minimal lacks json and mmap).
+/usr/bin/python3 -c 'import hashlib, json, mmap' 2>/dev/null || need+=(python3)
+
 if [ ${#need[@]} -gt 0 ]; then
+	mapfile -t need < <(printf '%s\n' "${need[@]}" | sort -u)
 	SUDO=""
 	[ "$(id -u)" = 0 ] || SUDO=sudo
 	echo "deps: installing ${need[*]}" >&2
