@@ -5,8 +5,10 @@ package main
 // exactly like the native run: same stdout, stderr and exit status.
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -96,13 +98,17 @@ func compare(t *testing.T, stdin []byte, dir string, prog string, args ...string
 
 var variants = []string{"glibc-static", "musl-static", "glibc-dynamic", "glibc-static-pie"}
 
+// guestBin returns the path of a test guest, failing the test when it was
+// not built (testdata's Makefile leaves out the musl variant when musl-gcc
+// is missing).
 func guestBin(t *testing.T, variant, name string) string {
+	t.Helper()
 	p := filepath.Join(guestDir, variant, name)
 	if _, err := os.Stat(p); err != nil {
 		if variant == "musl-static" {
-			t.Skipf("%s not built (musl-gcc missing?)", p)
+			t.Fatalf("guest %s not built: musl-gcc missing? (apt-get install musl-tools; `make deps` does)", p)
 		}
-		t.Fatalf("guest %s not built", p)
+		t.Fatalf("guest %s not built (gcc, libc6-dev: `make deps`): %v", p, err)
 	}
 	return p
 }
@@ -363,22 +369,78 @@ func TestCPUsVisible(t *testing.T) {
 	}
 }
 
-// Ctrl-C stops the guest, says so in one line, exits 130 and still writes
-// the profile, marked partial.
-func TestInterruptWritesPartialProfile(t *testing.T) {
-	dir := t.TempDir()
-	cmd := exec.Command(emuprofBin, "trms", "--out", dir, "--", guestBin(t, "glibc-static", "qsort"), "20000000")
-	var se bytes.Buffer
-	cmd.Stderr = &se
-	if err := cmd.Start(); err != nil {
+// startWhenReady starts emuprof with args (which run the ready_loop guest) and
+// returns once the guest has written its "ready" line, i.e. is in its loop
+// without system calls; emuprof's stderr goes to stderr. The rest of the
+// guest's output is drained, so that emuprof never blocks on it.
+func startWhenReady(t *testing.T, stderr *bytes.Buffer, args ...string) *exec.Cmd {
+	t.Helper()
+	pr, pw, err := os.Pipe()
+	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(1500 * time.Millisecond)
-	cmd.Process.Signal(os.Interrupt)
-	err := cmd.Wait()
-	ee, ok := err.(*exec.ExitError)
-	if !ok || ee.ExitCode() != 130 {
-		t.Fatalf("exit %v, want 130; stderr %s", err, se.String())
+	defer pw.Close()
+	cmd := exec.Command(emuprofBin, args...)
+	cmd.Stdout, cmd.Stderr = pw, stderr
+	if err := cmd.Start(); err != nil {
+		pr.Close()
+		t.Fatal(err)
+	}
+	pw.Close() // the guest's, not ours: EOF when emuprof exits
+	line := make(chan string, 1)
+	go func() {
+		defer pr.Close()
+		r := bufio.NewReader(pr)
+		l, _ := r.ReadString('\n')
+		line <- l
+		io.Copy(io.Discard, r)
+	}()
+	select {
+	case l := <-line:
+		if l != "ready\n" {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("%v: first line %q, want \"ready\"; stderr %s", args, l, stderr)
+		}
+	case <-time.After(60 * time.Second): // a bound on a hang, not a wait for the guest
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("%v: no \"ready\" line after 60 s; stderr %s", args, stderr)
+	}
+	return cmd
+}
+
+// interruptAndWait sends Ctrl-C to emuprof and returns its exit error; it
+// fails the test if emuprof has not exited 30 s later.
+func interruptAndWait(t *testing.T, cmd *exec.Cmd) error {
+	t.Helper()
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		t.Fatal("emuprof ignored Ctrl-C for 30 s")
+		return nil
+	}
+}
+
+// Ctrl-C stops the guest, says so in one line, exits 130 and still writes
+// the profile, marked partial. The guest loops forever without system calls
+// once it has said it is ready: Ctrl-C must stop it there, not when it next
+// makes a system call (it never will).
+func TestInterruptWritesPartialProfile(t *testing.T) {
+	dir := t.TempDir()
+	var se bytes.Buffer
+	cmd := startWhenReady(t, &se, "trms", "--out", dir, "--", guestBin(t, "glibc-static", "ready_loop"), "forever")
+	err := interruptAndWait(t, cmd)
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Fatalf("trms: exit %v, want 130; stderr %s", err, se.String())
 	}
 	if !strings.Contains(se.String(), "emuprof: interrupted") {
 		t.Errorf("stderr %q does not say it was interrupted", se.String())
@@ -387,29 +449,22 @@ func TestInterruptWritesPartialProfile(t *testing.T) {
 	if len(paths) != 2 {
 		t.Fatalf("reports written: %v", paths)
 	}
-	// A single CPU-bound thread runs without returning to the scheduler
-	// between syscalls; Ctrl-C must still stop it at once, not when the
-	// guest next makes a syscall (this one would take minutes).
-	cmd = exec.Command(emuprofBin, "run", "--", guestBin(t, "glibc-static", "qsort"), "20000000")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(1500 * time.Millisecond)
-	cmd.Process.Signal(os.Interrupt)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
-			t.Errorf("run: exit %v, want 130", err)
+	for _, p := range paths {
+		data, _ := os.ReadFile(p)
+		if !bytes.Contains(data, []byte("c partial: interrupted")) {
+			t.Errorf("%s not marked partial:\n%.300s", p, data)
 		}
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
-		t.Fatal("emuprof run ignored Ctrl-C for 30 s")
 	}
-	data, _ := os.ReadFile(paths[0])
-	if !bytes.Contains(data, []byte("c partial: interrupted")) {
-		t.Errorf("report not marked partial:\n%.300s", data)
+	// The single CPU-bound thread runs without returning to the scheduler
+	// between system calls, with no analysis either.
+	se.Reset()
+	cmd = startWhenReady(t, &se, "run", "--", guestBin(t, "glibc-static", "ready_loop"), "forever")
+	err = interruptAndWait(t, cmd)
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Errorf("run: exit %v, want 130; stderr %s", err, se.String())
+	}
+	if !strings.Contains(se.String(), "emuprof: interrupted") {
+		t.Errorf("run: stderr %q does not say it was interrupted", se.String())
 	}
 }
 
