@@ -192,6 +192,7 @@ func (p *Process) syscall(t *sched.Thread) *Result {
 		}
 		p.exited, p.exitStatus = true, out.Status&0xff
 		p.recordSyscall(t, call.Nr, uint64(out.Status))
+		p.exitGroup(out.Status)
 		return nil
 	case syscalls.Exit:
 		p.recordSyscall(t, call.Nr, uint64(out.Status))

@@ -139,6 +139,19 @@ func (p *Process) exitThread(t *sched.Thread, status int) *Result {
 	return nil
 }
 
+// exitGroup ends every thread left (exit_group): each reports its
+// ThreadExit, in tid order, at its own clock, so that the stream has an exit
+// for every start. There are no CLONE_CHILD_CLEARTID wakes: nobody is left
+// to wake.
+func (p *Process) exitGroup(status int) {
+	for _, t := range p.sched.Threads() {
+		if t.State != sched.Exited {
+			t.ExitStatus = status
+			p.sched.Exit(t)
+		}
+	}
+}
+
 func (p *Process) futex(t *sched.Thread, c *syscalls.Call) syscalls.Outcome {
 	a := c.Args
 	addr, op, val := a[0], int(a[1]), uint32(a[2])
