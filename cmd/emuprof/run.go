@@ -129,8 +129,12 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 	if nsPerInsn <= 0 {
 		nsPerInsn = 1
 	}
+	var blockSyms analyses.Symbols // name blocks only for analyses that see them
+	if needs.Blocks && len(cfg.Analyses)+btoi(pipeline != nil) > 0 {
+		blockSyms = cfg.Symbols
+	}
 	engine, err := emu.New(emu.Options{Memory: needs.Memory, Blocks: needs.Blocks, StackPointer: needs.Blocks,
-		Bare: f.bareEngine, NsPerInsn: nsPerInsn, Symbols: cfg.Symbols, Lines: needs.Lines})
+		Bare: f.bareEngine, NsPerInsn: nsPerInsn, Symbols: blockSyms, Lines: needs.Lines})
 	if err != nil {
 		return nil, fmt.Errorf("starting the emulator: %w", err)
 	}
@@ -226,4 +230,11 @@ func runCommand() *cobra.Command {
 	cmd.Flags().SetInterspersed(false)
 	f.register(cmd)
 	return cmd
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
