@@ -3,8 +3,8 @@ package calls
 import "emuprof/analyses"
 
 // Stage is the shared call-tracking stage of the analysis platform: it
-// reads the raw event stream once and writes the stream every analysis
-// sees, where
+// reads the raw event stream once and gives every analysis the stream
+// where
 //   - a Call event is inserted where an activation begins (before the Block
 //     event of its first block) and a Return event where one ends;
 //   - Block, Read, Write and KernelRead events of hidden code (linker stubs,
@@ -13,11 +13,13 @@ import "emuprof/analyses"
 //     activations, and Finish returns those of every thread still alive.
 //
 // So every analysis gets the same routine ids and calling contexts, and none
-// tracks calls again.
+// tracks calls again. Raw events are not copied: flags are set in place and
+// the stream is handed on as runs of the raw batch with the inserted events
+// between them.
 type Stage struct {
-	tracker *Tracker
-	out     []analyses.Event
-	time    int64 // time of the event being processed (Returns happen then)
+	tracker  *Tracker
+	inserted []analyses.Event // Calls and Returns before the current event
+	time     int64            // time of the event being processed (Returns happen then)
 	// The thread of the last Block event and whether it ran hidden code:
 	// memory events nearly always follow their thread's block.
 	lastTid    uint32
@@ -38,23 +40,24 @@ func (s *Stage) Tracker() *Tracker { return s.tracker }
 // (Event.Block) index.
 func (s *Stage) Routines() *Routines { return s.tracker.routines }
 
-// Process transforms one raw batch; blocks resolves block ids. The result
-// is valid until the next call.
-func (s *Stage) Process(batch []analyses.Event, blocks analyses.BlockView) []analyses.Event {
-	out := s.out[:0]
-	s.out = out
+// Process runs one raw batch through call tracking and hands the resulting
+// stream to emit, in order, in one or more pieces; blocks resolves block
+// ids. It sets flags in batch itself. The pieces are only valid during the
+// emit call.
+func (s *Stage) Process(batch []analyses.Event, blocks analyses.BlockView, emit func([]analyses.Event)) {
+	start := 0
 	for i := range batch {
-		ev := batch[i]
+		ev := &batch[i]
 		s.time = ev.Time
 		switch ev.Kind {
 		case analyses.KindBlock:
-			h := s.tracker.Block(&ev, blocks.Get(ev.Block))
+			h := s.tracker.Block(ev, blocks.Get(ev.Block))
 			s.lastTid, s.lastHidden = ev.Tid, h
 			if h {
 				ev.Flags |= analyses.FlagHidden
 			}
 		case analyses.KindRead, analyses.KindWrite, analyses.KindKernelRead:
-			if h := s.lastHidden; ev.Tid != s.lastTid && s.tracker.InResolver(ev.Tid) || ev.Tid == s.lastTid && h {
+			if ev.Tid == s.lastTid && s.lastHidden || ev.Tid != s.lastTid && s.tracker.InResolver(ev.Tid) {
 				ev.Flags |= analyses.FlagHidden
 			}
 		case analyses.KindThreadExit:
@@ -63,25 +66,36 @@ func (s *Stage) Process(batch []analyses.Event, blocks analyses.BlockView) []ana
 				s.lastTid = ^uint32(0)
 			}
 		}
-		s.out = append(s.out, ev)
+		if len(s.inserted) > 0 {
+			if i > start {
+				emit(batch[start:i])
+			}
+			emit(s.inserted)
+			s.inserted = s.inserted[:0]
+			start = i
+		}
 	}
-	return s.out
+	if start < len(batch) {
+		emit(batch[start:])
+	}
 }
 
-// Finish ends every pending activation (threads in tid order) and returns
-// the Return events, stamped with the time of the last event seen.
-func (s *Stage) Finish() []analyses.Event {
-	s.out = s.out[:0]
+// Finish ends every pending activation (threads in tid order) and hands the
+// Return events, stamped with the time of the last event seen, to emit.
+func (s *Stage) Finish(emit func([]analyses.Event)) {
 	s.tracker.Finish()
-	return s.out
+	if len(s.inserted) > 0 {
+		emit(s.inserted)
+		s.inserted = s.inserted[:0]
+	}
 }
 
 // Call implements Listener: the Call event goes before the current event.
 func (s *Stage) Call(tid uint32, r RoutineID, entry uint64, ctx NodeID) {
-	s.out = append(s.out, analyses.Event{Kind: analyses.KindCall, Tid: tid, Time: s.time, Block: uint32(r), Addr: entry, Aux: uint64(ctx)})
+	s.inserted = append(s.inserted, analyses.Event{Kind: analyses.KindCall, Tid: tid, Time: s.time, Block: uint32(r), Addr: entry, Aux: uint64(ctx)})
 }
 
 // Return implements Listener.
 func (s *Stage) Return(tid uint32, r RoutineID, ctx NodeID) {
-	s.out = append(s.out, analyses.Event{Kind: analyses.KindReturn, Tid: tid, Time: s.time, Block: uint32(r), Aux: uint64(ctx)})
+	s.inserted = append(s.inserted, analyses.Event{Kind: analyses.KindReturn, Tid: tid, Time: s.time, Block: uint32(r), Aux: uint64(ctx)})
 }

@@ -54,10 +54,15 @@ func TestStageStream(t *testing.T) {
 	tr.Other(analyses.KindThreadExit, 2, 0, 0)
 	tr.Block(1, 0x2000, 0x7ff8, 1, 5, oth)
 	s := NewStage()
+	var out []analyses.Event
+	emit := func(evs []analyses.Event) { out = append(out, evs...) }
 	// Batches may split anywhere.
-	got := describe(s, s.Process(tr.Events[:5], tr.Blocks.View()))
-	got += " " + describe(s, s.Process(tr.Events[5:], tr.Blocks.View()))
-	got += " | " + describe(s, s.Finish())
+	s.Process(tr.Events[:5], tr.Blocks.View(), emit)
+	s.Process(tr.Events[5:], tr.Blocks.View(), emit)
+	got := describe(s, out)
+	out = nil
+	s.Finish(emit)
+	got += " | " + describe(s, out)
 	want := "1:+main@0 1:0x1000@0 1:0x4000!@3 1:read!@4 1:0x5000!@4 1:write!@13 1:0x6000!@13 1:0x5008!@17 " +
 		"1:+puts@19 1:0x7000@19 1:read@21 1:-puts@21 1:0x1005@21 " +
 		"2:switch@0 2:+thread_fn@0 2:0x8000@0 2:-thread_fn@1 2:thread-exit@1 1:+f@22 1:0x2000@22 | 1:-f@22 1:-main@22"

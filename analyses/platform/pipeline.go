@@ -74,14 +74,19 @@ func (p *Pipeline) serve() {
 func (p *Pipeline) process(j job) {
 	p.guard(func() {
 		p.env.view = j.view
-		batch := j.batch
 		if p.calls {
-			batch = p.env.stage.Process(batch, j.view)
+			p.env.stage.Process(j.batch, j.view, p.deliver)
+			return
 		}
-		for _, a := range p.list {
-			a.Events(batch)
-		}
+		p.deliver(j.batch)
 	})
+}
+
+// deliver hands a piece of the stream to every analysis.
+func (p *Pipeline) deliver(evs []analyses.Event) {
+	for _, a := range p.list {
+		a.Events(evs)
+	}
 }
 
 // guard runs f unless an analysis failed before. A panic in an analysis (a
@@ -140,10 +145,7 @@ func (p *Pipeline) Finish() {
 	}
 	p.guard(func() {
 		if p.calls {
-			rets := p.env.stage.Finish()
-			for _, a := range p.list {
-				a.Events(rets)
-			}
+			p.env.stage.Finish(p.deliver)
 		}
 		for _, a := range p.list {
 			a.Finish()

@@ -78,11 +78,11 @@ func newStaged(cfg Config, s *stream) (*staged, error) {
 }
 
 func (f *staged) Events(evs []analyses.Event) {
-	f.Profiler.Events(f.stage.Process(evs, f.blocks.View()))
+	f.stage.Process(evs, f.blocks.View(), f.Profiler.Events)
 }
 
 func (f *staged) Finish() {
-	f.Profiler.Events(f.stage.Finish())
+	f.stage.Finish(f.Profiler.Events)
 	f.Profiler.Finish()
 }
 

@@ -1,0 +1,142 @@
+package platform
+
+import (
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"emuprof/analyses"
+	"emuprof/analyses/calls"
+	"emuprof/analyses/tracetest"
+)
+
+// recorder is an analysis that writes down what it sees, and asks for a
+// delay of every thread it sees call a routine.
+type recorder struct {
+	env   *Env
+	seen  []string
+	needs analyses.Needs
+	done  bool
+}
+
+func (r *recorder) Events(b []analyses.Event) {
+	for _, ev := range b {
+		s := fmt.Sprintf("%v/%d/%d/%d", ev.Kind, ev.Tid, ev.Time, ev.Flags)
+		switch ev.Kind {
+		case analyses.KindCall:
+			s += r.env.Routines().Get(uint32ToRoutine(ev.Block)).Name
+			r.env.Clock().Delay(ev.Tid, 5)
+		case analyses.KindBlock:
+			s += fmt.Sprintf("@%#x", r.env.Block(ev.Block).Addr)
+		}
+		r.seen = append(r.seen, s)
+	}
+}
+func (r *recorder) Finish()                          { r.done = true }
+func (r *recorder) Needs() analyses.Needs            { return r.needs }
+func (r *recorder) MarkPartial(string)               {}
+func (r *recorder) Write(string) ([]string, error)   { return nil, nil }
+func (r *recorder) Summary(io.Writer) error          { return nil }
+func (r *recorder) Section() (string, string, error) { return "", "", nil }
+func (r *recorder) String() string                   { return fmt.Sprint(r.seen) }
+
+type syms struct{}
+
+func (syms) Routine(pc uint64) (analyses.Routine, bool) {
+	return analyses.Routine{Entry: pc &^ 0xff, Name: fmt.Sprintf("r%x", pc>>8), Object: "prog"}, true
+}
+func (syms) Line(uint64) (string, int, bool) { return "", 0, false }
+
+// randomTrace is a random program: calls, returns, jumps and accesses of
+// two threads.
+func randomTrace(seed uint64) *tracetest.Trace {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	tr := tracetest.New(syms{})
+	sp := map[uint32]uint64{1: 0x8000, 2: 0x6000}
+	for range 3000 {
+		tid := uint32(1 + rng.IntN(2))
+		addr := uint64(0x1000 + rng.IntN(16)*0x100)
+		if rng.IntN(3) == 0 {
+			addr += uint64(rng.IntN(8) * 0x10) // not an entry
+		}
+		end := []analyses.End{analyses.EndCall, analyses.EndRet, analyses.EndJump, analyses.EndOther}[rng.IntN(4)]
+		switch end {
+		case analyses.EndCall:
+			sp[tid] -= 8
+		case analyses.EndRet:
+			sp[tid] = min(sp[tid]+8, 0x8000)
+		}
+		tr.Block(tid, addr, sp[tid], uint32(1+rng.IntN(5)), 5, end)
+		for range rng.IntN(4) {
+			tr.Mem(analyses.KindRead, tid, uint64(rng.IntN(1<<12)), 4)
+		}
+	}
+	return tr
+}
+
+// Async delivery gives every analysis exactly the stream that synchronous
+// delivery gives, whatever the batch sizes, and Sync returns the delays the
+// analyses asked for, in order.
+func TestPipelineAsyncEqualsSync(t *testing.T) {
+	for seed := range uint64(5) {
+		tr := randomTrace(seed)
+		var outs [2][]string
+		var delays [2]int
+		for mode, async := range []bool{false, true} {
+			env := NewEnv(syms{}, "prog", nil)
+			a := &recorder{env: env, needs: analyses.Needs{Calls: true}}
+			b := &recorder{env: env}
+			p := NewPipeline(env, tr.Blocks, []Instance{a, b}, async)
+			if n := p.Needs(); !n.Calls || !n.Blocks {
+				t.Fatalf("needs %+v", n)
+			}
+			evs := slices.Clone(tr.Events)
+			rng := rand.New(rand.NewPCG(seed, 9))
+			for len(evs) > 0 {
+				n := min(len(evs), 1+rng.IntN(200))
+				batch := slices.Clone(evs[:n]) // the emulator's buffers alternate
+				p.Events(batch)
+				evs = evs[n:]
+				if rng.IntN(4) == 0 {
+					delays[mode] += len(p.Sync())
+				}
+			}
+			p.Finish()
+			delays[mode] += len(p.Sync())
+			if !a.done || !b.done || p.Err() != nil {
+				t.Fatalf("finish: %v %v %v", a.done, b.done, p.Err())
+			}
+			if !slices.Equal(a.seen, b.seen) {
+				t.Fatalf("seed %d: two analyses saw different streams", seed)
+			}
+			outs[mode] = a.seen
+		}
+		if !slices.Equal(outs[0], outs[1]) {
+			t.Fatalf("seed %d: async stream differs from sync", seed)
+		}
+		if delays[0] != delays[1] || delays[0] == 0 {
+			t.Errorf("seed %d: delays %v", seed, delays)
+		}
+	}
+}
+
+// A panicking analysis does not take the run down: Err reports it.
+func TestPipelineAnalysisPanic(t *testing.T) {
+	tr := randomTrace(1)
+	env := NewEnv(syms{}, "prog", nil)
+	p := NewPipeline(env, tr.Blocks, []Instance{&panicker{}}, true)
+	p.Events(tr.Events)
+	p.Events(tr.Events[:1])
+	p.Finish()
+	if p.Err() == nil {
+		t.Fatal("no error from a panicking analysis")
+	}
+}
+
+type panicker struct{ recorder }
+
+func (*panicker) Events([]analyses.Event) { panic("bug") }
+
+func uint32ToRoutine(id uint32) calls.RoutineID { return calls.RoutineID(id) }
