@@ -25,6 +25,9 @@ type Env struct {
 	// Program is the path of the profiled program, Args its command line.
 	Program string
 	Args    []string
+	// Sched is the run's CPU model (--cpus, --quantum, ns per
+	// instruction), for analyses that reconstruct the global timeline.
+	Sched SchedConfig
 
 	stage *calls.Stage
 	view  analyses.BlockView
@@ -34,6 +37,32 @@ type Env struct {
 // NewEnv returns the environment of a run of program with args.
 func NewEnv(syms analyses.Symbols, program string, args []string) *Env {
 	return &Env{Symbols: syms, Program: program, Args: args, stage: calls.NewStage(), clock: &clock{}}
+}
+
+// SchedConfig is the CPU model the scheduler applies to the run (package
+// sched): at most CPUs threads advance in the same virtual time, a block of
+// n instructions takes n×NsPerInsn virtual ns, and a thread runs at most
+// 2×Quantum instructions (or one larger block) before the scheduler picks
+// again, unless it is alone. Zero fields mean the defaults (see Defaults).
+type SchedConfig struct {
+	CPUs      int
+	Quantum   uint64
+	NsPerInsn int64
+}
+
+// Defaults returns c with zero fields set to the scheduler's defaults: 8
+// CPUs, a quantum of 10000 instructions, 1 ns per instruction.
+func (c SchedConfig) Defaults() SchedConfig {
+	if c.CPUs <= 0 {
+		c.CPUs = 8
+	}
+	if c.Quantum == 0 {
+		c.Quantum = 10000
+	}
+	if c.NsPerInsn <= 0 {
+		c.NsPerInsn = 1
+	}
+	return c
 }
 
 // Block returns the block with id id (a Block event's Event.Block), as

@@ -89,6 +89,7 @@ func (f *profileFlags) profile(list string, args []string) error {
 	syms := loader.NewSymbolTable()
 	cfg.Symbols = syms
 	env := platform.NewEnv(syms, cfg.Program, args)
+	env.Sched = platform.SchedConfig{CPUs: cfg.CPUs, Quantum: cfg.Quantum, NsPerInsn: cfg.NsPerInsn}.Defaults()
 	var insts []platform.Instance
 	for _, p := range plugins {
 		inst, err := f.factories[p.Name](env)
