@@ -1,0 +1,265 @@
+package paths
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sort"
+	"testing"
+
+	"golang.org/x/arch/x86/x86asm"
+
+	"emuprof/analyses"
+	"emuprof/analyses/platform"
+	"emuprof/analyses/tracetest"
+)
+
+// asm assembles tiny x86-64 routines for the tests: every branch uses a
+// 32-bit displacement, so label addresses never depend on distances.
+type asm struct {
+	base   uint64
+	buf    []byte
+	labels map[string]uint64
+	fix    []fixup
+}
+
+type fixup struct {
+	at    int // offset of the rel32
+	next  uint64
+	label string
+}
+
+func newAsm(base uint64) *asm { return &asm{base: base, labels: map[string]uint64{}} }
+
+func (a *asm) pc() uint64 { return a.base + uint64(len(a.buf)) }
+
+func (a *asm) label(n string) *asm { a.labels[n] = a.pc(); return a }
+
+func (a *asm) nop() *asm { a.buf = append(a.buf, 0x90); return a }
+
+func (a *asm) raw(b ...byte) *asm { a.buf = append(a.buf, b...); return a }
+
+func (a *asm) rel(op []byte, label string) *asm {
+	a.buf = append(a.buf, op...)
+	a.fix = append(a.fix, fixup{len(a.buf), a.pc() + 4, label})
+	a.buf = append(a.buf, 0, 0, 0, 0)
+	return a
+}
+
+func (a *asm) je(l string) *asm   { return a.rel([]byte{0x0f, 0x84}, l) }
+func (a *asm) jmp(l string) *asm  { return a.rel([]byte{0xe9}, l) }
+func (a *asm) call(l string) *asm { return a.rel([]byte{0xe8}, l) }
+func (a *asm) ret() *asm          { return a.raw(0xc3) }
+
+// at returns a label's address, resolving labels defined in other
+// assemblers through extern.
+func (a *asm) at(l string) uint64 {
+	v, ok := a.labels[l]
+	if !ok {
+		panic("no label " + l)
+	}
+	return v
+}
+
+// link patches the displacements; extern resolves labels not defined here.
+func (a *asm) link(extern map[string]uint64) {
+	for _, f := range a.fix {
+		t, ok := a.labels[f.label]
+		if !ok {
+			t, ok = extern[f.label]
+		}
+		if !ok {
+			panic("undefined label " + f.label)
+		}
+		binary.LittleEndian.PutUint32(a.buf[f.at:], uint32(int32(int64(t)-int64(f.next))))
+	}
+}
+
+// program is a set of routines assembled at fixed addresses, with the
+// symbols, code and emulated execution the tests need.
+type program struct {
+	routines []progRoutine
+	mem      map[uint64]byte
+	labels   map[string]uint64
+}
+
+type progRoutine struct {
+	name   string
+	lo, hi uint64
+	kind   analyses.RoutineKind
+}
+
+func newProgram(parts ...*asm) *program {
+	p := &program{mem: map[uint64]byte{}, labels: map[string]uint64{}}
+	for _, a := range parts {
+		for l, v := range a.labels {
+			p.labels[l] = v
+		}
+	}
+	for _, a := range parts {
+		a.link(p.labels)
+		for i, b := range a.buf {
+			p.mem[a.base+uint64(i)] = b
+		}
+	}
+	return p
+}
+
+// routine declares the routine name over [lo, hi).
+func (p *program) routine(name string, lo, hi uint64) *program {
+	p.routines = append(p.routines, progRoutine{name: name, lo: lo, hi: hi})
+	sort.Slice(p.routines, func(i, j int) bool { return p.routines[i].lo < p.routines[j].lo })
+	return p
+}
+
+func (p *program) Routine(pc uint64) (analyses.Routine, bool) {
+	for _, r := range p.routines {
+		if pc >= r.lo && pc < r.hi {
+			return analyses.Routine{Entry: r.lo, Name: r.name, Object: "prog", Kind: r.kind}, true
+		}
+	}
+	return analyses.Routine{}, false
+}
+
+// Line: every address is on "prog.c", line = address & 0xfff.
+func (p *program) Line(pc uint64) (string, int, bool) { return "prog.c", int(pc & 0xfff), true }
+
+func (p *program) Read(addr uint64, n int) []byte {
+	var out []byte
+	for i := 0; i < n; i++ {
+		b, ok := p.mem[addr+uint64(i)]
+		if !ok {
+			break
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// tb returns the extent of the emulator block starting at addr: up to and
+// including the first branch, call, ret or syscall.
+func (p *program) tb(addr uint64) (length, insns uint32, end analyses.End) {
+	a := addr
+	for {
+		code := p.Read(a, 15)
+		if len(code) == 0 {
+			panic(fmt.Sprintf("no code at %#x", a))
+		}
+		inst, err := x86asm.Decode(code, 64)
+		if err != nil {
+			panic(err)
+		}
+		a += uint64(inst.Len)
+		insns++
+		switch inst.Op {
+		case x86asm.CALL:
+			return uint32(a - addr), insns, analyses.EndCall
+		case x86asm.RET:
+			return uint32(a - addr), insns, analyses.EndRet
+		case x86asm.JMP:
+			return uint32(a - addr), insns, analyses.EndJump
+		case x86asm.SYSCALL:
+			return uint32(a - addr), insns, analyses.EndSyscall
+		case x86asm.JE, x86asm.JNE, x86asm.JA, x86asm.JAE, x86asm.JB, x86asm.JBE,
+			x86asm.JG, x86asm.JGE, x86asm.JL, x86asm.JLE:
+			return uint32(a - addr), insns, analyses.EndCond
+		}
+	}
+}
+
+// runner produces event streams for a program: each thread runs emulator
+// blocks at the given addresses, with the stack pointer moving at calls
+// and returns as on a real machine.
+type runner struct {
+	p     *program
+	tr    *tracetest.Trace
+	sp    map[uint32]uint64
+	prevE map[uint32]analyses.End
+}
+
+func newRunner(p *program) *runner {
+	return &runner{p: p, tr: tracetest.New(p), sp: map[uint32]uint64{}, prevE: map[uint32]analyses.End{}}
+}
+
+// run appends the blocks starting at the given labels or addresses.
+func (r *runner) run(tid uint32, starts ...any) *runner {
+	for _, s := range starts {
+		var a uint64
+		switch v := s.(type) {
+		case string:
+			var ok bool
+			if a, ok = r.p.labels[v]; !ok {
+				panic("no label " + v)
+			}
+		case uint64:
+			a = v
+		case int:
+			a = uint64(v)
+		}
+		sp, ok := r.sp[tid]
+		if !ok {
+			sp = 0x7fff0000
+		}
+		switch r.prevE[tid] {
+		case analyses.EndCall:
+			sp -= 8
+		case analyses.EndRet:
+			sp += 8
+		}
+		r.sp[tid] = sp
+		n, insns, end := r.p.tb(a)
+		r.tr.Block(tid, a, sp, insns, n, end)
+		r.prevE[tid] = end
+	}
+	return r
+}
+
+// setSP forces thread tid's stack pointer (longjmp).
+func (r *runner) setSP(tid uint32, sp uint64) *runner {
+	r.sp[tid] = sp
+	r.prevE[tid] = analyses.EndJump
+	return r
+}
+
+// profile runs the stream through the platform (call-tracking stage
+// included) into a path profiler and returns the profiler.
+func (r *runner) profile(t *testing.T) *Profiler {
+	t.Helper()
+	env := platform.NewEnv(r.p, "prog", nil)
+	prof := New(Options{Symbols: r.p, Block: env.Block, Routines: env.Routines,
+		Code: func(analyses.Routine) (Code, error) { return r.p, nil }})
+	inst := NewInstance(prof, "prog", 10)
+	pl := platform.NewPipeline(env, r.tr.Blocks, []platform.Instance{inst}, false)
+	pl.Events(r.tr.Events)
+	pl.Finish()
+	if err := pl.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return prof
+}
+
+// counts returns routine name's path counts by id.
+func counts(t *testing.T, p *Profiler, name string) map[string]uint64 {
+	t.Helper()
+	for _, r := range p.Profile("prog").Routines {
+		if r.Name == name {
+			m := map[string]uint64{}
+			for _, x := range r.Paths {
+				m[string(x.ID)] = x.Count
+			}
+			return m
+		}
+	}
+	t.Fatalf("routine %s not profiled", name)
+	return nil
+}
+
+func routineOut(t *testing.T, p *Profiler, name string) Routine {
+	t.Helper()
+	for _, r := range p.Profile("prog").Routines {
+		if r.Name == name {
+			return r
+		}
+	}
+	t.Fatalf("routine %s not profiled", name)
+	return Routine{}
+}

@@ -1,0 +1,234 @@
+package paths
+
+import (
+	"slices"
+)
+
+// A routine's CFG grows when the run takes a transition the disassembly
+// missed (an unresolved indirect jump, a jump into a block's middle, code
+// never reached statically), and its DAG gains heads and tails (landing
+// sites, noreturn calls). The numbering then changes. What was counted so
+// far is kept exactly: every counted path and every path in progress is
+// turned back into its block sequence under the old numbering, mapped onto
+// the new blocks by address, and walked again under the new DAG. A path
+// the new DFS cuts at a new back edge is counted as the two paths it now
+// is; a path head or end that is no longer one (a back edge that became a
+// forward edge) is kept as an extra head (ENTRY->w) or tail (v->EXIT), so
+// that every execution counted before still names one path of the final
+// DAG. Counts never change by renumbering; only ids do.
+
+// pathOf returns the block sequence of a counted path key.
+func (rt *routine) pathOf(key uint64) ([]int32, bool) {
+	if rt.big {
+		if int(key) >= len(rt.tr.parent) {
+			return nil, false
+		}
+		return rt.tr.seq(int32(key)), true
+	}
+	vp, err := rt.dag.Num.Decode(key)
+	if err != nil {
+		return nil, false
+	}
+	return BlockPath(vp), true
+}
+
+// prefix returns the block sequence of a path in progress at block cur
+// with register r. Under Ball-Larus labels the first out-edge of every
+// vertex has label 0, so r is also the id of the path that continues from
+// cur along first out-edges: decoding it and cutting at cur gives the
+// prefix.
+func (rt *routine) prefix(cur int32, r uint64) ([]int32, bool) {
+	if rt.big {
+		if int(r) >= len(rt.tr.parent) {
+			return nil, false
+		}
+		return rt.tr.seq(int32(r)), true
+	}
+	vp, err := rt.dag.Num.Decode(r)
+	if err != nil {
+		return nil, false
+	}
+	bp := BlockPath(vp)
+	i := indexOf(bp, cur)
+	if i < 0 {
+		return nil, false
+	}
+	return bp[:i+1], true
+}
+
+// edge returns the run-time edge u->w.
+func (rt *routine) edge(u, w int32) *rtEdge {
+	for i := range rt.vi[u].succ {
+		if rt.vi[u].succ[i].to == w {
+			return &rt.vi[u].succ[i]
+		}
+	}
+	return nil
+}
+
+// walk follows the block sequence seq from its head under the current
+// DAG, calling done with the count key of every path completed at a back
+// edge, and returns where it stands at the end (block and register).
+func (rt *routine) walk(seq []int32, done func(key uint64)) (cur int32, reg uint64, ok bool) {
+	if len(seq) == 0 || !rt.vi[seq[0]].isHead {
+		return -1, 0, false
+	}
+	start := func(b int32) uint64 {
+		if rt.big {
+			return uint64(rt.tr.next(-1, b))
+		}
+		return rt.vi[b].headVal
+	}
+	reg = start(seq[0])
+	for k := 1; k < len(seq); k++ {
+		e := rt.edge(seq[k-1], seq[k])
+		switch {
+		case e == nil:
+			return -1, 0, false
+		case e.back:
+			done(rt.endKey(seq[k-1], reg))
+			reg = start(seq[k])
+		case rt.big:
+			reg = uint64(rt.tr.next(int32(reg), seq[k]))
+		default:
+			reg += e.val
+		}
+	}
+	return seq[len(seq)-1], reg, true
+}
+
+// endKey is the count key of a path ending at block b with register reg.
+func (rt *routine) endKey(b int32, reg uint64) uint64 {
+	if rt.big {
+		return reg
+	}
+	return reg + rt.vi[b].exitVal
+}
+
+// expand maps a block sequence of CFG old onto the current CFG by
+// address. A block split in several gives all its pieces; for a path in
+// progress (lastEnd != 0) the last block gives the pieces before lastEnd.
+func (rt *routine) expand(old *CFG, seq []int32, lastEnd uint64) []int32 {
+	nb := rt.cfg.Blocks
+	var out []int32
+	for i, b := range seq {
+		s, e := old.Blocks[b].Start, old.Blocks[b].End
+		j, ok := rt.cfg.Leader(s)
+		if !ok {
+			return nil
+		}
+		out = append(out, j)
+		for int(j)+1 < len(nb) && nb[j+1].Start < e && nb[j].End == nb[j+1].Start {
+			if i == len(seq)-1 && lastEnd != 0 && nb[j+1].Start >= lastEnd {
+				break
+			}
+			j++
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// rebuild rebuilds rt's CFG (recover) or only its DAG, and carries the
+// counts and every frame in progress over to the new numbering.
+func (p *Profiler) rebuild(rt *routine, recover bool) {
+	oldCFG := rt.cfg
+	type counted struct {
+		seq   []int32
+		count uint64
+	}
+	keys := make([]uint64, 0, len(rt.counts))
+	for k := range rt.counts {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var olds []counted
+	for _, k := range keys {
+		seq, ok := rt.pathOf(k)
+		if !ok {
+			rt.lost += rt.counts[k]
+			continue
+		}
+		olds = append(olds, counted{seq, rt.counts[k]})
+	}
+	type live struct {
+		f   *frame
+		seq []int32
+	}
+	var lives []live
+	for _, t := range p.sortedThreads() {
+		for i := range t.frames {
+			f := &t.frames[i]
+			if f.rt != rt || f.cur < 0 {
+				continue
+			}
+			seq, ok := rt.prefix(f.cur, f.r)
+			if !ok {
+				f.cur = -1
+				rt.lost++
+				continue
+			}
+			lives = append(lives, live{f, seq})
+		}
+	}
+	if recover {
+		rt.build()
+	} else {
+		rt.number()
+	}
+	for i := range olds {
+		olds[i].seq = rt.expand(oldCFG, olds[i].seq, 0)
+	}
+	for i := range lives {
+		lives[i].seq = rt.expand(oldCFG, lives[i].seq, lives[i].f.lastEnd)
+	}
+	// Heads and tails the old paths need.
+	for round := 0; round < 3; round++ {
+		changed := false
+		need := func(seq []int32, complete bool) {
+			if len(seq) == 0 {
+				return
+			}
+			if !rt.vi[seq[0]].isHead && rt.addHead(rt.cfg.Blocks[seq[0]].Start) {
+				changed = true
+			}
+			last := seq[len(seq)-1]
+			if complete && !rt.vi[last].hasExit && rt.addTail(rt.cfg.Blocks[last].End) {
+				changed = true
+			}
+		}
+		for _, o := range olds {
+			need(o.seq, true)
+		}
+		for _, l := range lives {
+			need(l.seq, false)
+		}
+		if !changed {
+			break
+		}
+		rt.number()
+	}
+	rt.counts = map[uint64]uint64{}
+	rt.tr = nil
+	if rt.big {
+		rt.tr = newTrie()
+	}
+	for _, o := range olds {
+		cur, reg, ok := rt.walk(o.seq, func(k uint64) { rt.counts[k] += o.count })
+		if !ok || !rt.vi[cur].hasExit {
+			rt.lost += o.count
+			continue
+		}
+		rt.counts[rt.endKey(cur, reg)] += o.count
+	}
+	for _, l := range lives {
+		cur, reg, ok := rt.walk(l.seq, func(k uint64) { rt.counts[k]++ })
+		if !ok {
+			l.f.cur = -1
+			rt.lost++
+			continue
+		}
+		l.f.cur, l.f.r = cur, reg
+	}
+	// Emulator blocks map again (the cache checks the version).
+}

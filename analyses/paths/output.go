@@ -1,0 +1,305 @@
+package paths
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/big"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Profile is the content of <app>_paths.json (issue 11, point 7).
+type Profile struct {
+	Program string `json:"program"`
+	Partial string `json:"partial,omitempty"`
+	// Copies is k, the number of emulations the profile was collected
+	// by; ProbeHits has one number per copy: its probe executions (edges
+	// with a non-zero label, [P3] §4's hit count).
+	Copies    int       `json:"copies"`
+	ProbeHits []uint64  `json:"probe_hits"`
+	Routines  []Routine `json:"routines"`
+}
+
+// Routine is one routine's path profile.
+type Routine struct {
+	Name   string `json:"name"`
+	Object string `json:"object"`
+	Entry  string `json:"entry"`
+	// NumPaths is NumPaths(ENTRY) of the routine's Ball-Larus DAG (it may
+	// exceed 64 bits: then ids were computed with arbitrary precision).
+	NumPaths json.Number `json:"num_paths"`
+	CFG      string      `json:"cfg"`
+	// Blocks and Probes: static blocks of the CFG and edges of the DAG
+	// with a non-zero Ball-Larus value.
+	Blocks    int         `json:"blocks"`
+	Probes    int         `json:"probes"`
+	Paths     []Path      `json:"paths"`
+	Truncated []Truncated `json:"truncated,omitempty"`
+	// Lost counts path executions that could not be carried over a
+	// renumbering (never expected; reported rather than hidden).
+	Lost uint64 `json:"lost,omitempty"`
+}
+
+// Path is one path with its count.
+type Path struct {
+	ID     json.Number `json:"id"`
+	Count  uint64      `json:"count"`
+	Blocks []string    `json:"blocks"` // start addresses, in path order
+	Lines  []string    `json:"lines"`  // file:line of each block's first instruction
+}
+
+// Truncated is a path prefix whose execution was cut short (exit with
+// frames live, longjmp, thread exit), with how often.
+type Truncated struct {
+	Count  uint64   `json:"count"`
+	Blocks []string `json:"blocks"`
+	Lines  []string `json:"lines"`
+}
+
+func hex(a uint64) string { return "0x" + strconv.FormatUint(a, 16) }
+
+// Profile returns the collected profile.
+func (p *Profiler) Profile(program string) *Profile {
+	out := &Profile{Program: program, Partial: p.partial, Copies: 1, ProbeHits: []uint64{p.Hits}, Routines: []Routine{}}
+	list := slices.Clone(p.list)
+	slices.SortFunc(list, func(a, b *routine) int {
+		return cmp.Or(strings.Compare(a.info.Object, b.info.Object), cmp.Compare(a.info.Entry, b.info.Entry))
+	})
+	for _, rt := range list {
+		out.Routines = append(out.Routines, p.routineProfile(rt))
+	}
+	return out
+}
+
+// line names the source line of a guest address.
+func (p *Profiler) line(a uint64) string {
+	if p.opt.Symbols != nil {
+		if f, l, ok := p.opt.Symbols.Line(a); ok {
+			return f + ":" + strconv.Itoa(l)
+		}
+	}
+	return "??:0"
+}
+
+func (p *Profiler) routineProfile(rt *routine) Routine {
+	r := Routine{
+		Name: rt.info.Name, Object: rt.info.Object, Entry: hex(rt.info.Entry),
+		NumPaths: json.Number(rt.dag.Num.Total()), CFG: rt.cfgKind(),
+		Blocks: len(rt.cfg.Blocks), Lost: rt.lost, Paths: []Path{},
+	}
+	if rt.big {
+		r.Probes = Probes(rt.bigNonZero())
+	} else {
+		r.Probes = Probes(rt.dag.Num.Val)
+	}
+	type idPath struct {
+		id    *big.Int
+		seq   []int32
+		count uint64
+	}
+	var ps []idPath
+	for key, c := range rt.counts {
+		seq, ok := rt.pathOf(key)
+		if !ok {
+			r.Lost += c
+			continue
+		}
+		var id *big.Int
+		if rt.big {
+			id, ok = rt.dag.Num.EncodeBig(rt.dag.VertexPath(seq))
+			if !ok {
+				r.Lost += c
+				continue
+			}
+		} else {
+			id = new(big.Int).SetUint64(key)
+		}
+		ps = append(ps, idPath{id, seq, c})
+	}
+	slices.SortFunc(ps, func(a, b idPath) int { return a.id.Cmp(b.id) })
+	for _, x := range ps {
+		path := Path{ID: json.Number(x.id.String()), Count: x.count}
+		for _, b := range x.seq {
+			a := rt.cfg.Blocks[b].Start
+			path.Blocks = append(path.Blocks, hex(a))
+			path.Lines = append(path.Lines, p.line(a))
+		}
+		r.Paths = append(r.Paths, path)
+	}
+	keys := slices.Clone(rt.truncKey)
+	slices.Sort(keys)
+	for _, k := range keys {
+		tr := rt.trunc[k]
+		t := Truncated{Count: tr.count}
+		for _, a := range tr.blocks {
+			t.Blocks = append(t.Blocks, hex(a))
+			t.Lines = append(t.Lines, p.line(a))
+		}
+		r.Truncated = append(r.Truncated, t)
+	}
+	return r
+}
+
+// Marshal renders a profile as indented JSON.
+func (pr *Profile) Marshal() ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", " ")
+	if err := enc.Encode(pr); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// ReadProfile reads a <app>_paths.json file.
+func ReadProfile(path string) (*Profile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var pr Profile
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	if err := d.Decode(&pr); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &pr, nil
+}
+
+// writeFileAtomic writes data to path through a temporary file in the
+// same directory, renamed into place.
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return nil
+}
+
+// Summary prints the hottest paths with their source lines.
+func (pr *Profile) Summary(w io.Writer, top int) error {
+	var b bytes.Buffer
+	var execs, paths uint64
+	var nroutines, dyn int
+	type hot struct {
+		r *Routine
+		p *Path
+	}
+	var hs []hot
+	for i := range pr.Routines {
+		r := &pr.Routines[i]
+		nroutines++
+		if r.CFG != CFGStatic {
+			dyn++
+		}
+		for j := range r.Paths {
+			execs += r.Paths[j].Count
+			paths++
+			hs = append(hs, hot{r, &r.Paths[j]})
+		}
+	}
+	fmt.Fprintf(&b, "paths: %d routines, %d distinct paths, %d path executions, probe hits %v", nroutines, paths, execs, pr.ProbeHits)
+	if pr.Partial != "" {
+		fmt.Fprintf(&b, " (partial: %s)", pr.Partial)
+	}
+	b.WriteByte('\n')
+	if dyn > 0 {
+		fmt.Fprintf(&b, "  CFG completed by the run (not fully recovered statically):")
+		n := 0
+		for i := range pr.Routines {
+			if r := &pr.Routines[i]; r.CFG != CFGStatic {
+				if n == 8 {
+					fmt.Fprintf(&b, " ... (%d in all)", dyn)
+					break
+				}
+				fmt.Fprintf(&b, " %s (%s)", r.Name, r.CFG)
+				n++
+			}
+		}
+		b.WriteByte('\n')
+	}
+	slices.SortStableFunc(hs, func(x, y hot) int { return cmp.Compare(y.p.Count, x.p.Count) })
+	if top > 0 && len(hs) > top {
+		hs = hs[:top]
+	}
+	if len(hs) > 0 {
+		fmt.Fprintf(&b, "%12s %6s  %-28s %-8s %s\n", "count", "share", "routine", "id", "blocks: source lines")
+	}
+	for _, h := range hs {
+		share := 0.0
+		if execs > 0 {
+			share = 100 * float64(h.p.Count) / float64(execs)
+		}
+		fmt.Fprintf(&b, "%12d %5.1f%%  %-28s %-8s %d: %s\n", h.p.Count, share, clip(h.r.Name, 28), h.p.ID, len(h.p.Blocks), lineRanges(h.p.Lines))
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-1] + "~"
+}
+
+// lineRanges compresses a path's lines: "f.c:12-14,17 g.h:3".
+func lineRanges(lines []string) string {
+	var out []string
+	curFile := ""
+	var nums []int
+	flush := func() {
+		if curFile == "" {
+			return
+		}
+		var parts []string
+		for i := 0; i < len(nums); {
+			j := i
+			for j+1 < len(nums) && (nums[j+1] == nums[j] || nums[j+1] == nums[j]+1) {
+				j++
+			}
+			if nums[j] != nums[i] {
+				parts = append(parts, fmt.Sprintf("%d-%d", nums[i], nums[j]))
+			} else {
+				parts = append(parts, strconv.Itoa(nums[i]))
+			}
+			i = j + 1
+		}
+		out = append(out, filepath.Base(curFile)+":"+strings.Join(parts, ","))
+	}
+	for _, l := range lines {
+		i := strings.LastIndexByte(l, ':')
+		f, n := l[:i], l[i+1:]
+		v, _ := strconv.Atoi(n)
+		if f != curFile {
+			flush()
+			curFile, nums = f, nil
+		}
+		nums = append(nums, v)
+	}
+	flush()
+	return strings.Join(out, " ")
+}

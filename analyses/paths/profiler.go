@@ -1,0 +1,506 @@
+package paths
+
+import (
+	"strconv"
+	"strings"
+
+	"emuprof/analyses"
+	"emuprof/analyses/calls"
+)
+
+// Options are what a Profiler needs from the run.
+type Options struct {
+	// Symbols names guest code (routine ranges, lines, call targets).
+	Symbols analyses.Symbols
+	// Block returns the block table entry of a Block event's id.
+	Block func(id uint32) *analyses.BlockInfo
+	// Routines is the call-tracking stage's routine table (Call events'
+	// ids index it).
+	Routines func() *calls.Routines
+	// Code returns the code of a routine's object at guest addresses; nil
+	// means the object files on disk (ELFCode). An error or a nil Code
+	// leaves the routine with the CFG the run executes.
+	Code func(r analyses.Routine) (Code, error)
+}
+
+// Profiler is Ball-Larus path profiling over the event stream (SBL: every
+// routine numbered with Ball-Larus, every path counted). Each thread keeps
+// a stack of frames, one per activation, each with its path register
+// (spec §1.4): Call events push a frame, Return events pop it, Block
+// events move the register along the CFG of the frame's routine.
+type Profiler struct {
+	opt      Options
+	elf      *ELFCode
+	routines map[rkey]*routine
+	list     []*routine
+	cache    []cacheEntry
+	threads  map[uint32]*thread
+	cur      *thread
+	// Hits is the hit count ([P3] §4): executions of edges with a
+	// non-zero label, dummy edges included.
+	Hits uint64
+	// Completions and Truncations count path executions that reached
+	// EXIT and in-progress paths cut short.
+	Completions, Truncations uint64
+	partial                  string
+	finished                 bool
+}
+
+type rkey struct {
+	entry  uint64
+	object string
+}
+
+// cacheEntry maps an emulator block (by id) onto the static blocks of its
+// routine's current CFG.
+type cacheEntry struct {
+	rt      *routine
+	version int
+	verts   []int32 // static blocks the emulator block covers, in order
+	leader  bool    // the emulator block starts at a static block's start
+}
+
+type thread struct {
+	tid    uint32
+	frames []frame
+}
+
+// frame is one activation: the routine whose CFG it walks, the block it is
+// in (-1: no path in progress) and the path register.
+type frame struct {
+	rt      *routine
+	cur     int32
+	r       uint64 // Ball-Larus partial sum, or the trie node for big routines
+	lastEnd uint64 // end address of the last emulator block run in the frame
+	retAddr uint64 // set while the frame has called out: where it should resume
+}
+
+// New returns a profiler.
+func New(opt Options) *Profiler {
+	p := &Profiler{opt: opt, routines: map[rkey]*routine{}, threads: map[uint32]*thread{}}
+	if opt.Code == nil {
+		p.elf = NewELFCode(opt.Symbols)
+	}
+	return p
+}
+
+// MarkPartial records that the run did not finish.
+func (p *Profiler) MarkPartial(reason string) { p.partial = reason }
+
+// Events implements analyses.Analysis.
+func (p *Profiler) Events(batch []analyses.Event) {
+	for i := range batch {
+		ev := &batch[i]
+		switch ev.Kind {
+		case analyses.KindBlock:
+			if ev.Flags&analyses.FlagHidden == 0 {
+				p.block(ev)
+			}
+		case analyses.KindCall:
+			p.call(ev)
+		case analyses.KindReturn:
+			p.ret(ev)
+		case analyses.KindThreadExit:
+			if t := p.threads[ev.Tid]; t != nil {
+				for len(t.frames) > 0 {
+					p.pop(t)
+				}
+				delete(p.threads, ev.Tid)
+				if p.cur == t {
+					p.cur = nil
+				}
+			}
+		}
+	}
+}
+
+// Finish implements analyses.Analysis: paths still in progress are
+// truncated (the stage normally returned every frame already).
+func (p *Profiler) Finish() {
+	if p.finished {
+		return
+	}
+	p.finished = true
+	for _, t := range p.sortedThreads() {
+		for len(t.frames) > 0 {
+			p.pop(t)
+		}
+	}
+}
+
+func (p *Profiler) sortedThreads() []*thread {
+	var ts []*thread
+	for _, t := range p.threads {
+		ts = append(ts, t)
+	}
+	for i := 1; i < len(ts); i++ {
+		for j := i; j > 0 && ts[j].tid < ts[j-1].tid; j-- {
+			ts[j], ts[j-1] = ts[j-1], ts[j]
+		}
+	}
+	return ts
+}
+
+func (p *Profiler) thread(tid uint32) *thread {
+	if p.cur != nil && p.cur.tid == tid {
+		return p.cur
+	}
+	t := p.threads[tid]
+	if t == nil {
+		t = &thread{tid: tid}
+		p.threads[tid] = t
+	}
+	p.cur = t
+	return t
+}
+
+func (p *Profiler) call(ev *analyses.Event) {
+	t := p.thread(ev.Tid)
+	if n := len(t.frames); n > 0 {
+		f := &t.frames[n-1]
+		if f.rt != nil && f.cur >= 0 {
+			f.retAddr = f.lastEnd
+			// A call of a function that never returns ends the path
+			// (spec §1.1): when the disassembly did not know the callee
+			// (a call through the PLT), its block gets its EXIT edge now.
+			if p.opt.Routines != nil && int(ev.Block) < p.opt.Routines().Len() {
+				name := p.opt.Routines().Get(calls.RoutineID(ev.Block)).Name
+				if NoReturn(name) && !f.rt.vi[f.cur].hasExit && f.rt.addTail(f.rt.cfg.Blocks[f.cur].End) {
+					p.rebuild(f.rt, false)
+				}
+			}
+		}
+	}
+	t.frames = append(t.frames, frame{cur: -1})
+}
+
+func (p *Profiler) ret(ev *analyses.Event) {
+	t := p.thread(ev.Tid)
+	if len(t.frames) > 0 {
+		p.pop(t)
+	}
+}
+
+// pop ends the top frame's path and removes the frame.
+func (p *Profiler) pop(t *thread) {
+	f := &t.frames[len(t.frames)-1]
+	p.endPath(f)
+	t.frames = t.frames[:len(t.frames)-1]
+}
+
+// endPath ends f's path in progress: through its block's EXIT edge when it
+// has one (ret, tail jump, noreturn call...), truncated otherwise.
+func (p *Profiler) endPath(f *frame) {
+	if f.rt == nil || f.cur < 0 {
+		return
+	}
+	if f.rt.vi[f.cur].hasExit {
+		p.complete(f)
+	} else {
+		p.truncate(f)
+	}
+	f.cur = -1
+}
+
+// complete counts f's path, which leaves through cur's EXIT edge.
+func (p *Profiler) complete(f *frame) {
+	rt := f.rt
+	v := &rt.vi[f.cur]
+	key := f.r
+	if !rt.big {
+		key += v.exitVal
+	}
+	rt.counts[key]++
+	p.Completions++
+	if v.exitNZ {
+		p.Hits++
+	}
+}
+
+// truncate records f's path prefix as cut short (spec §1.7).
+func (p *Profiler) truncate(f *frame) {
+	rt := f.rt
+	seq, ok := rt.prefix(f.cur, f.r)
+	p.Truncations++
+	if !ok {
+		rt.lost++
+		return
+	}
+	addrs := make([]uint64, len(seq))
+	var b strings.Builder
+	for i, s := range seq {
+		addrs[i] = rt.cfg.Blocks[s].Start
+		b.WriteString(strconv.FormatUint(addrs[i], 16))
+		b.WriteByte(',')
+	}
+	k := b.String()
+	tr := rt.trunc[k]
+	if tr == nil {
+		tr = &truncRec{blocks: addrs}
+		rt.trunc[k] = tr
+		rt.truncKey = append(rt.truncKey, k)
+	}
+	tr.count++
+}
+
+// startAt starts a path of f at block w (which must be a head).
+func (p *Profiler) startAt(f *frame, w int32) {
+	rt := f.rt
+	v := &rt.vi[w]
+	if rt.big {
+		f.r = uint64(rt.tr.next(-1, w))
+	} else {
+		f.r = v.headVal
+	}
+	if v.headNZ {
+		p.Hits++
+	}
+	f.cur = w
+}
+
+// step moves f from its block to w along a CFG edge; false if there is no
+// such edge (the caller adds it).
+func (p *Profiler) step(f *frame, w int32) bool {
+	rt := f.rt
+	v := &rt.vi[f.cur]
+	for i := range v.succ {
+		e := &v.succ[i]
+		if e.to != w {
+			continue
+		}
+		if e.back {
+			// Back edge v->w: the path ends through the dummy v->EXIT,
+			// the next starts through the dummy ENTRY->w (spec §1.4).
+			p.complete(f)
+			p.startAt(f, w)
+			return true
+		}
+		if rt.big {
+			f.r = uint64(rt.tr.next(int32(f.r), w))
+		} else {
+			f.r += e.val
+		}
+		if e.nz {
+			p.Hits++
+		}
+		f.cur = w
+		return true
+	}
+	return false
+}
+
+// routineOf returns the state of the routine of block bi.
+func (p *Profiler) routineOf(bi *analyses.BlockInfo) *routine {
+	k := rkey{bi.Routine.Entry, bi.Routine.Object}
+	if rt := p.routines[k]; rt != nil {
+		return rt
+	}
+	rt := &routine{seq: len(p.list), info: bi.Routine, counts: map[uint64]uint64{}, trunc: map[string]*truncRec{}}
+	rt.end = routineEnd(p.opt.Symbols, bi.Routine.Entry, bi.Addr+uint64(bi.Len))
+	var code Code
+	var oc *objCode
+	if p.opt.Code != nil {
+		code, _ = p.opt.Code(bi.Routine)
+	} else if c, err := p.elf.Code(bi.Routine); err == nil {
+		code, oc = c, c
+	}
+	if code != nil && len(code.Read(bi.Routine.Entry, 1)) == 0 {
+		code = nil // the object on disk is not what runs there
+	}
+	rt.code = code
+	if code == nil {
+		rt.extents = map[uint64]tbExtent{}
+	}
+	syms := p.opt.Symbols
+	rt.noReturn = func(target uint64) bool {
+		if syms == nil {
+			return false
+		}
+		r, ok := syms.Routine(target)
+		if !ok || r.Entry != target {
+			return false
+		}
+		if NoReturn(r.Name) {
+			return true
+		}
+		if oc != nil && strings.HasPrefix(r.Name, "[.plt") {
+			if name, ok := oc.pltTarget(target); ok {
+				return NoReturn(name)
+			}
+		}
+		return false
+	}
+	rt.build()
+	if rt.big {
+		rt.tr = newTrie()
+	}
+	p.routines[k] = rt
+	p.list = append(p.list, rt)
+	return rt
+}
+
+// routineEnd finds where the routine entered at entry ends: the first
+// address that Symbols attributes to another routine (at least past
+// known, an address known to be inside).
+func routineEnd(syms analyses.Symbols, entry, known uint64) uint64 {
+	if syms == nil {
+		return known
+	}
+	same := func(pc uint64) bool {
+		r, ok := syms.Routine(pc)
+		return ok && r.Entry == entry
+	}
+	lo, step := entry, uint64(64)
+	hi := entry + step
+	for same(hi) {
+		lo = hi
+		step *= 2
+		if step > 1<<32 {
+			return hi
+		}
+		hi = entry + step
+	}
+	for hi-lo > 1 {
+		m := lo + (hi-lo)/2
+		if same(m) {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return hi
+}
+
+// entry maps emulator block id (at addr, n bytes) onto rt's static blocks.
+func (p *Profiler) entry(id uint32, rt *routine, addr uint64, n uint32) *cacheEntry {
+	if int(id) >= len(p.cache) {
+		p.cache = append(p.cache, make([]cacheEntry, int(id)+1-len(p.cache)+len(p.cache)/2)...)
+	}
+	e := &p.cache[id]
+	if e.rt == rt && e.version == rt.version {
+		return e
+	}
+	*e = cacheEntry{rt: rt, version: rt.version}
+	cfg := rt.cfg
+	first, ok := cfg.Find(addr)
+	if !ok {
+		return e
+	}
+	e.leader = cfg.Blocks[first].Start == addr
+	e.verts = append(e.verts, first)
+	for i := first + 1; int(i) < len(cfg.Blocks) && cfg.Blocks[i].Start < addr+uint64(n); i++ {
+		e.verts = append(e.verts, i)
+	}
+	return e
+}
+
+// block handles a Block event of a visible routine.
+func (p *Profiler) block(ev *analyses.Event) {
+	var bi *analyses.BlockInfo
+	if p.opt.Block != nil {
+		bi = p.opt.Block(ev.Block)
+	}
+	if bi == nil || bi.Routine.Name == "" {
+		return
+	}
+	t := p.thread(ev.Tid)
+	if len(t.frames) == 0 {
+		t.frames = append(t.frames, frame{cur: -1})
+	}
+	f := &t.frames[len(t.frames)-1]
+	rt := p.routineOf(bi)
+	if f.rt != rt {
+		// The activation runs another routine's code without a call (a
+		// jump into it that is not a tail call, e.g. back from a .cold
+		// part): the path ends here and one starts there.
+		if f.rt != nil {
+			p.endPath(f)
+		}
+		f.rt, f.cur, f.retAddr = rt, -1, 0
+	}
+	if rt.code == nil {
+		if _, ok := rt.extents[ev.Addr]; !ok {
+			rt.extents[ev.Addr] = tbExtent{bi.Len, bi.End}
+			p.rebuild(rt, true)
+		}
+	}
+	var e *cacheEntry
+	for try := 0; ; try++ {
+		e = p.entry(ev.Block, rt, ev.Addr, bi.Len)
+		if p.enter(f, ev, e) {
+			break
+		}
+		if try > 8 {
+			panic("paths: CFG of " + rt.info.Name + " does not settle")
+		}
+	}
+	f.lastEnd = ev.Addr + uint64(bi.Len)
+	f.retAddr = 0
+	// Static blocks further inside the emulator block: fall-throughs.
+	for k := 1; k < len(e.verts); k++ {
+		if p.step(f, e.verts[k]) {
+			continue
+		}
+		from := rt.cfg.Blocks[f.cur]
+		rt.addEdge(from.End, rt.cfg.Blocks[e.verts[k]].Start)
+		p.rebuild(rt, true)
+		e = p.entry(ev.Block, rt, ev.Addr, bi.Len)
+		k = indexOf(e.verts, f.cur) // retry the step from where f is
+		if k < 0 {
+			break
+		}
+	}
+}
+
+func indexOf(xs []int32, x int32) int {
+	for i, v := range xs {
+		if v == x {
+			return i
+		}
+	}
+	return -1
+}
+
+// enter moves f into the first static block of emulator block e (at
+// ev.Addr). It returns false after changing the CFG (the caller maps the
+// block again and retries).
+func (p *Profiler) enter(f *frame, ev *analyses.Event, e *cacheEntry) bool {
+	rt := f.rt
+	if len(e.verts) == 0 {
+		// Code the disassembly never reached.
+		rt.addRoot(ev.Addr)
+		p.rebuild(rt, true)
+		return false
+	}
+	w := e.verts[0]
+	if f.cur >= 0 && !e.leader && w == f.cur && f.lastEnd == ev.Addr {
+		return true // the emulator cut a static block (page end, syscall...)
+	}
+	if !e.leader {
+		rt.addRoot(ev.Addr) // a jump into the middle of a static block
+		p.rebuild(rt, true)
+		return false
+	}
+	if f.cur >= 0 && f.retAddr != 0 && ev.Addr != f.retAddr {
+		// The frame resumes elsewhere than where its call returns: a
+		// longjmp or exception landed here. The path in progress is
+		// truncated and a new one starts at the landing site (spec §1.7).
+		p.truncate(f)
+		f.cur, f.retAddr = -1, 0
+	}
+	if f.cur < 0 {
+		if !rt.vi[w].isHead {
+			rt.addHead(ev.Addr)
+			p.rebuild(rt, false)
+			return false
+		}
+		p.startAt(f, w)
+		return true
+	}
+	if p.step(f, w) {
+		return true
+	}
+	rt.addEdge(rt.cfg.Blocks[f.cur].End, ev.Addr)
+	p.rebuild(rt, true)
+	return false
+}

@@ -1,0 +1,247 @@
+package paths
+
+import (
+	"fmt"
+	"testing"
+)
+
+func want(t *testing.T, got map[string]uint64, w map[string]uint64) {
+	t.Helper()
+	if fmt.Sprint(got) != fmt.Sprint(w) {
+		t.Errorf("counts %v, want %v", got, w)
+	}
+}
+
+// The spec's O1 loop (§4.1) as x86 code: B0 falls into the loop header
+// B1; the trace B0 B1 B2 B3 B1 B2 B4 B1 B5 gives ids 0, 4, 5 once each.
+// The emulator's first block spans B0 and B1 (no branch between them).
+func TestProfileO1(t *testing.T) {
+	a := newAsm(0x1000).
+		label("B0").nop().
+		label("B1").nop().je("B5").
+		label("B2").nop().je("B4").
+		label("B3").nop().jmp("B1").
+		label("B4").nop().jmp("B1").
+		label("B5").ret()
+	p := newProgram(a).routine("loop", 0x1000, a.pc())
+	prof := newRunner(p).run(1, "B0", "B2", "B3", "B1", "B2", "B4", "B1", "B5").profile(t)
+	want(t, counts(t, prof, "loop"), map[string]uint64{"0": 1, "4": 1, "5": 1})
+	r := routineOut(t, prof, "loop")
+	if r.NumPaths != "6" || r.CFG != CFGStatic || r.Probes != 3 || r.Blocks != 6 {
+		t.Errorf("routine %+v", r)
+	}
+	// Path 4 is <B1 B2 B4>.
+	for _, x := range r.Paths {
+		if x.ID == "4" && fmt.Sprint(x.Blocks) != fmt.Sprintf("[%#x %#x %#x]", p.labels["B1"], p.labels["B2"], p.labels["B4"]) {
+			t.Errorf("path 4 blocks %v", x.Blocks)
+		}
+	}
+	// Probe hits: ENTRY->B0 (0), B0->B1 (0), B1->B2, B2->B3 (0), B3->EXIT
+	// dummy (0), ENTRY->B1 (3: a hit), B1->B2, B2->B4 (1: hit),
+	// B4->EXIT (0), ENTRY->B1 (hit), B1->B5 (2: hit), B5->EXIT (0).
+	if prof.Hits != 4 || prof.Completions != 3 || prof.Truncations != 0 {
+		t.Errorf("hits %d completions %d truncations %d", prof.Hits, prof.Completions, prof.Truncations)
+	}
+}
+
+// Calls do not end paths; each activation (recursion too) has its own
+// register.
+func TestProfileRecursion(t *testing.T) {
+	m := newAsm(0x1000).label("M0").call("F0").label("M1").call("F0").label("M2").ret()
+	f := newAsm(0x2000).
+		label("F0").nop().je("F2").
+		label("F1").call("F0").
+		label("F2").ret()
+	p := newProgram(m, f).routine("main", 0x1000, m.pc()).routine("f", 0x2000, f.pc())
+	// main -> f (recurses once) ; main -> f (does not recurse).
+	prof := newRunner(p).run(1, "M0", "F0", "F1", "F0", "F2", "F2", "M1", "F0", "F2", "M2").profile(t)
+	// f: <F0 F1 F2> id 0 (outer), <F0 F2> id 1 (inner and second call).
+	want(t, counts(t, prof, "f"), map[string]uint64{"0": 1, "1": 2})
+	want(t, counts(t, prof, "main"), map[string]uint64{"0": 1})
+	if prof.Truncations != 0 {
+		t.Errorf("%d truncations", prof.Truncations)
+	}
+}
+
+// Two threads in the same routine keep separate registers.
+func TestProfileThreads(t *testing.T) {
+	f := newAsm(0x2000).
+		label("F0").nop().je("F2").
+		label("F1").nop().
+		label("F2").ret()
+	p := newProgram(f).routine("f", 0x2000, f.pc())
+	// The emulator block at F1 runs on into F2 (no branch between them).
+	prof := newRunner(p).run(1, "F0").run(2, "F0").run(1, "F1").run(2, "F2").profile(t)
+	// Thread 1: F0 F1 F2 (id 0) ; thread 2: F0 F2 (id 1).
+	want(t, counts(t, prof, "f"), map[string]uint64{"0": 1, "1": 1})
+}
+
+// A longjmp back into main: the frames it skips record truncated paths,
+// main's path in progress is truncated, and a path starts at the landing
+// site (a new head).
+func TestProfileLongjmp(t *testing.T) {
+	m := newAsm(0x1000).
+		label("M0").call("S0").
+		label("M1").nop().je("M3").
+		label("M2").call("F0").
+		label("M3").ret()
+	s := newAsm(0x2000).label("S0").ret()
+	f := newAsm(0x3000).label("F0").call("H0").label("F1").ret()
+	h := newAsm(0x4000).label("H0").raw(0xff, 0xe0) // jmp *%rax
+	p := newProgram(m, s, f, h).routine("main", 0x1000, m.pc()).routine("setjmp", 0x2000, s.pc()).
+		routine("f", 0x3000, f.pc()).routine("longjmp", 0x4000, h.pc())
+	r := newRunner(p).run(1, "M0", "S0", "M1", "M2", "F0", "H0")
+	r.setSP(1, 0x7fff0000).run(1, "M1", "M3")
+	prof := r.profile(t)
+	mr := routineOut(t, prof, "main")
+	if len(mr.Truncated) != 1 || mr.Truncated[0].Count != 1 ||
+		fmt.Sprint(mr.Truncated[0].Blocks) != fmt.Sprintf("[%#x %#x %#x]", p.labels["M0"], p.labels["M1"], p.labels["M2"]) {
+		t.Errorf("main truncated %+v", mr.Truncated)
+	}
+	if len(mr.Paths) != 1 || fmt.Sprint(mr.Paths[0].Blocks) != fmt.Sprintf("[%#x %#x]", p.labels["M1"], p.labels["M3"]) || mr.CFG != CFGStatic {
+		t.Errorf("main paths %+v cfg %s", mr.Paths, mr.CFG)
+	}
+	// f calls longjmp, a function that does not return: its path ends
+	// there, complete.
+	if fr := routineOut(t, prof, "f"); len(fr.Paths) != 1 || len(fr.Truncated) != 0 || fr.NumPaths != "1" {
+		t.Errorf("f: %+v", fr)
+	}
+	// longjmp's block ends in an indirect jump out of the routine: an exit.
+	want(t, counts(t, prof, "longjmp"), map[string]uint64{"0": 1})
+	if prof.Truncations != 1 || prof.Completions != 4 {
+		t.Errorf("completions %d truncations %d", prof.Completions, prof.Truncations)
+	}
+}
+
+// Transitions the disassembly could not know (an indirect jump) are added
+// when executed; counts taken under the earlier numbering move to the new
+// ids, also for an activation in progress (the outer one).
+func TestProfileDynamicEdges(t *testing.T) {
+	a := newAsm(0x1000).
+		label("R0").nop().je("R2").
+		label("R1").call("R0").
+		label("R2").nop().raw(0xff, 0xe0). // jmp *%rax
+		label("R3").ret().
+		label("R4").ret()
+	p := newProgram(a).routine("r", 0x1000, a.pc())
+	prof := newRunner(p).run(1, "R0", "R1", "R0", "R2", "R3", "R2", "R4").profile(t)
+	// Final DAG: R0->R1 0, R0->R2 3, R1->R2 0, R2->R3 0, R2->R4 1,
+	// R2->EXIT 2. Inner <R0 R2 R3> = 3, outer <R0 R1 R2 R4> = 1.
+	want(t, counts(t, prof, "r"), map[string]uint64{"1": 1, "3": 1})
+	if r := routineOut(t, prof, "r"); r.CFG != CFGStaticDynamic || r.NumPaths != "6" || r.Lost != 0 {
+		t.Errorf("routine %+v", r)
+	}
+}
+
+// The second target of an indirect jump has a lower address than the
+// first: the path counted first changes id.
+func TestProfileDynamicRenumber(t *testing.T) {
+	a := newAsm(0x1000).
+		label("R0").nop().raw(0xff, 0xe0).
+		label("R1").ret().
+		label("R2").ret()
+	p := newProgram(a).routine("r", 0x1000, a.pc())
+	prof := newRunner(p).run(1, "R0", "R2").run(2, "R0", "R1").run(3, "R0", "R2").profile(t)
+	// R0 -> R1 (0), R2 (1), EXIT (2).
+	want(t, counts(t, prof, "r"), map[string]uint64{"0": 1, "1": 2})
+}
+
+// A jump into the middle of a static block splits it; the path counted
+// through the whole block becomes a path through both halves.
+func TestProfileSplit(t *testing.T) {
+	a := newAsm(0x1000).
+		label("A0").nop().je("B0").
+		label("A1").nop().nop().nop().ret().
+		label("B0").nop().raw(0xff, 0xe0) // jmp *%rax to A1+2
+	p := newProgram(a).routine("r", 0x1000, a.pc())
+	mid := p.labels["A1"] + 2
+	prof := newRunner(p).run(1, "A0", "A1").run(2, "A0", "B0", mid).profile(t)
+	r := routineOut(t, prof, "r")
+	var got []string
+	for _, x := range r.Paths {
+		got = append(got, fmt.Sprint(x.Count, x.Blocks))
+	}
+	w := []string{
+		fmt.Sprintf("1 [%#x %#x %#x]", p.labels["A0"], p.labels["A1"], mid),
+		fmt.Sprintf("1 [%#x %#x %#x]", p.labels["A0"], p.labels["B0"], mid),
+	}
+	if fmt.Sprint(got) != fmt.Sprint(w) || r.CFG != CFGStaticDynamic || r.Blocks != 4 {
+		t.Errorf("paths %v, want %v (cfg %s, %d blocks)", got, w, r.CFG, r.Blocks)
+	}
+}
+
+// A call of a function that never returns ends the path (it is counted,
+// not truncated, when the run ends inside the callee); known statically by
+// the callee's name, or from the Call event for a call through a pointer.
+func TestProfileNoReturn(t *testing.T) {
+	m := newAsm(0x1000).
+		label("M0").nop().je("M2").
+		label("M1").call("E0").
+		label("M2").ret()
+	n := newAsm(0x1100).
+		label("N0").raw(0xff, 0xd0). // call *%rax
+		label("N1").ret()
+	e := newAsm(0x2000).label("E0").raw(0x0f, 0x05).ret() // syscall; ret
+	p := newProgram(m, n, e).routine("main", 0x1000, m.pc()).routine("indirect", 0x1100, n.pc()).routine("exit", 0x2000, e.pc())
+	prof := newRunner(p).run(1, "M0", "M1", "E0").run(2, "N0", "E0").profile(t)
+	mr := routineOut(t, prof, "main")
+	// M1 has no fall-through edge: main's DAG has 2 paths.
+	if mr.NumPaths != "2" || len(mr.Paths) != 1 || mr.Paths[0].Count != 1 || len(mr.Truncated) != 0 {
+		t.Errorf("main %+v", mr)
+	}
+	ir := routineOut(t, prof, "indirect")
+	if len(ir.Paths) != 1 || len(ir.Truncated) != 0 || ir.NumPaths != "2" {
+		t.Errorf("indirect %+v", ir)
+	}
+	if er := routineOut(t, prof, "exit"); len(er.Truncated) != 1 || er.Truncated[0].Count != 2 {
+		t.Errorf("exit %+v", er)
+	}
+}
+
+// Jump tables of both forms gcc emits are resolved statically.
+func TestProfileJumpTables(t *testing.T) {
+	// PIC: cmp $2,%edi; ja def; lea T(%rip),%rdx; movslq (%rdx,%rdi,4),%rax;
+	// add %rdx,%rax; jmp *%rax.
+	a := newAsm(0x1000).
+		label("J0").raw(0x83, 0xff, 0x02).rel([]byte{0x0f, 0x87}, "DEF").
+		label("J1").rel([]byte{0x48, 0x8d, 0x15}, "T").raw(0x48, 0x63, 0x04, 0xba, 0x48, 0x01, 0xd0, 0xff, 0xe0).
+		label("C0").nop().ret().
+		label("C1").nop().ret().
+		label("C2").nop().ret().
+		label("DEF").ret()
+	end1 := a.pc()
+	a.label("T")
+	tbl := a.pc()
+	for _, c := range []string{"C0", "C1", "C2"} {
+		off := uint32(int32(int64(a.labels[c]) - int64(tbl)))
+		a.raw(byte(off), byte(off>>8), byte(off>>16), byte(off>>24))
+	}
+	// Absolute: cmp $1,%edi; ja def; jmp *T2(,%rdi,8).
+	b := newAsm(0x2000).
+		label("K0").raw(0x83, 0xff, 0x01).rel([]byte{0x0f, 0x87}, "KDEF").
+		label("K1").raw(0xff, 0x24, 0xfd, 0x00, 0x30, 0x00, 0x00). // T2 = 0x3000
+		label("D0").ret().
+		label("D1").nop().ret().
+		label("KDEF").ret()
+	end2 := b.pc()
+	t2 := newAsm(0x3000).label("T2").raw(8, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0) // patched below
+	p := newProgram(a, b, t2).routine("sw", 0x1000, end1).routine("sw2", 0x2000, end2)
+	for i, c := range []string{"D0", "D1"} {
+		v := p.labels[c]
+		for j := 0; j < 8; j++ {
+			p.mem[0x3000+uint64(8*i+j)] = byte(v >> (8 * j))
+		}
+	}
+	prof := newRunner(p).run(1, "J0", "J1", "C1").run(3, "J0", "J1", "C2").run(4, "J0", "DEF").
+		run(2, "K0", "K1", "D1").profile(t)
+	r := routineOut(t, prof, "sw")
+	// J0 -> J1 (0), DEF (3); J1 -> C0 (0), C1 (1), C2 (2).
+	if r.CFG != CFGStatic || r.NumPaths != "4" {
+		t.Errorf("sw: cfg %s num_paths %s", r.CFG, r.NumPaths)
+	}
+	want(t, counts(t, prof, "sw"), map[string]uint64{"1": 1, "2": 1, "3": 1})
+	if r2 := routineOut(t, prof, "sw2"); r2.CFG != CFGStatic || r2.NumPaths != "3" {
+		t.Errorf("sw2: %+v", r2)
+	}
+	want(t, counts(t, prof, "sw2"), map[string]uint64{"1": 1})
+}

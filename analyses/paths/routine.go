@@ -1,0 +1,300 @@
+package paths
+
+import (
+	"slices"
+
+	"emuprof/analyses"
+)
+
+// CFG provenance, as the output reports it per routine (issue 11, point 7).
+const (
+	CFGStatic        = "static"         // static disassembly found every transition the run took
+	CFGStaticDynamic = "static+dynamic" // the run added transitions (or leaders) the disassembly missed
+	CFGDynamic       = "dynamic"        // no code to disassemble: the CFG is what the run executed
+)
+
+// routine is the path-profiling state of one routine that executed.
+type routine struct {
+	seq  int // order of first execution
+	info analyses.Routine
+	end  uint64 // range end (exclusive)
+	code Code   // nil: no code on disk (CFG from execution only)
+	// noReturn tells whether a direct call target never returns.
+	noReturn func(uint64) bool
+
+	// What the run taught beyond static recovery, in order of discovery
+	// (the CFG and DAG are a function of these and the code).
+	roots    []uint64             // leaders the disassembly missed
+	extents  map[uint64]tbExtent  // without code: executed block extents
+	dynEdges [][2]uint64          // (end of source block, target start)
+	heads    []uint64             // extra path heads (ENTRY->w dummies)
+	tails    []uint64             // ends of blocks given an extra v->EXIT
+	dynamic  bool                 // dynamic edges or leaders were added
+	tables   int                  // jump tables resolved statically
+	unres    int                  // indirect jumps left unresolved statically
+	lost     uint64               // path executions that could not be migrated (never expected)
+	seen     map[[2]uint64]bool   // dynEdges as a set
+	headSet  map[uint64]bool      // heads as a set
+	tailSet  map[uint64]bool      // tails as a set
+	rootSet  map[uint64]bool      // roots as a set
+	version  int                  // bumped on every rebuild
+	cfg      *CFG                 // current CFG
+	dag      *DAG                 // current DAG and numbering
+	vi       []vinfo              // current run-time tables (labels = Val)
+	big      bool                 // NumPaths(ENTRY) >= 2^63: registers hold trie nodes
+	tr       *trie                // big only
+	counts   map[uint64]uint64    // path id (big: trie node) -> executions
+	trunc    map[string]*truncRec // truncated in-progress paths, by block sequence
+	truncKey []string             // keys of trunc in order of first sight
+}
+
+type tbExtent struct {
+	len uint32
+	end analyses.End
+}
+
+// truncRec counts executions of a path prefix that ended without reaching
+// EXIT (spec §1.7: exit/abort with frames live, longjmp, thread exit).
+type truncRec struct {
+	blocks []uint64
+	count  uint64
+}
+
+// cfgKind says where the routine's CFG came from.
+func (rt *routine) cfgKind() string {
+	switch {
+	case rt.code == nil:
+		return CFGDynamic
+	case rt.dynamic:
+		return CFGStaticDynamic
+	}
+	return CFGStatic
+}
+
+// build recovers the CFG and numbers the DAG from the current knowledge.
+func (rt *routine) build() {
+	var cfg *CFG
+	if rt.code != nil {
+		res := Recover(Recovery{Entry: rt.info.Entry, End: rt.end, Code: rt.code, NoReturn: rt.noReturn, Roots: rt.roots})
+		cfg = res.CFG
+		rt.tables, rt.unres = res.Tables, res.Unresolved
+	} else {
+		cfg = rt.extentCFG()
+	}
+	if len(cfg.Blocks) == 0 || cfg.Blocks[0].Start != rt.info.Entry {
+		// The entry could not be decoded: a one-byte entry block keeps
+		// the numbering well-formed.
+		cfg.Blocks = slices.Insert(cfg.Blocks, 0, Block{Start: rt.info.Entry, End: rt.info.Entry + 1, Exit: true})
+		for i := range cfg.Blocks[1:] {
+			for j := range cfg.Blocks[i+1].Succ {
+				cfg.Blocks[i+1].Succ[j]++
+			}
+		}
+	}
+	for _, e := range rt.dynEdges {
+		from, ok1 := cfg.Find(e[0] - 1)
+		to, ok2 := cfg.Leader(e[1])
+		if !ok1 || !ok2 || cfg.Blocks[from].End != e[0] {
+			continue
+		}
+		b := &cfg.Blocks[from]
+		if !slices.Contains(b.Succ, to) {
+			b.Succ = append(b.Succ, to)
+			slices.Sort(b.Succ)
+		}
+	}
+	rt.cfg = cfg
+	rt.number()
+}
+
+// number builds the DAG of the current CFG with the current heads and tails.
+func (rt *routine) number() {
+	cfg := rt.cfg
+	var heads, tails []int32
+	for _, h := range rt.heads {
+		if b, ok := cfg.Leader(h); ok {
+			heads = append(heads, b)
+		}
+	}
+	for _, t := range rt.tails {
+		if b, ok := cfg.Find(t - 1); ok && cfg.Blocks[b].End == t {
+			tails = append(tails, b)
+		}
+	}
+	rt.dag = BuildDAG(cfg, heads, tails)
+	rt.big = rt.dag.Num.Overflow
+	if rt.big {
+		rt.vi = rt.dag.runtime(make([]uint64, len(rt.dag.G.Edges)))
+		nz := rt.bigNonZero()
+		rt.markNonZero(nz)
+	} else {
+		rt.vi = rt.dag.runtime(rt.dag.Num.Val)
+		rt.markNonZero(nil)
+	}
+	rt.version++
+}
+
+// bigNonZero is the probe flags (label != 0) of an overflowing numbering.
+func (rt *routine) bigNonZero() []uint64 {
+	nz := make([]uint64, len(rt.dag.G.Edges))
+	for i, v := range rt.dag.Num.BigVal {
+		if v.Sign() != 0 {
+			nz[i] = 1
+		}
+	}
+	return nz
+}
+
+// markNonZero sets the probe flags of the run-time tables: from nz (one per
+// edge) when given, else from the labels themselves.
+func (rt *routine) markNonZero(nz []uint64) {
+	if nz == nil {
+		for i := range rt.vi {
+			v := &rt.vi[i]
+			v.headNZ, v.exitNZ = v.headVal != 0, v.exitVal != 0
+			for j := range v.succ {
+				v.succ[j].nz = v.succ[j].val != 0
+			}
+		}
+		return
+	}
+	g := rt.dag.G
+	for _, ei := range g.Out[Entry] {
+		rt.vi[VertexBlock(g.Edges[ei].To)].headNZ = nz[ei] != 0
+	}
+	for i := range rt.vi {
+		b := int32(i)
+		if !rt.dag.Reached[b] {
+			continue
+		}
+		v := &rt.vi[b]
+		for _, ei := range g.Out[BlockVertex(b)] {
+			e := g.Edges[ei]
+			if e.To == g.Exit() {
+				v.exitNZ = nz[ei] != 0
+				continue
+			}
+			for j := range v.succ {
+				if !v.succ[j].back && v.succ[j].to == VertexBlock(e.To) {
+					v.succ[j].nz = nz[ei] != 0
+				}
+			}
+		}
+	}
+}
+
+// extentCFG is the CFG of a routine without code: the executed blocks'
+// extents, cut at each other's starts, linked by the run's transitions
+// (added by build from dynEdges) and by fall-through inside an extent.
+func (rt *routine) extentCFG() *CFG {
+	cfg := &CFG{Entry: rt.info.Entry, End: rt.end}
+	starts := make([]uint64, 0, len(rt.extents))
+	for a := range rt.extents {
+		starts = append(starts, a)
+	}
+	slices.Sort(starts)
+	type piece struct {
+		start, end uint64
+		exit       bool
+	}
+	var ps []piece
+	for i, a := range starts {
+		x := rt.extents[a]
+		end := a + uint64(x.len)
+		if i+1 < len(starts) && starts[i+1] < end {
+			ps = append(ps, piece{a, starts[i+1], false}) // falls into the next start
+			continue
+		}
+		ps = append(ps, piece{a, end, x.end == analyses.EndRet || x.end == analyses.EndJump || x.end == analyses.EndOther})
+	}
+	for i, p := range ps {
+		b := Block{Start: p.start, End: p.end, Exit: p.exit}
+		if i+1 < len(ps) && ps[i+1].start == p.end && !p.exit {
+			b.Succ = []int32{int32(i + 1)}
+		}
+		cfg.Blocks = append(cfg.Blocks, b)
+	}
+	return cfg
+}
+
+func (rt *routine) addRoot(a uint64) {
+	if rt.rootSet == nil {
+		rt.rootSet = map[uint64]bool{}
+	}
+	if !rt.rootSet[a] {
+		rt.rootSet[a] = true
+		rt.roots = append(rt.roots, a)
+		rt.dynamic = true
+	}
+}
+
+func (rt *routine) addEdge(fromEnd, to uint64) {
+	if rt.seen == nil {
+		rt.seen = map[[2]uint64]bool{}
+	}
+	k := [2]uint64{fromEnd, to}
+	if !rt.seen[k] {
+		rt.seen[k] = true
+		rt.dynEdges = append(rt.dynEdges, k)
+		rt.dynamic = true
+	}
+}
+
+func (rt *routine) addHead(a uint64) bool {
+	if rt.headSet == nil {
+		rt.headSet = map[uint64]bool{}
+	}
+	if rt.headSet[a] {
+		return false
+	}
+	rt.headSet[a] = true
+	rt.heads = append(rt.heads, a)
+	return true
+}
+
+func (rt *routine) addTail(end uint64) bool {
+	if rt.tailSet == nil {
+		rt.tailSet = map[uint64]bool{}
+	}
+	if rt.tailSet[end] {
+		return false
+	}
+	rt.tailSet[end] = true
+	rt.tails = append(rt.tails, end)
+	return true
+}
+
+// trie interns block sequences (paths of routines whose ids do not fit in
+// 64 bits): a node is a sequence, its parent the sequence without its last
+// block.
+type trie struct {
+	parent []int32
+	block  []int32
+	child  map[uint64]int32
+}
+
+func newTrie() *trie { return &trie{child: map[uint64]int32{}} }
+
+// next returns the node of node's sequence followed by block b (node -1:
+// the sequence of b alone).
+func (t *trie) next(node, b int32) int32 {
+	k := uint64(uint32(node))<<32 | uint64(uint32(b))
+	if n, ok := t.child[k]; ok {
+		return n
+	}
+	n := int32(len(t.parent))
+	t.parent = append(t.parent, node)
+	t.block = append(t.block, b)
+	t.child[k] = n
+	return n
+}
+
+// seq returns node's block sequence.
+func (t *trie) seq(node int32) []int32 {
+	var out []int32
+	for n := node; n >= 0; n = t.parent[n] {
+		out = append(out, t.block[n])
+	}
+	slices.Reverse(out)
+	return out
+}
