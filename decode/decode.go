@@ -19,6 +19,10 @@ type Info struct {
 	// RDTSC lists the offsets of rdtsc/rdtscp instructions in the block;
 	// the emulator must make them return virtual time.
 	RDTSC []uint32
+	// X87 lists the offsets of the x87 instructions the emulator computes
+	// itself because the engine gets them wrong (fprem, fprem1), in their
+	// plain two-byte form (d9 xx, no prefix).
+	X87 []uint32
 }
 
 // Block decodes the code of one block (exactly the bytes the emulator
@@ -40,8 +44,13 @@ func Block(code []byte) Info {
 			return info
 		}
 		info.End = classify(inst.Op)
-		if inst.Op == x86asm.RDTSC || inst.Op == x86asm.RDTSCP {
+		switch inst.Op {
+		case x86asm.RDTSC, x86asm.RDTSCP:
 			info.RDTSC = append(info.RDTSC, uint32(off))
+		case x86asm.FPREM, x86asm.FPREM1:
+			if inst.Len == 2 && code[off] == 0xd9 {
+				info.X87 = append(info.X87, uint32(off))
+			}
 		}
 		off += inst.Len
 	}

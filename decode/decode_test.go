@@ -1,6 +1,7 @@
 package decode
 
 import (
+	"fmt"
 	"testing"
 
 	"emuprof/analyses"
@@ -14,29 +15,34 @@ func TestBlock(t *testing.T) {
 		end   analyses.End
 		last  uint32
 		tsc   int
+		x87   []uint32
 	}{
 		// push rbp; mov rbp,rsp; call rel32
-		{"call", []byte{0x55, 0x48, 0x89, 0xe5, 0xe8, 0, 0, 0, 0}, 3, analyses.EndCall, 4, 0},
+		{"call", []byte{0x55, 0x48, 0x89, 0xe5, 0xe8, 0, 0, 0, 0}, 3, analyses.EndCall, 4, 0, nil},
 		// pop rbp; ret
-		{"ret", []byte{0x5d, 0xc3}, 2, analyses.EndRet, 1, 0},
+		{"ret", []byte{0x5d, 0xc3}, 2, analyses.EndRet, 1, 0, nil},
 		// xor eax,eax; jmp rel8
-		{"jmp", []byte{0x31, 0xc0, 0xeb, 0x10}, 2, analyses.EndJump, 2, 0},
+		{"jmp", []byte{0x31, 0xc0, 0xeb, 0x10}, 2, analyses.EndJump, 2, 0, nil},
 		// cmp eax,1; jne rel8
-		{"jcc", []byte{0x83, 0xf8, 0x01, 0x75, 0xf0}, 2, analyses.EndCond, 3, 0},
+		{"jcc", []byte{0x83, 0xf8, 0x01, 0x75, 0xf0}, 2, analyses.EndCond, 3, 0, nil},
 		// mov eax,60; syscall
-		{"syscall", []byte{0xb8, 60, 0, 0, 0, 0x0f, 0x05}, 2, analyses.EndSyscall, 5, 0},
+		{"syscall", []byte{0xb8, 60, 0, 0, 0, 0x0f, 0x05}, 2, analyses.EndSyscall, 5, 0, nil},
 		// rdtsc; shl rdx,32; nop
-		{"rdtsc", []byte{0x0f, 0x31, 0x48, 0xc1, 0xe2, 0x20, 0x90}, 3, analyses.EndOther, 6, 1},
+		{"rdtsc", []byte{0x0f, 0x31, 0x48, 0xc1, 0xe2, 0x20, 0x90}, 3, analyses.EndOther, 6, 1, nil},
 		// call *%rax
-		{"indirect call", []byte{0xff, 0xd0}, 1, analyses.EndCall, 0, 0},
+		{"indirect call", []byte{0xff, 0xd0}, 1, analyses.EndCall, 0, 0, nil},
 		// nop; then popcnt cut after its opcode (f3 48 0f b8), as the
 		// engine translates an instruction it refuses
-		{"truncated", []byte{0x90, 0xf3, 0x48, 0x0f, 0xb8}, 2, analyses.EndOther, 1, 0},
+		{"truncated", []byte{0x90, 0xf3, 0x48, 0x0f, 0xb8}, 2, analyses.EndOther, 1, 0, nil},
+		// fld st(1); fprem; fnstsw ax; fprem1; a prefixed fprem (left
+		// to the engine); fstp st(1)
+		{"fprem", []byte{0xd9, 0xc1, 0xd9, 0xf8, 0xdf, 0xe0, 0xd9, 0xf5, 0x66, 0xd9, 0xf8, 0xdd, 0xd9}, 6, analyses.EndOther, 11, 0, []uint32{2, 6}},
 	}
 	for _, c := range cases {
 		got := Block(c.code)
-		if got.Insns != c.insns || got.End != c.end || got.Last != c.last || len(got.RDTSC) != c.tsc {
-			t.Errorf("%s: got %+v, want insns %d end %d last %d rdtsc %d", c.name, got, c.insns, c.end, c.last, c.tsc)
+		if got.Insns != c.insns || got.End != c.end || got.Last != c.last || len(got.RDTSC) != c.tsc ||
+			fmt.Sprint(got.X87) != fmt.Sprint(c.x87) {
+			t.Errorf("%s: got %+v, want insns %d end %d last %d rdtsc %d x87 %v", c.name, got, c.insns, c.end, c.last, c.tsc, c.x87)
 		}
 	}
 }

@@ -69,9 +69,10 @@ type Engine struct {
 	lines  bool
 
 	rdtsc func(uint64) uint64
-	// tsc maps the address of each rdtsc/rdtscp the guest executes, patched
-	// into a syscall instruction, to the original instruction's length.
-	tsc       map[uint64]int
+	// patched maps the address of each instruction the guest executes that
+	// was overwritten with a syscall instruction (rdtsc, rdtscp, and the
+	// x87 instructions of x87.go) to what Run must do there instead.
+	patched   map[uint64]patchKind
 	flush     []uint64 // pages whose translations must be dropped before resuming
 	codePages map[uint64]bool
 	memEvents bool // the memory hooks are installed: record reads done in Go too
@@ -123,7 +124,7 @@ func New(opts Options) (*Engine, error) {
 	if opts.BufferEvents <= 0 {
 		opts.BufferEvents = 1 << 16
 	}
-	e := &Engine{tsc: map[uint64]int{}, codePages: map[uint64]bool{},
+	e := &Engine{patched: map[uint64]patchKind{}, codePages: map[uint64]bool{},
 		blocks: analyses.NewBlockTable(), syms: opts.Symbols, lines: opts.Lines}
 	if err := ucErr("uc_open", C.uc_open(C.UC_ARCH_X86, C.UC_MODE_64, &e.uc)); err != nil {
 		return nil, err
@@ -308,8 +309,8 @@ func emuBlockMiss(h C.uintptr_t, addr C.uint64_t, length C.uint32_t) {
 	for p := uint64(addr) &^ 0xfff; p < uint64(addr)+uint64(n); p += 0x1000 {
 		e.codePages[p] = true
 	}
-	if len(info.RDTSC) > 0 {
-		e.patchRDTSC(uint64(addr), code, info.RDTSC)
+	if len(info.RDTSC) > 0 || len(info.X87) > 0 {
+		e.patch(uint64(addr), code, info)
 		return
 	}
 	bi := analyses.BlockInfo{Addr: uint64(addr), Len: uint32(length), Insns: uint32(info.Insns), End: info.End}
@@ -323,39 +324,76 @@ func emuBlockMiss(h C.uintptr_t, addr C.uint64_t, length C.uint32_t) {
 	C.emu_table_put(e.st, addr, length, C.uint32_t(info.Insns), C.uint8_t(info.End), C.uint32_t(id))
 }
 
-// patchRDTSC makes rdtsc and rdtscp return virtual time. Unicorn 2.0 can
-// neither hook them (UC_HOOK_INSN refuses RDTSC) nor keep a code hook on them
-// without miscompiling the surrounding code (measured: ld.so crashes), so each
-// one is overwritten with `syscall` (plus a nop for rdtscp's third byte) and
-// Run answers those syscalls itself. The block is stopped before it runs and
-// retranslated from the patched bytes.
-func (e *Engine) patchRDTSC(addr uint64, code []byte, offs []uint32) {
-	for _, off := range offs {
+// patchKind is what a patched instruction was.
+type patchKind uint8
+
+const (
+	patchRDTSC patchKind = iota + 1
+	patchRDTSCP
+	patchFPREM
+	patchFPREM1
+)
+
+// patch makes rdtsc and rdtscp return virtual time, and the x87
+// instructions Unicorn computes wrongly (x87.go) compute what the hardware
+// does. Unicorn 2.0 can neither hook rdtsc (UC_HOOK_INSN refuses RDTSC) nor
+// keep a code hook on an instruction without miscompiling the surrounding
+// code (measured: ld.so crashes), so each one is overwritten with `syscall`
+// (plus a nop for rdtscp's third byte; the x87 ones are two bytes, d9 xx)
+// and Run answers those syscalls itself. The block is stopped before it
+// runs and retranslated from the patched bytes.
+func (e *Engine) patch(addr uint64, code []byte, info decode.Info) {
+	put := func(off uint32, kind patchKind, bytes []byte) bool {
 		a := addr + uint64(off)
-		patch := []byte{0x0f, 0x05}
-		if code[off+1] == 0x01 { // rdtscp: 0f 01 f9
-			patch = append(patch, 0x90)
+		if err := e.WriteMem(a, bytes); err != nil {
+			e.failure = fmt.Errorf("patching the instruction at %#x: %w", a, err)
+			return false
 		}
-		if err := e.WriteMem(a, patch); err != nil {
-			e.failure = fmt.Errorf("patching rdtsc at %#x: %w", a, err)
+		e.patched[a] = kind
+		e.flush = append(e.flush, a&^0xfff)
+		return true
+	}
+	for _, off := range info.RDTSC {
+		kind, bytes := patchRDTSC, []byte{0x0f, 0x05}
+		if code[off+1] == 0x01 { // rdtscp: 0f 01 f9
+			kind, bytes = patchRDTSCP, []byte{0x0f, 0x05, 0x90}
+		}
+		if !put(off, kind, bytes) {
 			break
 		}
-		e.tsc[a] = len(patch)
-		e.flush = append(e.flush, a&^0xfff)
+	}
+	for _, off := range info.X87 {
+		var kind patchKind
+		switch code[off+1] {
+		case 0xf8:
+			kind = patchFPREM
+		case 0xf5:
+			kind = patchFPREM1
+		default:
+			continue
+		}
+		if !put(off, kind, []byte{0x0f, 0x05}) {
+			break
+		}
 	}
 	e.st.reason = C.STOP_REQUEST
 }
 
-// answerRDTSC completes a patched rdtsc (RIP is past the syscall bytes).
-func (e *Engine) answerRDTSC(pc uint64, rdtscp bool, sliceInsns uint64) {
-	var tsc uint64
-	if e.rdtsc != nil {
-		tsc = e.rdtsc(sliceInsns)
-	}
-	_ = e.setReg(C.UC_X86_REG_RAX, tsc&0xffffffff)
-	_ = e.setReg(C.UC_X86_REG_RDX, tsc>>32)
-	if rdtscp {
-		_ = e.setReg(C.UC_X86_REG_RCX, 0) // IA32_TSC_AUX: cpu 0
+// answer completes a patched instruction (RIP is past the syscall bytes).
+func (e *Engine) answer(kind patchKind, sliceInsns uint64) {
+	switch kind {
+	case patchRDTSC, patchRDTSCP:
+		var tsc uint64
+		if e.rdtsc != nil {
+			tsc = e.rdtsc(sliceInsns)
+		}
+		_ = e.setReg(C.UC_X86_REG_RAX, tsc&0xffffffff)
+		_ = e.setReg(C.UC_X86_REG_RDX, tsc>>32)
+		if kind == patchRDTSCP {
+			_ = e.setReg(C.UC_X86_REG_RCX, 0) // IA32_TSC_AUX: cpu 0
+		}
+	case patchFPREM, patchFPREM1:
+		e.answerFPREM(kind == patchFPREM1)
 	}
 }
 
@@ -394,9 +432,8 @@ func (e *Engine) Run(pc, budget uint64) cpu.Stop {
 			}
 		}
 		if s.Reason == cpu.StopSyscall {
-			at := e.PC() - 2
-			if n, ok := e.tsc[at]; ok {
-				e.answerRDTSC(at, n == 3, total.Insns)
+			if kind, ok := e.patched[e.PC()-2]; ok {
+				e.answer(kind, total.Insns)
 				pc = e.PC()
 				if total.Insns >= budget {
 					s.Reason = cpu.StopQuantum
@@ -587,7 +624,7 @@ func (e *Engine) FlushCode(addr, size uint64) {
 
 // forgetCode drops what was learnt about code in a range that stops being
 // code (unmapped, or no longer executable): its translations, its decoded
-// blocks, its patched rdtsc. Cheap when the range held no code.
+// blocks, its patched instructions. Cheap when the range held no code.
 func (e *Engine) forgetCode(addr, size uint64) {
 	had := false
 	if uint64(len(e.codePages)) < size/0x1000 {
@@ -608,9 +645,9 @@ func (e *Engine) forgetCode(addr, size uint64) {
 	if !had {
 		return
 	}
-	for a := range e.tsc {
+	for a := range e.patched {
 		if a >= addr && a < addr+size {
-			delete(e.tsc, a)
+			delete(e.patched, a)
 		}
 	}
 	e.FlushCode(addr, size)

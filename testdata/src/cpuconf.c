@@ -15,9 +15,8 @@
  * `cpuconf known` (not part of the default run) prints what Unicorn 2.0.1
  * (QEMU 5.0's TCG) is known to compute differently from hardware: MXCSR and
  * x87 exception flags, MXCSR.FTZ, NaN propagation with two NaN operands,
- * fprem/fprem1 (and so musl's fmodl and strtod), fscale at reduced
- * precision, x87 constants under directed rounding, x87 transcendentals
- * (long double libm). See README.md, "CPU model". */
+ * fscale at reduced precision, x87 constants under directed rounding, x87
+ * transcendentals (long double libm). See README.md, "CPU model". */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fenv.h>
@@ -632,8 +631,7 @@ static void print_ld(const char *what, long double v)
 }
 
 /* What Unicorn's x87 gets wrong: constants ignore the rounding control,
- * transcendentals go through host doubles, fprem (so fmodl and musl's
- * strtod). */
+ * transcendentals go through host doubles. */
 static void x87_known(void)
 {
 	static const unsigned short rc[] = {0x037f, 0x077f, 0x0b7f, 0x0f7f};
@@ -661,16 +659,54 @@ static void x87_known(void)
 		__asm__("fyl2xp1" : "=t"(yl1) : "0"(fabsl(y) / 4), "u"(x) : "st(1)");
 		printf("x87 %La %La sin %La cos %La tan %La %La atan %La 2xm1 %La yl2x %La yl2xp1 %La\n",
 		       x, y, s, c, t, one, at, e2, yl, yl1);
-		printf("libm-ld sinl %La expl %La logl %La powl %La atan2l %La fmodl %La\n", sinl(x),
-		       expl(y * 10), logl(fabsl(x)), powl(fabsl(y), x / 1000), atan2l(y, x),
-		       fmodl(x * 1e30L, y));
+		printf("libm-ld sinl %La expl %La logl %La powl %La atan2l %La\n", sinl(x),
+		       expl(y * 10), logl(fabsl(x)), powl(fabsl(y), x / 1000), atan2l(y, x));
 	}
-	static const char *hard[] = {"2.2250738585072011e-308",
-				     "1.00000000000000011102230246251565404236316680908203126"};
-	for (int i = 0; i < 2; i++) {
-		double v = strtod(hard[i], NULL);
-		printf("strtod %s -> %a\n", hard[i], v);
+}
+
+/* fmodl, remainderl and remquol: glibc's and musl's are loops of
+ * fprem/fprem1 (musl's remquol reads the quotient bits from C0, C3, C1), so
+ * they show whether fprem's partial remainders (exponent differences of 64
+ * or more, C2), condition codes and special operands are the hardware's.
+ * Specials against each other, then random operands at close and far
+ * magnitudes, denormals included (a generator of their own, so that the
+ * other sections' inputs do not move). */
+static void x87_remainders(void)
+{
+	static const long double special[] = {0.0L, -0.0L, INFINITY, -INFINITY, NAN,
+					      1e-4940L, -3.6e-4951L, LDBL_MAX, LDBL_MIN,
+					      1.0L, -2.5L, 3.0L};
+	const int nspecial = sizeof special / sizeof special[0];
+	u64 s = 0x2545f4914f6cdd1dULL;
+#define NEXT() (s = s * 6364136223846793005ULL + 1442695040888963407ULL, s ^ (s >> 29))
+	for (int i = 0; i < nspecial * nspecial + 400; i++) {
+		long double x, y;
+		if (i < nspecial * nspecial) {
+			x = special[i / nspecial];
+			y = special[i % nspecial];
+		} else {
+			int ex = (int)(NEXT() % 400) - 200, ey = (int)(NEXT() % 400) - 200;
+			if (i % 5 == 0)
+				ex = (int)(NEXT() % 32000) - 16000;
+			if (i % 7 == 0)
+				ey = (int)(NEXT() % 32700) - 16440;
+			x = ldexpl((long double)(NEXT() | 1ULL << 63), ex - 63);
+			u64 shift = NEXT() % 40;
+			y = ldexpl((long double)(NEXT() >> shift | 1), ey);
+			if (NEXT() & 1)
+				x = -x;
+			if (NEXT() & 1)
+				y = -y;
+			if (i % 11 == 0) /* as the known section used to: fmodl(x * 1e30L, y) */
+				x = (long double)(int64_t)NEXT() / 9.2233720368547758e18L * 3e30L;
+		}
+		int q = 0;
+		long double rq = remquol(x, y, &q);
+		printf("rem %La %La fmodl %La remainderl %La remquol %La %d fmod %a remainder %a\n", x, y,
+		       fmodl(x, y), remainderl(x, y), rq, q, fmod((double)x, (double)y),
+		       remainder((double)x, (double)y));
 	}
+#undef NEXT
 }
 
 static void x87(int known)
@@ -705,9 +741,8 @@ static void x87(int known)
 		x87_mode(cws[m]);
 		for (int op = 0; op < 10; op++)
 			for (int i = 0; i < 16; i++) {
-				/* fprem/fprem1 in Unicorn use host doubles, and its
-				 * fscale rounds to the precision control. */
-				int bad = op == 7 || op == 8 || (op == 6 && (cws[m] & 0x300) != 0x300);
+				/* Unicorn's fscale rounds to the precision control. */
+				int bad = op == 6 && (cws[m] & 0x300) != 0x300;
 				if (bad && !known)
 					continue;
 				long double a = in[i], b = in[(i * 7 + 3) % 16];
@@ -769,6 +804,7 @@ static void x87(int known)
 		print_ld("strtold", v);
 		printf("ldf %.40Lf\n", v);
 	}
+	x87_remainders();
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1112,6 +1148,66 @@ static void print_double(const char *tag, double v)
 	printf("%s %.17g %a %e %.3g %g\n", tag, v, v, v, v, v);
 }
 
+/* Decimal strings close to a rounding boundary: musl's strtod and strtof
+ * round through fmodl (fprem), glibc's through multi-precision integers.
+ * Known hard inputs, then midpoints between adjacent doubles printed to
+ * 17..46 digits (a generator of their own). */
+static void strtod_hard(void)
+{
+	static const char *hard[] = {
+		"2.2250738585072011e-308",
+		"2.2250738585072012e-308",
+		"2.2250738585072013830902327173324040642192159804623318306e-308",
+		"1.00000000000000011102230246251565404236316680908203126",
+		"1.00000000000000011102230246251565404236316680908203124",
+		"1.50000000000000011102230246251565404236316680908203125",
+		"0.500000000000000166533453693773481063544750213623046875",
+		"9007199254740992.000000000000000000000001",
+		"9007199254740991.4999999999999999999999999999999995",
+		"1.7976931348623157e308",
+		"1.7976931348623158079e308",
+		"1.797693134862315807937289714053034150799341327100378269361737789804449682927647"
+		"50946649017977587207096330286416692887910946555547851940402630657488671505820681"
+		"9081e308",
+		"8.98846567431158e307",
+		"3.0517578125e-05",
+		"7.038531e-26",
+		"1e23",
+		"8.533e+68",
+		"4.1006e-184",
+		"9.998e+307",
+		"9.9538452227e-280",
+		"6.47660115e-260",
+		"7.4e+47",
+		"5.92e+48",
+		"7.35e+66",
+		"8.32116e+55",
+		"3.518437208883201171875e13",
+		"62.5364939768271845828",
+		"8.10109172351e-10",
+		"4.9406564584124654417656879286822137236505980e-324",
+		"2.4703282292062327208828439643411068618252990130716238221279284125033775364e-324",
+		"2.4703282292062327208828439643411068618252990130716238221279284125033775365e-324",
+		"1.1754943508222875079687365372222456778186655567720875215087517062784172594547271728515625e-38",
+		"1.4012984643248170709237295832899161312802619418765e-45",
+		"3.4028235677973366e38",
+		"3.40282356779733661637539395458142568448e38",
+		"1.00000005960464477539062499",
+		"1.000000059604644775390625000000001",
+	};
+	for (unsigned i = 0; i < sizeof hard / sizeof hard[0]; i++)
+		printf("hard %s -> %a %a\n", hard[i], strtod(hard[i], NULL), (double)strtof(hard[i], NULL));
+	u64 s = 0x9e3779b97f4a7c15ULL;
+	for (int i = 0; i < 300; i++) {
+		s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+		double d = bits2d((s ^ (s >> 29)) & 0x7fefffffffffffffULL);
+		long double mid = ((long double)d + (long double)nextafter(d, INFINITY)) / 2;
+		char t[96];
+		snprintf(t, sizeof t, "%.*Le", 16 + (int)(s >> 59) % 30, mid);
+		printf("mid %s -> %a %a\n", t, strtod(t, NULL), (double)strtof(t, NULL));
+	}
+}
+
 static void doubles(void)
 {
 	static const char *texts[] = {
@@ -1161,6 +1257,7 @@ static void doubles(void)
 			printf("rand %.15g %.16g %.0e %.30f\n", v, v, v, fabs(v) < 1e10 ? v : 0.0);
 	}
 	printf("round trip failures %d\n", bad);
+	strtod_hard();
 }
 
 /* ---------------------------------------------------------------------- */
