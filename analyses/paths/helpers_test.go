@@ -150,6 +150,9 @@ func (p *program) tb(addr uint64) (length, insns uint32, end analyses.End) {
 		}
 		a += uint64(inst.Len)
 		insns++
+		if isRep(inst) { // QEMU ends a block after a rep string instruction
+			return uint32(a - addr), insns, analyses.EndOther
+		}
 		switch inst.Op {
 		case x86asm.CALL:
 			return uint32(a - addr), insns, analyses.EndCall

@@ -41,6 +41,11 @@ type Routine struct {
 	Probes    int         `json:"probes"`
 	Paths     []Path      `json:"paths"`
 	Truncated []Truncated `json:"truncated,omitempty"`
+	// Leaders and Transitions the run added to the static CFG (cfg
+	// "static+dynamic"): block starts and "from->to" (from: the end of
+	// the source block).
+	AddedLeaders     []string `json:"added_leaders,omitempty"`
+	AddedTransitions []string `json:"added_transitions,omitempty"`
 	// Lost counts path executions that could not be carried over a
 	// renumbering (never expected; reported rather than hidden).
 	Lost uint64 `json:"lost,omitempty"`
@@ -92,6 +97,16 @@ func (p *Profiler) routineProfile(rt *routine) Routine {
 		Name: rt.info.Name, Object: rt.info.Object, Entry: hex(rt.info.Entry),
 		NumPaths: json.Number(rt.dag.Num.Total()), CFG: rt.cfgKind(),
 		Blocks: len(rt.cfg.Blocks), Lost: rt.lost, Paths: []Path{},
+	}
+	if rt.code != nil {
+		for _, a := range rt.roots {
+			if rt.dynRoots[a] {
+				r.AddedLeaders = append(r.AddedLeaders, hex(a))
+			}
+		}
+		for _, e := range rt.dynEdges {
+			r.AddedTransitions = append(r.AddedTransitions, hex(e[0])+"->"+hex(e[1]))
+		}
 	}
 	if rt.big {
 		r.Probes = Probes(rt.bigNonZero())

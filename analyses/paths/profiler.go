@@ -468,7 +468,7 @@ func (p *Profiler) enter(f *frame, ev *analyses.Event, e *cacheEntry) bool {
 	rt := f.rt
 	if len(e.verts) == 0 {
 		// Code the disassembly never reached.
-		rt.addRoot(ev.Addr)
+		rt.addRoot(ev.Addr, f.cur >= 0 && f.retAddr == 0)
 		p.rebuild(rt, true)
 		return false
 	}
@@ -476,8 +476,15 @@ func (p *Profiler) enter(f *frame, ev *analyses.Event, e *cacheEntry) bool {
 	if f.cur >= 0 && !e.leader && w == f.cur && f.lastEnd == ev.Addr {
 		return true // the emulator cut a static block (page end, syscall...)
 	}
+	if f.cur >= 0 && w == f.cur {
+		if n, ok := rt.isRepString(ev.Addr); ok && f.lastEnd == ev.Addr+n {
+			return true // the next iteration of a rep string instruction
+		}
+	}
 	if !e.leader {
-		rt.addRoot(ev.Addr) // a jump into the middle of a static block
+		// A jump into the middle of a static block, or a path starting
+		// there (from another routine, a landing site).
+		rt.addRoot(ev.Addr, f.cur >= 0 && f.retAddr == 0)
 		p.rebuild(rt, true)
 		return false
 	}

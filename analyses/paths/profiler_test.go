@@ -245,3 +245,57 @@ func TestProfileJumpTables(t *testing.T) {
 	}
 	want(t, counts(t, prof, "sw2"), map[string]uint64{"1": 1})
 }
+
+// The emulator runs each iteration of a rep string instruction as a block
+// of its own, starting in the middle of a static block: no transition.
+func TestProfileRepString(t *testing.T) {
+	a := newAsm(0x1000).
+		label("A").nop().label("REP").raw(0xf3, 0xaa). // rep stosb
+		label("AFTER").nop().ret()
+	p := newProgram(a).routine("r", 0x1000, a.pc())
+	prof := newRunner(p).run(1, "A", "REP", "REP", "AFTER").profile(t)
+	want(t, counts(t, prof, "r"), map[string]uint64{"0": 1})
+	if r := routineOut(t, prof, "r"); r.CFG != CFGStatic || r.Blocks != 1 {
+		t.Errorf("routine %+v", r)
+	}
+}
+
+// A jump from another routine into the middle of this one (mempcpy into
+// memmove) starts a path there: a new leader and head, not a transition
+// the disassembly missed.
+func TestProfileForeignEntry(t *testing.T) {
+	m := newAsm(0x1000).label("M0").nop().nop().label("M1").nop().ret()
+	n := newAsm(0x2000).label("N0").nop().jmp("M1")
+	p := newProgram(m, n).routine("memmove", 0x1000, m.pc()).routine("mempcpy", 0x2000, n.pc())
+	prof := newRunner(p).run(1, "N0", "M1").run(2, "M0").profile(t)
+	r := routineOut(t, prof, "memmove")
+	if r.CFG != CFGStatic || r.NumPaths != "2" || len(r.Paths) != 2 {
+		t.Errorf("memmove %+v", r)
+	}
+	want(t, counts(t, prof, "mempcpy"), map[string]uint64{"0": 1})
+}
+
+// glibc's handle_amd: the table address is loaded before the index is
+// masked (and $3: four entries).
+func TestProfileJumpTableMask(t *testing.T) {
+	a := newAsm(0x1000).
+		label("J0").rel([]byte{0x48, 0x8d, 0x35}, "T").
+		raw(0xc1, 0xe8, 0x0c, 0x83, 0xe0, 0x03, 0x48, 0x63, 0x0c, 0x86, 0x48, 0x01, 0xf1, 0xff, 0xe1).
+		label("C0").nop().ret().
+		label("C1").nop().ret().
+		label("C2").nop().ret().
+		label("C3").nop().ret()
+	end := a.pc()
+	a.label("T")
+	tbl := a.pc()
+	for _, c := range []string{"C0", "C1", "C2", "C3"} {
+		off := uint32(int32(int64(a.labels[c]) - int64(tbl)))
+		a.raw(byte(off), byte(off>>8), byte(off>>16), byte(off>>24))
+	}
+	p := newProgram(a).routine("handle_amd", 0x1000, end)
+	prof := newRunner(p).run(1, "J0", "C2").profile(t)
+	if r := routineOut(t, prof, "handle_amd"); r.CFG != CFGStatic || r.NumPaths != "4" {
+		t.Errorf("routine %+v", r)
+	}
+	want(t, counts(t, prof, "handle_amd"), map[string]uint64{"2": 1})
+}

@@ -280,7 +280,8 @@ const maxTable = 4096
 //	    movslq (%t,%idx,4), %r ; add %t, %r ; jmp *%r                 (relative)
 //
 // The bound comes from the nearest cmp/ja (N+1 entries) or cmp/jae (N) on
-// the index register before the jump, in straight-line code; every target
+// the index register before the jump, or from a mask (and $2^k-1: 2^k
+// entries), in straight-line code; every target
 // must lie inside the routine. Anything else stays unresolved: the run
 // supplies the targets it takes.
 func (r *recoverer) jumpTable(j *insn) ([]uint64, bool) {
@@ -298,6 +299,7 @@ func (r *recoverer) jumpTable(j *insn) ([]uint64, bool) {
 		target := canon(a)
 		// add %t, %target ; movslq (%t,%idx,4), %target ; lea TABLE(%rip), %t
 		var t x86asm.Reg
+		var load *insn
 		steps := 0
 		for p := r.prev(cur); p != nil && steps < 8; p, steps = r.prev(p), steps+1 {
 			cur = p
@@ -318,6 +320,7 @@ func (r *recoverer) jumpTable(j *insn) ([]uint64, bool) {
 					m, ok := in.Args[1].(x86asm.Mem)
 					if canon(d) == target && ok && canon(m.Base) == t && m.Scale == 4 && m.Index != 0 {
 						idx = canon(m.Index)
+						load = p
 					}
 				}
 				continue
@@ -330,11 +333,15 @@ func (r *recoverer) jumpTable(j *insn) ([]uint64, bool) {
 					entry = 4
 					break
 				}
+				if d, ok := in.Args[0].(x86asm.Reg); ok && canon(d) == t {
+					return nil, false // the table register is computed otherwise
+				}
 			}
 		}
 		if entry == 0 {
 			return nil, false
 		}
+		cur = load // the bound may come after the lea: search from the load
 	default:
 		return nil, false
 	}
@@ -342,6 +349,15 @@ func (r *recoverer) jumpTable(j *insn) ([]uint64, bool) {
 	n := -1
 	steps := 0
 	for p := r.prev(cur); p != nil && steps < 12; p, steps = r.prev(p), steps+1 {
+		if p.inst.Op == x86asm.AND {
+			// and $2^k-1, %idx: the index is masked to k bits.
+			d, ok1 := p.inst.Args[0].(x86asm.Reg)
+			imm, ok2 := p.inst.Args[1].(x86asm.Imm)
+			if ok1 && ok2 && canon(d) == idx && imm > 0 && imm&(imm+1) == 0 {
+				n = int(imm) + 1
+				break
+			}
+		}
 		if p.inst.Op != x86asm.JA && p.inst.Op != x86asm.JAE {
 			// An instruction writing the index register would break the
 			// link between the compare and the load; mov %eax,%eax (zero

@@ -3,6 +3,8 @@ package paths
 import (
 	"slices"
 
+	"golang.org/x/arch/x86/x86asm"
+
 	"emuprof/analyses"
 )
 
@@ -37,6 +39,8 @@ type routine struct {
 	headSet  map[uint64]bool      // heads as a set
 	tailSet  map[uint64]bool      // tails as a set
 	rootSet  map[uint64]bool      // roots as a set
+	dynRoots map[uint64]bool      // roots a transition inside the routine needed
+	reps     map[uint64]uint64    // rep string instruction lengths by address (0: not one)
 	version  int                  // bumped on every rebuild
 	cfg      *CFG                 // current CFG
 	dag      *DAG                 // current DAG and numbering
@@ -217,15 +221,66 @@ func (rt *routine) extentCFG() *CFG {
 	return cfg
 }
 
-func (rt *routine) addRoot(a uint64) {
+// addRoot adds a leader found by the run. A leader where a path starts
+// (entered from another routine, a landing site, a thread's first block)
+// is an entry point, which no disassembly of this routine alone can know;
+// one reached by a transition inside the routine means the disassembly
+// missed it (dynamic).
+func (rt *routine) addRoot(a uint64, dynamic bool) {
 	if rt.rootSet == nil {
 		rt.rootSet = map[uint64]bool{}
 	}
 	if !rt.rootSet[a] {
 		rt.rootSet[a] = true
 		rt.roots = append(rt.roots, a)
-		rt.dynamic = true
 	}
+	if dynamic {
+		rt.dynamic = true
+		if rt.dynRoots == nil {
+			rt.dynRoots = map[uint64]bool{}
+		}
+		rt.dynRoots[a] = true
+	}
+}
+
+// isRepString reports whether the instruction at a is a rep-prefixed
+// string instruction, which the emulator runs as a loop of blocks starting
+// at that instruction, one per iteration.
+func (rt *routine) isRepString(a uint64) (uint64, bool) {
+	if rt.code == nil {
+		return 0, false
+	}
+	if n, ok := rt.reps[a]; ok {
+		return n, n > 0
+	}
+	if rt.reps == nil {
+		rt.reps = map[uint64]uint64{}
+	}
+	var n uint64
+	if b := rt.code.Read(a, maxInsn); len(b) > 0 {
+		if inst, err := x86asm.Decode(b, 64); err == nil && isRep(inst) {
+			n = uint64(inst.Len)
+		}
+	}
+	rt.reps[a] = n
+	return n, n > 0
+}
+
+func isRep(inst x86asm.Inst) bool {
+	switch inst.Op {
+	case x86asm.STOSB, x86asm.STOSW, x86asm.STOSD, x86asm.STOSQ, x86asm.MOVSB, x86asm.MOVSW, x86asm.MOVSD, x86asm.MOVSQ,
+		x86asm.CMPSB, x86asm.CMPSW, x86asm.CMPSD, x86asm.CMPSQ, x86asm.SCASB, x86asm.SCASW, x86asm.SCASD, x86asm.SCASQ,
+		x86asm.LODSB, x86asm.LODSW, x86asm.LODSD, x86asm.LODSQ, x86asm.INSB, x86asm.INSW, x86asm.INSD,
+		x86asm.OUTSB, x86asm.OUTSW, x86asm.OUTSD:
+	default:
+		return false
+	}
+	for _, p := range inst.Prefix {
+		if p&0xff == x86asm.PrefixREP&0xff || p&0xff == x86asm.PrefixREPN&0xff {
+			return true
+		}
+	}
+	return false
 }
 
 func (rt *routine) addEdge(fromEnd, to uint64) {
