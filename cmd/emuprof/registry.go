@@ -1,6 +1,8 @@
 package main
 
 import (
+	"emuprof/analyses/parallel"
+	"emuprof/analyses/paths"
 	"emuprof/analyses/platform"
 	"emuprof/analyses/trms"
 )
@@ -9,4 +11,6 @@ import (
 // alias of `emuprof profile --analyses NAME`) and a place in --analyses.
 var registry = []platform.Plugin{
 	trms.Plugin,
+	paths.Plugin,
+	parallel.Plugin,
 }

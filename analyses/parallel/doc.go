@@ -1,0 +1,108 @@
+// Package parallel attributes work, idleness, overhead and lock waiting to
+// calling contexts, as HPCToolkit does (Tallent & Mellor-Crummey, "Effective
+// Performance Measurement and Analysis of Multithreaded Applications",
+// PPoPP'09, cited TM09 below; the implementable write-up is
+// shared/specs/PARALLEL-HPCTOOLKIT.md, cited "spec"), but exactly: the
+// emulator knows, for every virtual nanosecond, which thread runs which
+// block on which of the run's virtual cores, so the paper's sampled
+// estimators become integrals (spec §2.1, §2.3).
+//
+// # Metrics (spec §2.1)
+//
+// A thread is working while it runs a block that is not a spin-wait; it is
+// idle while blocked (futex, sleep, I/O, join), queued for a core, or
+// spinning. With n cores and n_w(t) working threads (n_w ≤ n: the CPU model
+// never runs more than n threads at once):
+//
+//	W(c)  = Σ virtual time of the blocks run in context c            (work)
+//	I(c)  = Σ ∫ (n − n_w(t)) / n_w(t) dt over c's working time       (idleness, TM09 §2.1)
+//	O(c)  = the part of W(c) spent in parallel-runtime code          (overhead, TM09 §2.2)
+//	I_unattributed = ∫ [n_w(t) = 0] · n dt                           (nobody works: TM09 cannot see it)
+//
+// so that Σ W + Σ I + I_unattributed = n × makespan exactly (spec
+// invariant 1). With --idle-base threads (HPCToolkit's code, spec §1.1) the
+// idle count is the number of threads that are blocked or spinning instead
+// of n − n_w. Per context, idleness is kept exactly as numerators per
+// working-thread count k (Σ n_idle·dt while k threads work) and rounded to
+// integer nanoseconds at the end by largest remainder within each k, so the
+// totals stay exact.
+//
+// # Reconstructing the global timeline
+//
+// Events of different threads arrive in emulation order, not in time order:
+// the scheduler (package sched) runs one thread for a slice (up to a quantum
+// of instructions), then picks the runnable thread with the smallest clock,
+// and each slice is placed on the virtual CPU that lets it start earliest.
+// A slice of thread A that covers [t, t+q) is delivered entirely before the
+// slice of B that covers [t+5, t+q+5) on another core. Idleness at time t
+// depends on every thread's state at t, so it cannot be computed when a
+// block arrives.
+//
+// Work, overhead, spin, waiting and lock blame need no global view and are
+// added when their event arrives. For idleness, each thread keeps the
+// intervals of its recent working blocks (consecutive blocks with the same
+// context and line merged); a sweep integrates them over [swept, w) in time
+// order, cutting the timeline wherever the number of working threads
+// changes, and discards them. w, the watermark, is a time before which no
+// more running interval can arrive. It follows from the scheduler's rules:
+//
+//   - Picks happen in non-decreasing clock order, and every event after a
+//     pick has a time no earlier than that pick's clock: a runnable thread
+//     runs from its own clock on, a woken thread takes its waker's clock, a
+//     timeout fires at a deadline that the pick order reached, a new thread
+//     starts at its parent's clock.
+//   - The clock of the latest pick is at least the clock of the running
+//     thread when its current run of blocks began (its clock before the
+//     first block after another thread's block, or after a gap or a wake),
+//     and, once that run is longer than a slice can be (2 × quantum
+//     instructions, or one larger block: Env.Sched), at least its current
+//     time minus that length: within a run a thread re-picked continues on
+//     the core it left, so a later slice starts exactly at its clock.
+//
+// So w = max over the runs seen of that bound, capped by the clock of every
+// runnable thread. The sweep runs after every batch; pending intervals stay
+// bounded by about a slice per thread. A hidden --parallel-sweep-at-end
+// keeps every interval until the end instead, and the tests check that both
+// give identical profiles; an interval that would arrive behind w anyway
+// (none is known) is counted as "late" and reported.
+//
+// # Calling contexts (TM09 §3–§4, spec §1.3)
+//
+// Contexts are logical: a thread's context is its creation context (the
+// context of the thread that created it, at the ThreadStart: TM09 §4.2)
+// followed by its own calls, from the shared call-tracking stage; a chain of
+// runtime frames (pthread, libgomp, and the libc helpers they call) is
+// collapsed into the routine through which user code entered the runtime,
+// and user code called back by the runtime (a thread's start routine, an
+// OpenMP outlined body) starts a new user frame. So a worker of
+// pthread_create runs in main>pthread_create>worker, and an OpenMP worker's
+// share of a parallel loop in main>GOMP_parallel>main._omp_fn.0, the same
+// context as the master's share. Leaves are source lines (DWARF) or, without
+// lines, routines.
+//
+// # Overhead and spinning (TM09 §2.2, spec §1.2, §4.3–4.4)
+//
+// Work in a collapsed runtime chain, or in a block of a runtime routine, is
+// overhead of the context that entered the runtime. Runtime routines are
+// known by name (pthread_*, __lll_*, futex helpers, sem_*, GOMP_*, gomp_*,
+// omp_*, musl's __wait/__wake/__timedwait, ...) or by object (libpthread,
+// libgomp, libomp, ...). A thread spins when it runs runtime code that
+// cycles through the same few blocks (spinCycle consecutive blocks within
+// a cycle of at most four), as libgomp's do_spin and glibc's spinlocks do
+// while re-reading a word another thread will write. With --spin idle (the
+// default, TM09 and spec §4.3: a spinning core does no useful work) spin
+// time is idleness, recorded as the spin metric of the spinner's context;
+// with --spin overhead (issue 13's wording) it is work and overhead.
+//
+// # Lock-wait blame (spec §1.4: HPCToolkit's later directed blame, not TM09)
+//
+// A futex wait is classified by the routines on the waiter's stack (lock,
+// condvar, barrier, join, semaphore, unexplained). The waiting time since a
+// lock's previous release accumulates on the futex address and is charged,
+// when a thread wakes a waiter of that address (its release), to the
+// releaser's context at that moment (blame_at_release): the lockwait metric
+// for lock waits, and the blame metric for every futex wait. Blame is a
+// separate metric, never added to idleness: the waiter's core also shows up
+// as undirected idleness of whoever works meanwhile. Blame still pending at
+// the end (locks never released, waits that timed out) is "unreleased".
+package parallel

@@ -1,0 +1,497 @@
+package parallel
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"emuprof/analyses"
+	"emuprof/analyses/calls"
+	"emuprof/analyses/platform"
+)
+
+// Config says how to attribute.
+type Config struct {
+	// CPUs is the number of virtual cores n; NsPerInsn the cost of an
+	// instruction; Quantum the scheduler's quantum in instructions (it
+	// bounds how far the timeline sweep lags behind the stream).
+	CPUs      int
+	NsPerInsn int64
+	Quantum   uint64
+	// IdleBase is "cores" (TM09: idle cores, n − n_w) or "threads"
+	// (HPCToolkit's code: threads that are blocked or spinning).
+	IdleBase string
+	// Spin is "idle" (spin-waiting is idleness) or "overhead" (it is work
+	// in the runtime, counted as overhead).
+	Spin string
+	// IdleThreshold and OverheadThreshold are Table 1's "high" bounds
+	// (ratio of the context's effort; equal counts as high).
+	IdleThreshold, OverheadThreshold float64
+	// Hot is the number of contexts the summary classifies.
+	Hot int
+	// SweepAtEnd keeps every interval until Finish (testing: it must give
+	// the same profile as the incremental sweep).
+	SweepAtEnd bool
+	// App names the outputs; Command is the profiled command line.
+	App, Command string
+}
+
+// Defaults for Config's zero fields.
+const (
+	DefaultIdleThreshold     = 0.10
+	DefaultOverheadThreshold = 0.10
+	DefaultHot               = 12
+)
+
+func (c Config) check() (Config, error) {
+	s := platform.SchedConfig{CPUs: c.CPUs, Quantum: c.Quantum, NsPerInsn: c.NsPerInsn}.Defaults()
+	c.CPUs, c.Quantum, c.NsPerInsn = s.CPUs, s.Quantum, s.NsPerInsn
+	switch c.IdleBase {
+	case "":
+		c.IdleBase = "cores"
+	case "cores", "threads":
+	default:
+		return c, fmt.Errorf("--idle-base must be cores or threads, not %q", c.IdleBase)
+	}
+	switch c.Spin {
+	case "":
+		c.Spin = "idle"
+	case "idle", "overhead":
+	default:
+		return c, fmt.Errorf("--spin must be idle or overhead, not %q", c.Spin)
+	}
+	if c.IdleThreshold < 0 || c.IdleThreshold > 1 || c.OverheadThreshold < 0 || c.OverheadThreshold > 1 {
+		return c, fmt.Errorf("thresholds must lie in [0, 1]")
+	}
+	if c.Hot <= 0 {
+		c.Hot = DefaultHot
+	}
+	if c.App == "" {
+		c.App = "prog"
+	}
+	return c, nil
+}
+
+// Analysis is the parallel analysis of one run.
+type Analysis struct {
+	cfg      Config
+	env      *platform.Env
+	threads  bool // idle base: threads
+	spinIdle bool
+
+	tree  ctxTree
+	lines lineTable
+	keys  keyTable
+
+	blocks   []blockClass   // by block id
+	routines []routineClass // by routine id
+
+	byTid map[uint32]*thread
+	all   []*thread // every thread, in order of appearance
+	cur   *thread   // thread of the latest Block event
+
+	// Timeline (see the package comment).
+	swept    int64 // idleness is integrated over [0, swept)
+	pickLB   int64 // lower bound of the latest pick's clock
+	lagNs    int64 // longest slice in ns (2 × quantum + the largest block)
+	maxBlock int64 // instructions of the largest block seen
+	now      int64 // latest time seen (the makespan so far)
+	unattr   int64 // idleness while nobody works
+	late     int64 // running time that arrived behind the watermark
+	evs      []edge
+	segs     []segment
+
+	locks      map[uint64]*lock
+	waitTotals [numWaitClasses]int64
+	unreleased int64
+
+	partial string
+	res     *Result
+}
+
+// New returns an analysis of the run env describes.
+func New(cfg Config, env *platform.Env) (*Analysis, error) {
+	cfg, err := cfg.check()
+	if err != nil {
+		return nil, err
+	}
+	a := &Analysis{cfg: cfg, env: env, threads: cfg.IdleBase == "threads", spinIdle: cfg.Spin == "idle",
+		byTid: map[uint32]*thread{}, locks: map[uint64]*lock{}}
+	a.tree.init()
+	a.lines.init()
+	a.keys.init()
+	a.lagNs = int64(2*cfg.Quantum) * cfg.NsPerInsn
+	return a, nil
+}
+
+// Needs: blocks with lines, calls, scheduler events.
+func (a *Analysis) Needs() analyses.Needs {
+	return analyses.Needs{Blocks: true, Calls: true, Threads: true, Lines: true}
+}
+
+// thread is what the analysis knows of one guest thread.
+type thread struct {
+	tid   uint32
+	order int
+	state threadState
+	// known is the thread's clock as far as the stream told (its clock
+	// exactly, unless another analysis delayed it).
+	known int64
+	// runStart is the clock before the first block of the current run of
+	// blocks; segStart the time of the first block since the last gap.
+	runStart, segStart int64
+	fresh              bool // woken or started since its last block
+
+	stack     []int32 // logical contexts; stack[0] is the creation context
+	phys      []calls.RoutineID
+	lastBlock uint32
+
+	ring [4]uint32 // the last blocks, for spin detection
+	ri   int
+	cyc  int
+
+	pieces []piece // pending intervals for the sweep, by time
+	head   int
+
+	wait waitRec
+
+	start, end                             int64
+	work, overhead, spin, blocked, idleAtt int64
+}
+
+type threadState uint8
+
+const (
+	runnable threadState = iota
+	blocked
+	exited
+)
+
+func (t *thread) top() int32 { return t.stack[len(t.stack)-1] }
+
+// piece is an interval of a thread's timeline not yet swept.
+type piece struct {
+	start, end int64
+	key        int32
+	work       bool // working (else: idle, counted only with idle base threads)
+}
+
+// blockClass is what the analysis needs of a block, worked out once.
+type blockClass struct {
+	known    bool
+	runtime  bool  // the block's routine is runtime code
+	spin     bool  // the routine is a spin loop through and through
+	line     int32 // leaf: the block's line (or routine)
+	callSite int32 // the line of its last instruction, -2 until needed
+}
+
+// routineClass is what the analysis needs of a routine.
+type routineClass struct {
+	known   bool
+	runtime bool
+	user    bool // user code: a runtime that calls it calls back (thread start routine, outlined body)
+}
+
+func (a *Analysis) blockClass(id uint32) *blockClass {
+	if int(id) >= len(a.blocks) {
+		a.blocks = append(a.blocks, make([]blockClass, int(id)+1-len(a.blocks)+len(a.blocks)/2)...)
+	}
+	bc := &a.blocks[id]
+	if !bc.known {
+		bc.known = true
+		bc.callSite = -2
+		b := a.env.Block(id)
+		if b == nil {
+			bc.line = a.lines.intern(lineInfo{fn: "unknown"})
+			return bc
+		}
+		r := b.Routine
+		bc.runtime = isRuntimeRoutine(r.Name, r.Object)
+		bc.spin = bc.runtime && spinNames[r.Name]
+		name := r.Name
+		if name == "" {
+			name = "unknown"
+		}
+		bc.line = a.lines.intern(lineInfo{fn: name, obj: r.Object, file: b.File, line: b.Line})
+	}
+	return bc
+}
+
+// callSite returns the line of block id's last instruction: where a call
+// that ends the block is.
+func (a *Analysis) callSite(id uint32) int32 {
+	if id == 0 {
+		return -1
+	}
+	bc := a.blockClass(id)
+	if bc.callSite == -2 {
+		bc.callSite = -1
+		if b := a.env.Block(id); b != nil && b.Len > 0 {
+			name := b.Routine.Name
+			if name == "" {
+				name = "unknown"
+			}
+			li := lineInfo{fn: name, obj: b.Routine.Object}
+			if a.env.Symbols != nil {
+				if f, l, ok := a.env.Symbols.Line(b.Addr + uint64(b.Len) - 1); ok {
+					li.file, li.line = f, l
+				}
+			}
+			bc.callSite = a.lines.intern(li)
+		}
+	}
+	return bc.callSite
+}
+
+func (a *Analysis) routineClass(r calls.RoutineID, entry uint64) routineClass {
+	if int(r) >= len(a.routines) {
+		a.routines = append(a.routines, make([]routineClass, int(r)+1-len(a.routines)+len(a.routines)/2)...)
+	}
+	rc := &a.routines[r]
+	if !rc.known {
+		rc.known = true
+		rt := a.env.Routines().Get(r)
+		rc.runtime = isRuntimeRoutine(rt.Name, rt.Object)
+		if !rc.runtime {
+			lines := false
+			if a.env.Symbols != nil && entry != 0 {
+				_, _, lines = a.env.Symbols.Line(entry)
+			}
+			// Without lines: code of the program (or of a library of
+			// its own) that is named and not a C library internal.
+			rc.user = lines || !isSystemObject(rt.Object, a.env.Program) && len(rt.Name) > 0 &&
+				rt.Name[0] != '_' && !strings.Contains(rt.Name, "!0x")
+		}
+	}
+	return *rc
+}
+
+func (a *Analysis) thread(tid uint32, at int64) *thread {
+	if t := a.byTid[tid]; t != nil && t.state != exited {
+		return t
+	}
+	t := &thread{tid: tid, order: len(a.all), known: at, runStart: at, segStart: at, start: at, end: at, fresh: true,
+		stack: []int32{0}}
+	a.byTid[tid] = t
+	a.all = append(a.all, t)
+	return t
+}
+
+// Events handles one batch of the stream.
+func (a *Analysis) Events(batch []analyses.Event) {
+	for i := range batch {
+		ev := &batch[i]
+		switch ev.Kind {
+		case analyses.KindBlock:
+			a.block(ev)
+		case analyses.KindCall:
+			t := a.thread(ev.Tid, ev.Time)
+			r := calls.RoutineID(ev.Block)
+			t.stack = append(t.stack, a.extend(t.top(), r, ev.Addr, a.callSite(t.lastBlock)))
+			t.phys = append(t.phys, r)
+		case analyses.KindReturn:
+			t := a.thread(ev.Tid, ev.Time)
+			if len(t.stack) > 1 {
+				t.stack = t.stack[:len(t.stack)-1]
+			}
+			if len(t.phys) > 0 {
+				t.phys = t.phys[:len(t.phys)-1]
+			}
+		case analyses.KindThreadStart:
+			a.threadStart(ev)
+		case analyses.KindThreadExit:
+			a.threadExit(ev)
+		case analyses.KindBlockOn:
+			a.blockOn(ev)
+		case analyses.KindWake:
+			a.wake(ev)
+		}
+		if ev.Time > a.now {
+			a.now = ev.Time
+		}
+	}
+	if !a.cfg.SweepAtEnd {
+		a.sweep(a.watermark())
+	}
+}
+
+func (a *Analysis) block(ev *analyses.Event) {
+	t := a.thread(ev.Tid, ev.Time)
+	// A thread's clock never goes back. The engine restarts a slice's
+	// time stamps after it completes an instruction itself (rdtsc, fprem,
+	// a missing instruction) within the slice; the blocks continue where
+	// the thread's clock is.
+	at := ev.Time
+	if at < t.known && t.state != exited {
+		at = t.known
+	}
+	if t.state == blocked { // cannot happen: a thread runs only after its wake
+		a.endWait(t, ev.Time, 0, 0)
+	}
+	d := int64(ev.Size) * a.cfg.NsPerInsn
+	if int64(ev.Size) > a.maxBlock {
+		a.maxBlock = int64(ev.Size)
+		a.lagNs = (2*int64(a.cfg.Quantum) + a.maxBlock) * a.cfg.NsPerInsn
+	}
+	// A new run: the latest pick's clock is at least the thread's clock
+	// before this block.
+	if t != a.cur || at != t.known || t.fresh {
+		t.runStart = min(t.known, at)
+		t.segStart = at
+		t.fresh = false
+		a.cur = t
+	}
+	end := at + d
+	// Spin detection: a cycle of at most len(ring) blocks.
+	id := ev.Block
+	if id != 0 && slices.Contains(t.ring[:], id) {
+		t.cyc++
+	} else {
+		t.cyc = 0
+	}
+	t.ring[t.ri] = id
+	t.ri = (t.ri + 1) % len(t.ring)
+
+	bc := a.blockClass(id)
+	node := t.top()
+	k := a.keys.get(node, bc.line, id)
+	st := &a.keys.stats[k]
+	spinning := bc.runtime && (bc.spin || t.cyc >= spinCycle)
+	working := true
+	switch {
+	case spinning && a.spinIdle:
+		st.spin += d
+		t.spin += d
+		working = false
+	default:
+		st.work += d
+		t.work += d
+		if spinning || bc.runtime || a.tree.nodes[node].runtime {
+			st.overhead += d
+			t.overhead += d
+		}
+		if spinning {
+			st.spin += d
+			t.spin += d
+		}
+	}
+	if working || a.threads {
+		a.addPiece(t, at, end, k, working)
+	}
+	t.known = max(t.known, end)
+	t.end = t.known
+	t.lastBlock = id
+	if end > a.now {
+		a.now = end
+	}
+	// The latest pick was at most one slice before the end of this run,
+	// once the run is longer than a slice since its last gap.
+	lb := t.runStart
+	if t.known-t.segStart > a.lagNs {
+		lb = max(lb, t.known-a.lagNs)
+	}
+	a.pickLB = max(a.pickLB, lb)
+}
+
+// addPiece appends [start, end) to t's pending timeline.
+func (a *Analysis) addPiece(t *thread, start, end int64, k int32, work bool) {
+	if start < a.swept {
+		if work {
+			a.late += min(end, a.swept) - start
+		}
+		start = a.swept
+	}
+	if end <= start {
+		return
+	}
+	if n := len(t.pieces); n > t.head {
+		p := &t.pieces[n-1]
+		if p.end == start && p.key == k && p.work == work {
+			p.end = end
+			return
+		}
+	}
+	t.pieces = append(t.pieces, piece{start: start, end: end, key: k, work: work})
+}
+
+func (a *Analysis) threadStart(ev *analyses.Event) {
+	prefix := int32(0)
+	if p := a.byTid[uint32(ev.Aux)]; ev.Aux != 0 && p != nil && p.state != exited {
+		prefix = p.top()
+	}
+	if old := a.byTid[ev.Tid]; old != nil && old.state != exited {
+		// A start of a thread the stream already showed (events before
+		// its start): keep it, with its creation context.
+		if len(old.stack) == 1 {
+			old.stack[0] = prefix
+		}
+		return
+	}
+	t := a.thread(ev.Tid, ev.Time)
+	t.stack[0] = prefix
+}
+
+func (a *Analysis) threadExit(ev *analyses.Event) {
+	t := a.byTid[ev.Tid]
+	if t == nil || t.state == exited {
+		return
+	}
+	at := max(ev.Time, t.known)
+	if t.state == blocked {
+		// Killed while blocked (exit_group): the wait ends when the
+		// process does, not at the thread's stale clock.
+		at = max(at, a.now)
+		a.endWait(t, at, 0, 0)
+	}
+	t.end = max(t.end, at)
+	t.state = exited
+	if a.cur == t {
+		a.cur = nil
+	}
+}
+
+// watermark returns a time before which no running interval can arrive any
+// more (package comment).
+func (a *Analysis) watermark() int64 {
+	w := a.pickLB
+	for _, t := range a.all {
+		if t.state == runnable && t.known < w {
+			w = t.known
+		}
+	}
+	return w
+}
+
+// extend returns the logical context for a call of routine r (entered at
+// entry) from context parent at call site site.
+func (a *Analysis) extend(parent int32, r calls.RoutineID, entry uint64, site int32) int32 {
+	rc := a.routineClass(r, entry)
+	if a.tree.nodes[parent].runtime {
+		if !rc.user {
+			return parent // inside the runtime: collapsed
+		}
+		site = -1 // called back from the runtime's internals
+	}
+	return a.tree.child(parent, r, site, rc.runtime)
+}
+
+// Finish integrates the rest of the timeline and computes the results.
+func (a *Analysis) Finish() {
+	end := a.now
+	for _, t := range a.all {
+		if t.state == blocked {
+			a.endWait(t, end, 0, 0)
+			t.end = max(t.end, end)
+		}
+	}
+	a.sweep(end)
+	for _, l := range a.locks {
+		a.unreleased += l.carry
+		l.unreleased += l.carry
+		l.carry = 0
+	}
+	a.res = a.result()
+}
+
+// MarkPartial records that the run did not finish.
+func (a *Analysis) MarkPartial(reason string) { a.partial = reason }

@@ -1,0 +1,121 @@
+package parallel
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"html"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"emuprof/analyses/platform"
+)
+
+// Plugin registers the analysis with the platform.
+var Plugin = platform.Plugin{
+	Name:  "parallel",
+	Short: "Work, idleness, overhead and lock-wait blame per calling context (HPCToolkit), as pprof",
+	Long: `Attributes every virtual nanosecond of a multithreaded run (HPCToolkit, PPoPP'09): work per
+calling context; idleness, the share of the --cpus virtual cores left idle while a context
+works (n_idle/n_w per unit of work, exact, not sampled); overhead, the work spent in the
+parallel runtime (pthreads, libgomp) charged to the context that entered it; spin-waiting;
+and lock-wait blame, the time threads spend blocked on a lock charged to the context that
+released it. Work + idleness + idleness while no thread works = cores × makespan, exactly.
+Prints Table 1's verdict for the program and its hot contexts, and writes
+<app>_parallel.pb.gz (pprof: go tool pprof -top -sample_index=idleness FILE) and
+<app>_parallel.json. Contexts are logical: a thread's calls follow the context that created
+it, and runtime frames are collapsed into the call that entered the runtime.`,
+	Flags: flags,
+}
+
+func flags(fs *pflag.FlagSet) platform.Factory {
+	var cfg Config
+	fs.StringVar(&cfg.IdleBase, "idle-base", "cores", "parallel: idleness counts idle cores (TM09) or idle threads (HPCToolkit's code): cores|threads")
+	fs.StringVar(&cfg.Spin, "spin", "idle", "parallel: spin-waiting in the runtime is idleness or overhead: idle|overhead")
+	fs.Float64Var(&cfg.IdleThreshold, "idle-threshold", DefaultIdleThreshold, "parallel: Table 1's high idleness, as a fraction of a context's work + idleness")
+	fs.Float64Var(&cfg.OverheadThreshold, "overhead-threshold", DefaultOverheadThreshold, "parallel: Table 1's high overhead, as a fraction of a context's work + idleness")
+	fs.IntVar(&cfg.Hot, "hot", DefaultHot, "parallel: contexts classified in the summary (and rows of its tables)")
+	fs.BoolVar(&cfg.SweepAtEnd, "parallel-sweep-at-end", false, "parallel: testing: keep the whole timeline until the end instead of sweeping it as the run goes")
+	_ = fs.MarkHidden("parallel-sweep-at-end")
+	return func(env *platform.Env) (platform.Instance, error) {
+		c := cfg
+		s := env.Sched.Defaults()
+		c.CPUs, c.Quantum, c.NsPerInsn = s.CPUs, s.Quantum, s.NsPerInsn
+		c.App = filepath.Base(env.Program)
+		c.Command = strings.Join(env.Args, " ")
+		a, err := New(c, env)
+		if err != nil {
+			return nil, err
+		}
+		return a, nil
+	}
+}
+
+// Write writes <app>_parallel.pb.gz and <app>_parallel.json into dir.
+func (a *Analysis) Write(dir string) ([]string, error) {
+	if a.res == nil {
+		return nil, fmt.Errorf("parallel: no results (the run did not finish the stream)")
+	}
+	var pb bytes.Buffer
+	if err := a.res.WritePprof(&pb); err != nil {
+		return nil, err
+	}
+	js, err := json.MarshalIndent(a.res, "", " ")
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, f := range []struct {
+		name string
+		data []byte
+	}{{a.cfg.App + "_parallel.pb.gz", pb.Bytes()}, {a.cfg.App + "_parallel.json", append(js, '\n')}} {
+		p := filepath.Join(dir, f.name)
+		if err := writeAtomic(p, f.data); err != nil {
+			return out, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+func writeAtomic(p string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), p)
+}
+
+// Summary prints the text summary.
+func (a *Analysis) Summary(w io.Writer) error {
+	if a.res == nil {
+		return nil
+	}
+	return a.res.Summary(w, a.cfg.Hot)
+}
+
+// Section is the summary, preformatted, for the HTML report.
+func (a *Analysis) Section() (title, body string, err error) {
+	var b bytes.Buffer
+	if err := a.Summary(&b); err != nil {
+		return "", "", err
+	}
+	return "Work, idleness and overhead (HPCToolkit)", "<pre>" + html.EscapeString(b.String()) + "</pre>", nil
+}

@@ -1,0 +1,139 @@
+package parallel
+
+import (
+	"fmt"
+	"io"
+	"path"
+
+	"github.com/google/pprof/profile"
+)
+
+// SampleTypes are the pprof sample types, in order; every value is virtual
+// nanoseconds.
+var SampleTypes = []string{"work", "idleness", "overhead", "lockwait", "spin", "wait", "blame"}
+
+func values(m Metrics) []int64 {
+	return []int64{m.Work, m.Idleness, m.Overhead, m.Lockwait, m.Spin, m.Wait, m.Blame}
+}
+
+// Profile builds the pprof profile: one sample per (context, line), whose
+// stack is the leaf line, then every logical frame's call site up to the
+// root. Idleness while no thread works is the sample "(no thread working)"
+// and blame no release took is "(never released)", so that pprof's totals
+// are n × makespan − work and the waiting time.
+func (r *Result) Profile() *profile.Profile {
+	p := &profile.Profile{
+		PeriodType:        &profile.ValueType{Type: "time", Unit: "nanoseconds"},
+		Period:            1,
+		DurationNanos:     r.Makespan,
+		DefaultSampleType: "work",
+	}
+	for _, t := range SampleTypes {
+		p.SampleType = append(p.SampleType, &profile.ValueType{Type: t, Unit: "nanoseconds"})
+	}
+	p.Comments = []string{
+		"emuprof parallel: work, idleness, overhead per calling context (HPCToolkit, PPoPP'09), exact in virtual time",
+		fmt.Sprintf("cores %d, idle base %s, spin %s, makespan %d ns", r.Cores, r.IdleBase, r.Spin, r.Makespan),
+		fmt.Sprintf("work %d + idleness %d + unattributed %d = %d (capacity %d)", r.Total.Work, r.Total.Idleness,
+			r.Unattr, r.Total.Work+r.Total.Idleness+r.Unattr, r.Capacity),
+	}
+	if r.Command != "" {
+		p.Comments = append(p.Comments, "command: "+r.Command)
+	}
+	if r.Partial != "" {
+		p.Comments = append(p.Comments, "PARTIAL: "+r.Partial)
+	}
+	// A function's source file: the first one its lines name.
+	type fkey struct{ name, obj string }
+	fileOf := map[fkey]string{}
+	for _, ls := range r.Lines {
+		if k := (fkey{ls.Func, ls.Object}); ls.File != "" && fileOf[k] == "" {
+			fileOf[k] = ls.File
+		}
+	}
+	for _, c := range r.Contexts {
+		if k := (fkey{c.siteFn, c.siteObj}); c.siteFile != "" && fileOf[k] == "" {
+			fileOf[k] = c.siteFile
+		}
+	}
+	funcs := map[fkey]*profile.Function{}
+	fn := func(name, obj string) *profile.Function {
+		k := fkey{name, obj}
+		if f := funcs[k]; f != nil {
+			return f
+		}
+		f := &profile.Function{ID: uint64(len(p.Function) + 1), Name: name, SystemName: name, Filename: fileOf[k]}
+		if f.Filename == "" && obj != "" {
+			f.Filename = path.Base(obj)
+		}
+		p.Function = append(p.Function, f)
+		funcs[k] = f
+		return f
+	}
+	type lkey struct {
+		f    *profile.Function
+		line int
+	}
+	locs := map[lkey]*profile.Location{}
+	loc := func(f *profile.Function, line int) *profile.Location {
+		k := lkey{f, line}
+		if l := locs[k]; l != nil {
+			return l
+		}
+		l := &profile.Location{ID: uint64(len(p.Location) + 1), Line: []profile.Line{{Function: f, Line: int64(line)}}}
+		p.Location = append(p.Location, l)
+		locs[k] = l
+		return l
+	}
+	// The frames above a context: each parent's call site, cached.
+	frames := make([][]*profile.Location, len(r.Contexts))
+	var stackOf func(id int32) []*profile.Location
+	stackOf = func(id int32) []*profile.Location {
+		if id <= 0 {
+			return nil
+		}
+		if frames[id] != nil {
+			return frames[id]
+		}
+		c := &r.Contexts[id]
+		var out []*profile.Location
+		if par := c.Parent; par > 0 {
+			pc := &r.Contexts[par]
+			line := 0
+			if c.siteFn == pc.Routine {
+				line = c.siteLine
+			}
+			out = append(out, loc(fn(pc.Routine, pc.Object), line))
+			out = append(out, stackOf(par)...)
+		}
+		frames[id] = out
+		return out
+	}
+	for _, ls := range r.Lines {
+		c := &r.Contexts[ls.Context]
+		var st []*profile.Location
+		st = append(st, loc(fn(ls.Func, ls.Object), ls.Line))
+		if ls.Context > 0 && ls.Func != c.Routine {
+			// Time inside a collapsed runtime chain or hidden code: the
+			// logical frame it belongs to comes next.
+			st = append(st, loc(fn(c.Routine, c.Object), 0))
+		}
+		st = append(st, stackOf(ls.Context)...)
+		if len(st) == 0 {
+			continue
+		}
+		p.Sample = append(p.Sample, &profile.Sample{Location: st, Value: values(ls.M)})
+	}
+	if r.Unattr > 0 {
+		p.Sample = append(p.Sample, &profile.Sample{Location: []*profile.Location{loc(fn("(no thread working)", ""), 0)},
+			Value: values(Metrics{Idleness: r.Unattr})})
+	}
+	if r.Unrel > 0 {
+		p.Sample = append(p.Sample, &profile.Sample{Location: []*profile.Location{loc(fn("(never released)", ""), 0)},
+			Value: values(Metrics{Blame: r.Unrel})})
+	}
+	return p
+}
+
+// WritePprof writes the gzipped profile.proto.
+func (r *Result) WritePprof(w io.Writer) error { return r.Profile().Write(w) }

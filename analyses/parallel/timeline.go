@@ -1,0 +1,143 @@
+package parallel
+
+import "slices"
+
+// edge is a change of the number of working (dw) or idle (di) threads.
+type edge struct {
+	t      int64
+	dw, di int32
+}
+
+// segment is a stretch of time with a constant number of working and idle
+// threads.
+type segment struct {
+	start, end int64
+	nw, ni     int32
+}
+
+// sweep integrates idleness over [a.swept, to): the number of working
+// threads is piecewise constant between the ends of the pending pieces
+// (spec §4.2: apply every change at t before integrating [t, t')); each
+// working piece receives n_idle·dt in the numerator of its working-thread
+// count (TM09 §2.1's n_w̄/n_w per unit of work, as an integral).
+func (a *Analysis) sweep(to int64) {
+	from := a.swept
+	if to <= from {
+		return
+	}
+	evs := a.evs[:0]
+	for _, t := range a.all {
+		ps := t.pieces[t.head:]
+		for i := 0; i < len(ps) && ps[i].start < to; {
+			work := ps[i].work
+			s, e := max(ps[i].start, from), ps[i].end
+			j := i + 1
+			for j < len(ps) && ps[j].start == e && ps[j].work == work && e < to {
+				e = ps[j].end
+				j++
+			}
+			e = min(e, to)
+			if e > s {
+				if work {
+					evs = append(evs, edge{s, 1, 0}, edge{e, -1, 0})
+				} else {
+					evs = append(evs, edge{s, 0, 1}, edge{e, 0, -1})
+				}
+			}
+			i = j
+		}
+		if a.threads && t.state == blocked {
+			if s := max(t.wait.start, from); s < to {
+				evs = append(evs, edge{s, 0, 1}, edge{to, 0, -1})
+			}
+		}
+	}
+	slices.SortFunc(evs, func(x, y edge) int {
+		switch {
+		case x.t < y.t:
+			return -1
+		case x.t > y.t:
+			return 1
+		}
+		return 0
+	})
+	segs := a.segs[:0]
+	n := int32(a.cfg.CPUs)
+	var nw, ni int32
+	at := from
+	for i := 0; i <= len(evs); i++ {
+		tt := to
+		if i < len(evs) {
+			tt = evs[i].t
+		}
+		if tt > at {
+			segs = append(segs, segment{at, tt, nw, ni})
+			at = tt
+		}
+		if i < len(evs) {
+			nw += evs[i].dw
+			ni += evs[i].di
+		}
+	}
+	for i := range segs {
+		s := &segs[i]
+		if s.nw > n {
+			s.nw = n // cannot happen with the CPU model
+		}
+		if !a.threads {
+			s.ni = n - s.nw
+		}
+		if s.nw == 0 {
+			a.unattr += int64(s.ni) * (s.end - s.start)
+		}
+	}
+	for _, t := range a.all {
+		a.attribute(t, segs, to)
+	}
+	a.evs, a.segs = evs, segs
+	a.swept = to
+}
+
+// attribute charges t's working pieces before to with their idleness over
+// segs, and drops what was swept.
+func (a *Analysis) attribute(t *thread, segs []segment, to int64) {
+	ps := t.pieces
+	h := t.head
+	si := 0
+	for h < len(ps) && ps[h].start < to {
+		p := &ps[h]
+		if p.work {
+			for si < len(segs) && segs[si].end <= p.start {
+				si++
+			}
+			var att int64
+			for j := si; j < len(segs) && segs[j].start < p.end; j++ {
+				s := segs[j]
+				o := min(s.end, p.end) - max(s.start, p.start)
+				if o <= 0 || s.nw == 0 || s.ni == 0 {
+					continue
+				}
+				st := &a.keys.stats[p.key]
+				if st.idle == nil {
+					st.idle = make([]int64, a.cfg.CPUs+1)
+				}
+				v := int64(s.ni) * o
+				st.idle[s.nw] += v
+				att += v / int64(s.nw)
+			}
+			t.idleAtt += att
+		}
+		if p.end > to {
+			p.start = to
+			break
+		}
+		h++
+	}
+	t.head = h
+	if h == len(ps) {
+		t.pieces, t.head = ps[:0], 0
+	} else if h > 1024 && h > len(ps)/2 {
+		n := copy(ps, ps[h:])
+		t.pieces, t.head = ps[:n], 0
+	}
+}
