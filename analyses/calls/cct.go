@@ -19,6 +19,14 @@ type Node struct {
 type CCT struct {
 	nodes []Node
 	index map[uint64]NodeID // (parent, routine) -> node
+	// last[p+1] is the child of p (NoNode for roots) found last: a loop
+	// calling the same routine again skips the map.
+	last []lastChild
+}
+
+type lastChild struct {
+	routine RoutineID
+	node    NodeID // NoNode: none yet
 }
 
 // NewCCT returns an empty tree.
@@ -27,13 +35,21 @@ func NewCCT() *CCT { return &CCT{index: make(map[uint64]NodeID)} }
 // Child returns the node for routine r called from parent (NoNode for a
 // root), creating it on first use.
 func (c *CCT) Child(parent NodeID, r RoutineID) NodeID {
-	key := uint64(uint32(parent))<<32 | uint64(r)
-	if id, ok := c.index[key]; ok {
-		return id
+	slot := int(parent) + 1
+	for slot >= len(c.last) {
+		c.last = append(c.last, lastChild{node: NoNode})
 	}
-	id := NodeID(len(c.nodes))
-	c.nodes = append(c.nodes, Node{Parent: parent, Routine: r})
-	c.index[key] = id
+	if l := c.last[slot]; l.node != NoNode && l.routine == r {
+		return l.node
+	}
+	key := uint64(uint32(parent))<<32 | uint64(r)
+	id, ok := c.index[key]
+	if !ok {
+		id = NodeID(len(c.nodes))
+		c.nodes = append(c.nodes, Node{Parent: parent, Routine: r})
+		c.index[key] = id
+	}
+	c.last[slot] = lastChild{routine: r, node: id}
 	return id
 }
 
