@@ -299,3 +299,29 @@ func TestProfileJumpTableMask(t *testing.T) {
 	}
 	want(t, counts(t, prof, "handle_amd"), map[string]uint64{"2": 1})
 }
+
+// gcc -O0's switch: the index lives in a stack slot, the entry is loaded
+// zero-extended and sign-extended by cltq.
+func TestProfileJumpTableO0(t *testing.T) {
+	a := newAsm(0x1000).
+		label("J0").raw(0x55, 0x48, 0x89, 0xe5, 0x89, 0x7d, 0xfc, 0x83, 0x7d, 0xfc, 0x02).rel([]byte{0x0f, 0x87}, "DEF").
+		label("J1").raw(0x8b, 0x45, 0xfc, 0x48, 0x8d, 0x14, 0x85, 0, 0, 0, 0).rel([]byte{0x48, 0x8d, 0x05}, "T").
+		raw(0x8b, 0x04, 0x02, 0x48, 0x98).rel([]byte{0x48, 0x8d, 0x15}, "T").raw(0x48, 0x01, 0xd0, 0xff, 0xe0).
+		label("C0").nop().ret().
+		label("C1").nop().ret().
+		label("C2").nop().ret().
+		label("DEF").ret()
+	end := a.pc()
+	a.label("T")
+	tbl := a.pc()
+	for _, c := range []string{"C0", "C1", "C2"} {
+		off := uint32(int32(int64(a.labels[c]) - int64(tbl)))
+		a.raw(byte(off), byte(off>>8), byte(off>>16), byte(off>>24))
+	}
+	p := newProgram(a).routine("sw", 0x1000, end)
+	prof := newRunner(p).run(1, "J0", "J1", "C0").profile(t)
+	if r := routineOut(t, prof, "sw"); r.CFG != CFGStatic || r.NumPaths != "4" {
+		t.Errorf("routine %+v", r)
+	}
+	want(t, counts(t, prof, "sw"), map[string]uint64{"0": 1})
+}
