@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -16,11 +17,15 @@ import (
 // profileFlags are the flags of every profiling command: the run flags,
 // the output directory, and each registered analysis's own flags.
 type profileFlags struct {
-	run       runFlags
-	out       string
-	list      string
-	sync      bool
-	factories map[string]platform.Factory
+	run  runFlags
+	out  string
+	list string
+	sync bool
+	// analysisThread: on 2-CPU machines the engine and the analyses slow
+	// each other down more than they overlap (docs/PERFORMANCE.md), so
+	// auto keeps them on one thread there.
+	analysisThread string
+	factories      map[string]platform.Factory
 }
 
 func (f *profileFlags) register(cmd *cobra.Command, withList bool) {
@@ -28,7 +33,8 @@ func (f *profileFlags) register(cmd *cobra.Command, withList bool) {
 	f.run.register(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.out, "out", ".", "directory for the profiles")
-	fl.BoolVar(&f.sync, "sync-analyses", false, "benchmarking only: run the analyses on the emulation thread")
+	fl.StringVar(&f.analysisThread, "analysis-thread", "auto", "run the analyses on a thread of their own: on, off, or auto (on with 4 or more host CPUs); output is the same either way")
+	fl.BoolVar(&f.sync, "sync-analyses", false, "benchmarking only: same as --analysis-thread off")
 	_ = fl.MarkHidden("sync-analyses")
 	if withList {
 		fl.StringVar(&f.list, "analyses", "", "comma-separated analyses to run in one emulation: "+pluginNames())
@@ -82,6 +88,19 @@ func (f *profileFlags) profile(list string, args []string) error {
 	if err != nil {
 		return err
 	}
+	var async bool
+	switch f.analysisThread {
+	case "on":
+		async = true
+	case "off":
+	case "auto":
+		async = runtime.NumCPU() >= 4
+	default:
+		return &exitError{code: 2, msg: fmt.Sprintf("--analysis-thread must be on, off or auto, not %q", f.analysisThread)}
+	}
+	if f.sync {
+		async = false
+	}
 	cfg, err := f.run.config(args)
 	if err != nil {
 		return err
@@ -99,7 +118,7 @@ func (f *profileFlags) profile(list string, args []string) error {
 		insts = append(insts, inst)
 	}
 	res, runErr := executeWith(cfg, &f.run, func(blocks *analyses.BlockTable) *platform.Pipeline {
-		return platform.NewPipeline(env, blocks, insts, !f.sync)
+		return platform.NewPipeline(env, blocks, insts, async)
 	}, needsOf(insts))
 	if res == nil {
 		return runErr // nothing ran: bad input

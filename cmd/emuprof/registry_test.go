@@ -21,6 +21,7 @@ func TestRegistryFlagsDistinct(t *testing.T) {
 	base.Flags().String("out", "", "")
 	base.Flags().String("analyses", "", "")
 	base.Flags().Bool("sync-analyses", false, "")
+	base.Flags().String("analysis-thread", "", "")
 	owner := map[string]string{}
 	base.Flags().VisitAll(func(fl *pflag.Flag) { owner[fl.Name] = "run" })
 	names := map[string]bool{}
@@ -56,15 +57,16 @@ func TestRegistryFlagsDistinct(t *testing.T) {
 }
 
 // `emuprof profile --analyses trms` is `emuprof trms`: the same files, byte
-// for byte; analyses on the emulation thread (--sync-analyses) give the
-// same bytes too; an unknown analysis is one line and exit 2.
+// for byte; analyses on their own thread or on the emulation thread give
+// the same bytes too; an unknown analysis is one line and exit 2.
 func TestProfileCommand(t *testing.T) {
 	prog := guestBin(t, "glibc-dynamic", "condvar_pc")
 	var outs []map[string]string
 	for _, args := range [][]string{
 		{"trms"},
 		{"profile", "--analyses", "trms"},
-		{"trms", "--sync-analyses"},
+		{"trms", "--analysis-thread", "off"},
+		{"trms", "--analysis-thread", "on"},
 	} {
 		dir := t.TempDir()
 		a := append(append(args, "--cct", "--out", dir, "--clear-env", "--"), prog, "60")
