@@ -1,0 +1,169 @@
+package main
+
+// End-to-end tests of `emuprof paths`: the path counts of the pathfreq
+// guest's routines equal the counts the guest computes from its inputs
+// and prints, in every build flavour.
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"emuprof/analyses/paths"
+)
+
+type pathsRun struct {
+	prof   *paths.Profile
+	stdout string
+	file   string
+}
+
+func runPaths(t *testing.T, flags []string, prog string, args ...string) pathsRun {
+	t.Helper()
+	dir := t.TempDir()
+	a := append([]string{"paths", "--out", dir, "--clear-env"}, flags...)
+	a = append(append(a, "--", prog), args...)
+	out := run(t, nil, dir, emuprofBin, a...)
+	if out.code != 0 {
+		t.Fatalf("emuprof paths %s: exit %d\n%s", prog, out.code, out.stderr)
+	}
+	file := filepath.Join(dir, filepath.Base(prog)+"_paths.json")
+	prof, err := paths.ReadProfile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pathsRun{prof, out.stdout, file}
+}
+
+func pathsRoutine(t *testing.T, pr *paths.Profile, name string) paths.Routine {
+	t.Helper()
+	for _, r := range pr.Routines {
+		if r.Name == name {
+			return r
+		}
+	}
+	t.Fatalf("routine %s not in the profile", name)
+	return paths.Routine{}
+}
+
+func sortedCounts(r paths.Routine) []uint64 {
+	var cs []uint64
+	for _, p := range r.Paths {
+		cs = append(cs, p.Count)
+	}
+	slices.Sort(cs)
+	return cs
+}
+
+// guestNumbers returns the numbers on the guest's output lines starting
+// with prefix, in order.
+func guestNumbers(t *testing.T, stdout, prefix string) []uint64 {
+	t.Helper()
+	var out []uint64
+	for _, line := range strings.Split(stdout, "\n") {
+		if !strings.HasPrefix(line, prefix+" ") {
+			continue
+		}
+		for _, f := range strings.Fields(line) {
+			if v, err := strconv.ParseUint(f, 10, 64); err == nil {
+				out = append(out, v)
+			}
+		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("guest printed no %q line:\n%s", prefix, stdout)
+	}
+	return out
+}
+
+func sum(xs []uint64) uint64 {
+	var s uint64
+	for _, x := range xs {
+		s += x
+	}
+	return s
+}
+
+func TestPathsFrequencies(t *testing.T) {
+	for _, v := range append(slices.Clone(variants), "glibc-static-O0") {
+		t.Run(v, func(t *testing.T) {
+			r := runPaths(t, nil, guestBin(t, v, "pathfreq"))
+			pr := r.prof
+			if pr.Copies != 1 || len(pr.ProbeHits) != 1 || pr.ProbeHits[0] == 0 || pr.Partial != "" {
+				t.Errorf("copies %d probe_hits %v partial %q", pr.Copies, pr.ProbeHits, pr.Partial)
+			}
+			check := func(name string, numPaths string, want []uint64) paths.Routine {
+				t.Helper()
+				rt := pathsRoutine(t, pr, name)
+				slices.Sort(want)
+				if got := sortedCounts(rt); !slices.Equal(got, want) {
+					t.Errorf("%s: path counts %v, guest says %v", name, got, want)
+				}
+				if numPaths != "" && string(rt.NumPaths) != numPaths {
+					t.Errorf("%s: num_paths %s, want %s", name, rt.NumPaths, numPaths)
+				}
+				if rt.CFG != paths.CFGStatic || len(rt.Truncated) != 0 || rt.Lost != 0 {
+					t.Errorf("%s: cfg %s, truncated %v, lost %d", name, rt.CFG, rt.Truncated, rt.Lost)
+				}
+				for _, p := range rt.Paths {
+					if len(p.Blocks) == 0 || len(p.Lines) != len(p.Blocks) {
+						t.Errorf("%s: path %s has %d blocks and %d lines", name, p.ID, len(p.Blocks), len(p.Lines))
+					}
+					for _, l := range p.Lines {
+						if !strings.Contains(l, "pathfreq.c:") {
+							t.Errorf("%s: path %s line %q not in pathfreq.c", name, p.ID, l)
+							break
+						}
+					}
+				}
+				return rt
+			}
+			// Eight paths through three independent diamonds, each as
+			// often as the guest made its combination run.
+			check("diamonds", "8", guestNumbers(t, r.stdout, "diamonds"))
+			// The loop: one path per iteration and one per call, by kind.
+			lc := guestNumbers(t, r.stdout, "loop calls")
+			calls, iters := lc[0], lc[1]
+			kinds := guestNumbers(t, r.stdout, "loop entry-odd")
+			loop := check("loop", "6", kinds)
+			if got := sum(sortedCounts(loop)); got != calls+iters {
+				t.Errorf("loop: %d path executions, want calls + iterations = %d", got, calls+iters)
+			}
+			check("more", "1", []uint64{calls + iters})
+			// Recursion: each activation has its own path register.
+			rc := guestNumbers(t, r.stdout, "rec calls")
+			rec := check("rec", "3", rc[1:])
+			if got := sum(sortedCounts(rec)); got != rc[0] {
+				t.Errorf("rec: %d path executions, want %d activations", got, rc[0])
+			}
+			// The switch goes through a jump table, recovered statically.
+			check("sw", "9", guestNumbers(t, r.stdout, "sw"))
+			if !strings.Contains(r.stdout, "paths: ") || !strings.Contains(r.stdout, "pathfreq.c:") {
+				t.Errorf("summary missing or without source lines:\n%s", r.stdout)
+			}
+		})
+	}
+}
+
+// The profile is the same, byte for byte, on every run, and `emuprof
+// profile --analyses paths` is `emuprof paths`.
+func TestPathsDeterministic(t *testing.T) {
+	prog := guestBin(t, "glibc-static", "pathfreq")
+	a := runPaths(t, nil, prog)
+	b := runPaths(t, nil, prog)
+	da, _ := os.ReadFile(a.file)
+	db, _ := os.ReadFile(b.file)
+	if !bytes.Equal(da, db) || len(da) == 0 {
+		t.Errorf("two runs wrote different profiles (%d and %d bytes)", len(da), len(db))
+	}
+	dir := t.TempDir()
+	out := run(t, nil, dir, emuprofBin, "profile", "--analyses", "paths", "--out", dir, "--clear-env", "--", prog)
+	dc, err := os.ReadFile(filepath.Join(dir, "pathfreq_paths.json"))
+	if out.code != 0 || err != nil || !bytes.Equal(da, dc) {
+		t.Errorf("profile --analyses paths: exit %d, err %v, same %v\n%s", out.code, err, bytes.Equal(da, dc), out.stderr)
+	}
+}
