@@ -25,7 +25,8 @@ type Config struct {
 	// in the runtime, counted as overhead).
 	Spin string
 	// IdleThreshold and OverheadThreshold are Table 1's "high" bounds
-	// (ratio of the context's effort; equal counts as high).
+	// (ratio of the context's effort; equal counts as high); 0 means the
+	// default.
 	IdleThreshold, OverheadThreshold float64
 	// Hot is the number of contexts the summary classifies.
 	Hot int
@@ -59,6 +60,12 @@ func (c Config) check() (Config, error) {
 	case "idle", "overhead":
 	default:
 		return c, fmt.Errorf("--spin must be idle or overhead, not %q", c.Spin)
+	}
+	if c.IdleThreshold == 0 {
+		c.IdleThreshold = DefaultIdleThreshold
+	}
+	if c.OverheadThreshold == 0 {
+		c.OverheadThreshold = DefaultOverheadThreshold
 	}
 	if c.IdleThreshold < 0 || c.IdleThreshold > 1 || c.OverheadThreshold < 0 || c.OverheadThreshold > 1 {
 		return c, fmt.Errorf("thresholds must lie in [0, 1]")
@@ -102,6 +109,8 @@ type Analysis struct {
 	segs     []segment
 
 	locks      map[uint64]*lock
+	lockOrder  []*lock // in order of first sight
+	dirty      []*lock // with releases to process
 	waitTotals [numWaitClasses]int64
 	unreleased int64
 
@@ -155,8 +164,9 @@ type thread struct {
 
 	wait waitRec
 
-	start, end                             int64
-	work, overhead, spin, blocked, idleAtt int64
+	start, end                    int64
+	work, overhead, spin, blocked int64
+	idle                          []int64 // as stats.idle, for the thread's share of idleness
 }
 
 type threadState uint8
@@ -485,11 +495,7 @@ func (a *Analysis) Finish() {
 		}
 	}
 	a.sweep(end)
-	for _, l := range a.locks {
-		a.unreleased += l.carry
-		l.unreleased += l.carry
-		l.carry = 0
-	}
+	a.blame(end, true)
 	a.res = a.result()
 }
 

@@ -220,8 +220,8 @@ func (a *Analysis) result() *Result {
 		}
 	}
 	// Locks, by waiting time.
-	for _, l := range a.locks {
-		ls := LockStat{Addr: fmt.Sprintf("%#x", l.addr), Class: l.class.String(), Waits: l.waits, Releases: l.releases,
+	for _, l := range a.lockOrder {
+		ls := LockStat{Addr: fmt.Sprintf("%#x", l.addr), Class: l.class.String(), Waits: l.waits, Releases: l.nrel,
 			WaitNs: l.waitNs, BlameNs: l.blameNs, Unreleased: l.unreleased}
 		if l.topReleaser >= 0 {
 			kp := a.keys.list[l.topReleaser]
@@ -239,7 +239,12 @@ func (a *Analysis) result() *Result {
 	})
 	for _, t := range a.all {
 		ts := ThreadStat{Tid: t.tid, Created: r.Path(t.stack[0]), Start: t.start, End: t.end, Work: t.work,
-			Overhead: t.overhead, Spin: t.spin, Blocked: t.blocked, Idleness: t.idleAtt}
+			Overhead: t.overhead, Spin: t.spin, Blocked: t.blocked}
+		for k, v := range t.idle {
+			if k > 0 {
+				ts.Idleness += v / int64(k)
+			}
+		}
 		running := t.work
 		if a.spinIdle {
 			running += t.spin

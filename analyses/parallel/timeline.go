@@ -96,6 +96,7 @@ func (a *Analysis) sweep(to int64) {
 	}
 	a.evs, a.segs = evs, segs
 	a.swept = to
+	a.blame(to, false)
 }
 
 // attribute charges t's working pieces before to with their idleness over
@@ -110,7 +111,6 @@ func (a *Analysis) attribute(t *thread, segs []segment, to int64) {
 			for si < len(segs) && segs[si].end <= p.start {
 				si++
 			}
-			var att int64
 			for j := si; j < len(segs) && segs[j].start < p.end; j++ {
 				s := segs[j]
 				o := min(s.end, p.end) - max(s.start, p.start)
@@ -123,9 +123,11 @@ func (a *Analysis) attribute(t *thread, segs []segment, to int64) {
 				}
 				v := int64(s.ni) * o
 				st.idle[s.nw] += v
-				att += v / int64(s.nw)
+				if t.idle == nil {
+					t.idle = make([]int64, a.cfg.CPUs+1)
+				}
+				t.idle[s.nw] += v
 			}
-			t.idleAtt += att
 		}
 		if p.end > to {
 			p.start = to
