@@ -13,7 +13,7 @@ type waitRec struct {
 	addr  uint64 // futex address (or object id) it blocked on
 	kind  analyses.WaitKind
 	class WaitClass
-	key   int32    // the waiter's context and line
+	key   int32     // the waiter's context and line
 	iv    *interval // its interval on the futex's lock
 }
 
