@@ -1,9 +1,5 @@
 package paths
 
-import (
-	"slices"
-)
-
 // A routine's CFG grows when the run takes a transition the disassembly
 // missed (an unresolved indirect jump, a jump into a block's middle, code
 // never reached statically), and its DAG gains heads and tails (landing
@@ -137,19 +133,15 @@ func (p *Profiler) rebuild(rt *routine, recover bool) {
 		seq   []int32
 		count uint64
 	}
-	keys := make([]uint64, 0, len(rt.counts))
-	for k := range rt.counts {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	keys, cs := rt.sortedCounts()
 	var olds []counted
-	for _, k := range keys {
+	for i, k := range keys {
 		seq, ok := rt.pathOf(k)
 		if !ok {
-			rt.lost += rt.counts[k]
+			rt.lost += cs[i]
 			continue
 		}
-		olds = append(olds, counted{seq, rt.counts[k]})
+		olds = append(olds, counted{seq, cs[i]})
 	}
 	type live struct {
 		f   *frame
@@ -208,21 +200,21 @@ func (p *Profiler) rebuild(rt *routine, recover bool) {
 		}
 		rt.number()
 	}
-	rt.counts = map[uint64]uint64{}
 	rt.tr = nil
 	if rt.big {
 		rt.tr = newTrie()
 	}
+	rt.resetCounts()
 	for _, o := range olds {
-		cur, reg, ok := rt.walk(o.seq, func(k uint64) { rt.counts[k] += o.count })
+		cur, reg, ok := rt.walk(o.seq, func(k uint64) { rt.add(k, o.count) })
 		if !ok || !rt.vi[cur].hasExit {
 			rt.lost += o.count
 			continue
 		}
-		rt.counts[rt.endKey(cur, reg)] += o.count
+		rt.add(rt.endKey(cur, reg), o.count)
 	}
 	for _, l := range lives {
-		cur, reg, ok := rt.walk(l.seq, func(k uint64) { rt.counts[k]++ })
+		cur, reg, ok := rt.walk(l.seq, func(k uint64) { rt.add(k, 1) })
 		if !ok {
 			l.f.cur = -1
 			rt.lost++

@@ -119,7 +119,9 @@ func (p *Profiler) routineProfile(rt *routine) Routine {
 		count uint64
 	}
 	var ps []idPath
-	for key, c := range rt.counts {
+	keys, cs := rt.sortedCounts()
+	for i, key := range keys {
+		c := cs[i]
 		seq, ok := rt.pathOf(key)
 		if !ok {
 			r.Lost += c
@@ -147,9 +149,9 @@ func (p *Profiler) routineProfile(rt *routine) Routine {
 		}
 		r.Paths = append(r.Paths, path)
 	}
-	keys := slices.Clone(rt.truncKey)
-	slices.Sort(keys)
-	for _, k := range keys {
+	tkeys := slices.Clone(rt.truncKey)
+	slices.Sort(tkeys)
+	for _, k := range tkeys {
 		tr := rt.trunc[k]
 		t := Truncated{Count: tr.count}
 		for _, a := range tr.blocks {

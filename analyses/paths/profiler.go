@@ -210,7 +210,11 @@ func (p *Profiler) complete(f *frame) {
 	if !rt.big {
 		key += v.exitVal
 	}
-	rt.counts[key]++
+	if rt.dense != nil {
+		rt.dense[key]++
+	} else {
+		rt.counts[key]++
+	}
 	p.Completions++
 	if v.exitNZ {
 		p.Hits++
@@ -289,13 +293,24 @@ func (p *Profiler) step(f *frame, w int32) bool {
 	return false
 }
 
+// routineOfBlock returns the state of the routine of block id (bi),
+// remembered per block id.
+func (p *Profiler) routineOfBlock(id uint32, bi *analyses.BlockInfo) *routine {
+	if int(id) < len(p.cache) {
+		if rt := p.cache[id].rt; rt != nil {
+			return rt
+		}
+	}
+	return p.routineOf(bi)
+}
+
 // routineOf returns the state of the routine of block bi.
 func (p *Profiler) routineOf(bi *analyses.BlockInfo) *routine {
 	k := rkey{bi.Routine.Entry, bi.Routine.Object}
 	if rt := p.routines[k]; rt != nil {
 		return rt
 	}
-	rt := &routine{seq: len(p.list), info: bi.Routine, counts: map[uint64]uint64{}, trunc: map[string]*truncRec{}}
+	rt := &routine{seq: len(p.list), info: bi.Routine, trunc: map[string]*truncRec{}}
 	rt.end = routineEnd(p.opt.Symbols, bi.Routine.Entry, bi.Addr+uint64(bi.Len))
 	var code Code
 	var oc *objCode
@@ -334,6 +349,7 @@ func (p *Profiler) routineOf(bi *analyses.BlockInfo) *routine {
 	if rt.big {
 		rt.tr = newTrie()
 	}
+	rt.resetCounts()
 	p.routines[k] = rt
 	p.list = append(p.list, rt)
 	return rt
@@ -400,7 +416,10 @@ func (p *Profiler) block(ev *analyses.Event) {
 	if p.opt.Block != nil {
 		bi = p.opt.Block(ev.Block)
 	}
-	if bi == nil || bi.Routine.Name == "" {
+	if bi == nil || bi.Routine.Name == "" || bi.Routine.Kind.Transparent() {
+		// Linker stubs (a PLT entry reached by a jump) and the
+		// lazy-binding resolver are glue, not routines of the program:
+		// the frame's path goes on in its routine.
 		return
 	}
 	t := p.thread(ev.Tid)
@@ -408,7 +427,7 @@ func (p *Profiler) block(ev *analyses.Event) {
 		t.frames = append(t.frames, frame{cur: -1})
 	}
 	f := &t.frames[len(t.frames)-1]
-	rt := p.routineOf(bi)
+	rt := p.routineOfBlock(ev.Block, bi)
 	if f.rt != rt {
 		// The activation runs another routine's code without a call (a
 		// jump into it that is not a tail call, e.g. back from a .cold

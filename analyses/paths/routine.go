@@ -48,6 +48,7 @@ type routine struct {
 	big      bool                 // NumPaths(ENTRY) >= 2^63: registers hold trie nodes
 	tr       *trie                // big only
 	counts   map[uint64]uint64    // path id (big: trie node) -> executions
+	dense    []uint64             // counts by id when NumPaths(ENTRY) <= denseMax (then counts is unused)
 	trunc    map[string]*truncRec // truncated in-progress paths, by block sequence
 	truncKey []string             // keys of trunc in order of first sight
 }
@@ -352,4 +353,46 @@ func (t *trie) seq(node int32) []int32 {
 	}
 	slices.Reverse(out)
 	return out
+}
+
+// denseMax bounds the routines whose counts are kept in an array.
+const denseMax = 1 << 12
+
+// add counts n executions of the path with count key k.
+func (rt *routine) add(k, n uint64) {
+	if rt.dense != nil {
+		rt.dense[k] += n
+		return
+	}
+	rt.counts[k] += n
+}
+
+// sortedCounts returns the count keys with a non-zero count, ascending,
+// and their counts.
+func (rt *routine) sortedCounts() (keys, counts []uint64) {
+	if rt.dense != nil {
+		for k, c := range rt.dense {
+			if c != 0 {
+				keys, counts = append(keys, uint64(k)), append(counts, c)
+			}
+		}
+		return
+	}
+	for k := range rt.counts {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		counts = append(counts, rt.counts[k])
+	}
+	return
+}
+
+// resetCounts empties the counts, for the current numbering.
+func (rt *routine) resetCounts() {
+	rt.counts = map[uint64]uint64{}
+	rt.dense = nil
+	if !rt.big && rt.dag.Num.NumPaths[Entry] <= denseMax {
+		rt.dense = make([]uint64, rt.dag.Num.NumPaths[Entry])
+	}
 }
