@@ -8,7 +8,14 @@
 package platform
 
 import (
+	"errors"
+	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
 
 	"github.com/spf13/pflag"
 
@@ -25,6 +32,8 @@ type Env struct {
 	// Program is the path of the profiled program, Args its command line.
 	Program string
 	Args    []string
+	// Pid is the guest's process id (its thread ids count up from it).
+	Pid int
 	// Sched is the run's CPU model (--cpus, --quantum, ns per
 	// instruction), for analyses that reconstruct the global timeline.
 	Sched SchedConfig
@@ -121,8 +130,77 @@ type Instance interface {
 }
 
 // Factory creates an analysis for a run, from the flag values captured
-// when its flags were registered.
+// when its flags were registered. It is called before the guest starts:
+// it must validate the analysis's flags there, and an error it returns
+// stops emuprof with exit status 2 and one line (a *FlagError names the
+// flag: see BadFlag).
 type Factory func(env *Env) (Instance, error)
+
+// FlagError is a bad value of an analysis's flag, reported by the command
+// as the one line "emuprof: --FLAG VALUE: REASON".
+type FlagError struct {
+	Flag   string // the flag's name, without the dashes
+	Value  string
+	Reason string
+}
+
+func (e *FlagError) Error() string { return fmt.Sprintf("--%s %s: %s", e.Flag, e.Value, e.Reason) }
+
+// BadFlag returns the *FlagError of flag (its name, without dashes) whose
+// value is value.
+func BadFlag(flag string, value any, format string, args ...any) error {
+	return &FlagError{Flag: flag, Value: fmt.Sprint(value), Reason: fmt.Sprintf(format, args...)}
+}
+
+// OutputChecker is implemented by an Instance that can tell, before the
+// guest starts, whether its files can be written into dir (a directory the
+// command has already found writable): names too long for the file system,
+// for example. An error stops emuprof with exit status 2 and one line,
+// instead of losing the profile after the run. CheckFileName does the
+// check for one file name.
+type OutputChecker interface {
+	CheckOutput(dir string) error
+}
+
+// nameMax is the longest file name Linux and macOS file systems take.
+const nameMax = 255
+
+// ErrNameTooLong is what CheckFileName's error wraps when the name is too
+// long for the file system.
+var ErrNameTooLong = errors.New("file name too long")
+
+// CheckFileName says whether a file called name can be created in dir and
+// written atomically (a temporary file renamed into place): it creates,
+// then removes, a probe file with a name as long as name.
+func CheckFileName(dir, name string) error {
+	short := name
+	if len(short) > 40 {
+		short = short[:32] + "..."
+	}
+	if len(name) > nameMax {
+		return fmt.Errorf("%s: %d bytes, more than a file system takes (%d): %w", short, len(name), nameMax, ErrNameTooLong)
+	}
+	probe := fmt.Sprintf(".emuprof-probe-%d-", os.Getpid())
+	if len(probe) < len(name) {
+		probe += strings.Repeat("x", len(name)-len(probe))
+	}
+	p := filepath.Join(dir, probe)
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	switch {
+	case errors.Is(err, fs.ErrExist):
+		return nil
+	case errors.Is(err, syscall.ENAMETOOLONG):
+		return fmt.Errorf("%s: %d bytes, more than the file system of %s takes: %w", short, len(name), dir, ErrNameTooLong)
+	case err != nil:
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("cannot create %s in %s: %v", short, dir, err)
+	}
+	f.Close()
+	return os.Remove(p)
+}
 
 // Plugin describes an analysis to the command line: adding an analysis is
 // its package plus one line in the registry (cmd/emuprof/registry.go).

@@ -68,7 +68,11 @@ func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
 	if dir == "" {
 		dir = "."
 	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp*")
+	pattern := "." + base + ".tmp*"
+	if len(pattern)+10 > 255 { // the longest name a file system takes
+		pattern = ".emuprof-*.tmp" // a long name that fits must not fail for its temporary file
+	}
+	f, err := os.CreateTemp(dir, pattern)
 	if err != nil {
 		return fmt.Errorf("report: write %s: %w", path, err)
 	}

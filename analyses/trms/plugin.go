@@ -2,6 +2,8 @@ package trms
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"html"
 	"io"
 	"os"
@@ -36,6 +38,17 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 	_ = fs.MarkHidden("counter-bits")
 	return func(env *platform.Env) (platform.Instance, error) {
 		c := cfg
+		switch c.Resolution {
+		case 1, 2, 4, 8, 16:
+		default:
+			return nil, platform.BadFlag("resolution", c.Resolution, "want a memory resolution of 1, 2, 4, 8 or 16 bytes")
+		}
+		if c.Cost != CostBlocks && c.Cost != CostInsns {
+			return nil, platform.BadFlag("cost", c.Cost, "want %s or %s", CostBlocks, CostInsns)
+		}
+		if c.CounterBits < 8 || c.CounterBits > 64 {
+			return nil, platform.BadFlag("counter-bits", c.CounterBits, "want 8 to 64 bits")
+		}
 		c.Command = strings.Join(env.Args, " ")
 		c.App = filepath.Base(env.Program)
 		if st, err := os.Stat(env.Program); err == nil {
@@ -45,17 +58,36 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 		if err != nil {
 			return nil, err
 		}
-		return &instance{p, top}, nil
+		// Thread ids count up from the pid: allow one more digit.
+		maxTid := uint32(min(max(env.Pid, 1000)*10, 4194303))
+		return &instance{p, top, maxTid}, nil
 	}
 }
 
 // instance adapts a Profiler to the platform's Reporter.
 type instance struct {
 	*Profiler
-	top int
+	top    int
+	maxTid uint32 // the largest thread id CheckOutput plans for
 }
 
 func (i *instance) Write(dir string) ([]string, error) { return i.WriteDir(dir) }
+
+// CheckOutput checks, before the run, that the longest names WriteDir may
+// use can be created in dir (a program name of 240 bytes cannot), for
+// thread ids up to ten times the pid.
+func (i *instance) CheckOutput(dir string) error {
+	longest := &Report{Threads: []uint32{i.maxTid}, Resolution: i.cfg.Resolution, Input: InputDRMS}
+	for _, name := range []string{i.ReportFileName(longest), i.fileBase() + "_trms.json"} {
+		if err := platform.CheckFileName(dir, name); err != nil {
+			if errors.Is(err, platform.ErrNameTooLong) {
+				return fmt.Errorf("trms: report name %w (the program's name is too long: profile it through a shorter link)", err)
+			}
+			return fmt.Errorf("trms: %w", err)
+		}
+	}
+	return nil
+}
 
 func (i *instance) Summary(w io.Writer) error { return i.Profiler.Summary(w, i.top) }
 

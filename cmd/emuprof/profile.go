@@ -1,8 +1,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 
@@ -108,14 +111,18 @@ func (f *profileFlags) profile(list string, args []string) error {
 	syms := loader.NewSymbolTable()
 	cfg.Symbols = syms
 	env := platform.NewEnv(syms, cfg.Program, args)
+	env.Pid = cfg.Pid
 	env.Sched = platform.SchedConfig{CPUs: cfg.CPUs, Quantum: cfg.Quantum, NsPerInsn: cfg.NsPerInsn}.Defaults()
 	var insts []platform.Instance
 	for _, p := range plugins {
 		inst, err := f.factories[p.Name](env)
 		if err != nil {
-			return &exitError{code: 2, msg: fmt.Sprintf("%s: %v", p.Name, err)}
+			return factoryError(p.Name, err)
 		}
 		insts = append(insts, inst)
+	}
+	if err := checkOutput(f.out, insts); err != nil {
+		return err
 	}
 	res, runErr := executeWith(cfg, &f.run, func(blocks *analyses.BlockTable) *platform.Pipeline {
 		return platform.NewPipeline(env, blocks, insts, async)
@@ -143,6 +150,62 @@ func (f *profileFlags) profile(list string, args []string) error {
 		fmt.Fprintf(os.Stderr, "emuprof: wrote %s\n", strings.Join(paths, ", "))
 	}
 	return runErr
+}
+
+// factoryError is the one line of an analysis that refused its flags.
+func factoryError(name string, err error) error {
+	var fe *platform.FlagError
+	msg := err.Error()
+	if !errors.As(err, &fe) && !strings.HasPrefix(msg, name+": ") {
+		msg = name + ": " + msg
+	}
+	return &exitError{code: 2, msg: msg}
+}
+
+// checkOutput says, before the guest starts, whether the profiles can be
+// written into out: out must be a directory or not exist yet (WriteDir
+// creates it), the directory that holds the files (or its nearest existing
+// ancestor) must take new files, and every analysis that can check its
+// own file names (platform.OutputChecker) must accept them.
+func checkOutput(out string, insts []platform.Instance) error {
+	bad := func(format string, args ...any) error {
+		return &exitError{code: 2, msg: "--out " + out + ": " + fmt.Sprintf(format, args...)}
+	}
+	dir := out
+	for {
+		st, err := os.Stat(dir)
+		if err == nil {
+			if !st.IsDir() {
+				if dir == out {
+					return bad("not a directory")
+				}
+				return bad("%s is not a directory", dir)
+			}
+			break
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return bad("%v", hostErr(err))
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return bad("%v", hostErr(err))
+		}
+		dir = parent
+	}
+	probe, err := os.CreateTemp(dir, ".emuprof-probe-*")
+	if err != nil {
+		return bad("cannot create files in %s: %v", dir, hostErr(err))
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+	for _, inst := range insts {
+		if c, ok := inst.(platform.OutputChecker); ok {
+			if err := c.CheckOutput(dir); err != nil {
+				return bad("%v", err)
+			}
+		}
+	}
+	return nil
 }
 
 func needsOf(insts []platform.Instance) analyses.Needs {

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -65,8 +67,8 @@ func (f *runFlags) config(args []string) (guest.Config, error) {
 	if len(args) == 0 {
 		return guest.Config{}, &exitError{code: 2, msg: "no program given (usage: emuprof run [flags] -- PROGRAM ARGS...)"}
 	}
-	if f.unsupported != "stop" && f.unsupported != "enosys" {
-		return guest.Config{}, &exitError{code: 2, msg: fmt.Sprintf("--unsupported must be stop or enosys, not %q", f.unsupported)}
+	if err := f.validate(); err != nil {
+		return guest.Config{}, err
 	}
 	prog := args[0]
 	if !strings.Contains(prog, "/") {
@@ -91,6 +93,55 @@ func (f *runFlags) config(args []string) (guest.Config, error) {
 		UnsupportedENOSYS: f.unsupported == "enosys", MaxInsns: f.maxInsns,
 		CPUs: f.cpus, Quantum: f.quantum, SchedSeed: f.schedSeed, TraceDigest: f.traceDigest,
 	}, nil
+}
+
+// Bounds of the run flags.
+const (
+	maxCPUs    = 1024    // CPU_SETSIZE: what a cpu_set_t holds (more: sched_getaffinity fails with EINVAL in glibc's CPU_* macros' size)
+	maxQuantum = 1 << 40 // the scheduler draws quanta up to twice this
+	maxPid     = 4194303 // PID_MAX_LIMIT - 1: Linux's largest process id
+)
+
+// validate checks every run flag before anything starts: a bad value is one
+// line naming the flag, and exit status 2.
+func (f *runFlags) validate() error {
+	bad := func(format string, args ...any) error {
+		return &exitError{code: 2, msg: fmt.Sprintf(format, args...)}
+	}
+	if f.unsupported != "stop" && f.unsupported != "enosys" {
+		return bad("--unsupported must be stop or enosys, not %q", f.unsupported)
+	}
+	if f.cpus < 1 || f.cpus > maxCPUs {
+		return bad("--cpus %d: want 1 to %d virtual CPUs", f.cpus, maxCPUs)
+	}
+	if f.quantum < 1 || f.quantum > maxQuantum {
+		return bad("--quantum %d: want 1 to %d instructions", f.quantum, uint64(maxQuantum))
+	}
+	if f.pid < 1 || f.pid > maxPid {
+		return bad("--pid %d: want a process id from 1 to %d", f.pid, maxPid)
+	}
+	for _, kv := range f.env {
+		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+			return bad("--env %q: want NAME=VALUE", kv)
+		}
+	}
+	st, err := os.Stat(f.sysroot)
+	switch {
+	case err != nil:
+		return bad("--sysroot %s: %v", f.sysroot, hostErr(err))
+	case !st.IsDir():
+		return bad("--sysroot %s: not a directory", f.sysroot)
+	}
+	return nil
+}
+
+// hostErr is err without the operation and path os adds ("stat x: ...").
+func hostErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // lookPath finds a program on the host PATH (the guest sees the same files).
