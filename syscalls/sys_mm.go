@@ -330,12 +330,25 @@ func sysMincore(k *Kernel, c *Call) Outcome {
 	if addr%mm.PageSize != 0 {
 		return fail(eINVAL)
 	}
-	if !k.as.Mapped(addr, length) {
+	// Like Linux: the range must be user space (a length that wraps is
+	// not), then every page must be mapped; the vector is written a chunk
+	// at a time, so a huge range needs no huge buffer.
+	if addr > mm.TaskSize || length > mm.TaskSize-addr || !k.as.Mapped(addr, length) {
 		return fail(eNOMEM)
 	}
-	pages := make([]byte, mm.PageUp(length)/mm.PageSize)
-	for i := range pages {
-		pages[i] = 1
+	n := mm.PageUp(length) / mm.PageSize
+	chunk := make([]byte, min(n, mincoreChunk))
+	for i := range chunk {
+		chunk[i] = 1
 	}
-	return result(0, k.copyOut(vec, pages))
+	for done := uint64(0); done < n; done += uint64(len(chunk)) {
+		if e := k.copyOut(vec+done, chunk[:min(uint64(len(chunk)), n-done)]); e != 0 {
+			return fail(e)
+		}
+	}
+	return ok(0)
 }
+
+// mincoreChunk is how many pages' bytes mincore writes at a time (Linux:
+// a page of them).
+const mincoreChunk = 4096
