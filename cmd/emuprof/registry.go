@@ -1,6 +1,7 @@
 package main
 
 import (
+	"emuprof/analyses/causal"
 	"emuprof/analyses/parallel"
 	"emuprof/analyses/paths"
 	"emuprof/analyses/platform"
@@ -13,4 +14,5 @@ var registry = []platform.Plugin{
 	trms.Plugin,
 	paths.Plugin,
 	parallel.Plugin,
+	causal.Plugin,
 }

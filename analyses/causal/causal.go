@@ -1,0 +1,598 @@
+// Package causal is causal profiling (Coz, SOSP'15) in virtual time: while
+// an experiment selects a source line L with a virtual speedup s, every
+// execution of L by a thread pauses every other thread for s times the
+// execution's cost, through the platform's Clock, so the program runs as if
+// L were s faster once the inserted pauses are subtracted (§3, Figure 3).
+// Progress points count useful work; the change of their rate across
+// experiments predicts what optimizing each line would gain.
+//
+// Under emuprof every executed block is seen and time is virtual, so the
+// virtual speedup is exact: no sampling (Coz §4.4 needs equation (2) to
+// make sampled delays equivalent to per-execution delays; here each
+// execution is delayed), no timer slack, no noise.
+//
+// Attribution. A block is attributed to the source line of its first
+// instruction (BlockInfo carries only that line; blocks whose instructions
+// come from several lines are charged to the first). A block outside the
+// scope (library code, hidden stubs) is attributed to the in-scope line that
+// called into it, as Coz attributes out-of-scope samples to the last
+// in-scope callsite of the call chain (§4.1, "Sample Attribution"); the
+// call-tracking stage's Call and Return events keep that per thread.
+package causal
+
+import (
+	"math/rand/v2"
+	"path/filepath"
+	"sort"
+
+	"emuprof/analyses"
+)
+
+// scale is the unit of the delay counts: ns × 100, so that a speedup in
+// percent times a cost in ns is exact; pauses are requested in whole ns and
+// the remainder stays owed.
+const scale = 100
+
+// Config is what the command line sets.
+type Config struct {
+	Progress []string // throughput points: SYMBOL, FILE:LINE or 0xADDRESS
+	Latency  []string // latency points: "BEGIN,END"
+	// Scope selects the lines experiments may speed up: a glob matched
+	// against the source file's path and its base name; empty means every
+	// line of the main executable (Coz's default, §3.1).
+	Scope string
+	// FixedLine (FILE:LINE) and FixedSpeedup (percent, -1 = chosen per
+	// experiment) pin experiments, like coz run --fixed-line/--fixed-speedup.
+	FixedLine    string
+	FixedSpeedup int
+	// EndToEnd runs one experiment over the whole run (coz --end-to-end);
+	// its effective duration is the run's virtual duration minus the
+	// inserted delay.
+	EndToEnd bool
+	// MinVisits is the number of visits of every progress point an
+	// experiment needs (Coz's ExperimentTargetDelta, §4.3); MinNs its
+	// minimal virtual length.
+	MinVisits int
+	MinNs     int64
+	// NoCallees charges a line with its own instructions only, not the
+	// out-of-scope code it calls.
+	NoCallees bool
+	Seed      uint64
+}
+
+// Delayer is the platform's Clock.
+type Delayer interface{ Delay(tid uint32, ns int64) }
+
+// Options connect a Profiler to its run.
+type Options struct {
+	Block       func(id uint32) *analyses.BlockInfo
+	RoutineName func(id uint32) string // Call events' routine ids
+	Clock       Delayer
+	NsPerInsn   int64
+	Program     string // main executable: the default scope
+}
+
+type lineKey struct {
+	file string
+	line int
+}
+
+type lineInfo struct {
+	key         lineKey
+	cost        int64 // ns attributed over the run
+	experiments int
+	deck        []int // speedups still to run, drawn from the end
+}
+
+type hit struct {
+	point int
+	end   bool // a latency point's END
+	line  bool // entry semantics (file:line)
+}
+
+type blockData struct {
+	done  bool
+	scope int32 // in-scope line id, or 0
+	any   int32 // id of the block's file:line, in scope or not (0: none)
+	hits  []hit
+}
+
+type thread struct {
+	tid                     uint32
+	local                   int64 // delay count (Coz §4.4), ×scale
+	savedLocal, savedGlobal int64
+	blocked, exited         bool
+	cur                     int32 // line the thread's current code is attributed to
+	stack                   []int32
+	prevAny                 int32
+}
+
+type experiment struct {
+	line     int32
+	speedup  int
+	start    int64
+	g0       int64
+	selected int64
+	arr0     []int64
+	dep0     []int64
+}
+
+// Profiler runs experiments over one event stream.
+type Profiler struct {
+	cfg     Config
+	opt     Options
+	points  []point
+	fixed   spec
+	hasFix  bool
+	fixedID int32
+
+	lines    []lineInfo // [0] unused
+	lineIDs  map[lineKey]int32
+	anyIDs   map[lineKey]int32
+	blocks   []blockData
+	routHits map[uint32][]hit
+	recent   map[int32]bool
+	threads  map[uint32]*thread
+	order    []*thread
+	rng      *rand.Rand
+
+	global  int64 // global delay count, ×scale
+	delayed int64 // ns of pauses requested
+	now     int64 // latest virtual time seen
+	first   bool
+	exp     *experiment
+	done    []Experiment
+	partial string
+	mainExe string
+}
+
+// New returns a profiler, or an error naming a bad configuration.
+func New(cfg Config, opt Options) (*Profiler, error) {
+	if cfg.MinVisits <= 0 {
+		cfg.MinVisits = 5
+	}
+	if opt.NsPerInsn <= 0 {
+		opt.NsPerInsn = 1
+	}
+	p := &Profiler{cfg: cfg, opt: opt, lines: make([]lineInfo, 1), lineIDs: map[lineKey]int32{},
+		anyIDs: map[lineKey]int32{}, routHits: map[uint32][]hit{}, recent: map[int32]bool{},
+		threads: map[uint32]*thread{}, rng: rand.New(rand.NewPCG(cfg.Seed, 0x636f7a)), first: true}
+	if opt.Program != "" {
+		if abs, err := filepath.Abs(opt.Program); err == nil {
+			p.mainExe = filepath.Clean(abs)
+		}
+	}
+	for _, s := range cfg.Progress {
+		sp, err := parseSpec(s)
+		if err != nil {
+			return nil, err
+		}
+		p.points = append(p.points, point{name: sp.text, begin: sp})
+	}
+	for _, s := range cfg.Latency {
+		b, e, ok := cutComma(s)
+		if !ok {
+			return nil, errf("--latency %q: want BEGIN,END", s)
+		}
+		bs, err := parseSpec(b)
+		if err != nil {
+			return nil, err
+		}
+		es, err := parseSpec(e)
+		if err != nil {
+			return nil, err
+		}
+		p.points = append(p.points, point{name: bs.text + "," + es.text, latency: true, begin: bs, end: es})
+	}
+	if cfg.FixedLine != "" {
+		sp, err := parseSpec(cfg.FixedLine)
+		if err != nil || sp.kind != pointLine {
+			return nil, errf("--fixed-line %q: want FILE:LINE", cfg.FixedLine)
+		}
+		p.fixed, p.hasFix = sp, true
+	}
+	if cfg.FixedSpeedup > 100 {
+		return nil, errf("--fixed-speedup %d: at most 100", cfg.FixedSpeedup)
+	}
+	if cfg.EndToEnd && !p.hasFix {
+		return nil, errf("--end-to-end needs --fixed-line")
+	}
+	if !cfg.EndToEnd && len(p.points) == 0 {
+		return nil, errf("no progress point: give --progress SPEC or --latency BEGIN,END (or --end-to-end with --fixed-line)")
+	}
+	return p, nil
+}
+
+// Needs: blocks with lines, calls (symbol progress points, attribution of
+// callees), thread events (delay inheritance), and the clock.
+func (p *Profiler) Needs() analyses.Needs {
+	return analyses.Needs{Blocks: true, Calls: true, Threads: true, Lines: true, TimeControl: true}
+}
+
+// MarkPartial records that the run did not finish.
+func (p *Profiler) MarkPartial(reason string) { p.partial = reason }
+
+func (p *Profiler) thread(tid uint32) *thread {
+	t := p.threads[tid]
+	if t == nil {
+		t = &thread{tid: tid, local: p.global}
+		p.threads[tid] = t
+		p.order = append(p.order, t)
+	}
+	return t
+}
+
+// Events handles a batch, then requests the pauses every running thread
+// owes. Threads are serialized and the guest applies the pauses before its
+// next scheduling decision (Needs.TimeControl), so a thread has paid what it
+// owes before its next slice: before it can wake another thread (Coz's
+// rule, Table 1) and before it creates one.
+func (p *Profiler) Events(batch []analyses.Event) {
+	if p.first {
+		p.first = false
+		if p.cfg.EndToEnd {
+			p.exp = &experiment{line: p.fixedID, speedup: max(p.cfg.FixedSpeedup, 0), arr0: make([]int64, len(p.points)), dep0: make([]int64, len(p.points))}
+		}
+	}
+	for i := range batch {
+		ev := &batch[i]
+		if ev.Time > p.now {
+			p.now = ev.Time
+		}
+		switch ev.Kind {
+		case analyses.KindBlock:
+			p.block(ev)
+		case analyses.KindCall:
+			t := p.thread(ev.Tid)
+			t.stack = append(t.stack, t.cur)
+			for _, h := range p.routineHits(ev.Block) {
+				p.visit(h, ev.Time)
+			}
+		case analyses.KindReturn:
+			t := p.thread(ev.Tid)
+			if n := len(t.stack); n > 0 {
+				t.cur = t.stack[n-1]
+				t.stack = t.stack[:n-1]
+			}
+		case analyses.KindThreadStart:
+			t := p.thread(ev.Tid)
+			t.exited, t.blocked = false, false
+			if par, ok := p.threads[uint32(ev.Aux)]; ok && ev.Aux != 0 {
+				t.local = par.local // inherits the parent's count (§4.4, Thread Creation)
+			} else {
+				t.local = p.global
+			}
+		case analyses.KindThreadExit:
+			p.thread(ev.Tid).exited = true
+		case analyses.KindBlockOn:
+			t := p.thread(ev.Tid)
+			t.blocked = true
+			t.savedLocal, t.savedGlobal = t.local, p.global
+		case analyses.KindWake:
+			t := p.thread(ev.Tid)
+			if t.blocked && ev.Aux != 0 {
+				// Woken by a thread that has paid its delays: skip those
+				// inserted while blocked (§4.4, Table 2).
+				t.local = t.savedLocal + (p.global - t.savedGlobal)
+			}
+			// Woken by a timeout or the outside world: the thread pays
+			// everything inserted meanwhile, as Coz does after blocking I/O.
+			t.blocked = false
+		}
+	}
+	p.pay()
+}
+
+// pay requests the pauses that running threads owe.
+func (p *Profiler) pay() {
+	live := p.order[:0]
+	for _, t := range p.order {
+		if t.exited {
+			delete(p.threads, t.tid)
+			continue
+		}
+		live = append(live, t)
+		if t.blocked {
+			continue
+		}
+		if owed := (p.global - t.local) / scale; owed > 0 {
+			p.opt.Clock.Delay(t.tid, owed)
+			t.local += owed * scale
+			p.delayed += owed
+		}
+	}
+	clear(p.order[len(live):])
+	p.order = live
+}
+
+func (p *Profiler) block(ev *analyses.Event) {
+	t := p.thread(ev.Tid)
+	cost := int64(ev.Size) * p.opt.NsPerInsn
+	if end := ev.Time + cost; end > p.now {
+		p.now = end
+	}
+	bd := p.blockData(ev.Block)
+	line := int32(0)
+	if bd.scope != 0 && ev.Flags&analyses.FlagHidden == 0 {
+		line = bd.scope
+		t.cur = line
+	} else if !p.cfg.NoCallees {
+		line = t.cur
+	}
+	if line != 0 {
+		p.lines[line].cost += cost
+		p.recent[line] = true
+		if e := p.exp; e != nil && e.line == line {
+			e.selected++
+			if e.speedup > 0 {
+				// The executing thread counts its own share; others
+				// owe the difference (§4.4, "Minimizing Delays").
+				t.local += cost * int64(e.speedup)
+				if t.local > p.global {
+					p.global = t.local
+				}
+			}
+		}
+	}
+	for _, h := range bd.hits {
+		if h.line && t.prevAny == bd.any {
+			continue // still inside the line: not a new entry
+		}
+		p.visit(h, ev.Time)
+	}
+	t.prevAny = bd.any
+}
+
+func (p *Profiler) blockData(id uint32) *blockData {
+	for int(id) >= len(p.blocks) {
+		p.blocks = append(p.blocks, make([]blockData, len(p.blocks)+256)...)
+	}
+	bd := &p.blocks[id]
+	if bd.done {
+		return bd
+	}
+	bd.done = true
+	bi := p.opt.Block(id)
+	if bi == nil {
+		return bd
+	}
+	if bi.File != "" && bi.Line > 0 {
+		k := lineKey{bi.File, bi.Line}
+		if bd.any = p.anyIDs[k]; bd.any == 0 {
+			bd.any = int32(len(p.anyIDs) + 1)
+			p.anyIDs[k] = bd.any
+		}
+		if p.inScope(bi) {
+			bd.scope = p.lineID(k)
+		}
+	}
+	for i := range p.points {
+		pt := &p.points[i]
+		for _, end := range []bool{false, true} {
+			sp := pt.begin
+			if end {
+				if !pt.latency {
+					continue
+				}
+				sp = pt.end
+			}
+			switch sp.kind {
+			case pointAddr:
+				if sp.addr >= bi.Addr && sp.addr < bi.Addr+uint64(bi.Len) {
+					bd.hits = append(bd.hits, hit{point: i, end: end})
+				}
+			case pointLine:
+				if bi.Line == sp.line && fileMatches(bi.File, sp.name) {
+					bd.hits = append(bd.hits, hit{point: i, end: end, line: true})
+				}
+			}
+		}
+	}
+	return bd
+}
+
+func (p *Profiler) inScope(bi *analyses.BlockInfo) bool {
+	if p.cfg.Scope != "" {
+		ok1, _ := filepath.Match(p.cfg.Scope, bi.File)
+		ok2, _ := filepath.Match(p.cfg.Scope, filepath.Base(bi.File))
+		return ok1 || ok2
+	}
+	if p.mainExe == "" {
+		return true
+	}
+	obj := bi.Routine.Object
+	if abs, err := filepath.Abs(obj); err == nil {
+		obj = filepath.Clean(abs)
+	}
+	return obj == p.mainExe
+}
+
+func (p *Profiler) lineID(k lineKey) int32 {
+	if id, ok := p.lineIDs[k]; ok {
+		return id
+	}
+	id := int32(len(p.lines))
+	p.lines = append(p.lines, lineInfo{key: k})
+	p.lineIDs[k] = id
+	if p.hasFix && p.fixedID == 0 && k.line == p.fixed.line && fileMatches(k.file, p.fixed.name) {
+		p.fixedID = id
+		if p.exp != nil && p.exp.line == 0 {
+			p.exp.line = id
+		}
+	}
+	return id
+}
+
+func (p *Profiler) routineHits(id uint32) []hit {
+	if h, ok := p.routHits[id]; ok {
+		return h
+	}
+	var hs []hit
+	if p.opt.RoutineName != nil {
+		name := p.opt.RoutineName(id)
+		for i := range p.points {
+			pt := &p.points[i]
+			if pt.begin.kind == pointSymbol && pt.begin.name == name {
+				hs = append(hs, hit{point: i})
+			}
+			if pt.latency && pt.end.kind == pointSymbol && pt.end.name == name {
+				hs = append(hs, hit{point: i, end: true})
+			}
+		}
+	}
+	p.routHits[id] = hs
+	return hs
+}
+
+// visit counts a progress point. Experiments begin and end at visits of the
+// first point, so that every experiment measures whole periods between
+// visits: its rate is exact, not off by a fraction of a period.
+func (p *Profiler) visit(h hit, now int64) {
+	pt := &p.points[h.point]
+	if h.end {
+		pt.departures++
+		return
+	}
+	pt.arrivals++
+	if h.point != 0 || p.cfg.EndToEnd {
+		return
+	}
+	if e := p.exp; e != nil {
+		if now-e.start < p.cfg.MinNs || !p.enough() {
+			return
+		}
+		p.end(now)
+	}
+	p.start(now)
+}
+
+// enough says whether every point was visited MinVisits times in the
+// current experiment (Coz §4.3).
+func (p *Profiler) enough() bool {
+	for i := range p.points {
+		pt := &p.points[i]
+		if pt.arrivals-p.exp.arr0[i] < int64(p.cfg.MinVisits) {
+			return false
+		}
+		if pt.latency && pt.departures-p.exp.dep0[i] < int64(p.cfg.MinVisits) {
+			return false
+		}
+	}
+	return true
+}
+
+// start begins an experiment (Coz §4.2): the line is one that executed since
+// the previous experiment began (a recently executed line, §4.6), the one
+// with the fewest experiments so far (ties broken by the seeded generator),
+// so that every executed line in scope is covered; the speedup is drawn
+// from the line's deck: 0 % with Coz's weight of one half, then 5 ... 100 %
+// each once, shuffled.
+func (p *Profiler) start(now int64) {
+	var line int32
+	if p.hasFix {
+		line = p.fixedID
+	} else {
+		cands := make([]int32, 0, len(p.recent))
+		for l := range p.recent {
+			cands = append(cands, l)
+		}
+		if len(cands) == 0 {
+			for l := 1; l < len(p.lines); l++ {
+				cands = append(cands, int32(l))
+			}
+		}
+		sort.Slice(cands, func(i, j int) bool { return cands[i] < cands[j] })
+		var best []int32
+		for _, l := range cands {
+			switch {
+			case len(best) == 0 || p.lines[l].experiments < p.lines[best[0]].experiments:
+				best = append(best[:0], l)
+			case p.lines[l].experiments == p.lines[best[0]].experiments:
+				best = append(best, l)
+			}
+		}
+		if len(best) > 0 {
+			line = best[p.rng.IntN(len(best))]
+		}
+	}
+	clear(p.recent)
+	if line == 0 {
+		p.exp = nil
+		return
+	}
+	e := &experiment{line: line, start: now, g0: p.global,
+		arr0: make([]int64, len(p.points)), dep0: make([]int64, len(p.points))}
+	e.speedup = p.draw(line)
+	for i := range p.points {
+		e.arr0[i], e.dep0[i] = p.points[i].arrivals, p.points[i].departures
+	}
+	p.exp = e
+}
+
+func (p *Profiler) draw(line int32) int {
+	if p.cfg.FixedSpeedup >= 0 {
+		return p.cfg.FixedSpeedup
+	}
+	li := &p.lines[line]
+	if len(li.deck) == 0 {
+		for s := 0; s <= 100; s += 5 {
+			li.deck = append(li.deck, s)
+			if s > 0 {
+				li.deck = append(li.deck, 0)
+			}
+		}
+		p.rng.Shuffle(len(li.deck), func(i, j int) { li.deck[i], li.deck[j] = li.deck[j], li.deck[i] })
+	}
+	s := li.deck[len(li.deck)-1]
+	li.deck = li.deck[:len(li.deck)-1]
+	return s
+}
+
+// end closes the current experiment at virtual time now: its effective
+// duration is its virtual duration minus the delay inserted meanwhile (§3,
+// Figure 3; §4.3).
+func (p *Profiler) end(now int64) {
+	e := p.exp
+	p.exp = nil
+	if e.line == 0 {
+		return
+	}
+	delay := (p.global - e.g0) / scale
+	x := Experiment{Line: p.lineName(e.line), Speedup: e.speedup, Start: e.start, Elapsed: now - e.start,
+		Delay: delay, Duration: now - e.start - delay, Selected: e.selected}
+	for i := range p.points {
+		pt := &p.points[i]
+		d := PointDelta{Name: pt.name, Latency: pt.latency, Arrivals: pt.arrivals - e.arr0[i]}
+		if pt.latency {
+			d.Departures = pt.departures - e.dep0[i]
+			d.Difference = pt.arrivals - pt.departures
+		}
+		x.Points = append(x.Points, d)
+	}
+	p.lines[e.line].experiments++
+	p.done = append(p.done, x)
+}
+
+func (p *Profiler) lineName(id int32) string {
+	k := p.lines[id].key
+	return k.file + ":" + itoa(k.line)
+}
+
+// Finish ends the run: an end-to-end experiment ends at the run's virtual
+// duration; an in-run experiment still open had too few visits and is
+// dropped, as Coz drops experiments below its target (§4.3).
+func (p *Profiler) Finish() {
+	if p.cfg.EndToEnd && p.exp != nil {
+		p.end(p.now)
+	}
+	p.exp = nil
+}
+
+// Experiments returns the completed experiments, in order.
+func (p *Profiler) Experiments() []Experiment { return p.done }
+
+// Delayed is the total pause requested, in ns.
+func (p *Profiler) Delayed() int64 { return p.delayed }
+
+// Runtime is the latest virtual time seen: the run's virtual duration.
+func (p *Profiler) Runtime() int64 { return p.now }

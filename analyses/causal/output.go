@@ -1,0 +1,329 @@
+package causal
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+func errf(format string, args ...any) error { return errors.New(fmt.Sprintf(format, args...)) }
+
+func cutComma(s string) (string, string, bool) {
+	a, b, ok := strings.Cut(s, ",")
+	return a, b, ok && a != "" && b != ""
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// Experiment is one completed performance experiment.
+type Experiment struct {
+	Line     string       `json:"selected"` // file:line
+	Speedup  int          `json:"speedup_pct"`
+	Start    int64        `json:"start_ns"`
+	Elapsed  int64        `json:"elapsed_ns"`
+	Delay    int64        `json:"delay_ns"`
+	Duration int64        `json:"duration_ns"` // effective: elapsed - delay
+	Selected int64        `json:"selected_executions"`
+	Points   []PointDelta `json:"points"`
+}
+
+// PointDelta is a progress point's visits during an experiment; for a
+// throughput point Arrivals is the delta.
+type PointDelta struct {
+	Name       string `json:"name"`
+	Latency    bool   `json:"latency,omitempty"`
+	Arrivals   int64  `json:"arrivals"`
+	Departures int64  `json:"departures,omitempty"`
+	Difference int64  `json:"difference,omitempty"` // in flight at the end (arrivals - departures overall)
+}
+
+// CozProfile writes the experiments in Coz's profile.coz format: JSON lines
+// (one object a line: startup, then each experiment followed by its
+// points, then runtime) or, legacy, Coz's tab-separated key=value lines.
+// Times are virtual ns; "selected_samples" is the number of executions of
+// the selected line's blocks during the experiment.
+func CozProfile(w io.Writer, exps []Experiment, runtime int64, legacy bool) error {
+	var b bytes.Buffer
+	if legacy {
+		b.WriteString("startup\ttime=0\n")
+	} else {
+		b.WriteString(`{"type":"startup","time":0}` + "\n")
+	}
+	for _, x := range exps {
+		sp := strconv.FormatFloat(float64(x.Speedup)/100, 'f', 2, 64)
+		if legacy {
+			fmt.Fprintf(&b, "experiment\tselected=%s\tspeedup=%s\tduration=%d\tselected-samples=%d\n", tabEscape(x.Line), sp, x.Duration, x.Selected)
+		} else {
+			fmt.Fprintf(&b, `{"type":"experiment","selected":%s,"speedup":%s,"duration":%d,"selected_samples":%d}`+"\n", jsonString(x.Line), sp, x.Duration, x.Selected)
+		}
+		for _, d := range x.Points {
+			switch {
+			case legacy && d.Latency:
+				fmt.Fprintf(&b, "latency-point\tname=%s\tarrivals=%d\tdepartures=%d\tdifference=%d\n", tabEscape(d.Name), d.Arrivals, d.Departures, d.Difference)
+			case legacy:
+				fmt.Fprintf(&b, "throughput-point\tname=%s\tdelta=%d\n", tabEscape(d.Name), d.Arrivals)
+			case d.Latency:
+				fmt.Fprintf(&b, `{"type":"latency-point","name":%s,"arrivals":%d,"departures":%d,"difference":%d}`+"\n", jsonString(d.Name), d.Arrivals, d.Departures, d.Difference)
+			default:
+				fmt.Fprintf(&b, `{"type":"throughput-point","name":%s,"delta":%d}`+"\n", jsonString(d.Name), d.Arrivals)
+			}
+		}
+	}
+	if legacy {
+		fmt.Fprintf(&b, "runtime\ttime=%d\n", runtime)
+	} else {
+		fmt.Fprintf(&b, `{"type":"runtime","time":%d}`+"\n", runtime)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// jsonString quotes s as JSON, every control character escaped.
+func jsonString(s string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// tabEscape keeps a legacy field on its line and in its column.
+func tabEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// Profile is our JSON: the experiments and, per line, the curves.
+type Profile struct {
+	Program     string       `json:"program"`
+	Partial     string       `json:"partial,omitempty"`
+	RuntimeNs   int64        `json:"runtime_ns"`
+	DelayedNs   int64        `json:"delayed_ns"`
+	Points      []string     `json:"points"`
+	Lines       []LineResult `json:"lines"`
+	Experiments []Experiment `json:"experiments"`
+}
+
+// LineResult is a line's causal profile: per speedup, the aggregated
+// experiments and the program speedup they predict for each point.
+type LineResult struct {
+	Line        string       `json:"line"`
+	CostNs      int64        `json:"cost_ns"`
+	Experiments int          `json:"experiments"`
+	Curve       []CurvePoint `json:"curve"`
+	Verdict     string       `json:"verdict"`
+}
+
+// CurvePoint aggregates a line's experiments at one speedup.
+type CurvePoint struct {
+	Speedup     int        `json:"speedup_pct"`
+	Experiments int        `json:"experiments"`
+	DurationNs  int64      `json:"duration_ns"`
+	Visits      []int64    `json:"visits"`          // per point: arrivals
+	Departures  []int64    `json:"departures"`      // per point (latency)
+	Difference  []float64  `json:"difference"`      // per point: duration-weighted in flight (latency)
+	Program     []*float64 `json:"program_speedup"` // per point, vs the line's 0 % experiments; null without data
+}
+
+// period is the progress period (throughput) or the latency by Little's law
+// (L = λW, §4.5) of point i at this speedup; NaN without data.
+func (c *CurvePoint) period(i int, latency bool) float64 {
+	if latency {
+		if c.Visits[i] == 0 || c.DurationNs <= 0 {
+			return math.NaN()
+		}
+		return c.Difference[i] / (float64(c.Visits[i]) / float64(c.DurationNs))
+	}
+	if c.Visits[i] == 0 {
+		return math.NaN()
+	}
+	return float64(c.DurationNs) / float64(c.Visits[i])
+}
+
+// Build aggregates the profiler's experiments.
+func (p *Profiler) Build() *Profile {
+	prof := &Profile{Program: p.opt.Program, Partial: p.partial, RuntimeNs: p.now, DelayedNs: p.delayed, Experiments: p.done}
+	if prof.Experiments == nil {
+		prof.Experiments = []Experiment{}
+	}
+	lat := make([]bool, len(p.points))
+	for i, pt := range p.points {
+		prof.Points = append(prof.Points, pt.name)
+		lat[i] = pt.latency
+	}
+	curves := map[string]map[int]*CurvePoint{}
+	for _, x := range p.done {
+		m := curves[x.Line]
+		if m == nil {
+			m = map[int]*CurvePoint{}
+			curves[x.Line] = m
+		}
+		c := m[x.Speedup]
+		if c == nil {
+			n := len(p.points)
+			c = &CurvePoint{Speedup: x.Speedup, Visits: make([]int64, n), Departures: make([]int64, n), Difference: make([]float64, n), Program: make([]*float64, n)}
+			m[x.Speedup] = c
+		}
+		total := c.DurationNs + x.Duration
+		for i, d := range x.Points {
+			if total > 0 { // duration-weighted in-flight average, as Coz's viewer does
+				c.Difference[i] = (c.Difference[i]*float64(c.DurationNs) + float64(d.Difference)*float64(x.Duration)) / float64(total)
+			}
+			c.Visits[i] += d.Arrivals
+			c.Departures[i] += d.Departures
+		}
+		c.DurationNs = total
+		c.Experiments++
+	}
+	byName := map[string]int32{}
+	for id := int32(1); id < int32(len(p.lines)); id++ {
+		byName[p.lineName(id)] = id
+	}
+	for name, m := range curves {
+		lr := LineResult{Line: name, CostNs: p.lines[byName[name]].cost}
+		base := m[0]
+		for _, c := range m {
+			lr.Experiments += c.Experiments
+			for i := range p.points {
+				if base == nil {
+					continue
+				}
+				b, v := base.period(i, lat[i]), c.period(i, lat[i])
+				if math.IsNaN(b) || math.IsNaN(v) || b == 0 {
+					continue
+				}
+				s := (b - v) / b
+				c.Program[i] = &s
+			}
+			lr.Curve = append(lr.Curve, *c)
+		}
+		sort.Slice(lr.Curve, func(i, j int) bool { return lr.Curve[i].Speedup < lr.Curve[j].Speedup })
+		lr.Verdict = verdict(lr.Curve)
+		prof.Lines = append(prof.Lines, lr)
+	}
+	sort.Slice(prof.Lines, func(i, j int) bool {
+		a, b := maxSpeedup(prof.Lines[i].Curve), maxSpeedup(prof.Lines[j].Curve)
+		if a != b {
+			return a > b
+		}
+		return prof.Lines[i].Line < prof.Lines[j].Line
+	})
+	if prof.Lines == nil {
+		prof.Lines = []LineResult{}
+	}
+	return prof
+}
+
+func maxSpeedup(c []CurvePoint) float64 {
+	m := math.Inf(-1)
+	for _, cp := range c {
+		if len(cp.Program) > 0 && cp.Program[0] != nil && *cp.Program[0] > m {
+			m = *cp.Program[0]
+		}
+	}
+	return m
+}
+
+// Threshold of the verdicts: a predicted program speedup of 2 %.
+const threshold = 0.02
+
+func verdict(c []CurvePoint) string {
+	hi, lo, any := math.Inf(-1), math.Inf(1), false
+	for _, cp := range c {
+		if cp.Speedup == 0 || len(cp.Program) == 0 || cp.Program[0] == nil {
+			continue
+		}
+		any = true
+		hi, lo = max(hi, *cp.Program[0]), min(lo, *cp.Program[0])
+	}
+	switch {
+	case !any:
+		return "no data"
+	case hi >= threshold:
+		return "worth optimizing"
+	case lo <= -threshold:
+		return "contention: negative"
+	}
+	return "no effect"
+}
+
+// At returns the program speedup of point 0 predicted at speedup s
+// (percent): measured, or interpolated linearly between the nearest
+// measured speedups around s; ok is false when s is outside them.
+func (l *LineResult) At(s int) (v float64, exact, ok bool) {
+	var lo, hi *CurvePoint
+	for i := range l.Curve {
+		c := &l.Curve[i]
+		if len(c.Program) == 0 || c.Program[0] == nil {
+			continue
+		}
+		if c.Speedup == s {
+			return *c.Program[0], true, true
+		}
+		if c.Speedup < s {
+			lo = c
+		} else if hi == nil {
+			hi = c
+		}
+	}
+	if lo == nil || hi == nil {
+		return 0, false, false
+	}
+	f := float64(s-lo.Speedup) / float64(hi.Speedup-lo.Speedup)
+	return *lo.Program[0] + f*(*hi.Program[0]-*lo.Program[0]), false, true
+}
+
+// Summary prints, per line, the predicted program speedup (first progress
+// point) at 5, 25, 50 and 100 % virtual speedup, and a verdict.
+func (prof *Profile) Summary(w io.Writer, top int) error {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "causal profile of %s: %d experiments, virtual duration %d ns, %d ns of delays inserted\n",
+		prof.Program, len(prof.Experiments), prof.RuntimeNs, prof.DelayedNs)
+	if prof.Partial != "" {
+		fmt.Fprintf(&b, "partial: %s\n", prof.Partial)
+	}
+	if len(prof.Points) > 0 {
+		fmt.Fprintf(&b, "progress point: %s (program speedup predicted when the line is sped up by 5/25/50/100 %%; ~ interpolated)\n", prof.Points[0])
+	}
+	fmt.Fprintf(&b, "%-40s %6s %8s %8s %8s %8s  %s\n", "line", "exps", "5%", "25%", "50%", "100%", "verdict")
+	for i, l := range prof.Lines {
+		if top > 0 && i >= top {
+			break
+		}
+		name := l.Line
+		if len(name) > 40 {
+			name = "…" + name[len(name)-39:]
+		}
+		fmt.Fprintf(&b, "%-40s %6d", name, l.Experiments)
+		for _, s := range []int{5, 25, 50, 100} {
+			v, exact, ok := l.At(s)
+			switch {
+			case !ok:
+				fmt.Fprintf(&b, " %8s", "-")
+			case exact:
+				fmt.Fprintf(&b, " %7.1f%%", 100*v)
+			default:
+				fmt.Fprintf(&b, " ~%6.1f%%", 100*v)
+			}
+		}
+		fmt.Fprintf(&b, "  %s\n", l.Verdict)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}

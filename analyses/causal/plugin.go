@@ -1,0 +1,133 @@
+package causal
+
+import (
+	"bytes"
+	"encoding/json"
+	"html"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/pflag"
+
+	"emuprof/analyses/calls"
+	"emuprof/analyses/platform"
+)
+
+// Plugin registers causal profiling with the platform.
+var Plugin = platform.Plugin{
+	Name:  "causal",
+	Short: "Causal profile: what speeding up each line would gain (Coz, SOSP'15), exact in virtual time",
+	Long: `Runs Coz's performance experiments in one run: each experiment selects a source line
+and a virtual speedup (0, 5 ... 100 %); every execution of that line pauses every other
+thread by the speedup times its cost, exactly, in virtual time, and the rate of visits to
+the progress points (--progress SYMBOL|FILE:LINE|0xADDR, each call, entry or execution;
+--latency BEGIN,END for Little's law) measures the effect. Writes profile.coz (Coz's
+format, for its viewer), <app>_causal.json (curves per line) and a summary per line.`,
+	Flags: flags,
+}
+
+func flags(fs *pflag.FlagSet) platform.Factory {
+	var cfg Config
+	var legacy bool
+	var top int
+	fs.StringArrayVar(&cfg.Progress, "progress", nil, "causal: throughput progress point: SYMBOL (each call), FILE:LINE (each entry) or 0xADDR (each execution); repeatable")
+	fs.StringArrayVar(&cfg.Latency, "latency", nil, "causal: latency progress points BEGIN,END (Little's law); repeatable")
+	fs.StringVar(&cfg.Scope, "scope", "", "causal: glob of the source files whose lines experiments speed up (default: the main executable's)")
+	fs.StringVar(&cfg.FixedLine, "fixed-line", "", "causal: speed up only this FILE:LINE")
+	fs.IntVar(&cfg.FixedSpeedup, "fixed-speedup", -1, "causal: use only this speedup, in percent")
+	fs.BoolVar(&cfg.EndToEnd, "end-to-end", false, "causal: one experiment over the whole run (needs --fixed-line)")
+	fs.IntVar(&cfg.MinVisits, "min-visits", 5, "causal: progress-point visits an experiment needs")
+	fs.Int64Var(&cfg.MinNs, "experiment-ns", 0, "causal: minimal virtual length of an experiment, in ns")
+	fs.BoolVar(&cfg.NoCallees, "no-callees", false, "causal: charge a line with its own instructions only, not the out-of-scope code it calls")
+	fs.Uint64Var(&cfg.Seed, "causal-seed", 1, "causal: seed of the experiment sequence")
+	fs.BoolVar(&legacy, "legacy-format", false, "causal: write profile.coz in Coz's tab-separated form")
+	fs.IntVar(&top, "causal-top", 20, "causal: lines in the summary")
+	return func(env *platform.Env) (platform.Instance, error) {
+		opt := Options{Block: env.Block, Clock: env.Clock(), NsPerInsn: env.Sched.NsPerInsn, Program: env.Program,
+			RoutineName: func(id uint32) string { return env.Routines().Get(calls.RoutineID(id)).Name }}
+		p, err := New(cfg, opt)
+		if err != nil {
+			return nil, err
+		}
+		return &instance{Profiler: p, legacy: legacy, top: top}, nil
+	}
+}
+
+type instance struct {
+	*Profiler
+	legacy bool
+	top    int
+	prof   *Profile
+}
+
+func (i *instance) profile() *Profile {
+	if i.prof == nil {
+		i.prof = i.Build()
+	}
+	return i.prof
+}
+
+func (i *instance) MarkPartial(reason string) {
+	i.Profiler.MarkPartial(reason)
+	i.prof = nil
+}
+
+// FileName is our JSON profile's name for program.
+func FileName(program string) string { return filepath.Base(program) + "_causal.json" }
+
+func (i *instance) Write(dir string) ([]string, error) {
+	var coz bytes.Buffer
+	if err := CozProfile(&coz, i.Experiments(), i.Runtime(), i.legacy); err != nil {
+		return nil, err
+	}
+	data, err := json.MarshalIndent(i.profile(), "", " ")
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, f := range []struct {
+		name string
+		data []byte
+	}{{"profile.coz", coz.Bytes()}, {FileName(i.opt.Program), append(data, '\n')}} {
+		path := filepath.Join(dir, f.name)
+		if err := writeAtomic(path, f.data); err != nil {
+			return out, err
+		}
+		out = append(out, path)
+	}
+	return out, nil
+}
+
+func writeAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path))
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+func (i *instance) Summary(w io.Writer) error { return i.profile().Summary(w, i.top) }
+
+func (i *instance) Section() (title, body string, err error) {
+	var b bytes.Buffer
+	if err := i.profile().Summary(&b, i.top); err != nil {
+		return "", "", err
+	}
+	return "Causal profile (Coz)", "<pre>" + html.EscapeString(b.String()) + "</pre>", nil
+}
