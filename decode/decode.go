@@ -20,8 +20,8 @@ type Info struct {
 	// the emulator must make them return virtual time.
 	RDTSC []uint32
 	// X87 lists the offsets of the x87 instructions the emulator computes
-	// itself because the engine gets them wrong (fprem, fprem1), in their
-	// plain two-byte form (d9 xx, no prefix).
+	// itself because the engine gets them wrong (fprem, fprem1, fscale,
+	// fldl2t), in their plain two-byte form (d9 xx, no prefix).
 	X87 []uint32
 }
 
@@ -47,7 +47,7 @@ func Block(code []byte) Info {
 		switch inst.Op {
 		case x86asm.RDTSC, x86asm.RDTSCP:
 			info.RDTSC = append(info.RDTSC, uint32(off))
-		case x86asm.FPREM, x86asm.FPREM1:
+		case x86asm.FPREM, x86asm.FPREM1, x86asm.FSCALE, x86asm.FLDL2T:
 			if inst.Len == 2 && code[off] == 0xd9 {
 				info.X87 = append(info.X87, uint32(off))
 			}

@@ -37,6 +37,8 @@ func TestBlock(t *testing.T) {
 		// fld st(1); fprem; fnstsw ax; fprem1; a prefixed fprem (left
 		// to the engine); fstp st(1)
 		{"fprem", []byte{0xd9, 0xc1, 0xd9, 0xf8, 0xdf, 0xe0, 0xd9, 0xf5, 0x66, 0xd9, 0xf8, 0xdd, 0xd9}, 6, analyses.EndOther, 11, 0, []uint32{2, 6}},
+		// fldl2t; fldpi; fscale; fsin
+		{"fscale", []byte{0xd9, 0xe9, 0xd9, 0xeb, 0xd9, 0xfd, 0xd9, 0xfe}, 4, analyses.EndOther, 6, 0, []uint32{0, 4}},
 	}
 	for _, c := range cases {
 		got := Block(c.code)

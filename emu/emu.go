@@ -309,8 +309,7 @@ func emuBlockMiss(h C.uintptr_t, addr C.uint64_t, length C.uint32_t) {
 	for p := uint64(addr) &^ 0xfff; p < uint64(addr)+uint64(n); p += 0x1000 {
 		e.codePages[p] = true
 	}
-	if len(info.RDTSC) > 0 || len(info.X87) > 0 {
-		e.patch(uint64(addr), code, info)
+	if (len(info.RDTSC) > 0 || len(info.X87) > 0) && e.patch(uint64(addr), code, info) {
 		return
 	}
 	bi := analyses.BlockInfo{Addr: uint64(addr), Len: uint32(length), Insns: uint32(info.Insns), End: info.End}
@@ -332,6 +331,8 @@ const (
 	patchRDTSCP
 	patchFPREM
 	patchFPREM1
+	patchFSCALE
+	patchFLDL2T
 )
 
 // patch makes rdtsc and rdtscp return virtual time, and the x87
@@ -341,10 +342,13 @@ const (
 // code (measured: ld.so crashes), so each one is overwritten with `syscall`
 // (plus a nop for rdtscp's third byte; the x87 ones are two bytes, d9 xx)
 // and Run answers those syscalls itself. The block is stopped before it
-// runs and retranslated from the patched bytes.
-func (e *Engine) patch(addr uint64, code []byte, info decode.Info) {
+// runs and retranslated from the patched bytes. It reports whether it
+// stopped the block (it patched something, or failed).
+func (e *Engine) patch(addr uint64, code []byte, info decode.Info) bool {
+	stop := false
 	put := func(off uint32, kind patchKind, bytes []byte) bool {
 		a := addr + uint64(off)
+		stop = true
 		if err := e.WriteMem(a, bytes); err != nil {
 			e.failure = fmt.Errorf("patching the instruction at %#x: %w", a, err)
 			return false
@@ -369,6 +373,10 @@ func (e *Engine) patch(addr uint64, code []byte, info decode.Info) {
 			kind = patchFPREM
 		case 0xf5:
 			kind = patchFPREM1
+		case 0xfd:
+			kind = patchFSCALE
+		case 0xe9:
+			kind = patchFLDL2T
 		default:
 			continue
 		}
@@ -376,7 +384,10 @@ func (e *Engine) patch(addr uint64, code []byte, info decode.Info) {
 			break
 		}
 	}
-	e.st.reason = C.STOP_REQUEST
+	if stop {
+		e.st.reason = C.STOP_REQUEST
+	}
+	return stop
 }
 
 // answer completes a patched instruction (RIP is past the syscall bytes).
@@ -394,6 +405,10 @@ func (e *Engine) answer(kind patchKind, sliceInsns uint64) {
 		}
 	case patchFPREM, patchFPREM1:
 		e.answerFPREM(kind == patchFPREM1)
+	case patchFSCALE:
+		e.answerFSCALE()
+	case patchFLDL2T:
+		e.answerFLDL2T()
 	}
 }
 

@@ -42,7 +42,8 @@ func (e *Engine) readFPU() fpuState {
 		tags: uint16(e.reg(C.UC_X86_REG_FPTAG))}
 }
 
-// empty reports whether ST(i) is empty.
+// empty reports whether ST(i) is empty (i = -1: the register a push
+// would use).
 func (f fpuState) empty(i int) bool {
 	phys := (int(f.sw>>11) + i) & 7
 	return f.tags>>(2*phys)&3 == 3
@@ -54,13 +55,14 @@ func (e *Engine) fill(f fpuState, i int) {
 	_ = e.setReg(C.UC_X86_REG_FPTAG, uint64(f.tags&^(3<<(2*phys))))
 }
 
-// stackUnderflow is the masked response to an empty source register (a
-// stack fault, C1 = 0 for underflow): the default NaN in ST(0). It reports
-// whether the operation stops there.
-func (e *Engine) stackUnderflow(f fpuState, regs ...int) bool {
+// stackUnderflow is the response to an empty source register (a stack
+// fault, C1 = 0 for underflow; masked, the default NaN in ST(0)); held
+// are the condition codes the instruction leaves alone. It reports whether
+// the operation stops there.
+func (e *Engine) stackUnderflow(f fpuState, held uint16, regs ...int) bool {
 	for _, i := range regs {
 		if f.empty(i) {
-			r, store, sw := finishX87(defaultNaN, swIE|swSF, f.sw&(swC0|swC3), f.sw, f.cw)
+			r, store, sw := finishX87(defaultNaN, swIE|swSF, f.sw&held, held, f.sw, f.cw)
 			if store {
 				e.writeST(0, r)
 				e.fill(f, 0)
@@ -75,7 +77,7 @@ func (e *Engine) stackUnderflow(f fpuState, regs ...int) bool {
 // answerFPREM executes fprem (fprem1 if nearest) on ST(0) and ST(1).
 func (e *Engine) answerFPREM(nearest bool) {
 	f := e.readFPU()
-	if e.stackUnderflow(f, 0, 1) {
+	if e.stackUnderflow(f, swC0|swC3, 0, 1) {
 		return
 	}
 	r, store, sw := fprem(e.readST(0), e.readST(1), nearest, f.sw, f.cw)
@@ -83,4 +85,37 @@ func (e *Engine) answerFPREM(nearest bool) {
 		e.writeST(0, r)
 	}
 	_ = e.setReg(C.UC_X86_REG_FPSW, uint64(sw))
+}
+
+// answerFSCALE executes fscale on ST(0) and ST(1).
+func (e *Engine) answerFSCALE() {
+	f := e.readFPU()
+	if e.stackUnderflow(f, swC0|swC2|swC3, 0, 1) {
+		return
+	}
+	r, store, sw := fscale(e.readST(0), e.readST(1), f.sw, f.cw)
+	if store {
+		e.writeST(0, r)
+	}
+	_ = e.setReg(C.UC_X86_REG_FPSW, uint64(sw))
+}
+
+// answerFLDL2T executes fldl2t: a push (C1 = 0), or a stack overflow
+// when the register below the top is not empty (IE, SF, C1 = 1; masked,
+// the default NaN is pushed; unmasked, nothing).
+func (e *Engine) answerFLDL2T() {
+	f := e.readFPU()
+	sw, v := f.sw&^swC1, l2t(f.cw)
+	if !f.empty(-1) {
+		sw |= swIE | swSF | swC1
+		if f.cw&swIE == 0 {
+			_ = e.setReg(C.UC_X86_REG_FPSW, uint64(sw|swES|swB))
+			return
+		}
+		v = defaultNaN
+	}
+	f.sw = sw&^(7<<11) | (sw>>11-1)&7<<11
+	_ = e.setReg(C.UC_X86_REG_FPSW, uint64(f.sw))
+	e.writeST(0, v)
+	e.fill(f, 0)
 }

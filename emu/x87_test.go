@@ -71,17 +71,8 @@ const (
 	fpremOuts  = 0x40000
 )
 
-// runFPREM runs fpremProgram over cases and returns fprem's and fprem1's
-// results for each.
-func runFPREM(t *testing.T, cases []fpremIn) [][2]fpremOut {
-	t.Helper()
-	if len(cases) > 1500 {
-		t.Fatal("too many cases for the table and results")
-	}
-	e := newEngine(t, Options{}, fpremProgram)
-	if err := e.MapPages(fpremTable, 0x70000, mm.ProtRead|mm.ProtWrite); err != nil {
-		t.Fatal(err)
-	}
+// fpremTableBytes lays out cases for fpremProgram and x87Program.
+func fpremTableBytes(cases []fpremIn) []byte {
 	tab := make([]byte, 32*len(cases))
 	for i, c := range cases {
 		b := tab[32*i:]
@@ -93,7 +84,21 @@ func runFPREM(t *testing.T, cases []fpremIn) [][2]fpremOut {
 		binary.LittleEndian.PutUint16(b[22:], c.cc)
 		b[24] = c.flags
 	}
-	if err := e.WriteMem(fpremTable, tab); err != nil {
+	return tab
+}
+
+// runFPREM runs fpremProgram over cases and returns fprem's and fprem1's
+// results for each.
+func runFPREM(t *testing.T, cases []fpremIn) [][2]fpremOut {
+	t.Helper()
+	if len(cases) > 1500 {
+		t.Fatal("too many cases for the table and results")
+	}
+	e := newEngine(t, Options{}, fpremProgram)
+	if err := e.MapPages(fpremTable, 0x70000, mm.ProtRead|mm.ProtWrite); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.WriteMem(fpremTable, fpremTableBytes(cases)); err != nil {
 		t.Fatal(err)
 	}
 	regs := cpu.Regs{RIP: codeAddr, RSP: 0x21000, RSI: fpremTable, RDI: fpremOuts, RCX: uint64(len(cases))}
@@ -353,5 +358,309 @@ func TestFPREMPatchForgotten(t *testing.T) {
 	s = e.Run(codeAddr, 0)
 	if s.Reason != cpu.StopSyscall || e.PC() != codeAddr+6 {
 		t.Fatalf("stop %+v at %#x, want the guest's syscall at %#x", s, e.PC(), codeAddr+4)
+	}
+}
+
+// x87Program runs fscale, or fldl2t, over cases laid out as fpremProgram's
+// (flags 4: six more values pushed first, so that fldl2t overflows the
+// stack; 8: fldl2t instead of fscale), fnsave-ing the state after each
+// into 112-byte records at RDI.
+var x87Program = []byte{
+	0xdb, 0xe3, // fninit
+	0xd9, 0x6e, 0x14, // fldcw [rsi+0x14]
+	0xf6, 0x46, 0x18, 0x04, // test byte [rsi+0x18], 4
+	0x74, 0x0c, // je +12
+	0xd9, 0xe8, 0xd9, 0xe8, 0xd9, 0xe8, 0xd9, 0xe8, 0xd9, 0xe8, 0xd9, 0xe8, // fld1 x6
+	0xdb, 0x6e, 0x0a, // fld tbyte [rsi+0xa]
+	0xdb, 0x2e, // fld tbyte [rsi]
+	0xf6, 0x46, 0x18, 0x01, // test byte [rsi+0x18], 1
+	0x74, 0x02, // je +2
+	0xdd, 0xc1, // ffree st(1)
+	0xf6, 0x46, 0x18, 0x02, // test byte [rsi+0x18], 2
+	0x74, 0x02, // je +2
+	0xdd, 0xc0, // ffree st(0)
+	0xd9, 0x74, 0x24, 0xe0, // fnstenv [rsp-0x20]
+	0x66, 0x8b, 0x44, 0x24, 0xe4, // mov ax, [rsp-0x1c]
+	0x66, 0x25, 0xff, 0xb8, // and ax, 0xb8ff
+	0x66, 0x0b, 0x46, 0x16, // or ax, [rsi+0x16]
+	0x66, 0x89, 0x44, 0x24, 0xe4, // mov [rsp-0x1c], ax
+	0xd9, 0x64, 0x24, 0xe0, // fldenv [rsp-0x20]
+	0xf6, 0x46, 0x18, 0x08, // test byte [rsi+0x18], 8
+	0x75, 0x04, // jne fldl2t
+	0xd9, 0xfd, // fscale
+	0xeb, 0x02, // jmp +2
+	0xd9, 0xe9, // fldl2t
+	0xdd, 0x37, // fnsave [rdi]
+	0x48, 0x83, 0xc6, 0x20, // add rsi, 0x20
+	0x48, 0x83, 0xc7, 0x70, // add rdi, 0x70
+	0xff, 0xc9, // dec ecx
+	0x75, 0xa0, // jne fninit
+	0x0f, 0x05, // syscall
+}
+
+// runX87 runs x87Program over cases.
+func runX87(t *testing.T, cases []fpremIn) []fpremOut {
+	t.Helper()
+	if len(cases) > 1500 {
+		t.Fatal("too many cases for the table and results")
+	}
+	e := newEngine(t, Options{}, x87Program)
+	if err := e.MapPages(fpremTable, 0x70000, mm.ProtRead|mm.ProtWrite); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.WriteMem(fpremTable, fpremTableBytes(cases)); err != nil {
+		t.Fatal(err)
+	}
+	regs := cpu.Regs{RIP: codeAddr, RSP: 0x21000, RSI: fpremTable, RDI: fpremOuts, RCX: uint64(len(cases))}
+	if err := e.WriteRegs(&regs); err != nil {
+		t.Fatal(err)
+	}
+	s := e.Run(codeAddr, 0)
+	if s.Reason != cpu.StopSyscall || e.PC() != codeAddr+uint64(len(x87Program)) {
+		t.Fatalf("stop %+v at %#x, want the final syscall", s, e.PC())
+	}
+	// Per case: 25 instructions, one fewer for fldl2t (no jmp), six more
+	// fld1 and one ffree per flag; then the syscall.
+	want := uint64(1)
+	for _, c := range cases {
+		want += 25
+		if c.flags&8 != 0 {
+			want--
+		}
+		if c.flags&4 != 0 {
+			want += 6
+		}
+		want += uint64(c.flags&1 + c.flags>>1&1)
+	}
+	if s.Insns != want {
+		t.Errorf("counted %d instructions, want %d", s.Insns, want)
+	}
+	raw := make([]byte, 112*len(cases))
+	if err := e.ReadMem(fpremOuts, raw); err != nil {
+		t.Fatal(err)
+	}
+	outs := make([]fpremOut, len(cases))
+	for i := range cases {
+		b := raw[112*i:]
+		outs[i] = fpremOut{
+			st0: f80{m: binary.LittleEndian.Uint64(b[28:]), se: binary.LittleEndian.Uint16(b[36:])},
+			sw:  binary.LittleEndian.Uint16(b[4:]),
+			tw:  binary.LittleEndian.Uint16(b[8:]),
+		}
+	}
+	return outs
+}
+
+// x87Hardware lists cases with the results of x87Program run natively on
+// the AMD EPYC host (as fpremHardware): fscale, then fldl2t (flags 8).
+var x87Hardware = []struct {
+	note   string
+	x, y   f80
+	cw, cc uint16
+	flags  byte
+	want   fpremOut
+}{
+	{"1.5 * 2^3", f80{0xc000000000000000, 0x3fff}, f80{0xc000000000000000, 0x4000}, 0x37f, 0x0000, 0, fpremOut{f80{0xc000000000000000, 0x4002}, 0x3000, 0x0fff}},
+	{"all 64 bits kept at 24-bit precision control", f80{0x8000000000000001, 0x3fff}, f80{0xa000000000000000, 0xc001}, 0x07f, 0x0000, 0, fpremOut{f80{0x8000000000000001, 0x3ffa}, 0x3000, 0x0fff}},
+	{"all 64 bits kept at 53-bit precision control, rounding up", f80{0xffffffffffffffff, 0x3fff}, f80{0xc800000000000000, 0x4005}, 0xa7f, 0x4700, 0, fpremOut{f80{0xffffffffffffffff, 0x4063}, 0x7500, 0x0fff}},
+	{"scale truncated toward zero: 2.9", f80{0x8000000000000001, 0x3fff}, f80{0xb99999999999999a, 0x4000}, 0x37f, 0x0000, 0, fpremOut{f80{0x8000000000000001, 0x4001}, 0x3000, 0x0fff}},
+	{"scale truncated toward zero: -2.9", f80{0x8000000000000001, 0x3fff}, f80{0xb99999999999999a, 0xc000}, 0x37f, 0x0000, 0, fpremOut{f80{0x8000000000000001, 0x3ffd}, 0x3000, 0x0fff}},
+	{"scale below 1: no change", f80{0x8000000000000001, 0x3fff}, f80{0xffffffffffffffff, 0x3ffe}, 0x37f, 0x0000, 0, fpremOut{f80{0x8000000000000001, 0x3fff}, 0x3000, 0x0fff}},
+	{"denormal scale: DE, no change", f80{0x8000000000000001, 0x3fff}, f80{0x0000000000000123, 0x0000}, 0x37f, 0x0000, 0, fpremOut{f80{0x8000000000000001, 0x3fff}, 0x3002, 0x8fff}},
+	{"to the largest normal", f80{0xffffffffffffffff, 0x3fff}, f80{0xfffc000000000000, 0x400c}, 0x37f, 0x0000, 0, fpremOut{f80{0xffffffffffffffff, 0x7ffe}, 0x3000, 0x0fff}},
+	{"overflow, nearest: inf", f80{0xffffffffffffffff, 0x3fff}, f80{0x8000000000000000, 0x400d}, 0x37f, 0x0000, 0, fpremOut{f80{0x8000000000000000, 0x7fff}, 0x3228, 0x2fff}},
+	{"overflow, toward zero: max", f80{0xffffffffffffffff, 0x3fff}, f80{0x8000000000000000, 0x400d}, 0xf7f, 0x4700, 0, fpremOut{f80{0xffffffffffffffff, 0x7ffe}, 0x7528, 0x0fff}},
+	{"overflow, down, positive: max", f80{0xffffffffffffffff, 0x3fff}, f80{0x8000000000000000, 0x400d}, 0x77f, 0x0000, 0, fpremOut{f80{0xffffffffffffffff, 0x7ffe}, 0x3028, 0x0fff}},
+	{"overflow, down, negative: -inf", f80{0xc000000000000000, 0xbfff}, f80{0x9c40000000000000, 0x400d}, 0x77f, 0x0000, 0, fpremOut{f80{0x8000000000000000, 0xffff}, 0x3228, 0x2fff}},
+	{"overflow, up, negative: -max", f80{0xc000000000000000, 0xbfff}, f80{0x9c40000000000000, 0x400d}, 0xb7f, 0x0000, 0, fpremOut{f80{0xffffffffffffffff, 0xfffe}, 0x3028, 0x0fff}},
+	{"overflow at 24-bit precision control: inf", f80{0xffffffffffffffff, 0x3fff}, f80{0x8000000000000000, 0x400d}, 0x07f, 0x0000, 0, fpremOut{f80{0x8000000000000000, 0x7fff}, 0x3228, 0x2fff}},
+	{"huge scale", f80{0x8000000000000000, 0x3fff}, f80{0x8000000000000000, 0x7ffe}, 0x37f, 0x0000, 0, fpremOut{f80{0x8000000000000000, 0x7fff}, 0x3228, 0x2fff}},
+	{"huge negative scale", f80{0x8000000000000000, 0xbfff}, f80{0x8000000000000000, 0xfffe}, 0x37f, 0x0000, 0, fpremOut{f80{0x0000000000000000, 0x8000}, 0x3030, 0x1fff}},
+	{"to the smallest normal", f80{0x8000000000000000, 0x3fff}, f80{0xfff8000000000000, 0xc00c}, 0x37f, 0x0000, 0, fpremOut{f80{0x8000000000000000, 0x0001}, 0x3000, 0x0fff}},
+	{"exact denormal", f80{0x8000000000000000, 0x3fff}, f80{0xfffc000000000000, 0xc00c}, 0x37f, 0x0000, 0, fpremOut{f80{0x4000000000000000, 0x0000}, 0x3000, 0x2fff}},
+	{"denormal, tie to even (down)", f80{0x8000000000000001, 0x3fff}, f80{0xfffc000000000000, 0xc00c}, 0x37f, 0x0000, 0, fpremOut{f80{0x4000000000000000, 0x0000}, 0x3030, 0x2fff}},
+	{"denormal, rounded up", f80{0x8000000000000001, 0x3fff}, f80{0xfffc000000000000, 0xc00c}, 0xb7f, 0x0000, 0, fpremOut{f80{0x4000000000000001, 0x0000}, 0x3230, 0x2fff}},
+	{"denormal, tie to even (up)", f80{0x8000000000000003, 0x3fff}, f80{0xfffc000000000000, 0xc00c}, 0x37f, 0x0000, 0, fpremOut{f80{0x4000000000000002, 0x0000}, 0x3230, 0x2fff}},
+	{"denormal, at 24-bit precision control", f80{0x8000000000000003, 0x3fff}, f80{0xfffc000000000000, 0xc00c}, 0x07f, 0x0000, 0, fpremOut{f80{0x4000000000000002, 0x0000}, 0x3230, 0x2fff}},
+	{"rounds up to the smallest normal", f80{0xffffffffffffffff, 0x3fff}, f80{0xfffc000000000000, 0xc00c}, 0x37f, 0x0000, 0, fpremOut{f80{0x8000000000000000, 0x0001}, 0x3230, 0x0fff}},
+	{"the smallest denormal", f80{0x8000000000000000, 0x3fff}, f80{0x807a000000000000, 0xc00d}, 0x37f, 0x0000, 0, fpremOut{f80{0x0000000000000001, 0x0000}, 0x3000, 0x2fff}},
+	{"below half the smallest denormal: 0", f80{0x8000000000000000, 0x3fff}, f80{0x807e000000000000, 0xc00d}, 0x37f, 0x0000, 0, fpremOut{f80{0x0000000000000000, 0x0000}, 0x3030, 0x1fff}},
+	{"below half the smallest denormal, up: the smallest", f80{0x8000000000000000, 0x3fff}, f80{0x807e000000000000, 0xc00d}, 0xb7f, 0x0000, 0, fpremOut{f80{0x0000000000000001, 0x0000}, 0x3230, 0x2fff}},
+	{"half the smallest denormal, tie: 0", f80{0x8000000000000000, 0x3fff}, f80{0x807c000000000000, 0xc00d}, 0x37f, 0x0000, 0, fpremOut{f80{0x0000000000000000, 0x0000}, 0x3030, 0x1fff}},
+	{"above half the smallest denormal: the smallest", f80{0x8000000000000001, 0x3fff}, f80{0x807c000000000000, 0xc00d}, 0x37f, 0x4700, 0, fpremOut{f80{0x0000000000000001, 0x0000}, 0x7730, 0x2fff}},
+	{"negative denormal, down", f80{0x8000000000000001, 0xbfff}, f80{0xfffc000000000000, 0xc00c}, 0x77f, 0x0000, 0, fpremOut{f80{0x4000000000000001, 0x8000}, 0x3230, 0x2fff}},
+	{"denormal operand scaled up to normal", f80{0x0000000000000003, 0x0000}, f80{0xc800000000000000, 0x4005}, 0x37f, 0x0000, 0, fpremOut{f80{0xc000000000000000, 0x0027}, 0x3002, 0x0fff}},
+	{"pseudo-denormal operand", f80{0x8000000000000003, 0x0000}, f80{0x0000000000000000, 0x0000}, 0x37f, 0x0000, 0, fpremOut{f80{0x8000000000000003, 0x0001}, 0x3002, 0x4fff}},
+	{"+0 * 2^100", f80{0x0000000000000000, 0x0000}, f80{0xc800000000000000, 0x4005}, 0x37f, 0x4700, 0, fpremOut{f80{0x0000000000000000, 0x0000}, 0x7500, 0x1fff}},
+	{"-0 * 2^-inf", f80{0x0000000000000000, 0x8000}, f80{0x8000000000000000, 0xffff}, 0x37f, 0x0000, 0, fpremOut{f80{0x0000000000000000, 0x8000}, 0x3000, 0x9fff}},
+	{"0 * 2^+inf: invalid", f80{0x0000000000000000, 0x0000}, f80{0x8000000000000000, 0x7fff}, 0x37f, 0x4700, 0, fpremOut{f80{0xc000000000000000, 0xffff}, 0x7501, 0xafff}},
+	{"-3 * 2^+inf: -inf", f80{0xc000000000000000, 0xc000}, f80{0x8000000000000000, 0x7fff}, 0x37f, 0x0000, 0, fpremOut{f80{0x8000000000000000, 0xffff}, 0x3000, 0xafff}},
+	{"-3 * 2^-inf: -0", f80{0xc000000000000000, 0xc000}, f80{0x8000000000000000, 0xffff}, 0x37f, 0x0000, 0, fpremOut{f80{0x0000000000000000, 0x8000}, 0x3000, 0x9fff}},
+	{"inf * 2^-inf: invalid", f80{0x8000000000000000, 0x7fff}, f80{0x8000000000000000, 0xffff}, 0x37f, 0x0000, 0, fpremOut{f80{0xc000000000000000, 0xffff}, 0x3001, 0xafff}},
+	{"-inf * 2^5", f80{0x8000000000000000, 0xffff}, f80{0xa000000000000000, 0x4001}, 0x37f, 0x4700, 0, fpremOut{f80{0x8000000000000000, 0xffff}, 0x7500, 0x2fff}},
+	{"-inf * 2^+inf", f80{0x8000000000000000, 0xffff}, f80{0x8000000000000000, 0x7fff}, 0x37f, 0x0000, 0, fpremOut{f80{0x8000000000000000, 0xffff}, 0x3000, 0xafff}},
+	{"QNaN scale", f80{0x8000000000000000, 0x3fff}, f80{0xc000000000001111, 0x7fff}, 0x37f, 0x4700, 0, fpremOut{f80{0xc000000000001111, 0x7fff}, 0x7500, 0xafff}},
+	{"SNaN operand", f80{0x8000000000002222, 0x7fff}, f80{0x8000000000000000, 0x3fff}, 0x37f, 0x0000, 0, fpremOut{f80{0xc000000000002222, 0x7fff}, 0x3001, 0x2fff}},
+	{"unnormal scale: invalid", f80{0x8000000000000000, 0x3fff}, f80{0x4000000000000000, 0x4000}, 0x37f, 0x0000, 0, fpremOut{f80{0xc000000000000000, 0xffff}, 0x3001, 0xafff}},
+	{"empty ST(1)", f80{0x8000000000000000, 0x3fff}, f80{0x8000000000000000, 0x3fff}, 0x37f, 0x4700, 1, fpremOut{f80{0xc000000000000000, 0xffff}, 0x7541, 0xefff}},
+	{"unmasked overflow: scaled by 2^-24576", f80{0xffffffffffffffff, 0x3fff}, f80{0x8000000000000000, 0x400d}, 0x377, 0x4700, 0, fpremOut{f80{0xffffffffffffffff, 0x1fff}, 0xf588, 0x0fff}},
+	{"unmasked overflow, still too large: inf", f80{0x8000000000000000, 0x3fff}, f80{0xc350000000000000, 0x400e}, 0x377, 0x0000, 0, fpremOut{f80{0x8000000000000000, 0x7fff}, 0xb2a8, 0x2fff}},
+	{"unmasked underflow: scaled by 2^24576", f80{0x8000000000000001, 0x3fff}, f80{0xfffc000000000000, 0xc00c}, 0x36f, 0x0000, 0, fpremOut{f80{0x8000000000000001, 0x6000}, 0xb090, 0x0fff}},
+	{"unmasked underflow, exact: UE all the same", f80{0x0000000000000003, 0x0000}, f80{0x8000000000000000, 0x3fff}, 0x36f, 0x0000, 0, fpremOut{f80{0xc000000000000000, 0x5fc4}, 0xb092, 0x0fff}},
+	{"unmasked underflow, still too small: 0", f80{0x8000000000000000, 0xbfff}, f80{0xc350000000000000, 0xc00e}, 0x76f, 0x0000, 0, fpremOut{f80{0x0000000000000000, 0x8000}, 0xb0b0, 0x1fff}},
+	{"unmasked invalid", f80{0x0000000000000000, 0x0000}, f80{0x8000000000000000, 0x7fff}, 0x37e, 0x4700, 0, fpremOut{f80{0x0000000000000000, 0x0000}, 0xf581, 0x9fff}},
+	{"unmasked denormal", f80{0x0000000000000003, 0x0000}, f80{0x8000000000000000, 0x3fff}, 0x37d, 0x4700, 0, fpremOut{f80{0x0000000000000003, 0x0000}, 0xf582, 0x2fff}},
+	{"unmasked precision: stored", f80{0x8000000000000001, 0x3fff}, f80{0xfffc000000000000, 0xc00c}, 0x35f, 0x0000, 0, fpremOut{f80{0x4000000000000000, 0x0000}, 0xb0b0, 0x2fff}},
+	{"fldl2t, nearest", f80{0x8000000000000000, 0x3fff}, f80{0x8000000000000000, 0x3fff}, 0x37f, 0x4700, 8, fpremOut{f80{0xd49a784bcd1b8afe, 0x4000}, 0x6d00, 0x03ff}},
+	{"fldl2t, down", f80{0x8000000000000000, 0x3fff}, f80{0x8000000000000000, 0x3fff}, 0x77f, 0x0000, 8, fpremOut{f80{0xd49a784bcd1b8afe, 0x4000}, 0x2800, 0x03ff}},
+	{"fldl2t, up: one ulp more", f80{0x8000000000000000, 0x3fff}, f80{0x8000000000000000, 0x3fff}, 0xb7f, 0x0000, 8, fpremOut{f80{0xd49a784bcd1b8aff, 0x4000}, 0x2800, 0x03ff}},
+	{"fldl2t, toward zero", f80{0x8000000000000000, 0x3fff}, f80{0x8000000000000000, 0x3fff}, 0xf7f, 0x4700, 8, fpremOut{f80{0xd49a784bcd1b8afe, 0x4000}, 0x6d00, 0x03ff}},
+	{"fldl2t, up at 24-bit precision control", f80{0x8000000000000000, 0x3fff}, f80{0x8000000000000000, 0x3fff}, 0x8bf, 0x0000, 8, fpremOut{f80{0xd49a784bcd1b8aff, 0x4000}, 0x2800, 0x03ff}},
+	{"fldl2t, stack overflow", f80{0x8000000000000000, 0x3fff}, f80{0x8000000000000000, 0x3fff}, 0x37f, 0x4500, 12, fpremOut{f80{0xc000000000000000, 0xffff}, 0x7f41, 0x8000}},
+	{"fldl2t, unmasked stack overflow", f80{0x8000000000000000, 0x3fff}, f80{0x8000000000000000, 0x3fff}, 0xb7e, 0x4500, 12, fpremOut{f80{0x8000000000000000, 0x3fff}, 0xc7c1, 0x0000}},
+}
+
+// fscale keeps all 64 bits whatever the precision control, rounds only
+// denormal and overflowing results (to the rounding control, with C1 for
+// rounded up, UE/OE/PE), scales by 2^∓24576 under unmasked overflow and
+// underflow, and handles infinite scales; fldl2t rounds up under the
+// rounding control up and overflows the stack like any push. Unicorn gets
+// the precision, the flags, huge scales and fldl2t's rounding wrong.
+func TestX87Hardware(t *testing.T) {
+	cases := make([]fpremIn, len(x87Hardware))
+	for i, h := range x87Hardware {
+		cases[i] = fpremIn{h.x, h.y, h.cw, h.cc, h.flags}
+	}
+	outs := runX87(t, cases)
+	for i, h := range x87Hardware {
+		if got := outs[i]; got != h.want {
+			t.Errorf("%s: got %s sw %#04x tags %#04x; hardware %s sw %#04x tags %#04x",
+				h.note, got.st0, got.sw, got.tw, h.want.st0, h.want.sw, h.want.tw)
+		}
+	}
+}
+
+// refScale is x·2^trunc(y) for finite nonzero x and finite y, rounded
+// with big.Float to 64 bits, or to a multiple of the smallest denormal
+// below 2^-16382, under rounding control rc, with all exceptions masked:
+// the value (nil on overflow), whether it was rounded up in magnitude,
+// and whether it was inexact.
+func refScale(x, y f80, rc uint16) (*big.Float, bool, bool) {
+	n, _ := f80Value(y).Int(nil)
+	if n.CmpAbs(big.NewInt(1<<20)) > 0 {
+		n.SetInt64(int64(n.Sign()) << 20)
+	}
+	exact := new(big.Float).SetMantExp(f80Value(x), int(n.Int64()))
+	mode := [4]big.RoundingMode{big.ToNearestEven, big.ToNegativeInf, big.ToPositiveInf, big.ToZero}[rc]
+	var r *big.Float
+	if exact.MantExp(nil) > -16382 { // |exact| >= 2^-16382: 64 bits
+		r = new(big.Float).SetPrec(64).SetMode(mode).Set(exact)
+	} else { // a multiple of 2^-16445
+		q := new(big.Float).SetMantExp(exact, 16445)
+		bits := q.MantExp(nil)
+		switch {
+		case bits > 0:
+			q = new(big.Float).SetPrec(uint(bits)).SetMode(mode).Set(q)
+		default: // |q| < 1: 0 or 1 (in magnitude)
+			up := mode == big.ToPositiveInf && q.Sign() > 0 || mode == big.ToNegativeInf && q.Sign() < 0 ||
+				mode == big.ToNearestEven && cmpAbs(q, big.NewFloat(0.5)) > 0
+			if up {
+				q = big.NewFloat(float64(q.Sign()))
+			} else {
+				q = new(big.Float)
+			}
+		}
+		r = new(big.Float).SetMantExp(q, -16445)
+	}
+	if r.MantExp(nil) > 16384 {
+		return nil, false, true
+	}
+	return r, cmpAbs(r, exact) > 0, r.Cmp(exact) != 0
+}
+
+func cmpAbs(a, b *big.Float) int {
+	return new(big.Float).Abs(a).Cmp(new(big.Float).Abs(b))
+}
+
+// Random fscale operands and control words (all exceptions masked)
+// against refScale: the value, C1 and the underflow/precision flags; the
+// overflows against the rounding control's choice of infinity or the
+// largest finite value.
+func TestFSCALEReference(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	cases := make([]fpremIn, 1500)
+	for i := range cases {
+		x := f80{m: r.Uint64() | 1<<63, se: uint16(r.Intn(2))<<15 | uint16(1+r.Intn(0x7ffe))}
+		if r.Intn(5) == 0 {
+			x = f80{m: r.Uint64()>>uint(r.Intn(64)) | 1, se: x.se & 0x8000}
+		}
+		n := (r.Intn(2*0x7fff) - 0x7fff)
+		if r.Intn(3) == 0 { // near the denormal boundary
+			n = -int(x.se&0x7fff) + r.Intn(130) - 64
+		}
+		y := f80{m: uint64(max(n, -n)) << 40, se: 0x3fff + 23}
+		if n == 0 {
+			y = f80{}
+		} else {
+			for y.m>>63 == 0 {
+				y.m <<= 1
+				y.se--
+			}
+			if n < 0 {
+				y.se |= 0x8000
+			}
+			y.m |= r.Uint64() >> (y.se&0x7fff - 0x3fff + 1) // a fraction to truncate
+		}
+		cases[i] = fpremIn{x: x, y: y, cw: uint16(r.Intn(4))<<10 | uint16(r.Intn(4))<<8 | 0x7f}
+	}
+	outs := runX87(t, cases)
+	bad := 0
+	var over, tiny, rounded int
+	for i, c := range cases {
+		got := outs[i]
+		rc := c.cw >> 10 & 3
+		want, up, inexact := refScale(c.x, c.y, rc)
+		var wantSW uint16
+		var value f80
+		switch {
+		case want == nil: // overflow
+			wantSW = swOE | swPE
+			value = f80{m: ^uint64(0), se: c.x.se&0x8000 | 0x7ffe}
+			if roundsAway(c.x.neg(), c.cw) {
+				value, wantSW = f80{m: 1 << 63, se: c.x.se&0x8000 | 0x7fff}, wantSW|swC1
+			}
+		case inexact:
+			wantSW = swUE | swPE
+		}
+		if up {
+			wantSW |= swC1
+		}
+		if c.x.class() == clDenormal {
+			wantSW |= swDE
+		}
+		sw := got.sw & (swC1 | 0x3f)
+		ok := sw == wantSW
+		if want == nil {
+			ok = ok && got.st0 == value
+		} else {
+			ok = ok && got.st0.class() != clInf && f80Value(got.st0).Cmp(want) == 0
+		}
+		if !ok {
+			if bad++; bad <= 10 {
+				t.Errorf("%s scale %s cw %#04x: got %s sw %#04x, want %v sw %#04x", c.x, c.y, c.cw, got.st0, sw, want, wantSW)
+			}
+		}
+		if want == nil {
+			over++
+		} else if got.st0.se&0x7fff == 0 {
+			tiny++
+		}
+		if up {
+			rounded++
+		}
+	}
+	t.Logf("%d overflows, %d denormal or zero results, %d rounded up", over, tiny, rounded)
+	if over < 100 || tiny < 100 || rounded < 100 {
+		t.Errorf("%d overflows, %d denormal or zero results, %d rounded up: the sample misses cases", over, tiny, rounded)
 	}
 }
