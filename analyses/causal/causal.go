@@ -557,9 +557,10 @@ func (p *Profiler) end(now int64) {
 	if e.line == 0 {
 		return
 	}
-	delay := (p.global - e.g0) / scale
+	units := (now-e.start)*scale - (p.global - e.g0)
 	x := Experiment{Line: p.lineName(e.line), Speedup: e.speedup, Start: e.start, Elapsed: now - e.start,
-		Delay: delay, Duration: now - e.start - delay, Selected: e.selected}
+		Duration: (units + scale/2) / scale, Selected: e.selected, units: units}
+	x.Delay = x.Elapsed - x.Duration
 	for i := range p.points {
 		pt := &p.points[i]
 		d := PointDelta{Name: pt.name, Latency: pt.latency, Arrivals: pt.arrivals - e.arr0[i]}

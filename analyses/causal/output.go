@@ -31,6 +31,9 @@ type Experiment struct {
 	Duration int64        `json:"duration_ns"` // effective: elapsed - delay
 	Selected int64        `json:"selected_executions"`
 	Points   []PointDelta `json:"points"`
+	// units is the effective duration in ns × 100, exact (Duration is
+	// rounded to whole ns).
+	units int64
 }
 
 // PointDelta is a progress point's visits during an experiment; for a
@@ -139,21 +142,22 @@ type CurvePoint struct {
 	Departures  []int64    `json:"departures"`      // per point (latency)
 	Difference  []float64  `json:"difference"`      // per point: duration-weighted in flight (latency)
 	Program     []*float64 `json:"program_speedup"` // per point, vs the line's 0 % experiments; null without data
+	units       int64      // DurationNs × 100, exact
 }
 
 // period is the progress period (throughput) or the latency by Little's law
 // (L = λW, §4.5) of point i at this speedup; NaN without data.
 func (c *CurvePoint) period(i int, latency bool) float64 {
 	if latency {
-		if c.Visits[i] == 0 || c.DurationNs <= 0 {
+		if c.Visits[i] == 0 || c.units <= 0 {
 			return math.NaN()
 		}
-		return c.Difference[i] / (float64(c.Visits[i]) / float64(c.DurationNs))
+		return c.Difference[i] / (float64(c.Visits[i]) / float64(c.units))
 	}
 	if c.Visits[i] == 0 {
 		return math.NaN()
 	}
-	return float64(c.DurationNs) / float64(c.Visits[i])
+	return float64(c.units) / float64(c.Visits[i])
 }
 
 // Build aggregates the profiler's experiments.
@@ -180,15 +184,16 @@ func (p *Profiler) Build() *Profile {
 			c = &CurvePoint{Speedup: x.Speedup, Visits: make([]int64, n), Departures: make([]int64, n), Difference: make([]float64, n), Program: make([]*float64, n)}
 			m[x.Speedup] = c
 		}
-		total := c.DurationNs + x.Duration
+		total := c.units + x.units
 		for i, d := range x.Points {
 			if total > 0 { // duration-weighted in-flight average, as Coz's viewer does
-				c.Difference[i] = (c.Difference[i]*float64(c.DurationNs) + float64(d.Difference)*float64(x.Duration)) / float64(total)
+				c.Difference[i] = (c.Difference[i]*float64(c.units) + float64(d.Difference)*float64(x.units)) / float64(total)
 			}
 			c.Visits[i] += d.Arrivals
 			c.Departures[i] += d.Departures
 		}
-		c.DurationNs = total
+		c.units = total
+		c.DurationNs = (total + scale/2) / scale
 		c.Experiments++
 	}
 	byName := map[string]int32{}

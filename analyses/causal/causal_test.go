@@ -1,0 +1,327 @@
+package causal
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+
+	"emuprof/analyses"
+	"emuprof/analyses/tracetest"
+)
+
+// syms: 0x1000.. is /src/p.c:10 (the line sped up), 0x2000.. line 20,
+// 0x3000.. line 30 (the progress routine "done"), 0x9000.. a library
+// without lines. Everything but the library is in /bin/p.
+type syms struct{}
+
+func (syms) Routine(pc uint64) (analyses.Routine, bool) {
+	if pc >= 0x9000 {
+		return analyses.Routine{Entry: 0x9000, Name: "lib", Object: "/lib/libc.so"}, true
+	}
+	return analyses.Routine{Entry: pc &^ 0xfff, Name: fmt.Sprintf("f%x", pc>>12), Object: "/bin/p"}, true
+}
+
+func (syms) Line(pc uint64) (string, int, bool) {
+	if pc >= 0x9000 {
+		return "", 0, false
+	}
+	return "/src/p.c", int(pc>>12) * 10, true
+}
+
+type delay struct {
+	tid uint32
+	ns  int64
+}
+
+type fakeClock struct{ got []delay }
+
+func (c *fakeClock) Delay(tid uint32, ns int64) { c.got = append(c.got, delay{tid, ns}) }
+
+func newProf(t *testing.T, cfg Config, tr *tracetest.Trace, clk *fakeClock) *Profiler {
+	t.Helper()
+	p, err := New(cfg, Options{Block: func(id uint32) *analyses.BlockInfo { return tr.Blocks.View().Get(id) },
+		RoutineName: func(id uint32) string { return map[uint32]string{7: "done"}[id] },
+		Clock:       clk, Program: "/bin/p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// feed delivers the events appended since the last call as one batch and
+// returns the delays it requested.
+func feed(p *Profiler, tr *tracetest.Trace, from *int, clk *fakeClock) []delay {
+	clk.got = nil
+	p.Events(tr.Events[*from:])
+	*from = len(tr.Events)
+	return clk.got
+}
+
+func endToEnd(s int) Config {
+	return Config{FixedLine: "p.c:10", FixedSpeedup: s, EndToEnd: true}
+}
+
+// TestDelayRules checks the exact pauses of Coz's rules (§4.4): the other
+// threads pay s × the cost; a thread executing the line itself counts its
+// share (minimizing delays); a blocked thread woken by another skips what
+// was inserted while it slept; one woken by a timeout pays it; remainders
+// below 1 ns stay owed.
+func TestDelayRules(t *testing.T) {
+	tr := tracetest.New(syms{})
+	clk := &fakeClock{}
+	p := newProf(t, endToEnd(50), tr, clk)
+	from := 0
+	tr.Other(analyses.KindThreadStart, 1, 0, 0).Other(analyses.KindThreadStart, 2, 0, 1)
+	tr.Block(1, 0x1000, 0, 10, 30, analyses.EndOther) // line 10: 10 ns, others owe 5
+	if got, want := feed(p, tr, &from, clk), []delay{{2, 5}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("after T1 ran the line: delays %v, want %v", got, want)
+	}
+	tr.Block(2, 0x1000, 0, 4, 30, analyses.EndOther) // T2 runs it for 4 ns: its share 2 > 0 owed, T1 owes 2
+	if got, want := feed(p, tr, &from, clk), []delay{{1, 2}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("after T2 ran the line: delays %v, want %v", got, want)
+	}
+	tr.Block(2, 0x2000, 0, 6, 20, analyses.EndOther) // another line: nothing
+	if got := feed(p, tr, &from, clk); len(got) != 0 {
+		t.Errorf("another line: delays %v", got)
+	}
+	// T2 blocks, T1 runs the line, then wakes T2: T2 is credited.
+	tr.Other(analyses.KindBlockOn, 2, 0x500, 0)
+	tr.Block(1, 0x1000, 0, 10, 30, analyses.EndOther)
+	tr.Other(analyses.KindWake, 2, 0x500, 1)
+	if got := feed(p, tr, &from, clk); len(got) != 0 {
+		t.Errorf("woken by the thread that ran the line: delays %v, want none", got)
+	}
+	// T2 blocks (sleep), T1 runs the line twice, T2 wakes by timeout: pays 10.
+	tr.Other(analyses.KindBlockOn, 2, 0, 0)
+	tr.Block(1, 0x1000, 0, 10, 30, analyses.EndOther)
+	tr.Block(1, 0x1000, 0, 10, 30, analyses.EndOther)
+	if got := feed(p, tr, &from, clk); len(got) != 0 {
+		t.Errorf("blocked thread delayed: %v", got)
+	}
+	tr.Other(analyses.KindWake, 2, 0, 0)
+	if got, want := feed(p, tr, &from, clk), []delay{{2, 10}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("woken by a timeout: delays %v, want %v", got, want)
+	}
+	// A thread created by T1 inherits T1's count: owes nothing.
+	tr.Other(analyses.KindThreadStart, 3, 0, 1)
+	tr.Block(3, 0x2000, 0, 1, 20, analyses.EndOther)
+	if got := feed(p, tr, &from, clk); len(got) != 0 {
+		t.Errorf("new thread delayed: %v", got)
+	}
+	p.Finish()
+	x := p.Experiments()
+	if len(x) != 1 {
+		t.Fatalf("%d experiments, want 1 (end to end)", len(x))
+	}
+	// Inserted: 5 + 0 (T2's 2 raised the count by 2) + 5 + 10 = 22 ns in all.
+	if x[0].Delay != 22 || x[0].Duration != x[0].Elapsed-22 || x[0].Selected != 5 {
+		t.Errorf("experiment %+v: want delay 22, duration = elapsed - 22, 5 executions", x[0])
+	}
+}
+
+// TestRemainders: 5 % of 3 ns is 0.15 ns; pauses are whole ns, the rest
+// stays owed: 7 executions owe 1.05 ns, so one 1 ns pause.
+func TestRemainders(t *testing.T) {
+	tr := tracetest.New(syms{})
+	clk := &fakeClock{}
+	p := newProf(t, endToEnd(5), tr, clk)
+	from := 0
+	tr.Other(analyses.KindThreadStart, 1, 0, 0).Other(analyses.KindThreadStart, 2, 0, 1)
+	var all []delay
+	for i := 0; i < 13; i++ {
+		tr.Block(1, 0x1000, 0, 3, 30, analyses.EndOther)
+		all = append(all, feed(p, tr, &from, clk)...)
+	}
+	if want := []delay{{2, 1}}; !reflect.DeepEqual(all, want) { // 13 × 0.15 = 1.95
+		t.Errorf("delays %v, want %v", all, want)
+	}
+}
+
+// TestCallees: library code called from the line is charged to it (Coz
+// §4.1, sample attribution), unless NoCallees.
+func TestCallees(t *testing.T) {
+	for _, noCallees := range []bool{false, true} {
+		tr := tracetest.New(syms{})
+		clk := &fakeClock{}
+		cfg := endToEnd(100)
+		cfg.NoCallees = noCallees
+		p := newProf(t, cfg, tr, clk)
+		from := 0
+		tr.Other(analyses.KindThreadStart, 1, 0, 0).Other(analyses.KindThreadStart, 2, 0, 1)
+		tr.Block(1, 0x1000, 0, 2, 30, analyses.EndCall)
+		tr.Events = append(tr.Events, analyses.Event{Kind: analyses.KindCall, Tid: 1, Block: 3})
+		tr.Block(1, 0x9000, 0, 8, 30, analyses.EndRet)
+		tr.Events = append(tr.Events, analyses.Event{Kind: analyses.KindReturn, Tid: 1, Block: 3})
+		tr.Block(1, 0x2000, 0, 5, 20, analyses.EndOther)
+		got := feed(p, tr, &from, clk)
+		want := []delay{{2, 10}}
+		if noCallees {
+			want = []delay{{2, 2}}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("NoCallees=%v: delays %v, want %v", noCallees, got, want)
+		}
+	}
+}
+
+// loop builds a single-threaded program of n steps: line 10 (40 ns), line
+// 20 (10 ns), then a call of "done" (line 30, 10 ns), the progress point.
+func loop(tr *tracetest.Trace, n int) {
+	tr.Other(analyses.KindThreadStart, 1, 0, 0)
+	for i := 0; i < n; i++ {
+		tr.Block(1, 0x1000, 0, 40, 30, analyses.EndOther)
+		tr.Block(1, 0x2000, 0, 10, 30, analyses.EndCall)
+		tr.Events = append(tr.Events, analyses.Event{Kind: analyses.KindCall, Tid: 1, Block: 7, Time: tr.Events[len(tr.Events)-1].Time + 10})
+		tr.Block(1, 0x3000, 0, 10, 30, analyses.EndRet)
+		tr.Events = append(tr.Events, analyses.Event{Kind: analyses.KindReturn, Tid: 1, Block: 7})
+	}
+}
+
+// TestSingleThreaded: with one thread the program speedup of a line is its
+// share times s, exactly: line 10 is 40 of every 60 ns.
+func TestSingleThreaded(t *testing.T) {
+	tr := tracetest.New(syms{})
+	loop(tr, 2000)
+	clk := &fakeClock{}
+	p := newProf(t, Config{Progress: []string{"done"}, FixedSpeedup: -1, Seed: 3}, tr, clk)
+	// The clock is not applied by hand here (one thread: nobody to pause).
+	p.Events(tr.Events)
+	p.Finish()
+	prof := p.Build()
+	found := false
+	for _, l := range prof.Lines {
+		share := map[string]float64{"/src/p.c:10": 40.0 / 60, "/src/p.c:20": 10.0 / 60, "/src/p.c:30": 10.0 / 60}[l.Line]
+		for _, c := range l.Curve {
+			if c.Program[0] == nil {
+				t.Errorf("%s at %d%%: no prediction", l.Line, c.Speedup)
+				continue
+			}
+			want := share * float64(c.Speedup) / 100
+			if math.Abs(*c.Program[0]-want) > 1e-9 {
+				t.Errorf("%s at %d%%: program speedup %.6f, want %.6f", l.Line, c.Speedup, *c.Program[0], want)
+			}
+			if l.Line == "/src/p.c:10" && c.Speedup == 100 {
+				found = true
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no 100%% experiment of line 10 in %d experiments", len(prof.Experiments))
+	}
+	var b bytes.Buffer
+	prof.Summary(&b, 0)
+	if !strings.Contains(b.String(), "worth optimizing") {
+		t.Errorf("summary:\n%s", b.String())
+	}
+}
+
+// TestExperimentsDeterministic: same trace and seed, same profile; another
+// seed, another sequence.
+func TestExperimentsDeterministic(t *testing.T) {
+	out := func(seed uint64) string {
+		tr := tracetest.New(syms{})
+		loop(tr, 500)
+		clk := &fakeClock{}
+		p := newProf(t, Config{Progress: []string{"done"}, FixedSpeedup: -1, Seed: seed}, tr, clk)
+		p.Events(tr.Events)
+		p.Finish()
+		var b bytes.Buffer
+		if err := CozProfile(&b, p.Experiments(), p.Runtime(), false); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	a, b, c := out(1), out(1), out(2)
+	if a != b {
+		t.Error("two runs with the same seed differ")
+	}
+	if a == c {
+		t.Error("seeds 1 and 2 gave the same experiments")
+	}
+	recs, err := ParseCozProfile(strings.NewReader(a))
+	if err != nil {
+		t.Fatal(err)
+	}
+	exps := 0
+	for _, r := range recs {
+		if r.Type == "experiment" {
+			exps++
+		}
+		if r.Type == "throughput-point" && r.Fields["delta"] != "5" {
+			t.Errorf("delta %s, want 5", r.Fields["delta"])
+		}
+	}
+	if exps != 99 { // 500 visits: one starts the first, each of the rest needs 5
+		t.Errorf("%d experiments, want 99", exps)
+	}
+}
+
+// TestLatencyAndLinePoints: a latency pair by line, arrivals and
+// departures counted per entry into the line (not per block of it).
+func TestLatencyAndLinePoints(t *testing.T) {
+	tr := tracetest.New(syms{})
+	tr.Other(analyses.KindThreadStart, 1, 0, 0)
+	for i := 0; i < 30; i++ {
+		tr.Block(1, 0x2000, 0, 3, 8, analyses.EndCond)  // line 20: begin
+		tr.Block(1, 0x2008, 0, 3, 8, analyses.EndOther) // still line 20: no new arrival
+		tr.Block(1, 0x1000, 0, 10, 30, analyses.EndOther)
+		tr.Block(1, 0x3000, 0, 2, 30, analyses.EndOther) // line 30: end
+	}
+	clk := &fakeClock{}
+	p := newProf(t, Config{Latency: []string{"p.c:20,p.c:30"}, FixedSpeedup: -1}, tr, clk)
+	p.Events(tr.Events)
+	p.Finish()
+	x := p.Experiments()
+	if len(x) != 5 {
+		t.Fatalf("%d experiments, want 5", len(x))
+	}
+	for _, e := range x {
+		d := e.Points[0]
+		if !d.Latency || d.Arrivals != 5 || d.Departures != 5 || d.Difference != 1 {
+			t.Errorf("latency point %+v, want 5 arrivals, 5 departures, 1 in flight", d)
+		}
+	}
+}
+
+func TestCozFormats(t *testing.T) {
+	exps := []Experiment{{Line: "/src/a\tb.c:3", Speedup: 35, Duration: 1234, Selected: 9,
+		Points: []PointDelta{{Name: "x\"y\n", Arrivals: 7}, {Name: "b,e", Latency: true, Arrivals: 6, Departures: 5, Difference: 2}}}}
+	var j, l bytes.Buffer
+	CozProfile(&j, exps, 99, false)
+	CozProfile(&l, exps, 99, true)
+	wantJ := `{"type":"startup","time":0}
+{"type":"experiment","selected":"/src/a\tb.c:3","speedup":0.35,"duration":1234,"selected_samples":9}
+{"type":"throughput-point","name":"x\"y\n","delta":7}
+{"type":"latency-point","name":"b,e","arrivals":6,"departures":5,"difference":2}
+{"type":"runtime","time":99}
+`
+	wantL := "startup\ttime=0\nexperiment\tselected=/src/a\\x09b.c:3\tspeedup=0.35\tduration=1234\tselected-samples=9\n" +
+		"throughput-point\tname=x\"y\\x0a\tdelta=7\nlatency-point\tname=b,e\tarrivals=6\tdepartures=5\tdifference=2\nruntime\ttime=99\n"
+	if j.String() != wantJ {
+		t.Errorf("JSON lines:\n%s\nwant\n%s", j.String(), wantJ)
+	}
+	if l.String() != wantL {
+		t.Errorf("legacy:\n%q\nwant\n%q", l.String(), wantL)
+	}
+	for _, s := range []string{j.String(), l.String()} {
+		if _, err := ParseCozProfile(strings.NewReader(s)); err != nil {
+			t.Errorf("strict reader rejects our output: %v", err)
+		}
+	}
+	bad := []string{
+		`{"type":"throughput-point","name":"a","delta":1}` + "\n",                                                                                // no startup
+		`{"type":"startup","time":0}` + "\n" + `{"type":"throughput-point","name":"a","delta":1}` + "\n",                                         // point before experiment
+		`{"type":"startup","time":0}` + "\n" + `{"type":"experiment","selected":"a.c:1","speedup":0.5,"duration":1,"selected_samples":0}` + "\n", // speedup not 2 decimals, no runtime
+		`{"type":"startup","time":0}` + "\n" + `{"type":"runtime","time":-1}` + "\n",
+		`{"type":"startup","time":0,"x":1}` + "\n" + `{"type":"runtime","time":1}` + "\n",
+		"startup\ttime=0\n" + `{"type":"runtime","time":1}` + "\n",
+	}
+	for _, s := range bad {
+		if _, err := ParseCozProfile(strings.NewReader(s)); err == nil {
+			t.Errorf("strict reader accepts %q", s)
+		}
+	}
+}
