@@ -1,0 +1,629 @@
+package paths
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
+
+// P3, partitioned path profiling ([P3] §3.2, Algorithm 2; spec §3): k
+// copies of the same deterministic run each profile a subset of the paths,
+// chosen so that the copies' probe executions are balanced; the copies'
+// partial profiles are merged into the full one. Profitable procedures
+// (at most one caller, and whose reduced DAG splits into several tasks)
+// have their paths partitioned into tasks profiled with PSPP; the others
+// are one task each, profiled with Ball-Larus; longest-processing-time
+// list scheduling distributes the tasks over the copies.
+
+// Proc is a procedure as P3 plans it.
+type Proc struct {
+	Name    string
+	G       *Graph
+	BL      *Numbering
+	Callers int // caller_count: call sites of the procedure ([P3] §3.2)
+}
+
+// Task is a set of paths of one procedure: the paths whose edges all lie
+// in E (spec §3.4: tasks are pairwise path-disjoint).
+type Task struct {
+	Proc, Index int
+	E           []bool // edges of the procedure's DAG
+	Cost        int    // probes of PSPP(G, E) (Ball-Larus probes for a whole procedure)
+}
+
+// Copy modes of a procedure.
+const (
+	ModeNone = iota // not profiled on the copy
+	ModeBL          // every path: Ball-Larus labels
+	ModePSPP        // the paths whose edges lie in E: PSPP labels
+)
+
+// CopyProc is how one copy profiles one procedure (Algorithm 2 lines
+// 18-22).
+type CopyProc struct {
+	Mode   int
+	E      []bool   // interesting edges (the union of the copy's tasks of the procedure)
+	Labels []uint64 // per edge
+	// IDs maps the id of every interesting path (the paths the copy
+	// counts) to that path.
+	IDs map[uint64][]int32
+}
+
+// Plan is P3's (or PBL's) static analysis for k copies.
+type Plan struct {
+	K      int
+	Procs  []Proc
+	Tasks  []Task
+	Owner  []int // per task: its copy
+	Load   []int // per copy: sum of its tasks' costs
+	Copies [][]CopyProc
+}
+
+// MaxEnumerate bounds the paths enumerated to decode a PSPP instance's ids
+// (spec §2.7); procedures with more are planned as one Ball-Larus task.
+const MaxEnumerate = 1 << 20
+
+// PlanP3 runs P3's static analysis (Algorithm 2) for k copies. With pbl,
+// every procedure is one task (PBL: "all procedures are considered as
+// unprofitable", [P3] §4.1).
+func PlanP3(procs []Proc, k int, pbl bool) *Plan {
+	pl := &Plan{K: k, Procs: procs}
+	for pi, p := range procs {
+		var ts []Task
+		enumerable := !p.BL.Overflow && p.BL.NumPaths[Entry] <= MaxEnumerate
+		if !pbl && enumerable && p.Callers <= 1 {
+			// Algorithm 2 line 5: the threshold is the maximum of the
+			// entry's out-degree and the number of cores ([P3] §4.1).
+			ts = FindPartition(p.G, max(len(p.G.Out[Entry]), k))
+		}
+		if len(ts) <= 1 { // unprofitable: one Ball-Larus task (line 6)
+			all := make([]bool, len(p.G.Edges))
+			for i := range all {
+				all[i] = true
+			}
+			cost := 0
+			if p.BL.Overflow {
+				cost = Probes(bigNonZero(p.BL))
+			} else {
+				cost = Probes(p.BL.Val)
+			}
+			ts = []Task{{E: all, Cost: cost}}
+		}
+		for i := range ts {
+			ts[i].Proc, ts[i].Index = pi, i
+			pl.Tasks = append(pl.Tasks, ts[i])
+		}
+	}
+	pl.Owner, pl.Load = LPT(taskCosts(pl.Tasks), k)
+	pl.Copies = make([][]CopyProc, k)
+	for c := range pl.Copies {
+		pl.Copies[c] = make([]CopyProc, len(procs))
+		for pi := range procs {
+			pl.Copies[c][pi] = pl.copyProc(c, pi)
+		}
+	}
+	return pl
+}
+
+func taskCosts(ts []Task) []int {
+	cs := make([]int, len(ts))
+	for i, t := range ts {
+		cs[i] = t.Cost
+	}
+	return cs
+}
+
+func bigNonZero(n *Numbering) []uint64 {
+	nz := make([]uint64, len(n.BigVal))
+	for i, v := range n.BigVal {
+		if v.Sign() != 0 {
+			nz[i] = 1
+		}
+	}
+	return nz
+}
+
+// copyProc is Algorithm 2 lines 18-22 for copy c and procedure pi: the
+// union of the copy's tasks of the procedure, profiled with Ball-Larus if
+// it is every edge, with PSPP otherwise, not at all if empty.
+func (pl *Plan) copyProc(c, pi int) CopyProc {
+	p := pl.Procs[pi]
+	e := make([]bool, len(p.G.Edges))
+	some := false
+	for ti, t := range pl.Tasks {
+		if t.Proc != pi || pl.Owner[ti] != c {
+			continue
+		}
+		some = true
+		for i, in := range t.E {
+			e[i] = e[i] || in
+		}
+	}
+	if !some {
+		return CopyProc{Mode: ModeNone}
+	}
+	if !slices.Contains(e, false) {
+		cp := CopyProc{Mode: ModeBL, E: e, Labels: p.BL.Val}
+		return cp
+	}
+	cp := CopyProc{Mode: ModePSPP, E: Trim(p.G, e), Labels: PSPP(p.G, e)}
+	cp.IDs = map[uint64][]int32{}
+	p.G.EnumeratePaths(0, func(path, edges []int32) bool {
+		var id uint64
+		for _, ei := range edges {
+			if !cp.E[ei] {
+				return true
+			}
+			id += cp.Labels[ei]
+		}
+		cp.IDs[id] = slices.Clone(path)
+		return true
+	})
+	return cp
+}
+
+// Probes returns the static probes of copy c (edges with a non-zero label
+// in the procedures it profiles).
+func (pl *Plan) Probes(c int) int {
+	n := 0
+	for _, cp := range pl.Copies[c] {
+		if cp.Mode != ModeNone && cp.Labels != nil {
+			n += Probes(cp.Labels)
+		}
+	}
+	return n
+}
+
+// OwnerOf returns the copy owning a path (vertex path) of procedure pi: the
+// copy of the task whose edges contain the path's (spec §3.6).
+func (pl *Plan) OwnerOf(pi int, path []int32) int {
+	g := pl.Procs[pi].G
+	edges := g.PathEdges(path)
+	for ti, t := range pl.Tasks {
+		if t.Proc != pi {
+			continue
+		}
+		ok := true
+		for _, ei := range edges {
+			if ei < 0 || !t.E[ei] {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return pl.Owner[ti]
+		}
+	}
+	return -1
+}
+
+// LPT distributes tasks of the given costs over k copies by Graham's
+// longest-processing-time rule ([P3] §3.2 "the highest cost task among the
+// remaining non distributed tasks is assigned to the core with least
+// load"): makespan <= (4/3 - 1/(3k))·OPT. Ties: equal costs keep their
+// order, equal loads go to the lowest copy (spec §3.5).
+func LPT(costs []int, k int) (owner, load []int) {
+	order := make([]int, len(costs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(costs[b], costs[a]) })
+	owner = make([]int, len(costs))
+	load = make([]int, k)
+	for _, t := range order {
+		c := 0
+		for i := 1; i < k; i++ {
+			if load[i] < load[c] {
+				c = i
+			}
+		}
+		owner[t] = c
+		load[c] += costs[t]
+	}
+	return owner, load
+}
+
+// rgraph is a reduced DAG (spec §3.3): diamonds and triangles of straight
+// code contracted into dummy vertices.
+type rgraph struct {
+	n        int
+	alive    []bool
+	dummy    []bool
+	internal [][]int32 // per vertex: original edges inside it
+	edges    []redge
+	entry    int32
+	exit     int32
+}
+
+type redge struct {
+	from, to int32
+	orig     int32
+	alive    bool
+}
+
+func (r *rgraph) out(v int32) []int32 {
+	var es []int32
+	for i, e := range r.edges {
+		if e.alive && e.from == v {
+			es = append(es, int32(i))
+		}
+	}
+	return es
+}
+
+func (r *rgraph) in(v int32) []int32 {
+	var es []int32
+	for i, e := range r.edges {
+		if e.alive && e.to == v {
+			es = append(es, int32(i))
+		}
+	}
+	return es
+}
+
+// reduce builds the reduced graph of g: repeatedly, the first diamond
+// {a,b,c,d} (a->b, a->c, b->d, c->d) or triangle {a,b,d} (a->b, a->d,
+// b->d) in topological order whose branch vertices b, c are original
+// vertices with a single in-edge from a and a single out-edge to d, whose
+// a has exactly those out-edges and whose d exactly those in-edges, is
+// replaced by a dummy vertex (in-edges of a and out-edges of d become its
+// own); a and d are neither ENTRY nor EXIT ([P3] §3.2: "if-else and if
+// statements containing only straight-line code within the branches").
+func reduce(g *Graph) *rgraph {
+	r := &rgraph{n: g.N, entry: Entry, exit: g.Exit()}
+	r.alive = make([]bool, g.N)
+	r.dummy = make([]bool, g.N)
+	r.internal = make([][]int32, g.N)
+	for v := range r.alive {
+		r.alive[v] = true
+	}
+	// Edges in base order: each vertex's out-edges in g's order.
+	for v := 0; v < g.N; v++ {
+		for _, ei := range g.Out[v] {
+			e := g.Edges[ei]
+			r.edges = append(r.edges, redge{e.From, e.To, ei, true})
+		}
+	}
+	for r.contractOne() {
+	}
+	return r
+}
+
+// topo returns the alive vertices of r in a topological order.
+func (r *rgraph) topo() []int32 {
+	indeg := make([]int, r.n)
+	for _, e := range r.edges {
+		if e.alive {
+			indeg[e.to]++
+		}
+	}
+	var ready, order []int32
+	for v := r.n - 1; v >= 0; v-- {
+		if r.alive[v] && indeg[v] == 0 {
+			ready = append(ready, int32(v))
+		}
+	}
+	for len(ready) > 0 {
+		v := ready[len(ready)-1]
+		ready = ready[:len(ready)-1]
+		order = append(order, v)
+		outs := r.out(v)
+		for i := len(outs) - 1; i >= 0; i-- {
+			w := r.edges[outs[i]].to
+			if indeg[w]--; indeg[w] == 0 {
+				ready = append(ready, w)
+			}
+		}
+	}
+	return order
+}
+
+func (r *rgraph) contractOne() bool {
+	for _, a := range r.topo() {
+		if a == r.entry || a == r.exit {
+			continue
+		}
+		outs := r.out(a)
+		if len(outs) != 2 {
+			continue
+		}
+		x, y := r.edges[outs[0]].to, r.edges[outs[1]].to
+		branch := func(b int32) (int32, int32, bool) { // (d, edge b->d)
+			if b == r.exit || r.dummy[b] {
+				return 0, 0, false
+			}
+			in, out := r.in(b), r.out(b)
+			if len(in) != 1 || len(out) != 1 {
+				return 0, 0, false
+			}
+			return r.edges[out[0]].to, out[0], true
+		}
+		dx, ex, okx := branch(x)
+		dy, ey, oky := branch(y)
+		var members []int32 // vertices merged
+		var inner []int32   // reduced edges inside
+		var d int32
+		switch {
+		case okx && oky && dx == dy: // diamond
+			d = dx
+			if len(r.in(d)) != 2 {
+				continue
+			}
+			members = []int32{a, x, y, d}
+			inner = []int32{outs[0], outs[1], ex, ey}
+		case okx && dx == y: // triangle a->x->y, a->y
+			d = y
+			if len(r.in(d)) != 2 {
+				continue
+			}
+			members = []int32{a, x, d}
+			inner = []int32{outs[0], outs[1], ex}
+		case oky && dy == x: // triangle a->y->x, a->x
+			d = x
+			if len(r.in(d)) != 2 {
+				continue
+			}
+			members = []int32{a, y, d}
+			inner = []int32{outs[0], outs[1], ey}
+		default:
+			continue
+		}
+		if d == r.exit || d == r.entry {
+			continue
+		}
+		D := int32(r.n)
+		r.n++
+		r.alive = append(r.alive, true)
+		r.dummy = append(r.dummy, true)
+		var internal []int32
+		for _, m := range members {
+			internal = append(internal, r.internal[m]...)
+			r.alive[m] = false
+		}
+		for _, ei := range inner {
+			internal = append(internal, r.edges[ei].orig)
+			r.edges[ei].alive = false
+		}
+		slices.Sort(internal)
+		r.internal = append(r.internal, internal)
+		for i := range r.edges {
+			e := &r.edges[i]
+			if !e.alive {
+				continue
+			}
+			if e.to == a {
+				e.to = D
+			}
+			if e.from == d {
+				e.from = D
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// reachable returns the reduced edges reachable from w.
+func (r *rgraph) reachable(w int32, into map[int32]bool) {
+	stack := []int32{w}
+	seen := map[int32]bool{w: true}
+	for len(stack) > 0 {
+		v := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, ei := range r.out(v) {
+			into[ei] = true
+			if t := r.edges[ei].to; !seen[t] {
+				seen[t] = true
+				stack = append(stack, t)
+			}
+		}
+	}
+}
+
+// FindPartition partitions the paths of g into tasks ([P3] Algorithm 2
+// lines 24-53, spec §3.4): prefixes of paths of the reduced DAG are
+// extended edge by edge in topological order until there are threshold of
+// them (threshold <= 0: no limit); each prefix that stops at a frontier
+// vertex, with everything reachable from the vertex's unprocessed
+// out-edges, is a task. Every path of g lies in exactly one task; with no
+// threshold the tasks are the paths of the reduced DAG.
+func FindPartition(g *Graph, threshold int) []Task {
+	r := reduce(g)
+	type prefix []int32 // reduced edge ids, in path order
+	se := make([][]prefix, r.n)
+	se[r.entry] = []prefix{nil}
+	inS := map[int32]bool{}
+	total := 1
+	order := r.topo()
+outer:
+	for _, v := range order {
+		if v == r.exit {
+			continue
+		}
+		total -= len(se[v])
+		for _, ei := range r.out(v) {
+			inS[ei] = true
+			w := r.edges[ei].to
+			for _, es := range se[v] {
+				se[w] = append(se[w], append(slices.Clone(es), ei))
+				total++
+			}
+			if threshold > 0 && total >= threshold {
+				break outer
+			}
+		}
+	}
+	var tasks []Task
+	for _, v := range order {
+		if len(se[v]) == 0 {
+			continue
+		}
+		var rest []int32
+		for _, ei := range r.out(v) {
+			if !inS[ei] {
+				rest = append(rest, ei)
+			}
+		}
+		if v != r.exit && len(rest) == 0 {
+			continue
+		}
+		tail := map[int32]bool{}
+		for _, ei := range rest {
+			tail[ei] = true
+			r.reachable(r.edges[ei].to, tail)
+		}
+		for _, es := range se[v] {
+			e := make([]bool, len(g.Edges))
+			mark := func(ei int32) {
+				re := r.edges[ei]
+				e[re.orig] = true
+				for _, x := range []int32{re.from, re.to} {
+					for _, oe := range r.internal[x] {
+						e[oe] = true
+					}
+				}
+			}
+			for _, ei := range es {
+				mark(ei)
+			}
+			for ei := range tail {
+				mark(ei)
+			}
+			tasks = append(tasks, Task{E: e, Cost: Probes(PSPP(g, e))})
+		}
+	}
+	return tasks
+}
+
+// CopyProfile is what one copy measured: per procedure, the count of each
+// interesting path id it recorded, its hit count (probe executions), and a
+// fingerprint of the execution it followed.
+type CopyProfile struct {
+	Counts      []map[uint64]uint64
+	Hits        uint64
+	Fingerprint string
+}
+
+// PathCount is a path (vertex sequence ENTRY...EXIT) and its count.
+type PathCount struct {
+	Path  []int32
+	Count uint64
+}
+
+// Merge joins the copies' partial profiles (spec §3.7): each path's count
+// comes from the copy owning it; every other copy that counted the path
+// (its closure contains it, spec §3.6) must agree. Copies that followed
+// different executions, or disagree, fail the merge.
+func (pl *Plan) Merge(copies []CopyProfile) ([][]PathCount, error) {
+	if len(copies) != pl.K {
+		return nil, fmt.Errorf("paths: merge: %d copies, plan for %d", len(copies), pl.K)
+	}
+	for c := 1; c < len(copies); c++ {
+		if copies[c].Fingerprint != copies[0].Fingerprint {
+			return nil, fmt.Errorf("paths: merge: copy %d followed another execution than copy 0 (fingerprint %q, copy 0 %q)", c, copies[c].Fingerprint, copies[0].Fingerprint)
+		}
+	}
+	out := make([][]PathCount, len(pl.Procs))
+	for pi, p := range pl.Procs {
+		type entry struct {
+			path  []int32
+			count uint64
+			owned bool
+		}
+		got := map[string]*entry{}
+		var keys []string
+		for c := range copies {
+			cp := pl.Copies[c][pi]
+			if cp.Mode == ModeNone {
+				continue
+			}
+			ids := make([]uint64, 0, len(copies[c].Counts[pi]))
+			for id := range copies[c].Counts[pi] {
+				ids = append(ids, id)
+			}
+			slices.Sort(ids)
+			for _, id := range ids {
+				n := copies[c].Counts[pi][id]
+				var path []int32
+				if cp.Mode == ModeBL {
+					var err error
+					if path, err = p.BL.Decode(id); err != nil {
+						return nil, fmt.Errorf("paths: merge: %s: copy %d: %v", p.Name, c, err)
+					}
+				} else {
+					var ok bool
+					if path, ok = cp.IDs[id]; !ok {
+						return nil, fmt.Errorf("paths: merge: %s: copy %d counted id %d, not one of its paths", p.Name, c, id)
+					}
+				}
+				k := fmt.Sprint(path)
+				e := got[k]
+				if e == nil {
+					e = &entry{path: path}
+					got[k] = e
+					keys = append(keys, k)
+				}
+				owned := pl.OwnerOf(pi, path) == c
+				switch {
+				case owned:
+					if e.count != 0 && e.count != n {
+						return nil, fmt.Errorf("paths: merge: %s: path %v: owner copy %d counts %d, another copy %d: the copies diverged", p.Name, path, c, n, e.count)
+					}
+					e.count, e.owned = n, true
+				case e.count != 0 && e.count != n:
+					return nil, fmt.Errorf("paths: merge: %s: path %v: copy %d counts %d, another copy %d: the copies diverged", p.Name, path, c, n, e.count)
+				default:
+					e.count = n
+				}
+			}
+		}
+		for _, k := range keys {
+			e := got[k]
+			if !e.owned {
+				return nil, fmt.Errorf("paths: merge: %s: path %v counted by a copy, not by its owner %d", p.Name, e.path, pl.OwnerOf(pi, e.path))
+			}
+			out[pi] = append(out[pi], PathCount{e.path, e.count})
+		}
+		slices.SortFunc(out[pi], func(a, b PathCount) int { return slices.Compare(a.Path, b.Path) })
+	}
+	return out, nil
+}
+
+// Simulate computes what each copy of the plan measures on an execution
+// given as path executions per procedure (complete paths, vertex
+// sequences, with counts): the copy's register follows its labels along
+// every executed path, counts the interesting ids and pays one hit per
+// non-zero label on the way (spec §4.5 invariant 9). It is the copies'
+// deterministic outcome without running them.
+func (pl *Plan) Simulate(execs [][]PathCount, fingerprint string) []CopyProfile {
+	out := make([]CopyProfile, pl.K)
+	for c := range out {
+		out[c].Counts = make([]map[uint64]uint64, len(pl.Procs))
+		out[c].Fingerprint = fingerprint
+		for pi := range pl.Procs {
+			cp := pl.Copies[c][pi]
+			out[c].Counts[pi] = map[uint64]uint64{}
+			if cp.Mode == ModeNone {
+				continue
+			}
+			g := pl.Procs[pi].G
+			for _, x := range execs[pi] {
+				var id uint64
+				var hits uint64
+				for _, ei := range g.PathEdges(x.Path) {
+					id += cp.Labels[ei]
+					if cp.Labels[ei] != 0 {
+						hits++
+					}
+				}
+				out[c].Hits += hits * x.Count
+				if cp.Mode == ModeBL {
+					out[c].Counts[pi][id] += x.Count
+				} else if _, ok := cp.IDs[id]; ok {
+					out[c].Counts[pi][id] += x.Count
+				}
+			}
+		}
+	}
+	return out
+}

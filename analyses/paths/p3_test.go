@@ -1,0 +1,280 @@
+package paths
+
+import (
+	"fmt"
+	"math/rand"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// O3 (spec §4.3): Graham's tight case for k = 2.
+func TestO3LPT(t *testing.T) {
+	owner, load := LPT([]int{3, 3, 2, 2, 2}, 2)
+	if !slices.Equal(owner, []int{0, 1, 0, 1, 0}) || !slices.Equal(load, []int{7, 5}) {
+		t.Errorf("owner %v load %v, want [0 1 0 1 0] [7 5]", owner, load)
+	}
+}
+
+// bruteOPT is the best makespan of costs over k copies.
+func bruteOPT(costs []int, k int) int {
+	best := 1 << 30
+	load := make([]int, k)
+	var rec func(i int)
+	rec = func(i int) {
+		if i == len(costs) {
+			best = min(best, slices.Max(load))
+			return
+		}
+		for c := 0; c < k; c++ {
+			load[c] += costs[i]
+			if load[c] < best {
+				rec(i + 1)
+			}
+			load[c] -= costs[i]
+		}
+	}
+	rec(0)
+	return best
+}
+
+// LPT assigns every task once and stays within (4/3 - 1/(3k))·OPT (spec
+// §4.5 invariant 5).
+func TestLPTBound(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	for iter := 0; iter < 400; iter++ {
+		k := 2 + r.Intn(3)
+		costs := make([]int, 1+r.Intn(8))
+		for i := range costs {
+			costs[i] = 1 + r.Intn(9)
+		}
+		owner, load := LPT(costs, k)
+		sum := make([]int, k)
+		for i, c := range owner {
+			sum[c] += costs[i]
+		}
+		if !slices.Equal(sum, load) {
+			t.Fatalf("loads %v, owners give %v", load, sum)
+		}
+		opt := bruteOPT(costs, k)
+		if 3*k*slices.Max(load) > (4*k-1)*opt {
+			t.Fatalf("costs %v k %d: makespan %d > (4/3 - 1/%d)·%d", costs, k, slices.Max(load), 3*k, opt)
+		}
+	}
+}
+
+// taskIDs returns, per task, the Ball-Larus ids of the paths it holds.
+func taskIDs(g *Graph, n *Numbering, tasks []Task) []string {
+	var out []string
+	for _, task := range tasks {
+		var ids []int
+		g.EnumeratePaths(0, func(p, edges []int32) bool {
+			for _, ei := range edges {
+				if !task.E[ei] {
+					return true
+				}
+			}
+			id, _ := g.Encode(n.Val, p)
+			ids = append(ids, int(id))
+			return true
+		})
+		sort.Ints(ids)
+		out = append(out, fmt.Sprintf("%v:%d", ids, task.Cost))
+	}
+	return out
+}
+
+// O4 (spec §3.9): without threshold the tasks are the 4 paths of the
+// reduced DAG; with the paper's threshold for k = 2 (3), 3 tasks.
+func TestO4Partition(t *testing.T) {
+	ng := namedGraph(t, o4)
+	bl := BallLarus(ng.g)
+	tasks := FindPartition(ng.g, 0)
+	got := taskIDs(ng.g, bl, tasks)
+	want := []string{"[0]:1", "[1 2 3 4]:3", "[5 6 7 8 9 10 11 12]:4", "[13]:1"}
+	if fmt.Sprint(sortedStrings(got)) != fmt.Sprint(sortedStrings(want)) {
+		t.Errorf("tasks %v, want %v", got, want)
+	}
+	owner, load := LPT(taskCosts(tasks), 2)
+	byCopy := map[int][]string{}
+	for i, c := range owner {
+		byCopy[c] = append(byCopy[c], got[i])
+	}
+	if !slices.Equal(load, []int{5, 4}) || !slices.Contains(byCopy[0], "[5 6 7 8 9 10 11 12]:4") || !slices.Contains(byCopy[0], "[13]:1") {
+		t.Errorf("LPT: loads %v, copies %v", load, byCopy)
+	}
+	tasks = FindPartition(ng.g, max(len(ng.g.Out[Entry]), 2))
+	got = taskIDs(ng.g, bl, tasks)
+	want = []string{"[0]:1", "[1 2 3 4 5 6 7 8 9 10 11 12]:7", "[13]:1"}
+	if fmt.Sprint(sortedStrings(got)) != fmt.Sprint(sortedStrings(want)) {
+		t.Errorf("threshold 3: tasks %v, want %v", got, want)
+	}
+	if _, load := LPT(taskCosts(tasks), 2); !slices.Equal(load, []int{7, 2}) {
+		t.Errorf("threshold 3: loads %v, want [7 2]", load)
+	}
+}
+
+func sortedStrings(xs []string) []string {
+	out := slices.Clone(xs)
+	sort.Strings(out)
+	return out
+}
+
+// O5 (spec §4.4): the closure hazard. Copy 0 owns two single-path tasks
+// whose edges make up the whole DAG, so it runs full Ball-Larus and counts
+// paths other copies own; the owner-based merge equals SBL, a sum would
+// count two paths twice.
+func TestO5ClosureHazard(t *testing.T) {
+	ng := namedGraph(t, "entry>1 entry>2 1>2 2>3 2>exit 3>exit")
+	g := ng.g
+	bl := BallLarus(g)
+	pl := PlanP3([]Proc{{Name: "p", G: g, BL: bl, Callers: 1}}, 3, false)
+	got := taskIDs(g, bl, pl.Tasks)
+	// Ids: 0 entry-1-2-3-exit, 1 entry-1-2-exit, 2 entry-2-3-exit, 3 entry-2-exit.
+	if fmt.Sprint(got) != "[[2]:2 [0]:2 [3]:2 [1]:2]" || !slices.Equal(pl.Owner, []int{0, 1, 2, 0}) {
+		t.Fatalf("tasks %v owners %v", got, pl.Owner)
+	}
+	if c := pl.Copies[0][0]; c.Mode != ModeBL || ng.nonZero(c.Labels) != "2>exit:1 entry>2:2" {
+		t.Errorf("copy 0: mode %d labels %s, want full Ball-Larus", c.Mode, ng.nonZero(c.Labels))
+	}
+	if c := pl.Copies[1][0]; c.Mode != ModePSPP || ng.nonZero(c.Labels) != "1>2:2 3>exit:1" {
+		t.Errorf("copy 1: labels %s", ng.nonZero(c.Labels))
+	}
+	if c := pl.Copies[2][0]; c.Mode != ModePSPP || ng.nonZero(c.Labels) != "2>exit:1 entry>2:2" {
+		t.Errorf("copy 2: labels %s", ng.nonZero(c.Labels))
+	}
+	// Every path runs id+1 times.
+	var execs []PathCount
+	for id := uint64(0); id < 4; id++ {
+		p, _ := bl.Decode(id)
+		execs = append(execs, PathCount{p, id + 1})
+	}
+	copies := pl.Simulate([][]PathCount{execs}, "run")
+	merged, err := pl.Merge(copies)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(merged[0]) != fmt.Sprint(sortedPathCounts(execs)) {
+		t.Errorf("merged %v, want %v", merged[0], execs)
+	}
+	var naive uint64
+	for _, c := range copies {
+		for _, n := range c.Counts[0] {
+			naive += n
+		}
+	}
+	if naive != 1+2+3+4+2+3 { // entry-1-2-exit (2) and entry-2-3-exit (3) twice
+		t.Errorf("sum of all copies %d", naive)
+	}
+	// A copy that followed another execution fails the merge.
+	copies[2].Fingerprint = "other"
+	if _, err := pl.Merge(copies); err == nil || !strings.Contains(err.Error(), "another execution") {
+		t.Errorf("diverged copy merged: %v", err)
+	}
+	copies[2].Fingerprint = "run"
+	copies[0].Counts[0][0]++ // entry-1-2-3-exit, owned by copy 1, counted differently by copy 0
+	if _, err := pl.Merge(copies); err == nil || !strings.Contains(err.Error(), "diverged") {
+		t.Errorf("inconsistent copies merged: %v", err)
+	}
+}
+
+func sortedPathCounts(xs []PathCount) []PathCount {
+	out := slices.Clone(xs)
+	slices.SortFunc(out, func(a, b PathCount) int { return slices.Compare(a.Path, b.Path) })
+	return out
+}
+
+// reducedPaths counts the ENTRY->EXIT paths of the reduced DAG.
+func reducedPaths(g *Graph) int {
+	r := reduce(g)
+	n := make([]int, r.n)
+	order := r.topo()
+	n[r.exit] = 1
+	for i := len(order) - 1; i >= 0; i-- {
+		v := order[i]
+		for _, ei := range r.out(v) {
+			n[v] += n[r.edges[ei].to]
+		}
+	}
+	return n[r.entry]
+}
+
+// On random DAGs: tasks are pairwise path-disjoint and cover every path
+// (invariant 4; with no threshold one task per reduced path), every path
+// has one owner, and Merge(copies) == SBL for SBL, PBL and P3 with k = 2,
+// 3, 4, 8 (invariant 6); PBL's slowest copy pays no more than SBL
+// (invariant 10).
+func TestP3Random(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	for iter := 0; iter < 300; iter++ {
+		var procs []Proc
+		var execs [][]PathCount
+		for p := 0; p < 1+r.Intn(4); p++ {
+			g := randomDAG(r, 1+r.Intn(9))
+			bl := BallLarus(g)
+			procs = append(procs, Proc{Name: fmt.Sprint("p", p), G: g, BL: bl, Callers: r.Intn(3)})
+			var ex []PathCount
+			g.EnumeratePaths(0, func(path, _ []int32) bool {
+				if r.Intn(3) > 0 {
+					ex = append(ex, PathCount{slices.Clone(path), uint64(1 + r.Intn(50))})
+				}
+				return true
+			})
+			execs = append(execs, sortedPathCounts(ex))
+			for _, th := range []int{0, 1 + r.Intn(6)} {
+				tasks := FindPartition(g, th)
+				in := 0
+				g.EnumeratePaths(0, func(path, edges []int32) bool {
+					n := 0
+					for _, task := range tasks {
+						all := true
+						for _, ei := range edges {
+							all = all && task.E[ei]
+						}
+						if all {
+							n++
+						}
+					}
+					if n != 1 {
+						t.Fatalf("iter %d threshold %d: path %v in %d tasks", iter, th, path, n)
+					}
+					in++
+					return true
+				})
+				if th == 0 && len(tasks) != reducedPaths(g) {
+					t.Fatalf("iter %d: %d tasks, %d reduced paths", iter, len(tasks), reducedPaths(g))
+				}
+			}
+		}
+		sbl := PlanP3(procs, 1, true)
+		sblHits := sbl.Simulate(execs, "x")[0].Hits
+		for _, k := range []int{1, 2, 3, 4, 8} {
+			for _, pbl := range []bool{true, false} {
+				pl := PlanP3(procs, k, pbl)
+				copies := pl.Simulate(execs, "x")
+				merged, err := pl.Merge(copies)
+				if err != nil {
+					t.Fatalf("iter %d k %d pbl %v: %v", iter, k, pbl, err)
+				}
+				for pi := range procs {
+					if fmt.Sprint(merged[pi]) != fmt.Sprint(execs[pi]) {
+						t.Fatalf("iter %d k %d pbl %v proc %d: merged %v, want %v", iter, k, pbl, pi, merged[pi], execs[pi])
+					}
+					for _, x := range execs[pi] {
+						if o := pl.OwnerOf(pi, x.Path); o < 0 || o >= k {
+							t.Fatalf("path %v has owner %d", x.Path, o)
+						}
+					}
+				}
+				var worst uint64
+				for _, c := range copies {
+					worst = max(worst, c.Hits)
+				}
+				if pbl && worst > sblHits {
+					t.Fatalf("iter %d k %d: PBL's slowest copy %d hits > SBL %d", iter, k, worst, sblHits)
+				}
+			}
+		}
+	}
+}
