@@ -1,0 +1,171 @@
+package main
+
+// End-to-end tests of `emuprof causal`: the Coz paper's Figure 1 (the
+// shorter loop's line gives nothing; the longer loop's gives s until the two
+// threads meet, then flat), a single-threaded program (share × s), profiles
+// byte-identical across runs, every profile.coz read by a strict reader.
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"emuprof/analyses/causal"
+)
+
+type causalRun struct {
+	prof   causal.Profile
+	recs   []causal.Record
+	coz    string
+	json   string
+	stdout string
+}
+
+func runCausal(t *testing.T, flags []string, prog string, args ...string) causalRun {
+	t.Helper()
+	dir := t.TempDir()
+	a := append([]string{"causal", "--out", dir, "--clear-env"}, flags...)
+	a = append(append(a, "--", prog), args...)
+	out := run(t, nil, dir, emuprofBin, a...)
+	if out.code != 0 {
+		t.Fatalf("emuprof %v: exit %d\n%s", a, out.code, out.stderr)
+	}
+	var r causalRun
+	r.stdout = out.stdout
+	coz, err := os.ReadFile(filepath.Join(dir, "profile.coz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.coz = string(coz)
+	if r.recs, err = causal.ParseCozProfile(strings.NewReader(r.coz)); err != nil {
+		t.Fatalf("profile.coz: %v\n%s", err, r.coz)
+	}
+	js, err := os.ReadFile(filepath.Join(dir, causal.FileName(prog)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.json = string(js)
+	if err := json.Unmarshal(js, &r.prof); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// curve returns a line's predicted program speedup (first point) per
+// speedup percent.
+func curve(t *testing.T, p causal.Profile, suffix string) map[int]float64 {
+	t.Helper()
+	for _, l := range p.Lines {
+		if strings.HasSuffix(l.Line, suffix) {
+			m := map[int]float64{}
+			for _, c := range l.Curve {
+				if c.Program[0] != nil {
+					m[c.Speedup] = *c.Program[0]
+				}
+			}
+			return m
+		}
+	}
+	t.Fatalf("no line %s in the profile", suffix)
+	return nil
+}
+
+// TestCausalFig1Rounds: Figure 1 repeated, progress point after the joins,
+// in-run experiments on each loop's line with every speedup.
+func TestCausalFig1Rounds(t *testing.T) {
+	prog := guestBin(t, "glibc-static", "coz_rounds")
+	a := runCausal(t, []string{"--progress", "round_done", "--fixed-line", "coz_rounds.c:15"}, prog, "300")
+	b := runCausal(t, []string{"--progress", "round_done", "--fixed-line", "coz_rounds.c:21"}, prog, "300")
+	ca, cb := curve(t, a.prof, "coz_rounds.c:15"), curve(t, b.prof, "coz_rounds.c:21")
+	if len(ca) != 21 || len(cb) != 21 {
+		t.Fatalf("speedups covered: a %d, b %d, want 21 each", len(ca), len(cb))
+	}
+	for s, v := range cb {
+		if math.Abs(v) > 0.001 {
+			t.Errorf("shorter loop at %d%%: program speedup %.4f, want 0", s, v)
+		}
+	}
+	// a's loop is 20,000 iterations, b's 18,000: they meet at 10 %.
+	flat := ca[100]
+	if flat < 0.05 {
+		t.Errorf("longer loop at 100%%: %.4f, want the plateau (about 9 %%)", flat)
+	}
+	if math.Abs(ca[5]-flat/2) > 0.005 {
+		t.Errorf("longer loop at 5%%: %.4f, want about half the plateau %.4f", ca[5], flat)
+	}
+	for s := 10; s <= 100; s += 5 {
+		if math.Abs(ca[s]-flat) > 0.002 {
+			t.Errorf("longer loop at %d%%: %.4f, want flat at %.4f", s, ca[s], flat)
+		}
+	}
+	t.Logf("longer loop: 5%% %.4f, 10%% %.4f, 100%% %.4f", ca[5], ca[10], ca[100])
+	// The same run again: byte-identical outputs.
+	again := runCausal(t, []string{"--progress", "round_done", "--fixed-line", "coz_rounds.c:15"}, prog, "300")
+	if again.coz != a.coz || again.json != a.json || again.stdout != a.stdout {
+		t.Error("two runs gave different profiles")
+	}
+	legacy := runCausal(t, []string{"--progress", "round_done", "--legacy-format"}, prog, "60")
+	if !strings.HasPrefix(legacy.coz, "startup\ttime=0\n") {
+		t.Errorf("legacy profile starts %.40q", legacy.coz)
+	}
+}
+
+// TestCausalFig1EndToEnd: the paper's Figure 1 program itself has one
+// visit (the end), so each (line, speedup) is a whole run: predicted
+// program speedup = 1 - effective duration / baseline duration.
+func TestCausalFig1EndToEnd(t *testing.T) {
+	prog := guestBin(t, "glibc-static", "coz_fig1")
+	dur := func(line string, s int) float64 {
+		r := runCausal(t, []string{"--end-to-end", "--fixed-line", line, "--fixed-speedup", strconv.Itoa(s)}, prog)
+		for _, rec := range r.recs {
+			if rec.Type == "experiment" {
+				d, _ := strconv.ParseFloat(rec.Fields["duration"], 64)
+				return d
+			}
+		}
+		t.Fatalf("no experiment in\n%s", r.coz)
+		return 0
+	}
+	base := dur("coz_fig1.c:14", 0)
+	for _, c := range []struct {
+		line string
+		s    int
+		lo   float64
+		hi   float64
+	}{
+		{"coz_fig1.c:20", 50, -0.001, 0.001}, // the shorter loop: nothing
+		{"coz_fig1.c:14", 5, 0.045, 0.05},    // the longer: about s (its share is nearly all)
+		{"coz_fig1.c:14", 50, 0.09, 0.1},     // flat once b's loop is longer (10 %)
+	} {
+		got := 1 - dur(c.line, c.s)/base
+		if got < c.lo || got > c.hi {
+			t.Errorf("%s at %d%%: program speedup %.4f, want in [%.3f, %.3f]", c.line, c.s, got, c.lo, c.hi)
+		}
+	}
+}
+
+// TestCausalSingleThreaded: one thread, so a line's program speedup is its
+// share of the run times s, at every s.
+func TestCausalSingleThreaded(t *testing.T) {
+	prog := guestBin(t, "glibc-static", "causal_single")
+	r := runCausal(t, []string{"--progress", "step_done", "--fixed-line", "causal_single.c:22"}, prog, "300")
+	var share float64
+	for _, l := range r.prof.Lines {
+		if strings.HasSuffix(l.Line, "causal_single.c:22") {
+			share = float64(l.CostNs) / float64(r.prof.RuntimeNs)
+		}
+	}
+	c := curve(t, r.prof, "causal_single.c:22")
+	if len(c) < 15 {
+		t.Fatalf("only %d speedups covered", len(c))
+	}
+	for s, v := range c {
+		if want := share * float64(s) / 100; math.Abs(v-want) > 0.005 {
+			t.Errorf("at %d%%: program speedup %.4f, want share %.4f × s = %.4f", s, v, share, want)
+		}
+	}
+}
