@@ -72,6 +72,9 @@ type threadState struct {
 	ctx     cpu.Context
 	blocked bool // parked inside syscall nr
 	nr      uint64
+	// retry re-executes the syscall when the wait times out too
+	// (syscalls.ReadyWait).
+	retry bool
 }
 
 // Load prepares a process: parses the program, maps it, builds the stack.

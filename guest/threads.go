@@ -289,6 +289,23 @@ func (p *Process) parks(t *sched.Thread, c *syscalls.Call, out syscalls.Outcome)
 		}
 	case *syscalls.LockWait:
 		w = sched.Wait{Kind: sched.WaitOther, Addr: wt.Lock, Restart: true, What: wt.What}
+	case *syscalls.ReadyWait:
+		if wt.Until > 0 && wt.Until <= c.Now {
+			return false
+		}
+		w = sched.Wait{Kind: sched.WaitPoll, Restart: true, Deadline: sched.NoDeadline, What: wt.What}
+		if wt.Object != 0 {
+			w.Kind, w.Addr = sched.WaitPipeRead, wt.Object
+		}
+		if wt.Until > 0 {
+			w.Deadline = wt.Until
+		}
+		p.sched.Block(t, w)
+		p.block(t, c)
+		// The kernel decides what the deadline means: re-execute the call
+		// then too.
+		p.threads[t.Tid].retry = true
+		return true
 	case *syscalls.PollWait:
 		if wt.Timeout == 0 {
 			return false
@@ -329,7 +346,7 @@ func (p *Process) absDeadline(ns int64, realtime bool) int64 {
 // syscall is re-executed on wake (pipes) or returns the wake result (futex).
 func (p *Process) block(t *sched.Thread, c *syscalls.Call) {
 	ts := p.threads[t.Tid]
-	ts.blocked, ts.nr = true, c.Nr
+	ts.blocked, ts.nr, ts.retry = true, c.Nr, false
 }
 
 // resumeBlocked delivers the result of the syscall t was parked in.
@@ -342,7 +359,8 @@ func (p *Process) resumeBlocked(t *sched.Thread, ts *threadState) error {
 	if err := p.cpu.ReadRegs(&r); err != nil {
 		return err
 	}
-	if t.Wait.Restart {
+	if t.Wait.Restart || ts.retry {
+		ts.retry = false
 		r.RIP -= 2 // re-execute the syscall instruction
 		r.RAX = ts.nr
 	} else {

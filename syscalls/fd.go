@@ -52,6 +52,8 @@ type openFile struct {
 	dents []dirent
 	// owner is the F_SETOWN process (negative: process group).
 	owner int32
+	// watchers are the epoll items watching the file.
+	watchers []*epItem
 }
 
 func newOpenFile(ops fileOps, flags uint32, guest string) *openFile {
@@ -110,11 +112,11 @@ func (k *Kernel) install(f *openFile, min int, cloexec bool) (int, Errno) {
 // installAt puts f at fd, closing what was there. It takes over the
 // caller's reference to f.
 func (k *Kernel) installAt(fd int, f *openFile, cloexec bool) {
+	if fd < len(k.fds) && k.fds[fd].f != nil {
+		_ = k.closeFD(fd) // may shrink the table: closing the highest fd drops the free slots below it
+	}
 	if fd >= len(k.fds) {
 		k.fds = append(k.fds, make([]fdSlot, fd+1-len(k.fds))...)
-	}
-	if k.fds[fd].f != nil {
-		_ = k.closeFD(fd)
 	}
 	k.fds[fd] = fdSlot{f: f, cloexec: cloexec}
 }
@@ -132,8 +134,13 @@ func (k *Kernel) closeFD(fd int) error {
 	if f.refs > 0 {
 		return nil
 	}
+	k.removeWatchers(f)
 	err := f.ops.release()
 	if pe, isPipe := f.ops.(*pipeEnd); isPipe {
+		if p := pe.p; (p.readers == 0) != (p.writers == 0) {
+			p.rdq.wake(0)
+			p.wrq.wake(0)
+		}
 		k.pipeEvent(pe.p)
 	}
 	return err

@@ -278,6 +278,8 @@ type pipe struct {
 	readers, writers int
 	ino              uint64
 	size             int // capacity set with F_SETPIPE_SZ (0: pipeBufSize)
+	// rdq and wrq are the epoll items watching the read and write ends.
+	rdq, wrq pollQueue
 }
 
 func (p *pipe) buffered() int { return len(p.data) - p.start }
@@ -307,8 +309,12 @@ func (e *pipeEnd) read(k *Kernel, b []byte, _ int64) (int, Errno) {
 		}
 		return 0, eAGAIN
 	}
+	wasFull := p.buffered() >= p.capacity()
 	n := copy(b, p.data[p.start:])
 	p.start += n
+	if wasFull {
+		p.wrq.wake(pollOut | pollWrNm)
+	}
 	k.pipeEvent(p)
 	if p.start == len(p.data) {
 		p.data, p.start = p.data[:0], 0
@@ -334,6 +340,7 @@ func (e *pipeEnd) write(k *Kernel, b []byte, _ int64) (int, Errno) {
 	}
 	n := min(space, len(b))
 	p.data = append(p.data, b[:n]...)
+	p.rdq.wake(pollIn | pollRdNm)
 	k.pipeEvent(p)
 	return n, 0
 }
@@ -346,6 +353,14 @@ func (e *pipeEnd) stat(k *Kernel) (statInfo, Errno) {
 }
 
 func (e *pipeEnd) seekable() bool { return false }
+
+// queue is where the epoll items watching this end wait.
+func (e *pipeEnd) queue() *pollQueue {
+	if e.writing {
+		return &e.p.wrq
+	}
+	return &e.p.rdq
+}
 
 func (e *pipeEnd) release() error {
 	if e.writing {
@@ -360,10 +375,11 @@ func (e *pipeEnd) poll(events uint16) uint16 {
 	p := e.p
 	var r uint16
 	if e.writing {
+		if p.buffered() < p.capacity() {
+			r |= events & (pollOut | pollWrNm)
+		}
 		if p.readers == 0 {
 			r |= pollErr
-		} else if p.buffered() < p.capacity() {
-			r |= events & (pollOut | pollWrNm)
 		}
 		return r
 	}

@@ -198,6 +198,7 @@ const (
 	nrStatx          = 332
 	nrRseq           = 334
 	nrTimerfdCreate  = 283
+	nrKeyctl         = 250
 	atFDCWDArg       = uint64(0xffffffffffffff9c) // AT_FDCWD as a register value
 	protRW           = protRead | protWrite
 	mapPrivAnon      = mapPrivate | mapAnonymous

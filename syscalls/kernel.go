@@ -116,7 +116,7 @@ type Outcome struct {
 	// Err is a fatal error that stops the run.
 	Err error
 	// Wait, when non-nil, describes what the call would have waited for
-	// (*SleepWait, *PipeWait, *PollWait). The call has already completed
+	// (*SleepWait, *PipeWait, *PollWait, *ReadyWait). The call has already completed
 	// without waiting; a scheduler may use it to advance or park the thread.
 	Wait any
 }
@@ -166,6 +166,17 @@ type threadState struct {
 	name          string
 	pdeathsig     int    // PR_SET_PDEATHSIG
 	affinity      []byte // sched_setaffinity's mask; nil: every CPU
+	// restart is the call that asked to wait (ReadyWait) and its deadline,
+	// kept while the runtime re-executes it.
+	restart restartState
+}
+
+// restartState identifies a waiting call by its number and arguments.
+type restartState struct {
+	valid    bool
+	nr       uint64
+	args     [6]uint64
+	deadline int64
 }
 
 type sigAction struct {
@@ -398,7 +409,15 @@ func (k *Kernel) Do(c *Call) Outcome {
 	if e.Support == Refused {
 		return fail(e.Errno)
 	}
+	if t := k.threads[c.Tid]; t != nil && t.restart.valid && (t.restart.nr != c.Nr || t.restart.args != c.Args) {
+		t.restart.valid = false
+	}
 	out := e.fn(k, c)
+	if out.Wait == nil {
+		if t := k.threads[c.Tid]; t != nil {
+			t.restart.valid = false
+		}
+	}
 	if k.sigxfsz {
 		k.sigxfsz = false
 		if sig := k.deliver(c, sigXfsz); sig.Action != Continue || sig.Err != nil {

@@ -21,6 +21,10 @@ func (k *Kernel) emit(kind analyses.Kind, addr, n uint64) {
 	}
 }
 
+// accessOK is Linux's access_ok: [addr, addr+n) lies in the user address
+// space.
+func accessOK(addr, n uint64) bool { return addr+n >= addr && addr+n <= mm.TaskSize }
+
 // readRaw loads guest memory without reporting it.
 func (k *Kernel) readRaw(addr uint64, p []byte) Errno {
 	if len(p) == 0 {

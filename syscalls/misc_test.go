@@ -122,29 +122,29 @@ func TestBrk(t *testing.T) {
 }
 
 func TestUnsupported(t *testing.T) {
-	if Name(nrTimerfdCreate) != "timerfd_create" || Name(0) != "read" || Name(435) != "clone3" {
+	if Name(nrTimerfdCreate) != "timerfd_create" || Name(nrKeyctl) != "keyctl" || Name(0) != "read" || Name(435) != "clone3" {
 		t.Errorf("names: %s %s %s", Name(283), Name(0), Name(435))
 	}
 	if Name(1000) != "syscall_1000" || Name(400) != "syscall_400" {
 		t.Errorf("unknown names %s %s", Name(1000), Name(400))
 	}
 	h := newHarness(t, Config{})
-	out := h.k.Do(&Call{Tid: 1000, Nr: nrTimerfdCreate, PC: 0x401a2c})
+	out := h.k.Do(&Call{Tid: 1000, Nr: nrKeyctl, PC: 0x401a2c})
 	var ue *UnsupportedError
-	if !errors.As(out.Err, &ue) || ue.Nr != 283 || ue.Name != "timerfd_create" || ue.PC != 0x401a2c {
+	if !errors.As(out.Err, &ue) || ue.Nr != 250 || ue.Name != "keyctl" || ue.PC != 0x401a2c {
 		t.Fatalf("outcome %+v", out)
 	}
-	if msg := out.Err.Error(); msg != "unsupported syscall 283 (timerfd_create) at 0x401a2c" {
+	if msg := out.Err.Error(); msg != "unsupported syscall 250 (keyctl) at 0x401a2c" {
 		t.Errorf("message %q", msg)
 	}
 
 	e := newHarness(t, Config{Unsupported: ENOSYS})
-	for _, nr := range []uint64{nrTimerfdCreate, 300, nrTimerfdCreate} {
+	for _, nr := range []uint64{nrKeyctl, 300, nrKeyctl} {
 		if out := e.k.Do(&Call{Nr: nr}); out.Err != nil || out.Ret != eNOSYS.Ret() {
 			t.Errorf("ENOSYS policy: %+v", out)
 		}
 	}
-	if got := e.k.Unsupported(); !slices.Equal(got, []uint64{283, 300}) {
+	if got := e.k.Unsupported(); !slices.Equal(got, []uint64{250, 300}) {
 		t.Errorf("Unsupported() = %v", got)
 	}
 	// Refused calls fail with their errno under either policy.

@@ -198,6 +198,12 @@ func anonName(f *openFile) string {
 		return fmt.Sprintf("pipe:[%d]", o.ino)
 	case *pipeEnd:
 		return fmt.Sprintf("pipe:[%d]", o.p.ino)
+	case *eventFD:
+		return "anon_inode:[eventfd]"
+	case *epollFile:
+		return "anon_inode:[eventpoll]"
+	case *timerFD:
+		return "anon_inode:[timerfd]"
 	}
 	return "anon_inode:[unknown]"
 }

@@ -1,6 +1,10 @@
 package syscalls
 
-import "emuprof/analyses"
+import (
+	"fmt"
+
+	"emuprof/analyses"
+)
 
 // Reading and writing: read, write, pread64, pwrite64, readv, writev,
 // preadv, pwritev, preadv2, pwritev2, sendfile, copy_file_range.
@@ -159,11 +163,17 @@ func (k *Kernel) writeFromGuest(f *openFile, addr, count uint64, pos int64) (uin
 	return done, 0
 }
 
-// pipeWait annotates a failed read or write on a blocking pipe.
+// pipeWait annotates a failed read or write on a blocking pipe, eventfd or
+// timerfd.
 func pipeWait(out Outcome, f *openFile, fd int, write bool) Outcome {
 	if out.Ret == eAGAIN.Ret() && f.flags&oNONBLOCK == 0 {
-		if pe, isPipe := f.ops.(*pipeEnd); isPipe {
-			out.Wait = &PipeWait{Fd: fd, Write: write, Pipe: pe.p.ino}
+		switch o := f.ops.(type) {
+		case *pipeEnd:
+			out.Wait = &PipeWait{Fd: fd, Write: write, Pipe: o.p.ino}
+		case *eventFD:
+			out.Wait = &PipeWait{Fd: fd, Write: write, Pipe: o.ino}
+		case *timerFD:
+			out.Wait = &ReadyWait{Object: o.ino, Until: o.deadline(), What: fmt.Sprintf("read timerfd %d", fd)}
 		}
 	}
 	return out

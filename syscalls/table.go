@@ -95,6 +95,8 @@ func declareTable() []entry {
 	partial(435, "threads only (CLONE_VM|CLONE_THREAD): processes cannot be created", byRuntime)
 	refuse(57, eNOSYS, "a second process would need a second address space")
 	refuse(58, eNOSYS, "a second process would need a second address space")
+	refuse(59, eNOSYS, "a new program would need a second process (the caller goes on)")
+	refuse(322, eNOSYS, "a new program would need a second process (the caller goes on)")
 	full(202, byRuntime) // all operations, timeouts in virtual time, FIFO wake order
 
 	// Files: open, close, descriptors (sys_file.go).
@@ -117,6 +119,20 @@ func declareTable() []entry {
 	full(8, sysLseek)
 	partial(7, "waits (in virtual time) for pipe activity or the timeout; files and std streams are always ready", sysPoll)
 	partial(271, "as poll; the signal mask argument is ignored", sysPpoll)
+
+	// Event files (sys_event.go).
+	full(213, sysEpollCreate)
+	full(291, sysEpollCreate1)
+	partial(233, "pipes, eventfds, timerfds, epoll instances, standard streams, terminals; Linux's ready-list "+
+		"order; regular files EPERM", sysEpollCtl)
+	full(232, sysEpollWait) // waits park the thread; timeouts in virtual time
+	partial(281, "the signal mask is checked, not applied (no signal is delivered asynchronously)", sysEpollPwait)
+	partial(441, "the signal mask is checked, not applied (no signal is delivered asynchronously)", sysEpollPwait2)
+	full(284, sysEventfd)
+	full(290, sysEventfd2)
+	partial(283, "timers on the virtual clock; TFD_TIMER_CANCEL_ON_SET never cancels (the clock is never set)", sysTimerfdCreate)
+	full(286, sysTimerfdSettime)
+	full(287, sysTimerfdGettime)
 
 	// Reading and writing (sys_rw.go).
 	const stdinNote = "stdin that is not a terminal: waits for count bytes or EOF, so input does not depend on host timing"

@@ -344,13 +344,13 @@ func TestUnsupportedSyscall(t *testing.T) {
 		t.Run(v, func(t *testing.T) {
 			prog := guestBin(t, v, "unsupported")
 			out := run(t, nil, t.TempDir(), emuprofBin, append(emuArgs(), prog)...)
-			re := regexp.MustCompile(`^emuprof: unsupported syscall 283 \(timerfd_create\) at 0x[0-9a-f]+ in syscall\+0x[0-9a-f]+ \((unsupported|libc\.so\.6)\), called from main\+0x[0-9a-f]+ \(unsupported\)`)
+			re := regexp.MustCompile(`^emuprof: unsupported syscall 250 \(keyctl\) at 0x[0-9a-f]+ in syscall\+0x[0-9a-f]+ \((unsupported|libc\.so\.6)\), called from main\+0x[0-9a-f]+ \(unsupported\)`)
 			if out.code != 2 || !re.MatchString(out.stderr) || strings.Count(out.stderr, "\n") != 1 {
 				t.Errorf("exit %d, stderr %q; want exit 2 and one line matching %v", out.code, out.stderr, re)
 			}
 			out = run(t, nil, t.TempDir(), emuprofBin, append(emuArgs("--unsupported=enosys"), prog)...)
-			if out.code != 0 || out.stdout != "timerfd_create: Function not implemented\n" ||
-				!strings.Contains(out.stderr, "warning: unsupported syscalls answered with ENOSYS: 283 (timerfd_create)") {
+			if out.code != 0 || out.stdout != "keyctl: Function not implemented\n" ||
+				!strings.Contains(out.stderr, "warning: unsupported syscalls answered with ENOSYS: 250 (keyctl)") {
 				t.Errorf("--unsupported=enosys: exit %d, stdout %q, stderr %q", out.code, out.stdout, out.stderr)
 			}
 		})

@@ -1,7 +1,7 @@
-/* unsupported: calls timerfd_create (syscall 283), which emuprof does not
- * emulate, from a function named `loop`: the run must stop with a clear
- * error naming the syscall and the guest address (or, with
- * --unsupported=enosys, the call fails with ENOSYS and the program goes on). */
+/* unsupported: calls keyctl (syscall 250), which emuprof does not emulate,
+ * from a function named `loop`: the run must stop with a clear error naming
+ * the syscall and the guest address (or, with --unsupported=enosys, the call
+ * fails with ENOSYS and the program goes on). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,11 +9,11 @@
 #include <unistd.h>
 
 __attribute__((noinline)) long loop(void) {
-	return syscall(283, 1, 0); /* timerfd_create(CLOCK_MONOTONIC, 0) */
+	return syscall(250, 0, -3, 0); /* keyctl(KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING) */
 }
 
 int main(void) {
 	long r = loop();
-	printf("timerfd_create: %s\n", r < 0 ? strerror(errno) : "ok");
+	printf("keyctl: %s\n", r < 0 ? strerror(errno) : "ok");
 	return 0;
 }
