@@ -200,7 +200,6 @@ func TestEpollReadyOrder(t *testing.T) {
 	}
 }
 
-
 func TestEpollWaitTimeout(t *testing.T) {
 	h := newHarness(t, Config{})
 	ep := h.must(nrEpollCreate1, 0)
