@@ -1,0 +1,293 @@
+package main
+
+// End-to-end tests of `emuprof parallel` (issue 13) on the threaded guests:
+// the invariant work + idleness + unattributed idleness = cores × makespan,
+// exactly, on every one; the spec's oracles (shared/specs/
+// PARALLEL-HPCTOOLKIT.md §3) as guests; the pprof profile read by `go tool
+// pprof`; the incremental timeline sweep equal to sweeping at the end.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"emuprof/analyses/parallel"
+)
+
+type parRun struct {
+	r              parallel.Result
+	stdout, stderr string
+	json, pprof    string // paths
+	makespan       int64  // from --stats
+	insns          int64
+}
+
+var statsRE = regexp.MustCompile(`virtual duration (\d+) ns \(makespan\), (\d+) instructions`)
+
+func runParallel(t *testing.T, flags []string, prog string, args ...string) parRun {
+	t.Helper()
+	dir := t.TempDir()
+	a := append([]string{"parallel", "--out", dir, "--clear-env", "--stats"}, flags...)
+	a = append(append(a, "--", prog), args...)
+	out := run(t, nil, dir, emuprofBin, a...)
+	if out.code != 0 {
+		t.Fatalf("emuprof %s: exit %d\n%s", strings.Join(a, " "), out.code, out.stderr)
+	}
+	pr := parRun{stdout: out.stdout, stderr: out.stderr,
+		json:  filepath.Join(dir, filepath.Base(prog)+"_parallel.json"),
+		pprof: filepath.Join(dir, filepath.Base(prog)+"_parallel.pb.gz")}
+	data, err := os.ReadFile(pr.json)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &pr.r); err != nil {
+		t.Fatal(err)
+	}
+	m := statsRE.FindStringSubmatch(out.stderr)
+	if m == nil {
+		t.Fatalf("no --stats in %q", out.stderr)
+	}
+	fmt.Sscan(m[1], &pr.makespan)
+	fmt.Sscan(m[2], &pr.insns)
+	return pr
+}
+
+// checkParallel checks what holds on every run: effort conservation (spec
+// invariant 1) against the scheduler's own makespan, every instruction
+// counted once (as work or spin), nothing late, blame conservation
+// (invariant 4), overhead within work (invariant 3).
+func checkParallel(t *testing.T, pr parRun) {
+	t.Helper()
+	r := &pr.r
+	if r.Makespan != pr.makespan {
+		t.Errorf("makespan %d, the scheduler says %d", r.Makespan, pr.makespan)
+	}
+	if got, want := r.Total.Work+r.Total.Idleness+r.Unattr, int64(r.Cores)*pr.makespan; got != want {
+		t.Errorf("work %d + idleness %d + unattributed %d = %d, want %d cores × %d = %d",
+			r.Total.Work, r.Total.Idleness, r.Unattr, got, r.Cores, pr.makespan, want)
+	}
+	ran := r.Total.Work
+	if r.Spin == "idle" {
+		ran += r.Total.Spin
+	}
+	if ran != pr.insns {
+		t.Errorf("work %d + spin %d = %d, want every instruction once: %d", r.Total.Work, r.Total.Spin, ran, pr.insns)
+	}
+	if r.Late != 0 {
+		t.Errorf("%d ns of work arrived behind the timeline sweep", r.Late)
+	}
+	var wait, blame int64
+	for _, l := range r.Locks {
+		wait += l.WaitNs
+		blame += l.BlameNs
+	}
+	if blame+r.Unrel != wait || blame != r.Total.Blame {
+		t.Errorf("blame %d (in contexts %d) + unreleased %d != futex waiting %d", blame, r.Total.Blame, r.Unrel, wait)
+	}
+	if r.Total.Overhead < 0 || r.Total.Overhead > r.Total.Work {
+		t.Errorf("overhead %d outside [0, work %d]", r.Total.Overhead, r.Total.Work)
+	}
+	if !strings.Contains(pr.stdout, fmt.Sprintf("= %d cores × %d ns: ok", r.Cores, r.Makespan)) {
+		t.Errorf("summary lacks the invariant line:\n%s", pr.stdout)
+	}
+	if !strings.Contains(pr.stdout, "program: idleness") {
+		t.Errorf("summary lacks the program's verdict:\n%s", pr.stdout)
+	}
+}
+
+// The invariant on every threaded guest, in the static build, and on a few
+// in the other builds (dynamic: stripped libgomp and libc).
+func TestParallelInvariant(t *testing.T) {
+	type c struct{ variant, name string }
+	var cases []c
+	for _, n := range []string{"mutex_counter", "condvar_pc", "sem_pc", "barrier", "threadpool", "rwlock",
+		"pipe_threads", "join_many", "spin_flag", "coz_fig1", "omp_reduce", "futex_ops", "racy_counter",
+		"par_serial", "par_lock", "omp_imbalance"} {
+		cases = append(cases, c{"glibc-static", n})
+	}
+	cases = append(cases, c{"glibc-dynamic", "mutex_counter"}, c{"glibc-dynamic", "omp_reduce"},
+		c{"musl-static", "threadpool"}, c{"glibc-static-pie", "barrier"})
+	for _, cs := range cases {
+		t.Run(cs.variant+"/"+cs.name, func(t *testing.T) {
+			checkParallel(t, runParallel(t, nil, guestBin(t, cs.variant, cs.name)))
+		})
+	}
+	t.Run("cpus2/coz_fig1", func(t *testing.T) {
+		checkParallel(t, runParallel(t, []string{"--cpus", "2"}, guestBin(t, "glibc-static", "coz_fig1")))
+	})
+}
+
+// context returns the context whose path ends with suffix (">"-separated
+// routines), failing unless exactly one does.
+func context(t *testing.T, r *parallel.Result, suffix string) parallel.Context {
+	t.Helper()
+	var found []parallel.Context
+	for _, c := range r.Contexts {
+		if p := r.Path(c.ID); p == suffix || strings.HasSuffix(p, ">"+suffix) {
+			found = append(found, c)
+		}
+	}
+	if len(found) != 1 {
+		var paths []string
+		for _, c := range r.Contexts {
+			if c.Total.Effort() > r.Total.Effort()/100 {
+				paths = append(paths, r.Path(c.ID))
+			}
+		}
+		t.Fatalf("%d contexts end with %s; the big ones: %s", len(found), suffix, strings.Join(paths, ", "))
+	}
+	return found[0]
+}
+
+// H1 / H10 as a guest: a serial phase of length t while the other threads
+// wait gets idleness (n−1)·t, exactly, on n cores; H9: the balanced phase
+// that follows gets almost none.
+func TestParallelSerialPhase(t *testing.T) {
+	for _, cpus := range []int{4, 8} {
+		t.Run(fmt.Sprintf("cpus%d", cpus), func(t *testing.T) {
+			pr := runParallel(t, []string{"--cpus", fmt.Sprint(cpus)}, guestBin(t, "glibc-static", "par_serial"))
+			checkParallel(t, pr)
+			r := &pr.r
+			s := context(t, r, "main>serial").Total
+			if s.Work < 2_000_000 || s.Idleness != int64(cpus-1)*s.Work {
+				t.Errorf("serial: work %d, idleness %d, want (n−1)·t = %d", s.Work, s.Idleness, int64(cpus-1)*s.Work)
+			}
+			var bw, bi int64
+			for _, suffix := range []string{"main>balanced", "worker>balanced"} {
+				b := context(t, r, suffix).Total
+				bw += b.Work
+				bi += b.Idleness
+			}
+			// 4 threads on 4 cores: only the barrier's wake-up skew; on 8
+			// cores half of them are idle.
+			want := int64(cpus-4) * bw / 4
+			if bi < want || bi > want+bw/1000 {
+				t.Errorf("balanced: work %d, idleness %d, want %d (+0.1%%)", bw, bi, want)
+			}
+			for _, h := range r.Hot {
+				if strings.HasSuffix(h.Path, "main>serial") && h.Verdict.Text != parallel.VerdictHighLow {
+					t.Errorf("serial's verdict %q", h.Verdict.Text)
+				}
+				if cpus == 4 && strings.HasSuffix(h.Path, ">balanced") && h.Verdict.Text != parallel.VerdictLowLow {
+					t.Errorf("%s's verdict %q", h.Path, h.Verdict.Text)
+				}
+			}
+		})
+	}
+}
+
+// H4 as a guest: main holds the lock for h (hold) while m = 3 threads wait:
+// m·h of lock-wait blame goes to main's unlock.
+func TestParallelLockBlame(t *testing.T) {
+	pr := runParallel(t, []string{"--cpus", "4"}, guestBin(t, "glibc-static", "par_lock"))
+	checkParallel(t, pr)
+	r := &pr.r
+	h := context(t, r, "main>hold").Total.Work
+	var unlock parallel.Context
+	for _, c := range r.Contexts {
+		if p := r.Path(c.ID); strings.HasSuffix(p, "main>"+c.Routine) && strings.Contains(c.Routine, "mutex_unlock") {
+			unlock = c
+		}
+	}
+	b := unlock.Self.Lockwait
+	if b < 3*h || b > 3*h+3*h/100 {
+		t.Errorf("lock-wait blame of main's unlock (%s) = %d, want m·h = 3 × %d (+1%%)", unlock.Routine, b, h)
+	}
+	if len(r.Locks) == 0 || r.Locks[0].Class != "lock" || r.Locks[0].Waits != 3 || r.Locks[0].BlameNs != r.Locks[0].WaitNs {
+		t.Errorf("locks: %+v", r.Locks)
+	}
+}
+
+// An OpenMP loop whose shares are 1:3:5:7 on 4 cores: the three threads
+// that finish early wait (spinning, then blocked) while the last works, and
+// that idleness is charged to the loop: 12 of its 28 units of effort.
+func TestParallelOpenMPImbalance(t *testing.T) {
+	for _, v := range []string{"glibc-static", "glibc-dynamic"} {
+		t.Run(v, func(t *testing.T) {
+			pr := runParallel(t, []string{"--cpus", "4"}, guestBin(t, v, "omp_imbalance"))
+			checkParallel(t, pr)
+			r := &pr.r
+			loop := context(t, r, "main>GOMP_parallel>main._omp_fn.0").Total
+			ratio := float64(loop.Idleness) / float64(loop.Effort())
+			if ratio < 0.40 || ratio > 0.46 {
+				t.Errorf("loop: work %d, idleness %d: ratio %.4f, want about 12/28 = 0.4286", loop.Work, loop.Idleness, ratio)
+			}
+			if loop.Idleness < r.Total.Idleness*9/10 {
+				t.Errorf("loop idleness %d of %d: want nearly all", loop.Idleness, r.Total.Idleness)
+			}
+			if r.Total.Spin == 0 {
+				t.Error("no spin-waiting recognized in libgomp")
+			}
+			if v := parallel.Classify(loop.Work, loop.Idleness, loop.Overhead, 0.1, 0.1); v.Text != parallel.VerdictHighLow {
+				t.Errorf("loop verdict %q", v.Text)
+			}
+		})
+	}
+}
+
+// The profile is read by `go tool pprof`: -top with the idleness sample
+// type names the loop and the idleness nobody could be blamed for.
+func TestParallelPprof(t *testing.T) {
+	pr := runParallel(t, []string{"--cpus", "4"}, guestBin(t, "glibc-static", "omp_imbalance"))
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		goBin = filepath.Join(os.Getenv("GOROOT"), "bin", "go")
+	}
+	for _, c := range []struct {
+		index string
+		want  []string
+	}{
+		{"idleness", []string{"main._omp_fn.0", "(no thread working)", "Type: idleness"}},
+		{"work", []string{"main._omp_fn.0", "Type: work"}},
+		{"spin", []string{"Type: spin"}},
+	} {
+		cmd := exec.Command(goBin, "tool", "pprof", "-top", "-nodefraction=0", "-sample_index="+c.index, pr.pprof)
+		var so, se bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &so, &se
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("go tool pprof -sample_index=%s: %v\n%s", c.index, err, se.String())
+		}
+		for _, w := range c.want {
+			if !strings.Contains(so.String(), w) {
+				t.Errorf("pprof -top -sample_index=%s lacks %q:\n%s", c.index, w, so.String())
+			}
+		}
+	}
+	// -traces shows the logical stacks: the loop under GOMP_parallel
+	// under main, with source lines.
+	out, err := exec.Command(goBin, "tool", "pprof", "-traces", "-sample_index=idleness", pr.pprof).CombinedOutput()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`main\._omp_fn\.0\s*\n\s*GOMP_parallel\s*\n\s*main`).Match(out) {
+		t.Errorf("no trace main > GOMP_parallel > main._omp_fn.0 in:\n%.3000s", out)
+	}
+}
+
+// Sweeping the timeline as the run goes gives the same profile as keeping
+// it all until the end, byte for byte; and two runs are identical.
+func TestParallelSweepAtEnd(t *testing.T) {
+	for _, c := range []struct{ variant, name string }{{"glibc-static", "threadpool"}, {"glibc-dynamic", "omp_reduce"}} {
+		t.Run(c.variant+"/"+c.name, func(t *testing.T) {
+			prog := guestBin(t, c.variant, c.name)
+			a := runParallel(t, nil, prog)
+			b := runParallel(t, []string{"--parallel-sweep-at-end"}, prog)
+			for _, f := range [][2]string{{a.json, b.json}, {a.pprof, b.pprof}} {
+				x, _ := os.ReadFile(f[0])
+				y, _ := os.ReadFile(f[1])
+				if len(x) == 0 || !bytes.Equal(x, y) {
+					t.Errorf("%s differs when swept at the end (%d and %d bytes)", filepath.Base(f[0]), len(x), len(y))
+				}
+			}
+			if a.stdout != b.stdout {
+				t.Errorf("summaries differ:\n%s\n---\n%s", a.stdout, b.stdout)
+			}
+		})
+	}
+}
