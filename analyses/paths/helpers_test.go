@@ -225,11 +225,15 @@ func (r *runner) setSP(tid uint32, sp uint64) *runner {
 
 // profile runs the stream through the platform (call-tracking stage
 // included) into a path profiler and returns the profiler.
-func (r *runner) profile(t *testing.T) *Profiler {
+func (r *runner) profile(t *testing.T) *Profiler { return r.profileP3(t, P3Config{}) }
+
+// profileP3 is profile with P3 planning.
+func (r *runner) profileP3(t *testing.T, p3 P3Config) *Profiler {
 	t.Helper()
 	env := platform.NewEnv(r.p, "prog", nil)
 	prof := New(Options{Symbols: r.p, Block: env.Block, Routines: env.Routines,
 		Code: func(analyses.Routine) (Code, error) { return r.p, nil }})
+	prof.P3 = p3
 	inst := NewInstance(prof, "prog", 10)
 	pl := platform.NewPipeline(env, r.tr.Blocks, []platform.Instance{inst}, false)
 	pl.Events(r.tr.Events)
@@ -243,7 +247,11 @@ func (r *runner) profile(t *testing.T) *Profiler {
 // counts returns routine name's path counts by id.
 func counts(t *testing.T, p *Profiler, name string) map[string]uint64 {
 	t.Helper()
-	for _, r := range p.Profile("prog").Routines {
+	pr, err := p.Profile("prog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range pr.Routines {
 		if r.Name == name {
 			m := map[string]uint64{}
 			for _, x := range r.Paths {
@@ -258,7 +266,11 @@ func counts(t *testing.T, p *Profiler, name string) map[string]uint64 {
 
 func routineOut(t *testing.T, p *Profiler, name string) Routine {
 	t.Helper()
-	for _, r := range p.Profile("prog").Routines {
+	pr, err := p.Profile("prog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range pr.Routines {
 		if r.Name == name {
 			return r
 		}

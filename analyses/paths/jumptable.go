@@ -30,6 +30,7 @@ const (
 	svUnknown = iota
 	svLinear
 	svEntry
+	svSym // the value register c held when the window starts
 )
 
 func konst(c uint64) sval { return sval{k: svLinear, c: c} }
@@ -66,10 +67,22 @@ func (r *recoverer) jumpTable(j *insn) ([]uint64, bool) {
 	bound := -1
 	var cmpLoc x86asm.Arg // operand of the last cmp with an immediate
 	var cmpImm int64
+	var iSym uint64 // the window-start register holding I (+1), 0: none
+	var lowI x86asm.Reg
+	val := func(r x86asm.Reg) sval {
+		v, ok := regs[r]
+		if !ok {
+			v = sval{k: svSym, c: uint64(r)}
+		}
+		if v.k == svSym && v.c+1 == iSym {
+			return sval{k: svLinear, scale: 1}
+		}
+		return v
+	}
 	get := func(a x86asm.Arg) sval {
 		switch a := a.(type) {
 		case x86asm.Reg:
-			return regs[canon(a)]
+			return val(canon(a))
 		case x86asm.Imm:
 			return konst(uint64(a))
 		}
@@ -83,7 +96,7 @@ func (r *recoverer) jumpTable(j *insn) ([]uint64, bool) {
 		if m.Base == x86asm.RIP {
 			v.c += next
 		} else if m.Base != 0 {
-			b := regs[canon(m.Base)]
+			b := val(canon(m.Base))
 			if b.k != svLinear {
 				return sval{}
 			}
@@ -91,7 +104,7 @@ func (r *recoverer) jumpTable(j *insn) ([]uint64, bool) {
 			v.scale += b.scale
 		}
 		if m.Index != 0 {
-			x := regs[canon(m.Index)]
+			x := val(canon(m.Index))
 			if x.k != svLinear {
 				return sval{}
 			}
@@ -130,7 +143,17 @@ func (r *recoverer) jumpTable(j *insn) ([]uint64, bool) {
 				}
 				switch l := cmpLoc.(type) {
 				case x86asm.Reg:
-					regs[canon(l)] = sval{k: svLinear, scale: 1}
+					r := canon(l)
+					if l >= x86asm.AL && l <= x86asm.R15W && !(l >= x86asm.EAX) {
+						// An 8- or 16-bit compare bounds the low part:
+						// I is what movzx reads from it.
+						lowI = r
+						break
+					}
+					if v := val(r); v.k == svSym {
+						iSym = v.c + 1 // copies made before the compare hold I too
+					}
+					regs[r] = sval{k: svLinear, scale: 1}
 					slot = nil
 				case x86asm.Mem:
 					m := l
@@ -141,7 +164,7 @@ func (r *recoverer) jumpTable(j *insn) ([]uint64, bool) {
 		case x86asm.TEST:
 			continue
 		case x86asm.CDQE: // cltq: rax = sign-extended eax
-			v := regs[x86asm.RAX]
+			v := val(x86asm.RAX)
 			if v.k == svEntry && v.esize == 4 {
 				v.signed = true
 			} else if v.k != svLinear || v.scale != 0 {
@@ -160,7 +183,14 @@ func (r *recoverer) jumpTable(j *insn) ([]uint64, bool) {
 			continue
 		}
 		var v sval
+		if d == lowI && in.Op != x86asm.MOVZX {
+			lowI = 0
+		}
 		switch in.Op {
+		case x86asm.MOVZX:
+			if src, ok := in.Args[1].(x86asm.Reg); ok && lowI != 0 && canon(src) == lowI {
+				v = sval{k: svLinear, scale: 1}
+			}
 		case x86asm.MOV:
 			switch src := in.Args[1].(type) {
 			case x86asm.Mem:
@@ -177,7 +207,7 @@ func (r *recoverer) jumpTable(j *insn) ([]uint64, bool) {
 			case x86asm.Mem:
 				v = load(src, 4, true, next)
 			case x86asm.Reg:
-				v = regs[canon(src)]
+				v = val(canon(src))
 				if v.k == svEntry && v.esize == 4 {
 					v.signed = true
 				}
@@ -187,7 +217,7 @@ func (r *recoverer) jumpTable(j *insn) ([]uint64, bool) {
 				v = addr(m, next)
 			}
 		case x86asm.ADD:
-			a, b := regs[d], get(in.Args[1])
+			a, b := val(d), get(in.Args[1])
 			switch {
 			case a.k == svLinear && b.k == svLinear:
 				v = sval{k: svLinear, c: a.c + b.c, scale: a.scale + b.scale}
@@ -199,7 +229,7 @@ func (r *recoverer) jumpTable(j *insn) ([]uint64, bool) {
 				v.add += a.c
 			}
 		case x86asm.SHL:
-			a := regs[d]
+			a := val(d)
 			if imm, ok := in.Args[1].(x86asm.Imm); ok && a.k == svLinear && imm < 8 {
 				v = sval{k: svLinear, c: a.c << uint(imm), scale: a.scale << uint(imm)}
 			}
@@ -214,7 +244,7 @@ func (r *recoverer) jumpTable(j *insn) ([]uint64, bool) {
 	var e sval
 	switch a := j.inst.Args[0].(type) {
 	case x86asm.Reg:
-		e = regs[canon(a)]
+		e = val(canon(a))
 	case x86asm.Mem:
 		e = load(a, 8, false, j.addr+uint64(j.len))
 	}

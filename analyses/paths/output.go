@@ -24,6 +24,8 @@ type Profile struct {
 	Copies    int       `json:"copies"`
 	ProbeHits []uint64  `json:"probe_hits"`
 	Routines  []Routine `json:"routines"`
+	// P3 is the overhead table of a P3 profile (not part of the file).
+	P3 *P3Stats `json:"-"`
 }
 
 // Routine is one routine's path profile.
@@ -69,17 +71,54 @@ type Truncated struct {
 
 func hex(a uint64) string { return "0x" + strconv.FormatUint(a, 16) }
 
-// Profile returns the collected profile.
-func (p *Profiler) Profile(program string) *Profile {
+// Profile returns the collected profile. With P3 planning (Profiler.P3),
+// the paths are those merged from the copies' partial profiles, and
+// copies and probe_hits are the copies'.
+func (p *Profiler) Profile(program string) (*Profile, error) {
 	out := &Profile{Program: program, Partial: p.partial, Copies: 1, ProbeHits: []uint64{p.Hits}, Routines: []Routine{}}
 	list := slices.Clone(p.list)
 	slices.SortFunc(list, func(a, b *routine) int {
 		return cmp.Or(strings.Compare(a.info.Object, b.info.Object), cmp.Compare(a.info.Entry, b.info.Entry))
 	})
-	for _, rt := range list {
-		out.Routines = append(out.Routines, p.routineProfile(rt))
+	execs := make([][]pathExec, len(list))
+	lost := make([]uint64, len(list))
+	for i, rt := range list {
+		execs[i], lost[i] = rt.executed()
 	}
-	return out
+	if p.P3.K > 0 {
+		merged, err := p.runP3(list, execs, out)
+		if err != nil {
+			return nil, err
+		}
+		execs = merged
+	}
+	for i, rt := range list {
+		out.Routines = append(out.Routines, p.routineProfile(rt, execs[i], lost[i]))
+	}
+	return out, nil
+}
+
+// pathExec is a path (blocks) and how often it ran.
+type pathExec struct {
+	seq   []int32
+	count uint64
+}
+
+// executed returns the routine's counted paths, and the executions whose
+// path could not be told (never expected).
+func (rt *routine) executed() ([]pathExec, uint64) {
+	var out []pathExec
+	var lost uint64
+	keys, cs := rt.sortedCounts()
+	for i, key := range keys {
+		seq, ok := rt.pathOf(key)
+		if !ok {
+			lost += cs[i]
+			continue
+		}
+		out = append(out, pathExec{seq, cs[i]})
+	}
+	return out, lost
 }
 
 // line names the source line of a guest address.
@@ -92,11 +131,11 @@ func (p *Profiler) line(a uint64) string {
 	return "??:0"
 }
 
-func (p *Profiler) routineProfile(rt *routine) Routine {
+func (p *Profiler) routineProfile(rt *routine, execs []pathExec, lost uint64) Routine {
 	r := Routine{
 		Name: rt.info.Name, Object: rt.info.Object, Entry: hex(rt.info.Entry),
 		NumPaths: json.Number(rt.dag.Num.Total()), CFG: rt.cfgKind(),
-		Blocks: len(rt.cfg.Blocks), Lost: rt.lost, Paths: []Path{},
+		Blocks: len(rt.cfg.Blocks), Lost: rt.lost + lost, Paths: []Path{},
 	}
 	if rt.code != nil {
 		for _, a := range rt.roots {
@@ -119,25 +158,13 @@ func (p *Profiler) routineProfile(rt *routine) Routine {
 		count uint64
 	}
 	var ps []idPath
-	keys, cs := rt.sortedCounts()
-	for i, key := range keys {
-		c := cs[i]
-		seq, ok := rt.pathOf(key)
+	for _, x := range execs {
+		id, ok := rt.dag.Num.EncodeBig(rt.dag.VertexPath(x.seq))
 		if !ok {
-			r.Lost += c
+			r.Lost += x.count
 			continue
 		}
-		var id *big.Int
-		if rt.big {
-			id, ok = rt.dag.Num.EncodeBig(rt.dag.VertexPath(seq))
-			if !ok {
-				r.Lost += c
-				continue
-			}
-		} else {
-			id = new(big.Int).SetUint64(key)
-		}
-		ps = append(ps, idPath{id, seq, c})
+		ps = append(ps, idPath{id, x.seq, x.count})
 	}
 	slices.SortFunc(ps, func(a, b idPath) int { return a.id.Cmp(b.id) })
 	for _, x := range ps {
@@ -258,6 +285,21 @@ func (pr *Profile) Summary(w io.Writer, top int) error {
 		}
 		b.WriteByte('\n')
 	}
+	if st := pr.P3; st != nil {
+		name := "P3"
+		if st.PBL {
+			name = "PBL"
+		}
+		fmt.Fprintf(&b, "%s over %d copies (each copy's measurement computed from this one emulation): %d of %d routines partitioned\n", name, st.K, st.Profitable, st.Procs)
+		fmt.Fprintf(&b, "%6s %6s %8s %8s %14s %9s\n", "copy", "tasks", "probes", "load", "probe hits", "% of SBL")
+		var worst uint64
+		for c, cs := range st.Copies {
+			fmt.Fprintf(&b, "%6d %6d %8d %8d %14d %8.1f%%\n", c, cs.Tasks, cs.Probes, cs.Load, cs.Hits, pct(cs.Hits, st.SBLHits))
+			worst = max(worst, cs.Hits)
+		}
+		fmt.Fprintf(&b, "slowest copy: %d probe hits, %.1f%% of SBL's %d (reduction %.1f%%); PBL's slowest copy: %.1f%%\n",
+			worst, pct(worst, st.SBLHits), st.SBLHits, 100-pct(worst, st.SBLHits), pct(st.PBLHits, st.SBLHits))
+	}
 	slices.SortStableFunc(hs, func(x, y hot) int { return cmp.Compare(y.p.Count, x.p.Count) })
 	if top > 0 && len(hs) > top {
 		hs = hs[:top]
@@ -319,4 +361,11 @@ func lineRanges(lines []string) string {
 	}
 	flush()
 	return strings.Join(out, " ")
+}
+
+func pct(a, b uint64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return 100 * float64(a) / float64(b)
 }

@@ -144,6 +144,11 @@ func (pl *Plan) copyProc(c, pi int) CopyProc {
 	}
 	if !slices.Contains(e, false) {
 		cp := CopyProc{Mode: ModeBL, E: e, Labels: p.BL.Val}
+		if p.BL.Overflow {
+			// Ids beyond 64 bits: the copy counts block sequences
+			// (CopyProfile.BigCounts); Labels only flag the probes.
+			cp.Labels = bigNonZero(p.BL)
+		}
 		return cp
 	}
 	cp := CopyProc{Mode: ModePSPP, E: Trim(p.G, e), Labels: PSPP(p.G, e)}
@@ -499,7 +504,10 @@ outer:
 // interesting path id it recorded, its hit count (probe executions), and a
 // fingerprint of the execution it followed.
 type CopyProfile struct {
-	Counts      []map[uint64]uint64
+	Counts []map[uint64]uint64
+	// BigCounts: procedures whose ids overflow 64 bits, counted by path
+	// (always Ball-Larus, on one copy).
+	BigCounts   []map[string]PathCount
 	Hits        uint64
 	Fingerprint string
 }
@@ -532,6 +540,18 @@ func (pl *Plan) Merge(copies []CopyProfile) ([][]PathCount, error) {
 		}
 		got := map[string]*entry{}
 		var keys []string
+		if p.BL.Overflow {
+			for c := range copies {
+				if pl.Copies[c][pi].Mode == ModeNone || copies[c].BigCounts == nil {
+					continue
+				}
+				for _, x := range copies[c].BigCounts[pi] {
+					out[pi] = append(out[pi], x)
+				}
+			}
+			slices.SortFunc(out[pi], func(a, b PathCount) int { return slices.Compare(a.Path, b.Path) })
+			continue
+		}
 		for c := range copies {
 			cp := pl.Copies[c][pi]
 			if cp.Mode == ModeNone {
@@ -599,6 +619,7 @@ func (pl *Plan) Simulate(execs [][]PathCount, fingerprint string) []CopyProfile 
 	out := make([]CopyProfile, pl.K)
 	for c := range out {
 		out[c].Counts = make([]map[uint64]uint64, len(pl.Procs))
+		out[c].BigCounts = make([]map[string]PathCount, len(pl.Procs))
 		out[c].Fingerprint = fingerprint
 		for pi := range pl.Procs {
 			cp := pl.Copies[c][pi]
@@ -607,6 +628,14 @@ func (pl *Plan) Simulate(execs [][]PathCount, fingerprint string) []CopyProfile 
 				continue
 			}
 			g := pl.Procs[pi].G
+			if pl.Procs[pi].BL.Overflow {
+				out[c].BigCounts[pi] = map[string]PathCount{}
+				for _, x := range execs[pi] {
+					out[c].Hits += uint64(pathProbes(g, cp.Labels, x.Path)) * x.Count
+					out[c].BigCounts[pi][fmt.Sprint(x.Path)] = x
+				}
+				continue
+			}
 			for _, x := range execs[pi] {
 				var id uint64
 				var hits uint64
@@ -626,4 +655,16 @@ func (pl *Plan) Simulate(execs [][]PathCount, fingerprint string) []CopyProfile 
 		}
 	}
 	return out
+}
+
+// pathProbes is the number of edges with a non-zero label on a vertex path
+// (a complete path, or a prefix from ENTRY).
+func pathProbes(g *Graph, labels []uint64, path []int32) int {
+	n := 0
+	for i := 1; i < len(path); i++ {
+		if ei := g.edgeBetween(path[i-1], path[i]); ei >= 0 && labels[ei] != 0 {
+			n++
+		}
+	}
+	return n
 }

@@ -2,6 +2,7 @@ package paths
 
 import (
 	"bytes"
+	"fmt"
 	"html"
 	"io"
 	"path/filepath"
@@ -27,9 +28,16 @@ prints the hottest paths.`,
 
 func flags(fs *pflag.FlagSet) platform.Factory {
 	var top int
+	var p3 P3Config
 	fs.IntVar(&top, "paths-top", 10, "paths: hottest paths in the summary")
+	fs.IntVar(&p3.K, "p3", 0, "paths: P3 over K copies: plan the partition, measure each copy, merge (0: Ball-Larus only)")
+	fs.BoolVar(&p3.PBL, "pbl", false, "paths: with --p3, plan PBL (whole procedures per copy) instead of P3")
 	return func(env *platform.Env) (platform.Instance, error) {
+		if p3.K < 0 || p3.K > 64 {
+			return nil, fmt.Errorf("--p3 %d: want 1 to 64 copies", p3.K)
+		}
 		p := New(Options{Symbols: env.Symbols, Block: env.Block, Routines: env.Routines})
+		p.P3 = p3
 		return &instance{Profiler: p, program: env.Program, top: top}, nil
 	}
 }
@@ -47,11 +55,15 @@ func NewInstance(p *Profiler, program string, top int) platform.Instance {
 	return &instance{Profiler: p, program: program, top: top}
 }
 
-func (i *instance) profile() *Profile {
+func (i *instance) profile() (*Profile, error) {
 	if i.prof == nil {
-		i.prof = i.Profile(i.program)
+		pr, err := i.Profile(i.program)
+		if err != nil {
+			return nil, err
+		}
+		i.prof = pr
 	}
-	return i.prof
+	return i.prof, nil
 }
 
 func (i *instance) MarkPartial(reason string) {
@@ -67,7 +79,11 @@ func (i *instance) Needs() analyses.Needs {
 func FileName(program string) string { return filepath.Base(program) + "_paths.json" }
 
 func (i *instance) Write(dir string) ([]string, error) {
-	data, err := i.profile().Marshal()
+	pr, err := i.profile()
+	if err != nil {
+		return nil, err
+	}
+	data, err := pr.Marshal()
 	if err != nil {
 		return nil, err
 	}
@@ -78,11 +94,21 @@ func (i *instance) Write(dir string) ([]string, error) {
 	return []string{path}, nil
 }
 
-func (i *instance) Summary(w io.Writer) error { return i.profile().Summary(w, i.top) }
+func (i *instance) Summary(w io.Writer) error {
+	pr, err := i.profile()
+	if err != nil {
+		return err
+	}
+	return pr.Summary(w, i.top)
+}
 
 func (i *instance) Section() (title, body string, err error) {
 	var b bytes.Buffer
-	if err := i.profile().Summary(&b, i.top); err != nil {
+	pr, err := i.profile()
+	if err != nil {
+		return "", "", err
+	}
+	if err := pr.Summary(&b, i.top); err != nil {
 		return "", "", err
 	}
 	return "Path profile (Ball-Larus)", "<pre>" + html.EscapeString(b.String()) + "</pre>", nil

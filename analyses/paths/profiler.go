@@ -44,6 +44,11 @@ type Profiler struct {
 	Completions, Truncations uint64
 	partial                  string
 	finished                 bool
+	// P3 asks for P3's partitioned profile (see P3Config).
+	P3 P3Config
+	// callSites: per routine entry, the distinct call sites (return
+	// addresses) seen: P3's caller_count.
+	callSites map[uint64]map[uint64]bool
 }
 
 type rkey struct {
@@ -160,6 +165,17 @@ func (p *Profiler) call(ev *analyses.Event) {
 		f := &t.frames[n-1]
 		if f.rt != nil && f.cur >= 0 {
 			f.retAddr = f.lastEnd
+			if p.P3.K > 0 {
+				s := p.callSites[ev.Addr]
+				if s == nil {
+					if p.callSites == nil {
+						p.callSites = map[uint64]map[uint64]bool{}
+					}
+					s = map[uint64]bool{}
+					p.callSites[ev.Addr] = s
+				}
+				s[f.lastEnd] = true
+			}
 			// A call of a function that never returns ends the path
 			// (spec §1.1): when the disassembly did not know the callee
 			// (a call through the PLT), its block gets its EXIT edge now.

@@ -325,3 +325,89 @@ func TestProfileJumpTableO0(t *testing.T) {
 	}
 	want(t, counts(t, prof, "sw"), map[string]uint64{"0": 1})
 }
+
+// switchRoutine assembles a three-way switch whose dispatch is code, with
+// the table's address at label T and the default at DEF.
+func switchRoutine(code func(a *asm)) *program {
+	a := newAsm(0x1000).label("J0")
+	code(a)
+	a.label("C0").nop().ret().
+		label("C1").nop().ret().
+		label("C2").nop().ret().
+		label("DEF").ret()
+	end := a.pc()
+	a.label("T")
+	tbl := a.pc()
+	for _, c := range []string{"C0", "C1", "C2"} {
+		off := uint32(int32(int64(a.labels[c]) - int64(tbl)))
+		a.raw(byte(off), byte(off>>8), byte(off>>16), byte(off>>24))
+	}
+	return newProgram(a).routine("sw", 0x1000, end)
+}
+
+// More dispatch forms of glibc: an 8-bit compare read back with movzx
+// (_IO_file_fopen), and an index copied before its compare (setlocale).
+func TestProfileJumpTableForms(t *testing.T) {
+	forms := map[string]func(a *asm){
+		"movzx": func(a *asm) {
+			a.raw(0x83, 0xe8, 0x62, 0x3c, 0x02).rel([]byte{0x0f, 0x87}, "DEF").
+				label("J1").raw(0x0f, 0xb6, 0xc0).rel([]byte{0x48, 0x8d, 0x0d}, "T").
+				raw(0x48, 0x63, 0x04, 0x81, 0x48, 0x01, 0xc8, 0xff, 0xe0)
+		},
+		"copy": func(a *asm) {
+			a.raw(0x89, 0xef).rel([]byte{0x48, 0x8d, 0x35}, "T").raw(0x83, 0xfd, 0x02).rel([]byte{0x0f, 0x87}, "DEF").
+				label("J1").raw(0x48, 0x63, 0x0c, 0xbe, 0x48, 0x01, 0xf1, 0xff, 0xe1)
+		},
+	}
+	for name, code := range forms {
+		p := switchRoutine(code)
+		prof := newRunner(p).run(1, "J0", "J1", "C1").profile(t)
+		if r := routineOut(t, prof, "sw"); r.CFG != CFGStatic || r.NumPaths != "4" {
+			t.Errorf("%s: routine %+v", name, r)
+		}
+	}
+}
+
+// P3's merged profile equals SBL's but for copies and probe_hits, for
+// k = 2, 3, 4, 8, P3 and PBL; SBL measured by the plan equals the online
+// hit count.
+func TestProfileP3Merge(t *testing.T) {
+	m := newAsm(0x1000).label("M0").call("F0").label("M1").call("G0").label("M2").call("F0").label("M3").ret()
+	f := newAsm(0x2000).
+		label("F0").nop().je("F2").
+		label("F1").call("F0").
+		label("F2").ret()
+	g := newAsm(0x3000).
+		label("G0").nop().je("G2").
+		label("G1").nop().
+		label("G2").nop().je("G4").
+		label("G3").nop().
+		label("G4").nop().je("G0").
+		label("G5").ret()
+	p := newProgram(m, f, g).routine("main", 0x1000, m.pc()).routine("f", 0x2000, f.pc()).routine("g", 0x3000, g.pc())
+	trace := func() *runner {
+		return newRunner(p).run(1, "M0", "F0", "F1", "F0", "F2", "F2", "M1",
+			"G0", "G1", "G4", "G0", "G2", "G3", "G5", "M2", "F0", "F2", "M3")
+	}
+	sbl := trace().profile(t)
+	want, err := sbl.Profile("prog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantJSON, _ := want.Marshal()
+	for _, k := range []int{1, 2, 3, 4, 8} {
+		for _, pbl := range []bool{false, true} {
+			got, err := trace().profileP3(t, P3Config{K: k, PBL: pbl}).Profile("prog")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Copies != k || len(got.ProbeHits) != k || got.P3.SBLHits != sbl.Hits {
+				t.Errorf("k %d: copies %d probe_hits %v, SBL hits %d (online %d)", k, got.Copies, got.ProbeHits, got.P3.SBLHits, sbl.Hits)
+			}
+			got.Copies, got.ProbeHits = 1, want.ProbeHits
+			if gotJSON, _ := got.Marshal(); string(gotJSON) != string(wantJSON) {
+				t.Errorf("k %d pbl %v: merged profile differs:\n%s\nwant\n%s", k, pbl, gotJSON, wantJSON)
+			}
+		}
+	}
+}

@@ -264,6 +264,10 @@ func canon(r x86asm.Reg) x86asm.Reg {
 		return r - x86asm.EAX + x86asm.RAX
 	case r >= x86asm.AX && r <= x86asm.R15W:
 		return r - x86asm.AX + x86asm.RAX
+	case r >= x86asm.AL && r <= x86asm.BL:
+		return r - x86asm.AL + x86asm.RAX
+	case r >= x86asm.SPB && r <= x86asm.R15B: // SPB..DIB, R8B..R15B
+		return r - x86asm.SPB + x86asm.RSP
 	}
 	return 0
 }
