@@ -6,8 +6,10 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -165,5 +167,72 @@ func TestPathsDeterministic(t *testing.T) {
 	dc, err := os.ReadFile(filepath.Join(dir, "pathfreq_paths.json"))
 	if out.code != 0 || err != nil || !bytes.Equal(da, dc) {
 		t.Errorf("profile --analyses paths: exit %d, err %v, same %v\n%s", out.code, err, bytes.Equal(da, dc), out.stderr)
+	}
+}
+
+var p3Fields = regexp.MustCompile(`(?s)\n "copies": \d+,\n "probe_hits": \[[^\]]*\],`)
+
+// stripCopies removes copies and probe_hits from a paths profile.
+func stripCopies(t *testing.T, file string) ([]byte, int) {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p3Fields.FindAll(data, -1)) != 1 {
+		t.Fatalf("%s: no copies/probe_hits fields", file)
+	}
+	return p3Fields.ReplaceAll(data, nil), len(data)
+}
+
+// P3's merged profile is SBL's, byte for byte but for copies and
+// probe_hits, for k = 2, 3, 4, 8 (and PBL), on the path guest, a sort
+// and real programs.
+func TestPathsP3Merge(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "in.txt")
+	var text bytes.Buffer
+	for i := 0; i < 3000; i++ {
+		fmt.Fprintf(&text, "%d line %d\n", (i*7919)%3001, i)
+	}
+	if err := os.WriteFile(in, text.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		prog string
+		args []string
+		ks   []int
+	}{
+		{"pathfreq", guestBin(t, "glibc-static", "pathfreq"), nil, []int{2, 3, 4, 8}},
+		{"pathfreq-O0", guestBin(t, "glibc-static-O0", "pathfreq"), nil, []int{2, 3, 4, 8}},
+		{"pathfreq-dynamic", guestBin(t, "glibc-dynamic", "pathfreq"), nil, []int{3}},
+		{"qsort", guestBin(t, "musl-static", "qsort"), []string{"3000"}, []int{2, 8}},
+		{"sort", "/usr/bin/sort", []string{in}, []int{2, 4}},
+		{"gzip", "/usr/bin/gzip", []string{"-c", in}, []int{2, 4}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			sbl := runPaths(t, nil, c.prog, c.args...)
+			want, _ := stripCopies(t, sbl.file)
+			for _, k := range c.ks {
+				for _, pbl := range []bool{false, true} {
+					flags := []string{"--p3", strconv.Itoa(k)}
+					if pbl {
+						flags = append(flags, "--pbl")
+					}
+					r := runPaths(t, flags, c.prog, c.args...)
+					got, _ := stripCopies(t, r.file)
+					if !bytes.Equal(got, want) {
+						t.Errorf("%v: merged profile differs from SBL's", flags)
+					}
+					if r.prof.Copies != k || len(r.prof.ProbeHits) != k {
+						t.Errorf("%v: copies %d, probe_hits %v", flags, r.prof.Copies, r.prof.ProbeHits)
+					}
+					if !strings.Contains(r.stdout, "slowest copy:") {
+						t.Errorf("%v: no overhead table:\n%s", flags, r.stdout)
+					}
+				}
+			}
+		})
 	}
 }
