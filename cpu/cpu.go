@@ -39,9 +39,13 @@ const (
 
 // Stop describes the end of one run slice.
 type Stop struct {
-	Reason      StopReason
-	Insns       uint64 // instructions executed in the slice
-	Blocks      uint64 // blocks executed in the slice
+	Reason StopReason
+	Insns  uint64 // instructions executed in the slice
+	Blocks uint64 // blocks executed in the slice
+	// Saved is the virtual cost the slice's sped-up instructions did not
+	// cost (emuprof run --speedup), in hundredths of an instruction: the
+	// slice cost Insns×100 − Saved hundredths. 0 without speedups.
+	Saved       uint64
 	FaultAddr   uint64
 	FaultAccess string // FaultRead, FaultWrite or FaultFetch
 	FaultProt   bool   // the page was mapped but the access was not allowed

@@ -57,6 +57,21 @@ func Block(code []byte) Info {
 	return info
 }
 
+// Starts appends to dst the offset of each instruction of a block, the
+// instructions Block counts (an undecodable rest is one instruction).
+func Starts(code []byte, dst []uint32) []uint32 {
+	off := 0
+	for off < len(code) {
+		dst = append(dst, uint32(off))
+		inst, err := x86asm.Decode(code[off:], 64)
+		if err != nil || inst.Len == 0 || inst.Op == 0 {
+			return dst
+		}
+		off += inst.Len
+	}
+	return dst
+}
+
 func classify(op x86asm.Op) analyses.End {
 	switch op {
 	case x86asm.CALL:

@@ -54,6 +54,12 @@ type Options struct {
 	// Lines also looks up each block's file:line.
 	Symbols analyses.Symbols
 	Lines   bool
+	// Speedup, when not nil, gives the percentage (0 to 100) by which the
+	// instruction at an address is sped up: it costs that much less virtual
+	// time (emuprof run --speedup). It is asked once per instruction when
+	// its block is first translated. Instruction counts (quanta, --stats,
+	// --max-insns) are unchanged.
+	Speedup func(addr uint64) int
 }
 
 // Engine is one Unicorn instance running one guest process.
@@ -67,6 +73,9 @@ type Engine struct {
 	blocks *analyses.BlockTable
 	syms   analyses.Symbols
 	lines  bool
+
+	speedup func(uint64) int
+	starts  []uint32 // instruction offsets of the block being translated
 
 	rdtsc func(uint64) uint64
 	// patched maps the address of each instruction the guest executes that
@@ -125,7 +134,7 @@ func New(opts Options) (*Engine, error) {
 		opts.BufferEvents = 1 << 16
 	}
 	e := &Engine{patched: map[uint64]patchKind{}, codePages: map[uint64]bool{},
-		blocks: analyses.NewBlockTable(), syms: opts.Symbols, lines: opts.Lines}
+		blocks: analyses.NewBlockTable(), syms: opts.Symbols, lines: opts.Lines, speedup: opts.Speedup}
 	if err := ucErr("uc_open", C.uc_open(C.UC_ARCH_X86, C.UC_MODE_64, &e.uc)); err != nil {
 		return nil, err
 	}
@@ -320,7 +329,24 @@ func emuBlockMiss(h C.uintptr_t, addr C.uint64_t, length C.uint32_t) {
 		}
 	}
 	id := e.blocks.Add(bi)
-	C.emu_table_put(e.st, addr, length, C.uint32_t(info.Insns), C.uint8_t(info.End), C.uint32_t(id))
+	var saved uint32
+	if e.speedup != nil {
+		saved = e.saved(uint64(addr), code)
+	}
+	C.emu_table_put(e.st, addr, length, C.uint32_t(info.Insns), C.uint32_t(saved), C.uint8_t(info.End), C.uint32_t(id))
+}
+
+// saved is what a block's sped-up instructions save, in hundredths of an
+// instruction: the sum of their speedups in percent.
+func (e *Engine) saved(addr uint64, code []byte) uint32 {
+	e.starts = decode.Starts(code, e.starts[:0])
+	var saved uint32
+	for _, off := range e.starts {
+		if pct := e.speedup(addr + uint64(off)); pct > 0 {
+			saved += uint32(min(pct, 100))
+		}
+	}
+	return saved
 }
 
 // patchKind is what a patched instruction was.
@@ -423,7 +449,8 @@ func (e *Engine) Run(pc, budget uint64) cpu.Stop {
 		s := e.run(pc, budget-total.Insns)
 		total.Insns += s.Insns
 		total.Blocks += s.Blocks
-		s.Insns, s.Blocks = total.Insns, total.Blocks
+		total.Saved += s.Saved
+		s.Insns, s.Blocks, s.Saved = total.Insns, total.Blocks, total.Saved
 		if s.Reason == cpu.StopRequest && s.Err == nil && len(e.flush) > 0 {
 			for _, page := range e.flush {
 				C.emu_remove_cache(e.uc, C.uint64_t(page), C.uint64_t(page+0x1000))
@@ -435,7 +462,7 @@ func (e *Engine) Run(pc, budget uint64) cpu.Stop {
 		if s.Reason == cpu.StopInvalid && s.Err == nil {
 			if done, fault := e.emulateMissing(); done {
 				if fault != nil {
-					fault.Insns, fault.Blocks = s.Insns, s.Blocks
+					fault.Insns, fault.Blocks, fault.Saved = s.Insns, s.Blocks, s.Saved
 					return *fault
 				}
 				pc = e.PC()
@@ -448,7 +475,9 @@ func (e *Engine) Run(pc, budget uint64) cpu.Stop {
 		}
 		if s.Reason == cpu.StopSyscall {
 			if kind, ok := e.patched[e.PC()-2]; ok {
-				e.answer(kind, total.Insns)
+				// The TSC counts virtual time: sped-up instructions
+				// count for less (total.Saved is 0 without speedups).
+				e.answer(kind, total.Insns-total.Saved/100)
 				pc = e.PC()
 				if total.Insns >= budget {
 					s.Reason = cpu.StopQuantum
@@ -462,11 +491,11 @@ func (e *Engine) Run(pc, budget uint64) cpu.Stop {
 }
 
 func (e *Engine) run(pc, budget uint64) cpu.Stop {
-	e.st.insns, e.st.blocks, e.st.budget = 0, 0, C.uint64_t(budget)
+	e.st.insns, e.st.blocks, e.st.saved, e.st.budget = 0, 0, 0, C.uint64_t(budget)
 	e.st.reason = C.STOP_NONE
 	e.st.fault_pc = 0
 	err := C.uc_emu_start(e.uc, C.uint64_t(pc), 0, 0, 0)
-	s := cpu.Stop{Reason: cpu.StopReason(e.st.reason), Insns: uint64(e.st.insns), Blocks: uint64(e.st.blocks)}
+	s := cpu.Stop{Reason: cpu.StopReason(e.st.reason), Insns: uint64(e.st.insns), Blocks: uint64(e.st.blocks), Saved: uint64(e.st.saved)}
 	if e.failure != nil {
 		s.Err, e.failure = e.failure, nil
 		return s

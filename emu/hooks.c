@@ -28,7 +28,7 @@ static void table_insert(struct emu_block *tab, uint64_t mask, struct emu_block 
 	tab[i] = *src;
 }
 
-void emu_table_put(struct emu_state *s, uint64_t addr, uint32_t len, uint32_t insns, uint8_t end, uint32_t id) {
+void emu_table_put(struct emu_state *s, uint64_t addr, uint32_t len, uint32_t insns, uint32_t saved, uint8_t end, uint32_t id) {
 	if (table_find(s, addr, len))
 		return;
 	if ((s->tcount + 1) * 2 > s->tmask + 1) {
@@ -43,7 +43,7 @@ void emu_table_put(struct emu_state *s, uint64_t addr, uint32_t len, uint32_t in
 		s->table = nt;
 		s->tmask = nsize - 1;
 	}
-	struct emu_block b = {addr, len, insns, id, end, 1};
+	struct emu_block b = {addr, len, insns, id, saved, end, 1};
 	table_insert(s->table, s->tmask, &b);
 	s->tcount++;
 }
@@ -59,7 +59,8 @@ static inline struct emu_event *push(struct emu_state *s) {
 	return &s->buf[s->n++];
 }
 
-// The block hook: counts instructions for virtual time and the quantum, and
+// The block hook: counts instructions for the quantum and, less what sped-up
+// instructions save (emuprof run --speedup), for virtual time, and
 // appends a Block event when an analysis wants them. Stopping here leaves the
 // block unexecuted with RIP at its start, so its instructions are not counted.
 static void hook_block(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
@@ -82,8 +83,10 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
 		uc_emu_stop(uc);
 		return;
 	}
-	s->cur_time = s->time_base + (int64_t)s->insns * s->ns_per_insn;
+	// Without speedups saved is 0 and this is insns × ns_per_insn exactly.
+	s->cur_time = s->time_base + ((int64_t)s->insns * 100 - (int64_t)s->saved) * s->ns_per_insn / 100;
 	s->insns += b->insns;
+	s->saved += b->saved;
 	s->blocks++;
 	if (s->want_blocks) {
 		struct emu_event *e = push(s);

@@ -194,6 +194,7 @@ type Thread struct {
 
 	// Statistics.
 	Insns, Blocks uint64 // guest instructions and basic blocks run (Ran)
+	savedRem      int64  // RanSaved's fraction of a ns still to charge, ×100
 	Switches      uint64 // times Pick switched to this thread
 	FutexWaits    uint64 // futex waits that blocked
 	Wakeups       uint64 // times the thread left Blocked (including timeouts)
@@ -443,6 +444,22 @@ func (s *Scheduler) Ran(t *Thread, insns, blocks uint64) {
 	t.Insns += insns
 	t.Blocks += blocks
 	s.Charge(t, int64(insns)*s.cfg.NsPerInsn)
+}
+
+// RanSaved is Ran for a slice whose sped-up instructions (emuprof run
+// --speedup) saved saved hundredths of an instruction's cost: the clock
+// advances by (insns×100 − saved)×NsPerInsn/100 ns, the fraction of a ns
+// carried over to the thread's next slice. With saved 0 it is Ran.
+func (s *Scheduler) RanSaved(t *Thread, insns, blocks, saved uint64) {
+	if saved == 0 && t.savedRem == 0 {
+		s.Ran(t, insns, blocks)
+		return
+	}
+	t.Insns += insns
+	t.Blocks += blocks
+	units := (int64(insns)*100-int64(saved))*s.cfg.NsPerInsn + t.savedRem
+	t.savedRem = units % 100
+	s.Charge(t, units/100)
 }
 
 // Charge advances t's clock by ns of CPU work through the CPU model: the
