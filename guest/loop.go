@@ -77,7 +77,7 @@ func (p *Process) loop() *Result {
 		p.cpu.SetClock(p.sched.StartTime(t))
 		stop := p.cpu.Run(p.cpu.PC(), budget)
 		p.insns += stop.Insns
-		p.sched.Ran(t, stop.Insns, stop.Blocks)
+		p.sched.RanSaved(t, stop.Insns, stop.Blocks, stop.Saved)
 		if p.interrupted() {
 			return &Result{ExitStatus: 130, Signal: 2, Reason: "interrupted", Partial: true}
 		}
