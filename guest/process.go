@@ -81,21 +81,14 @@ type threadState struct {
 // Errors are one line and name the program (bad input).
 func Load(cfg Config, c cpu.CPU) (*Process, error) {
 	cfg.defaults()
-	exe, err := loader.Open(cfg.Program)
+	// A #! script runs its interpreter (binfmt_script).
+	execFn := cfg.Program
+	prog, args, err := loader.ResolveProgram(cfg.Program, cfg.Args, cfg.Sysroot)
 	if err != nil {
 		return nil, err
 	}
-	var interp *loader.Object
-	if exe.Interp != "" {
-		ipath, err := loader.ResolveInterp(cfg.Program, exe.Interp, cfg.Sysroot)
-		if err != nil {
-			return nil, err
-		}
-		if interp, err = loader.Open(ipath); err != nil {
-			return nil, err
-		}
-	}
-	layout, err := loader.Plan(exe, interp)
+	cfg.Program, cfg.Args = prog, args
+	layout, err := planImage(cfg.Program, cfg.Sysroot)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +98,11 @@ func Load(cfg Config, c cpu.CPU) (*Process, error) {
 	if p.syms == nil {
 		p.syms = loader.NewSymbolTable()
 	}
-	if err := p.mapImage(); err != nil {
+	var random [16]byte
+	rng := rand.New(rand.NewPCG(p.cfg.Seed, 0x5eed))
+	binary.LittleEndian.PutUint64(random[:8], rng.Uint64())
+	binary.LittleEndian.PutUint64(random[8:], rng.Uint64())
+	if err := p.loadImage(cfg.Args, cfg.Env, execFn, random); err != nil {
 		return nil, err
 	}
 	p.kernel = syscalls.New(p.kernelConfig(), p.as)
@@ -116,7 +113,6 @@ func Load(cfg Config, c cpu.CPU) (*Process, error) {
 	// progress, which the run loop writes back after the call.
 	p.kernel.SetFS = func(_ int, base uint64) { p.sysRegs.FSBase = base }
 	p.kernel.GetFS = func(int) uint64 { return p.sysRegs.FSBase }
-	p.kernel.SetBrkStart(layout.BrkStart)
 	sc := sched.Config{CPUs: cfg.CPUs, Quantum: cfg.Quantum, NsPerInsn: cfg.NsPerInsn, Seed: cfg.SchedSeed}
 	if cfg.Needs.Threads && len(cfg.Analyses) > 0 {
 		sc.Trace = c.Emit // thread start/exit, switch, block, wake: in the one stream
@@ -155,22 +151,6 @@ func unsupportedPolicy(enosys bool) syscalls.UnsupportedPolicy {
 	return syscalls.Stop
 }
 
-// mapImage maps the executable and interpreter segments and adds their symbols.
-func (p *Process) mapImage() error {
-	for _, m := range p.layout.Mappings {
-		if err := p.as.MapFixed(m.Addr, m.Size, mm.Prot(m.Prot), m.Name, m.FileOff); err != nil {
-			return fmt.Errorf("%s: mapping segment at %#x: %w", p.cfg.Program, m.Addr, err)
-		}
-		if len(m.Data) > 0 {
-			// Write through the CPU: segments may be read-only to the guest.
-			if err := p.cpu.WriteMem(m.Addr+m.DataOff, m.Data); err != nil {
-				return fmt.Errorf("%s: loading segment at %#x: %w", p.cfg.Program, m.Addr, err)
-			}
-		}
-	}
-	return p.syms.AddLayout(p.layout)
-}
-
 // onMapFile adds the symbols of a library the guest (ld.so) maps executable.
 func (p *Process) onMapFile(path string, addr, size, fileOff uint64, prot mm.Prot) {
 	if prot&mm.ProtExec == 0 {
@@ -192,28 +172,6 @@ func (p *Process) onMapFile(path string, addr, size, fileOff uint64, prot mm.Pro
 }
 
 func (p *Process) startMain() error {
-	if err := p.as.MapFixed(stackTop-stackSize, stackSize, mm.ProtRead|mm.ProtWrite, "[stack]", 0); err != nil {
-		return fmt.Errorf("mapping the stack: %w", err)
-	}
-	var random [16]byte
-	rng := rand.New(rand.NewPCG(p.cfg.Seed, 0x5eed))
-	binary.LittleEndian.PutUint64(random[:8], rng.Uint64())
-	binary.LittleEndian.PutUint64(random[8:], rng.Uint64())
-	data, sp, err := loader.BuildStack(loader.StackSpec{
-		Top: stackTop, Args: p.cfg.Args, Env: p.cfg.Env, ExecFn: p.cfg.Program, Random: random,
-		Uid: uint64(p.cfg.Uid), Gid: uint64(p.cfg.Gid), Euid: uint64(p.cfg.Uid), Egid: uint64(p.cfg.Gid),
-		HWCap: 0x178bfbff, Layout: p.layout,
-	})
-	if err != nil {
-		return fmt.Errorf("building the initial stack: %w", err)
-	}
-	if err := p.cpu.WriteMem(sp, data); err != nil {
-		return fmt.Errorf("writing the initial stack: %w", err)
-	}
-	regs := cpu.Regs{RSP: sp, RIP: p.layout.Entry, RFLAGS: 0x202}
-	if err := p.cpu.WriteRegs(&regs); err != nil {
-		return err
-	}
 	tid := p.cfg.Pid
 	p.nextTid = tid + 1
 	p.sched.Spawn(tid, nil)

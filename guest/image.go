@@ -1,0 +1,67 @@
+package guest
+
+import (
+	"fmt"
+
+	"emuprof/cpu"
+	"emuprof/loader"
+	"emuprof/mm"
+)
+
+// planImage opens the ELF program at host path prog and its interpreter
+// (resolved in sysroot) and lays them out.
+func planImage(prog, sysroot string) (*loader.Layout, error) {
+	exe, err := loader.Open(prog)
+	if err != nil {
+		return nil, err
+	}
+	var interp *loader.Object
+	if exe.Interp != "" {
+		ipath, err := loader.ResolveInterp(prog, exe.Interp, sysroot)
+		if err != nil {
+			return nil, err
+		}
+		if interp, err = loader.Open(ipath); err != nil {
+			return nil, err
+		}
+	}
+	return loader.Plan(exe, interp)
+}
+
+// loadImage maps p.layout into the (empty) address space, adds its symbols,
+// sets the program break, builds the initial stack and sets the registers
+// of the thread that starts the program.
+func (p *Process) loadImage(args, env []string, execFn string, random [16]byte) error {
+	for _, m := range p.layout.Mappings {
+		if err := p.as.MapFixed(m.Addr, m.Size, mm.Prot(m.Prot), m.Name, m.FileOff); err != nil {
+			return fmt.Errorf("%s: mapping segment at %#x: %w", p.cfg.Program, m.Addr, err)
+		}
+		if len(m.Data) > 0 {
+			// Write through the CPU: segments may be read-only to the guest.
+			if err := p.cpu.WriteMem(m.Addr+m.DataOff, m.Data); err != nil {
+				return fmt.Errorf("%s: loading segment at %#x: %w", p.cfg.Program, m.Addr, err)
+			}
+		}
+	}
+	if err := p.syms.AddLayout(p.layout); err != nil {
+		return err
+	}
+	p.as.SetBrk(p.layout.BrkStart)
+	if err := p.as.MapFixed(stackTop-stackSize, stackSize, mm.ProtRead|mm.ProtWrite, "[stack]", 0); err != nil {
+		return fmt.Errorf("mapping the stack: %w", err)
+	}
+	data, sp, err := loader.BuildStack(loader.StackSpec{
+		Top: stackTop, Args: args, Env: env, ExecFn: execFn, Random: random,
+		Uid: uint64(p.cfg.Uid), Gid: uint64(p.cfg.Gid), Euid: uint64(p.cfg.Uid), Egid: uint64(p.cfg.Gid),
+		HWCap: 0x178bfbff, Layout: p.layout,
+	})
+	if err != nil {
+		return fmt.Errorf("building the initial stack: %w", err)
+	}
+	if err := p.cpu.WriteMem(sp, data); err != nil {
+		return fmt.Errorf("writing the initial stack: %w", err)
+	}
+	// Linux starts a program with every general register zero.
+	regs := cpu.Regs{RSP: sp, RIP: p.layout.Entry, RFLAGS: 0x202}
+	return p.cpu.WriteRegs(&regs)
+}
