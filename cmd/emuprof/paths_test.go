@@ -236,3 +236,33 @@ func TestPathsP3Merge(t *testing.T) {
 		})
 	}
 }
+
+// Four threads run the same routine, switched every few instructions
+// (--quantum): every activation keeps its own path register, so the counts
+// are the program's whatever the interleaving; P3 merged == SBL holds for
+// threads too.
+func TestPathsThreads(t *testing.T) {
+	for _, v := range append(slices.Clone(variants), "glibc-static-O0") {
+		t.Run(v, func(t *testing.T) {
+			prog := guestBin(t, v, "pathfreq_mt")
+			for _, q := range []string{"5"} {
+				r := runPaths(t, []string{"--quantum", q}, prog)
+				rt := pathsRoutine(t, r.prof, "diamonds2")
+				want := guestNumbers(t, r.stdout, "diamonds2")
+				if got := sortedCounts(rt); !slices.Equal(got, want) || rt.NumPaths != "4" || len(rt.Truncated) != 0 {
+					t.Errorf("quantum %s: diamonds2 counts %v (num_paths %s, truncated %v), guest says %v", q, got, rt.NumPaths, rt.Truncated, want)
+				}
+			}
+			if v != "glibc-static" {
+				return
+			}
+			sbl := runPaths(t, []string{"--quantum", "5"}, prog)
+			p3 := runPaths(t, []string{"--quantum", "5", "--p3", "3"}, prog)
+			a, _ := stripCopies(t, sbl.file)
+			b, _ := stripCopies(t, p3.file)
+			if !bytes.Equal(a, b) {
+				t.Errorf("--p3 3: merged profile differs from SBL's")
+			}
+		})
+	}
+}
