@@ -188,8 +188,15 @@ func (r *recoverer) jumpTable(j *insn) ([]uint64, bool) {
 		}
 		switch in.Op {
 		case x86asm.MOVZX:
-			if src, ok := in.Args[1].(x86asm.Reg); ok && lowI != 0 && canon(src) == lowI {
-				v = sval{k: svLinear, scale: 1}
+			switch src := in.Args[1].(type) {
+			case x86asm.Reg:
+				if lowI != 0 && canon(src) == lowI {
+					v = sval{k: svLinear, scale: 1}
+				}
+			case x86asm.Mem: // cmpb $N, mem ; ja ; movzbl mem, %eax (sqlite3GetToken)
+				if slot != nil && src == *slot {
+					v = sval{k: svLinear, scale: 1}
+				}
 			}
 		case x86asm.MOV:
 			switch src := in.Args[1].(type) {
