@@ -58,6 +58,13 @@ type Config struct {
 	// out-of-scope code it calls.
 	NoCallees bool
 	Seed      uint64
+	// Observe only counts the progress points (with the times of their
+	// first and last visits): no experiment, no delay. It measures a run
+	// under an actual speedup (emuprof run --speedup, --validate).
+	Observe bool
+	// Validate is the number of lines whose predictions --validate checks
+	// by actual speedups (see Validate).
+	Validate int
 }
 
 // Delayer is the platform's Clock.
@@ -197,6 +204,9 @@ func New(cfg Config, opt Options) (*Profiler, error) {
 	if cfg.EndToEnd && !p.hasFix {
 		return nil, errf("--end-to-end needs --fixed-line")
 	}
+	if cfg.Observe && (cfg.EndToEnd || p.hasFix) {
+		return nil, errf("observing progress points runs no experiment")
+	}
 	if !cfg.EndToEnd && len(p.points) == 0 {
 		return nil, errf("no progress point: give --progress SPEC or --latency BEGIN,END (or --end-to-end with --fixed-line)")
 	}
@@ -206,7 +216,7 @@ func New(cfg Config, opt Options) (*Profiler, error) {
 // Needs: blocks with lines, calls (symbol progress points, attribution of
 // callees), thread events (delay inheritance), and the clock.
 func (p *Profiler) Needs() analyses.Needs {
-	return analyses.Needs{Blocks: true, Calls: true, Threads: true, Lines: true, TimeControl: true}
+	return analyses.Needs{Blocks: true, Calls: true, Threads: true, Lines: true, TimeControl: !p.cfg.Observe}
 }
 
 // MarkPartial records that the run did not finish.
@@ -454,7 +464,11 @@ func (p *Profiler) visit(h hit, now int64) {
 		return
 	}
 	pt.arrivals++
-	if h.point != 0 || p.cfg.EndToEnd {
+	if pt.arrivals == 1 {
+		pt.first = now
+	}
+	pt.last = now
+	if h.point != 0 || p.cfg.EndToEnd || p.cfg.Observe {
 		return
 	}
 	if e := p.exp; e != nil {

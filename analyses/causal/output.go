@@ -121,6 +121,7 @@ type Profile struct {
 	Points      []string     `json:"points"`
 	Lines       []LineResult `json:"lines"`
 	Experiments []Experiment `json:"experiments"`
+	Validation  *Validation  `json:"validation,omitempty"` // --validate
 }
 
 // LineResult is a line's causal profile: per speedup, the aggregated
@@ -328,6 +329,9 @@ func (prof *Profile) Summary(w io.Writer, top int) error {
 			}
 		}
 		fmt.Fprintf(&b, "  %s\n", l.Verdict)
+	}
+	if prof.Validation != nil {
+		prof.Validation.summary(&b)
 	}
 	_, err := w.Write(b.Bytes())
 	return err

@@ -43,10 +43,12 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 	fs.Uint64Var(&cfg.Seed, "causal-seed", 1, "causal: seed of the experiment sequence")
 	fs.BoolVar(&legacy, "legacy-format", false, "causal: write profile.coz in Coz's tab-separated form")
 	fs.IntVar(&top, "causal-top", 20, "causal: lines in the summary")
+	fs.IntVar(&cfg.Validate, "validate", 0, "causal: check the predictions of the top N lines by actual speedups, one whole run per line and speedup (5/25/50/100 %)")
 	return func(env *platform.Env) (platform.Instance, error) {
-		opt := Options{Block: env.Block, Clock: env.Clock(), NsPerInsn: env.Sched.NsPerInsn, Program: env.Program,
-			RoutineName: func(id uint32) string { return env.Routines().Get(calls.RoutineID(id)).Name }}
-		p, err := New(cfg, opt)
+		if cfg.Validate < 0 {
+			return nil, platform.BadFlag("validate", itoa(cfg.Validate), "want a number of lines, 0 or more")
+		}
+		p, err := New(cfg, envOptions(env))
 		if err != nil {
 			return nil, err
 		}
@@ -54,18 +56,45 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 	}
 }
 
+func envOptions(env *platform.Env) Options {
+	return Options{Block: env.Block, Clock: env.Clock(), NsPerInsn: env.Sched.NsPerInsn, Program: env.Program,
+		RoutineName: func(id uint32) string { return env.Routines().Get(calls.RoutineID(id)).Name }}
+}
+
 type instance struct {
 	*Profiler
 	legacy bool
 	top    int
 	prof   *Profile
+	rerun  Rerun
+	valid  *Validation
+	vErr   error
 }
 
 func (i *instance) profile() *Profile {
 	if i.prof == nil {
 		i.prof = i.Build()
+		i.prof.Validation = i.valid
 	}
 	return i.prof
+}
+
+// SetRerun gives the instance the means to run the program again, for
+// --validate.
+func (i *instance) SetRerun(r Rerun) { i.rerun = r }
+
+// runValidation runs --validate's checks once, for a finished run.
+func (i *instance) runValidation() error {
+	if i.cfg.Validate <= 0 || i.valid != nil || i.vErr != nil || i.partial != "" {
+		return i.vErr
+	}
+	if i.rerun == nil {
+		i.vErr = errf("--validate: this command cannot run the program again")
+		return i.vErr
+	}
+	i.valid, i.vErr = i.validate(i.profile(), i.cfg.Validate, i.rerun)
+	i.prof = nil
+	return i.vErr
 }
 
 func (i *instance) MarkPartial(reason string) {
@@ -76,7 +105,13 @@ func (i *instance) MarkPartial(reason string) {
 // FileName is our JSON profile's name for program.
 func FileName(program string) string { return filepath.Base(program) + "_causal.json" }
 
+// Write writes the profiles; with --validate it first runs the
+// validation runs (they need the finished profile), whose results go into
+// our JSON and the summary.
 func (i *instance) Write(dir string) ([]string, error) {
+	if err := i.runValidation(); err != nil {
+		return nil, err
+	}
 	var coz bytes.Buffer
 	if err := CozProfile(&coz, i.Experiments(), i.Runtime(), i.legacy); err != nil {
 		return nil, err

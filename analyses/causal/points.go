@@ -62,4 +62,7 @@ type point struct {
 	begin, end spec
 	arrivals   int64
 	departures int64
+	// first and last are the virtual times of the first and the last
+	// arrival (Observe mode reports them).
+	first, last int64
 }

@@ -155,3 +155,6 @@ func (p *Pipeline) Finish() {
 
 // Err reports an analysis that failed (a bug: its results are lost).
 func (p *Pipeline) Err() error { return p.err }
+
+// Instances returns the analyses the pipeline feeds.
+func (p *Pipeline) Instances() []Instance { return p.list }

@@ -39,6 +39,7 @@ type runFlags struct {
 	bareEngine  bool
 	memHooks    bool
 	strace      bool
+	speedups    []string
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -60,6 +61,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.BoolVar(&f.memHooks, "bench-mem-hooks", false, "benchmarking only: install the block and memory hooks and discard their events")
 	_ = fl.MarkHidden("bench-mem-hooks")
 	fl.BoolVar(&f.strace, "strace", false, "print every system call the guest makes, with its result, to stderr")
+	fl.StringArrayVar(&f.speedups, "speedup", nil, "actually speed up a source line (FILE:LINE=PCT) or an address range (0xLO-0xHI=PCT): its instructions cost PCT % less virtual time; repeatable")
 }
 
 // config builds the guest configuration for PROGRAM ARGS.
@@ -184,8 +186,13 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 	if needs.Blocks && len(cfg.Analyses)+btoi(pipeline != nil) > 0 {
 		blockSyms = cfg.Symbols
 	}
+	speedup, warnSpeedup, err := f.speedup(cfg.Symbols)
+	if err != nil {
+		return nil, err
+	}
+	defer warnSpeedup()
 	engine, err := emu.New(emu.Options{Memory: needs.Memory, Blocks: needs.Blocks, StackPointer: needs.Blocks,
-		Bare: f.bareEngine, NsPerInsn: nsPerInsn, Symbols: blockSyms, Lines: needs.Lines})
+		Bare: f.bareEngine, NsPerInsn: nsPerInsn, Symbols: blockSyms, Lines: needs.Lines, Speedup: speedup})
 	if err != nil {
 		return nil, fmt.Errorf("starting the emulator: %w", err)
 	}
@@ -193,6 +200,7 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 	var pipe *platform.Pipeline
 	if pipeline != nil {
 		pipe = pipeline(engine.Blocks())
+		setRerun(pipe, cfg, f)
 		cfg.Analyses = append(cfg.Analyses, pipe)
 		if needs.TimeControl {
 			cfg.TimeControl = pipe.Sync
@@ -261,6 +269,7 @@ func printStats(w io.Writer, res *guest.Result) {
 
 func runCommand() *cobra.Command {
 	var f runFlags
+	var progress progressFlags
 	cmd := &cobra.Command{
 		Use:   "run [flags] -- PROGRAM ARGS...",
 		Short: "Run a program on the emulator, like running it natively, deterministically",
@@ -269,6 +278,9 @@ func runCommand() *cobra.Command {
 			cfg, err := f.config(args)
 			if err != nil {
 				return err
+			}
+			if len(f.speedups)+len(progress.progress)+len(progress.latency) > 0 {
+				return runObserved(cfg, &f, &progress)
 			}
 			var needs analyses.Needs
 			if f.memHooks {
@@ -280,6 +292,7 @@ func runCommand() *cobra.Command {
 	}
 	cmd.Flags().SetInterspersed(false)
 	f.register(cmd)
+	progress.register(cmd)
 	return cmd
 }
 
