@@ -30,8 +30,9 @@ if command -v gcc >/dev/null; then
 fi
 [ -e /usr/lib/x86_64-linux-gnu/libgomp.so.1 ] || need+=(libgomp1)
 
-# Host programs the tests run, at the paths they use: strip (loader), and the
-# Debian programs the end-to-end tests compare with their native runs.
+# Host programs the tests run, at the paths they use: strip (loader), the
+# Debian programs the end-to-end tests compare with their native runs, and
+# chromium (the HTML report is rendered headless: cmd/emuprof/report_test.go).
 while read -r path pkg; do
 	[ -x "$path" ] || need+=("$pkg")
 done <<'EOF'
@@ -49,6 +50,7 @@ done <<'EOF'
 /usr/bin/tr coreutils
 /usr/bin/uniq coreutils
 /usr/bin/nproc coreutils
+/usr/bin/chromium chromium
 EOF
 # python3 with the standard library the tests import (python3-minimal lacks json and mmap).
 /usr/bin/python3 -c 'import hashlib, json, mmap' 2>/dev/null || need+=(python3)

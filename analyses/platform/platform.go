@@ -21,6 +21,7 @@ import (
 
 	"emuprof/analyses"
 	"emuprof/analyses/calls"
+	"emuprof/analyses/report"
 )
 
 // Env is an analysis's view of the run it profiles. The methods that depend
@@ -117,7 +118,9 @@ type Reporter interface {
 	// Summary prints the human view of the results.
 	Summary(w io.Writer) error
 	// Section is the analysis's part of the HTML report: a title and a
-	// self-contained HTML fragment.
+	// self-contained HTML fragment. The report uses Plugin.Render instead
+	// when the plugin has one (the page is then the same whether built
+	// during the run or later by emuprof report).
 	Section() (title, html string, err error)
 }
 
@@ -212,4 +215,12 @@ type Plugin struct {
 	// factory that reads them. Flag names must not collide with other
 	// analyses' (the registry test checks).
 	Flags func(fs *pflag.FlagSet) Factory
+	// Render, optional, builds the analysis's section of report.html from
+	// the files it wrote: files are paths (those written by the run, or
+	// every file of the directory emuprof report reads); it picks its own
+	// and returns nil when there are none. It must be deterministic (the
+	// same bytes for the same files) and self-contained (no external
+	// references). Without it, the report uses Reporter.Section during
+	// the run and omits the analysis when re-rendering.
+	Render func(files []string) (*report.Section, error)
 }

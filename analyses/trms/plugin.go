@@ -23,7 +23,8 @@ var Plugin = platform.Plugin{
 size (RMS, PLDI'12) and the threaded read memory size (TRMS), which also counts input that
 other threads and the kernel (read, mmap...) wrote. Writes aprof version-6 reports
 (<app>_<thread>_<k>_rms.aprof and _drms.aprof), a JSON profile, and a summary on stdout.`,
-	Flags: flags,
+	Flags:  flags,
+	Render: RenderHTML,
 }
 
 func flags(fs *pflag.FlagSet) platform.Factory {

@@ -27,7 +27,7 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(runCommand(), profileCommand(), mergeCommand(), syscallsCommand())
+	root.AddCommand(runCommand(), profileCommand(), mergeCommand(), reportCommand(), syscallsCommand())
 	for _, p := range registry {
 		root.AddCommand(aliasCommand(p))
 	}

@@ -29,12 +29,14 @@ type profileFlags struct {
 	// auto keeps them on one thread there.
 	analysisThread string
 	factories      map[string]platform.Factory
+	fs             *pflag.FlagSet // the command's flags, for the run record (report.go)
 }
 
 func (f *profileFlags) register(cmd *cobra.Command, withList bool) {
 	cmd.Flags().SetInterspersed(false)
 	f.run.register(cmd)
 	fl := cmd.Flags()
+	f.fs = fl
 	fl.StringVar(&f.out, "out", ".", "directory for the profiles")
 	fl.StringVar(&f.analysisThread, "analysis-thread", "auto", "run the analyses on a thread of their own: on, off, or auto (on with 4 or more host CPUs); output is the same either way")
 	fl.BoolVar(&f.sync, "sync-analyses", false, "benchmarking only: same as --analysis-thread off")
@@ -140,6 +142,11 @@ func (f *profileFlags) profile(list string, args []string) error {
 		if err != nil {
 			return fmt.Errorf("writing the %s profile: %w", plugins[i].Name, err)
 		}
+	}
+	ps, err := f.writeReport(plugins, insts, paths, res, args)
+	paths = append(paths, ps...)
+	if err != nil {
+		return fmt.Errorf("writing the HTML report: %w", err)
 	}
 	for _, inst := range insts {
 		if err := inst.Summary(os.Stdout); err != nil {

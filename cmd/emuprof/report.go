@@ -1,0 +1,281 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"emuprof/analyses/platform"
+	"emuprof/analyses/report"
+	"emuprof/guest"
+)
+
+// version is emuprof's version, as the report shows it.
+const version = "0.1.0-dev"
+
+// Version is version with the commit it was built from, when the build
+// recorded one.
+func Version() string {
+	v := version
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+				v += "+" + s.Value[:12]
+			}
+		}
+	}
+	return v
+}
+
+// runFileSuffix ends the name of the file that records a profiling run
+// (<app>_run.json), from which report.html's run section is drawn.
+const (
+	runFileSuffix  = "_run.json"
+	reportFileName = "report.html"
+)
+
+// runRecord is <app>_run.json: what the report says about the run. It
+// holds nothing host-dependent (no host time, no output directory), so
+// that the same run writes the same bytes.
+type runRecord struct {
+	Emuprof      string   `json:"emuprof"`
+	Program      string   `json:"program"`
+	Args         []string `json:"args"`
+	Flags        []string `json:"flags"`
+	Analyses     []string `json:"analyses"`
+	ExitStatus   int      `json:"exit_status"`
+	Partial      string   `json:"partial,omitempty"`
+	VirtualNs    int64    `json:"virtual_ns"`
+	Instructions uint64   `json:"instructions"`
+	Threads      int      `json:"threads"`
+	CPUs         int      `json:"cpus"`
+}
+
+// flagsNotRecorded change where or how the outputs are computed, not what
+// they are (the bytes are the same either way: see TestProfileCommand);
+// --analyses is recorded as the list of analyses.
+var flagsNotRecorded = map[string]bool{"analyses": true, "out": true, "analysis-thread": true, "sync-analyses": true, "cpuprofile": true}
+
+// writeReport writes <app>_run.json and report.html into f.out after the
+// analyses wrote their files (written), and returns the paths.
+func (f *profileFlags) writeReport(plugins []platform.Plugin, insts []platform.Instance, written []string, res *guest.Result, args []string) ([]string, error) {
+	rec := runRecord{Emuprof: Version(), Args: args, Flags: []string{}, ExitStatus: res.ExitStatus,
+		VirtualNs: res.Makespan, Instructions: res.Insns, Threads: len(res.Threads), CPUs: f.run.cpus}
+	if len(args) > 0 {
+		rec.Program = args[0]
+	}
+	if res.Partial {
+		rec.Partial = res.Reason
+		if rec.Partial == "" {
+			rec.Partial = "the run did not finish"
+		}
+	}
+	if f.fs != nil {
+		f.fs.Visit(func(fl *pflag.Flag) {
+			if flagsNotRecorded[fl.Name] {
+				return
+			}
+			if sv, ok := fl.Value.(pflag.SliceValue); ok {
+				for _, v := range sv.GetSlice() {
+					rec.Flags = append(rec.Flags, "--"+fl.Name+"="+v)
+				}
+				return
+			}
+			rec.Flags = append(rec.Flags, "--"+fl.Name+"="+fl.Value.String())
+		})
+	}
+	for _, p := range plugins {
+		rec.Analyses = append(rec.Analyses, p.Name)
+	}
+	app := "prog"
+	if rec.Program != "" {
+		app = filepath.Base(rec.Program)
+	}
+	runPath := filepath.Join(f.out, app+runFileSuffix)
+	data, err := json.MarshalIndent(&rec, "", " ")
+	if err != nil {
+		return nil, err
+	}
+	if err := report.WriteFileAtomic(runPath, func(w io.Writer) error {
+		_, err := w.Write(append(data, '\n'))
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	files := append(slices.Clone(written), runPath)
+	live := map[string]platform.Instance{}
+	for i, p := range plugins {
+		live[p.Name] = insts[i]
+	}
+	page := buildPage(plugins, files, live)
+	htmlPath := filepath.Join(f.out, reportFileName)
+	if err := report.WriteFileAtomic(htmlPath, func(w io.Writer) error {
+		_, err := page.WriteTo(w)
+		return err
+	}); err != nil {
+		return []string{runPath}, err
+	}
+	return []string{runPath, htmlPath}, nil
+}
+
+// buildPage assembles report.html from files: each plugin's section from
+// its Render (or, during a run, its Section when it has no Render), and the
+// run section from the <app>_run.json files and what the sections found.
+func buildPage(plugins []platform.Plugin, files []string, live map[string]platform.Instance) *report.Page {
+	page := &report.Page{Title: "emuprof report"}
+	var facts []report.Fact
+	var partial []string
+	addPartial := func(p string) {
+		if p != "" && !slices.Contains(partial, p) {
+			partial = append(partial, p)
+		}
+	}
+	for _, p := range plugins {
+		var sec *report.Section
+		var err error
+		switch inst := live[p.Name]; {
+		case p.Render != nil:
+			sec, err = p.Render(files)
+		case inst != nil:
+			var title, body string
+			if title, body, err = inst.Section(); err == nil {
+				sec = &report.Section{Title: title, HTML: body}
+			}
+		}
+		if err != nil {
+			sec = &report.Section{Title: p.Name, HTML: "<p class=\"partial\">This section could not be drawn: " + report.Esc(err.Error()) + "</p>\n"}
+		}
+		if sec == nil {
+			continue
+		}
+		if sec.ID == "" {
+			sec.ID = p.Name
+		}
+		for _, pr := range sec.Partial {
+			addPartial(pr)
+		}
+		facts = append(facts, sec.Facts...)
+		page.Sections = append(page.Sections, *sec)
+	}
+	var runs []runRecord
+	for _, path := range files {
+		if !strings.HasSuffix(path, runFileSuffix) {
+			continue
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			page.Notes = append(page.Notes, err.Error())
+			continue
+		}
+		var r runRecord
+		if err := json.Unmarshal(data, &r); err != nil {
+			page.Notes = append(page.Notes, fmt.Sprintf("%s: %v", filepath.Base(path), err))
+			continue
+		}
+		runs = append(runs, r)
+	}
+	for _, r := range runs {
+		if len(runs) > 1 {
+			page.Run = append(page.Run, report.Fact{Key: "run of", Value: filepath.Base(r.Program)})
+		}
+		page.Run = append(page.Run,
+			report.Fact{Key: "command", Value: shellJoin(r.Args)},
+			report.Fact{Key: "flags", Value: strings.Join(r.Flags, " ")},
+			report.Fact{Key: "analyses", Value: strings.Join(r.Analyses, ", ")},
+			report.Fact{Key: "exit status", Value: fmt.Sprint(r.ExitStatus)},
+			report.Fact{Key: "virtual duration", Value: fmt.Sprintf("%d ns (%s)", r.VirtualNs, humanNs(r.VirtualNs))},
+			report.Fact{Key: "threads", Value: fmt.Sprint(r.Threads)},
+			report.Fact{Key: "instructions", Value: fmt.Sprint(r.Instructions)},
+			report.Fact{Key: "virtual CPUs", Value: fmt.Sprint(r.CPUs)},
+			report.Fact{Key: "emuprof version", Value: r.Emuprof},
+		)
+		addPartial(r.Partial)
+		if len(runs) == 1 && r.Program != "" {
+			page.Title = "emuprof report: " + filepath.Base(r.Program)
+		}
+	}
+	if len(runs) == 0 {
+		seen := map[string]bool{}
+		for _, f := range facts {
+			if !seen[f.Key] {
+				seen[f.Key] = true
+				page.Run = append(page.Run, f)
+			}
+		}
+		page.Notes = append(page.Notes, "No "+"<app>"+runFileSuffix+" here (files written by merge, or by a single analysis of an older emuprof): the run is described from the analyses' files.")
+	}
+	page.Warnings = partial
+	if len(page.Sections) == 0 {
+		page.Notes = append(page.Notes, "No analysis files found.")
+	}
+	return page
+}
+
+func humanNs(ns int64) string {
+	switch {
+	case ns >= 1e9:
+		return fmt.Sprintf("%.3f s", float64(ns)/1e9)
+	case ns >= 1e6:
+		return fmt.Sprintf("%.3f ms", float64(ns)/1e6)
+	case ns >= 1e3:
+		return fmt.Sprintf("%.3f µs", float64(ns)/1e3)
+	}
+	return fmt.Sprintf("%d ns", ns)
+}
+
+// shellJoin quotes args as a shell would need them.
+func shellJoin(args []string) string {
+	var out []string
+	for _, a := range args {
+		if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=,:+@%") == "" {
+			out = append(out, a)
+		} else {
+			out = append(out, "'"+strings.ReplaceAll(a, "'", `'\''`)+"'")
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// reportCommand is `emuprof report DIR`: report.html again, from the files
+// in DIR (written by profile, by a single analysis, or by merge).
+func reportCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "report DIR",
+		Short: "Write DIR/report.html from the profiles in DIR",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir := args[0]
+			entries, err := os.ReadDir(dir)
+			if err != nil {
+				return &exitError{code: 2, msg: "report: " + hostErr(err).Error()}
+			}
+			var files []string
+			for _, e := range entries {
+				if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), ".") {
+					files = append(files, filepath.Join(dir, e.Name()))
+				}
+			}
+			page := buildPage(registry, files, nil)
+			if len(page.Sections) == 0 {
+				return &exitError{code: 2, msg: "report: no profiles in " + dir}
+			}
+			path := filepath.Join(dir, reportFileName)
+			if err := report.WriteFileAtomic(path, func(w io.Writer) error {
+				_, err := page.WriteTo(w)
+				return err
+			}); err != nil {
+				return err
+			}
+			fmt.Fprintf(os.Stderr, "emuprof: wrote %s\n", path)
+			return nil
+		},
+	}
+}
