@@ -466,7 +466,16 @@ func (p *Profiler) block(ev *analyses.Event) {
 			break
 		}
 		if try > 8 {
-			panic("paths: CFG of " + rt.info.Name + " does not settle")
+			// Never expected: the block cannot be placed in the CFG.
+			// The path in progress ends here, cut short, and is counted
+			// as lost rather than guessed.
+			if f.cur >= 0 {
+				p.truncate(f)
+			}
+			f.cur, f.retAddr = -1, 0
+			f.lastEnd = ev.Addr + uint64(bi.Len)
+			rt.lost++
+			return
 		}
 	}
 	f.lastEnd = ev.Addr + uint64(bi.Len)
