@@ -169,3 +169,135 @@ func TestCausalSingleThreaded(t *testing.T) {
 		}
 	}
 }
+
+// validation returns the profile's checks by "base:line@speedup".
+func validation(t *testing.T, r causalRun) map[string]causal.Check {
+	t.Helper()
+	if r.prof.Validation == nil {
+		t.Fatalf("no validation in the profile\n%s", r.stdout)
+	}
+	m := map[string]causal.Check{}
+	for _, c := range r.prof.Validation.Checks {
+		m[filepath.Base(c.Line)+"@"+strconv.Itoa(c.Speedup)] = c
+	}
+	return m
+}
+
+// validWant bounds both the predicted and the actual program speedup of a
+// line at a speedup ("coz_rounds.c:15@25").
+type validWant struct {
+	key    string
+	lo, hi float64
+}
+
+// checkValidation: every expected check is there, predicted and actual
+// are within 2 percentage points of each other and both within bounds,
+// and the summary shows them side by side.
+func checkValidation(t *testing.T, name string, r causalRun, wants []validWant) {
+	t.Helper()
+	got := validation(t, r)
+	if len(got) != len(wants) {
+		t.Errorf("%s: %d checks, want %d\n%s", name, len(got), len(wants), r.stdout)
+	}
+	for _, w := range wants {
+		c, ok := got[w.key]
+		if !ok {
+			t.Errorf("%s: no check %s", name, w.key)
+			continue
+		}
+		t.Logf("%s %s: predicted %.4f %%, actual %.4f %%", name, w.key, 100*c.Predicted, 100*c.Actual)
+		if d := math.Abs(c.Predicted - c.Actual); d > 0.02 {
+			t.Errorf("%s %s: predicted %.4f, actual %.4f: %.2f points apart", name, w.key, c.Predicted, c.Actual, 100*d)
+		}
+		for _, v := range []float64{c.Predicted, c.Actual} {
+			if v < w.lo || v > w.hi {
+				t.Errorf("%s %s: %.4f, want in [%.3f, %.3f]", name, w.key, v, w.lo, w.hi)
+			}
+		}
+	}
+	if !strings.Contains(r.stdout, "validation by actual speedups") {
+		t.Errorf("%s: no predicted vs actual table in the summary\n%s", name, r.stdout)
+	}
+}
+
+// TestCausalValidate: causal --validate reruns the program whole with the
+// line actually sped up (run --speedup) and the prediction is within 2
+// percentage points of the actual program speedup on the three causal
+// guests, with the curves' shapes in both (Figure 1: the shorter loop
+// gives nothing, the longer gives s until the threads meet at 10 %, then
+// flat; one thread: the line's share, 1/4, times s).
+func TestCausalValidate(t *testing.T) {
+	rounds := guestBin(t, "glibc-static", "coz_rounds")
+	r := runCausal(t, []string{"--progress", "round_done", "--fixed-line", "coz_rounds.c:15", "--validate", "1"}, rounds, "300")
+	checkValidation(t, "coz_rounds", r, []validWant{{"coz_rounds.c:15@5", 0.045, 0.05},
+		{"coz_rounds.c:15@25", 0.085, 0.1}, {"coz_rounds.c:15@50", 0.085, 0.1}, {"coz_rounds.c:15@100", 0.085, 0.1}})
+	r = runCausal(t, []string{"--progress", "round_done", "--fixed-line", "coz_rounds.c:21", "--validate", "1"}, rounds, "300")
+	checkValidation(t, "coz_rounds", r, []validWant{{"coz_rounds.c:21@5", -0.001, 0.001},
+		{"coz_rounds.c:21@25", -0.001, 0.001}, {"coz_rounds.c:21@50", -0.001, 0.001}, {"coz_rounds.c:21@100", -0.001, 0.001}})
+
+	single := guestBin(t, "glibc-static", "causal_single")
+	r = runCausal(t, []string{"--progress", "step_done", "--fixed-line", "causal_single.c:22", "--validate", "1"}, single, "300")
+	checkValidation(t, "causal_single", r, []validWant{{"causal_single.c:22@5", 0.012, 0.013},
+		{"causal_single.c:22@25", 0.06, 0.065}, {"causal_single.c:22@50", 0.12, 0.13}, {"causal_single.c:22@100", 0.24, 0.26}})
+
+	// Figure 1 itself has one visit of any point: end-to-end experiments,
+	// measured on the run's virtual duration.
+	fig1 := guestBin(t, "glibc-static", "coz_fig1")
+	for _, c := range []validWant{{"coz_fig1.c:14@5", 0.045, 0.05}, {"coz_fig1.c:14@50", 0.09, 0.1}, {"coz_fig1.c:20@50", -0.001, 0.001}} {
+		line, s, _ := strings.Cut(c.key, "@")
+		r = runCausal(t, []string{"--end-to-end", "--fixed-line", line, "--fixed-speedup", s, "--validate", "1"}, fig1)
+		checkValidation(t, "coz_fig1", r, []validWant{c})
+	}
+}
+
+// TestRunSpeedup: run --speedup with 0 % changes nothing (guest output,
+// --stats, trace digest byte for byte), and reports the same virtual
+// duration as --stats; a real speedup of the longer loop shortens the run
+// and the progress period as predicted by hand.
+func TestRunSpeedup(t *testing.T) {
+	prog := guestBin(t, "glibc-static", "coz_rounds")
+	dir := t.TempDir()
+	plain := run(t, nil, dir, emuprofBin, "run", "--clear-env", "--stats", "--trace-digest", "--", prog, "50")
+	zero := run(t, nil, dir, emuprofBin, "run", "--clear-env", "--stats", "--trace-digest", "--speedup", "coz_rounds.c:15=0", "--speedup", "coz_rounds.c:21=0", "--", prog, "50")
+	if plain.code != 0 || zero.code != 0 {
+		t.Fatalf("exit %d, %d\n%s\n%s", plain.code, zero.code, plain.stderr, zero.stderr)
+	}
+	var dur string
+	var rest []string
+	for _, l := range strings.SplitAfter(zero.stderr, "\n") {
+		if strings.HasPrefix(l, "emuprof: virtual duration ") && strings.HasSuffix(l, " ns\n") {
+			dur = strings.TrimSuffix(strings.TrimPrefix(l, "emuprof: virtual duration "), " ns\n")
+			continue
+		}
+		rest = append(rest, l)
+	}
+	if zero.stdout != plain.stdout || strings.Join(rest, "") != plain.stderr {
+		t.Errorf("--speedup 0 %% differs from no speedup:\n%s\nvs\n%s", zero.stderr, plain.stderr)
+	}
+	if dur == "" || !strings.Contains(plain.stderr, "virtual duration "+dur+" ns (makespan)") {
+		t.Errorf("reported duration %q, not the makespan of\n%s", dur, plain.stderr)
+	}
+	// The longer loop 100 % faster: rounds take as long as the shorter
+	// loop, 18,000 of 20,000 iterations' time (plus thread creation and
+	// joins): the period drops by about 9 %.
+	period := func(args ...string) float64 {
+		a := append([]string{"run", "--clear-env", "--progress", "round_done"}, args...)
+		out := run(t, nil, dir, emuprofBin, append(a, "--", prog, "50")...)
+		i := strings.Index(out.stderr, "one every ")
+		if out.code != 0 || i < 0 {
+			t.Fatalf("emuprof %v: exit %d\n%s", a, out.code, out.stderr)
+		}
+		v, err := strconv.ParseFloat(strings.Fields(out.stderr[i+len("one every "):])[0], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	base, fast := period(), period("--speedup", "coz_rounds.c:15=100")
+	if s := 1 - fast/base; s < 0.085 || s > 0.1 {
+		t.Errorf("longer loop sped up 100 %%: program speedup %.4f, want about 0.09", s)
+	}
+	if bad := run(t, nil, dir, emuprofBin, "run", "--speedup", "coz_rounds.c:15=101", "--", prog, "1"); bad.code != 2 {
+		t.Errorf("--speedup 101 %%: exit %d, want 2", bad.code)
+	}
+}
