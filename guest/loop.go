@@ -164,7 +164,10 @@ func (p *Process) syscall(t *sched.Thread) *Result {
 	call := syscalls.Call{Tid: t.Tid, Nr: r.RAX, Args: [6]uint64{r.RDI, r.RSI, r.RDX, r.R10, r.R8, r.R9},
 		PC: r.RIP - 2, Now: t.Clock}
 	p.cpu.Drain()
-	out, handled, end := p.threadSyscall(t, &call, r)
+	out, handled, end := p.processSyscall(t, &call, r)
+	if !handled {
+		out, handled, end = p.threadSyscall(t, &call, r)
+	}
 	if end != nil {
 		return end
 	}

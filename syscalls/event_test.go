@@ -303,8 +303,3 @@ func TestTimerfd(t *testing.T) {
 		t.Errorf("after read: %v", got)
 	}
 }
-
-func TestExecveRefused(t *testing.T) {
-	h := newHarness(t, Config{})
-	h.errno(eNOSYS, nrExecve, h.str("/bin/true"), 0, 0)
-}

@@ -95,8 +95,10 @@ func declareTable() []entry {
 	partial(435, "threads only (CLONE_VM|CLONE_THREAD): processes cannot be created", byRuntime)
 	refuse(57, eNOSYS, "a second process would need a second address space")
 	refuse(58, eNOSYS, "a second process would need a second address space")
-	refuse(59, eNOSYS, "a new program would need a second process (the caller goes on)")
-	refuse(322, eNOSYS, "a new program would need a second process (the caller goes on)")
+	// execve replaces the image in place: the runtime maps the new program
+	// (see Kernel.ExecTarget and Kernel.Exec).
+	partial(59, "#! scripts too; a process that has others (fork) is not supported yet", byRuntime)
+	partial(322, "#! scripts too; a process that has others (fork) is not supported yet", byRuntime)
 	full(202, byRuntime) // all operations, timeouts in virtual time, FIFO wake order
 
 	// Files: open, close, descriptors (sys_file.go).

@@ -1,0 +1,181 @@
+package guest
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"emuprof/cpu"
+	"emuprof/loader"
+	"emuprof/sched"
+	"emuprof/syscalls"
+)
+
+// execve and execveat replace the image of the calling process in place:
+// same pid, same kernel state (fds without O_CLOEXEC, cwd, signal mask),
+// a fresh address space in the same engine, fresh registers. The analyses
+// keep running across the exec: the new image's symbols are added to the
+// symbol table (an object overlapping an old one replaces it), and code at
+// reused addresses is retranslated under new block ids, so a profile covers
+// the process before and after the exec, each block named by the image it
+// belonged to.
+
+const (
+	nrExecve   = 59
+	nrExecveat = 322
+
+	atEmptyPath       = 0x1000
+	atSymlinkNofollow = 0x100
+	atFDCWD           = -100
+
+	eNOENT       = 2
+	e2BIG        = 7
+	eNOEXEC      = 8
+	eACCES       = 13
+	eLOOP        = 40
+	eNAMETOOLONG = 36
+
+	// maxArgStrlen and maxArgBytes bound execve's strings (MAX_ARG_STRLEN,
+	// and a quarter of the default 8 MB stack limit for them all).
+	maxArgStrlen = 32 * 4096
+	maxArgBytes  = 2 << 20
+	maxArgs      = 0x7fffffff
+)
+
+// processSyscall handles the syscalls that act on the process as a whole
+// (execve); handled is false for the others. On a successful exec, *r holds
+// the new image's initial registers.
+func (p *Process) processSyscall(t *sched.Thread, c *syscalls.Call, r *cpu.Regs) (out syscalls.Outcome, handled bool, end *Result) {
+	a := c.Args
+	switch c.Nr {
+	case nrExecve:
+		return p.execve(t, r, atFDCWD, a[0], a[1], a[2], 0), true, nil
+	case nrExecveat:
+		flags := int(a[4])
+		if flags&^(atEmptyPath|atSymlinkNofollow) != 0 {
+			return ret(errno(eINVAL)), true, nil
+		}
+		return p.execve(t, r, int(int32(a[0])), a[1], a[2], a[3], flags), true, nil
+	}
+	return syscalls.Outcome{}, false, nil
+}
+
+// readStrings reads a NULL-terminated array of string pointers (argv, envp).
+func (p *Process) readStrings(addr uint64) ([]string, int) {
+	var out []string
+	if addr == 0 {
+		return nil, 0 // Linux takes a NULL argv or envp as empty
+	}
+	total := 0
+	for i := uint64(0); ; i++ {
+		var b [8]byte
+		if err := p.cpu.ReadMem(addr+8*i, b[:]); err != nil {
+			return nil, eFAULT
+		}
+		ptr := binary.LittleEndian.Uint64(b[:])
+		if ptr == 0 {
+			return out, 0
+		}
+		s, e := p.kernel.ReadString(ptr, maxArgStrlen-1, syscalls.Errno(e2BIG))
+		if e != 0 {
+			return nil, int(e)
+		}
+		if total += len(s) + 1 + 8; total > maxArgBytes || len(out) >= maxArgs {
+			return nil, e2BIG
+		}
+		out = append(out, s)
+	}
+}
+
+// execve replaces the process's image with the program at path (relative
+// to dirfd), run with argv and envp read from guest memory. Failures before
+// the point of no return are errnos to the caller, as on Linux.
+func (p *Process) execve(t *sched.Thread, r *cpu.Regs, dirfd int, pathAddr, argvAddr, envpAddr uint64, flags int) syscalls.Outcome {
+	path, e := p.kernel.ReadPath(pathAddr)
+	if e != 0 {
+		return ret(errno(int(e)))
+	}
+	argv, en := p.readStrings(argvAddr)
+	if en != 0 {
+		return ret(errno(en))
+	}
+	envp, en := p.readStrings(envpAddr)
+	if en != 0 {
+		return ret(errno(en))
+	}
+	host, e := p.kernel.ExecTarget(dirfd, path, flags&atEmptyPath != 0, flags&atSymlinkNofollow == 0)
+	if e != 0 {
+		return ret(errno(int(e)))
+	}
+	// #! scripts, as binfmt_script: the interpreter resolves in the
+	// guest's file system.
+	named := path
+	execFn := path
+	for depth := 0; ; depth++ {
+		head, err := loader.ReadScriptHead(host)
+		if err != nil {
+			return ret(errno(eACCES))
+		}
+		interp, arg, ok, err := loader.ParseScript(head)
+		if !ok {
+			break
+		}
+		if err != nil {
+			return ret(errno(eNOEXEC))
+		}
+		if depth >= loader.MaxScriptDepth {
+			return ret(errno(eLOOP))
+		}
+		ihost, e := p.kernel.ExecTarget(atFDCWD, interp, false, true)
+		if e != 0 {
+			return ret(errno(int(e)))
+		}
+		argv = loader.ScriptArgs(interp, arg, named, argv)
+		named, host = interp, ihost
+	}
+	exe, err := loader.Open(host)
+	if err != nil {
+		return ret(errno(eNOEXEC))
+	}
+	var interp *loader.Object
+	if exe.Interp != "" {
+		ipath, err := loader.ResolveInterp(host, exe.Interp, p.cfg.Sysroot)
+		if err != nil {
+			return ret(errno(eNOENT)) // as Linux says for a missing PT_INTERP
+		}
+		if interp, err = loader.Open(ipath); err != nil {
+			return ret(errno(eNOEXEC))
+		}
+	}
+	layout, err := loader.Plan(exe, interp)
+	if err != nil {
+		return ret(errno(eNOEXEC))
+	}
+
+	// The point of no return: the other threads end, the image goes.
+	for _, th := range p.sched.Threads() {
+		if th != t && th.State != sched.Exited {
+			th.ExitStatus = 0
+			p.sched.Exit(th)
+		}
+	}
+	p.kernel.Exec(t.Tid, host)
+	for _, v := range p.as.VMAs() {
+		if err := p.as.Unmap(v.Start, v.Size()); err != nil {
+			return syscalls.Outcome{Err: fmt.Errorf("execve: unmapping %#x: %w", v.Start, err)}
+		}
+	}
+	p.cfg.Program = host
+	p.layout = layout
+	var random [16]byte
+	p.kernel.Random(random[:])
+	if err := p.loadImage(argv, envp, execFn, random); err != nil {
+		return syscalls.Outcome{Err: fmt.Errorf("execve %s: %w", host, err)}
+	}
+	if err := p.cpu.ReadRegs(r); err != nil {
+		return syscalls.Outcome{Err: err}
+	}
+	if p.digest != nil {
+		p.hash(0xe7ec, uint64(t.Tid), p.layout.Entry)
+	}
+	return ret(0)
+}
