@@ -18,6 +18,15 @@
 // called into it, as Coz attributes out-of-scope samples to the last
 // in-scope callsite of the call chain (§4.1, "Sample Attribution"); the
 // call-tracking stage's Call and Return events keep that per thread.
+//
+// Validation (validate.go). A prediction is checked by speeding the line up
+// for real: emuprof run --speedup FILE:LINE=PCT makes the emulator charge
+// each of the line's instructions (100−PCT) % of its virtual cost, and
+// --validate N reruns the program whole that way for the top N lines at
+// 5/25/50/100 %, measuring the first progress point's period with the
+// observing mode of this package (Config.Observe). The actual speedup is
+// per instruction (the line's own instructions, not the library code it
+// calls), so lines that call out of scope compare best with --no-callees.
 package causal
 
 import (
