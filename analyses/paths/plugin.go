@@ -2,7 +2,6 @@ package paths
 
 import (
 	"bytes"
-	"fmt"
 	"html"
 	"io"
 	"path/filepath"
@@ -23,7 +22,8 @@ object file (jump tables included) and completed with the transitions the run ta
 output says which. Loops end a path at every back edge; calls do not end paths. Writes
 <app>_paths.json (per routine: paths with their ids, counts, blocks and source lines) and
 prints the hottest paths.`,
-	Flags: flags,
+	Flags:  flags,
+	Render: RenderHTML,
 }
 
 func flags(fs *pflag.FlagSet) platform.Factory {
@@ -34,7 +34,10 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 	fs.BoolVar(&p3.PBL, "pbl", false, "paths: with --p3, plan PBL (whole procedures per copy) instead of P3")
 	return func(env *platform.Env) (platform.Instance, error) {
 		if p3.K < 0 || p3.K > 64 {
-			return nil, fmt.Errorf("--p3 %d: want 1 to 64 copies", p3.K)
+			return nil, platform.BadFlag("p3", p3.K, "want 1 to 64 copies")
+		}
+		if p3.PBL && p3.K == 0 {
+			return nil, platform.BadFlag("pbl", true, "needs --p3 K")
 		}
 		p := New(Options{Symbols: env.Symbols, Block: env.Block, Routines: env.Routines})
 		p.P3 = p3
@@ -112,4 +115,10 @@ func (i *instance) Section() (title, body string, err error) {
 		return "", "", err
 	}
 	return "Path profile (Ball-Larus)", "<pre>" + html.EscapeString(b.String()) + "</pre>", nil
+}
+
+// CheckOutput implements platform.OutputChecker: the profile's name must
+// fit the file system.
+func (i *instance) CheckOutput(dir string) error {
+	return platform.CheckFileName(dir, FileName(i.program))
 }
