@@ -54,15 +54,23 @@ func isRuntimeRoutine(name, obj string) bool {
 	return false
 }
 
-// isSystemObject reports whether obj is a shared library or the dynamic
-// linker (not the program, not a library of the program's own with debug
-// lines, which callers check separately).
-func isSystemObject(obj, program string) bool {
+// isHelperObject reports whether obj is the C library, the dynamic linker
+// or a library they use (libgcc_s unwinds for pthread_exit): code there
+// that the runtime calls is the runtime's helper (malloc, mmap, memset,
+// TLS setup), while code of the program or of any other library that the
+// runtime calls is a callback (a thread's start routine, an outlined
+// parallel region).
+func isHelperObject(obj, program string) bool {
 	base := path.Base(obj)
 	if base == path.Base(program) {
 		return false
 	}
-	return strings.HasPrefix(base, "ld-") || strings.HasPrefix(base, "lib") && strings.Contains(base, ".so")
+	for _, p := range []string{"libc.", "libc-", "ld-linux", "ld-musl", "ld64.", "libpthread", "libdl.", "librt.", "libgcc_s", "libm."} {
+		if strings.HasPrefix(base, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // spinNames are runtime routines that are nothing but a spin-wait loop.

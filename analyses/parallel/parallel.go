@@ -2,8 +2,8 @@ package parallel
 
 import (
 	"fmt"
+	"path"
 	"slices"
-	"strings"
 
 	"emuprof/analyses"
 	"emuprof/analyses/calls"
@@ -267,10 +267,11 @@ func (a *Analysis) routineClass(r calls.RoutineID, entry uint64) routineClass {
 			if a.env.Symbols != nil && entry != 0 {
 				_, _, lines = a.env.Symbols.Line(entry)
 			}
-			// Without lines: code of the program (or of a library of
-			// its own) that is named and not a C library internal.
-			rc.user = lines || !isSystemObject(rt.Object, a.env.Program) && len(rt.Name) > 0 &&
-				rt.Name[0] != '_' && !strings.Contains(rt.Name, "!0x")
+			// Without lines: code outside the C library, unless the
+			// program's own (a static build holds the C library too)
+			// named like a C library internal.
+			prog := path.Base(rt.Object) == path.Base(a.env.Program)
+			rc.user = lines || !isHelperObject(rt.Object, a.env.Program) && (!prog || len(rt.Name) > 0 && rt.Name[0] != '_')
 		}
 	}
 	return *rc
@@ -297,7 +298,14 @@ func (a *Analysis) Events(batch []analyses.Event) {
 		case analyses.KindCall:
 			t := a.thread(ev.Tid, ev.Time)
 			r := calls.RoutineID(ev.Block)
-			t.stack = append(t.stack, a.extend(t.top(), r, ev.Addr, a.callSite(t.lastBlock)))
+			ctx := t.top()
+			if len(t.stack) > 1 || !a.tree.nodes[ctx].runtime {
+				ctx = a.extend(ctx, r, ev.Addr, a.callSite(t.lastBlock))
+			}
+			// else: the root frame of a thread created from the
+			// runtime is the runtime's own start-up code (clone's
+			// child path), collapsed into the creation context.
+			t.stack = append(t.stack, ctx)
 			t.phys = append(t.phys, r)
 		case analyses.KindReturn:
 			t := a.thread(ev.Tid, ev.Time)

@@ -43,6 +43,18 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 	_ = fs.MarkHidden("parallel-sweep-at-end")
 	return func(env *platform.Env) (platform.Instance, error) {
 		c := cfg
+		switch {
+		case c.IdleBase != "cores" && c.IdleBase != "threads":
+			return nil, platform.BadFlag("idle-base", c.IdleBase, "want cores or threads")
+		case c.Spin != "idle" && c.Spin != "overhead":
+			return nil, platform.BadFlag("spin", c.Spin, "want idle or overhead")
+		case !(c.IdleThreshold > 0 && c.IdleThreshold <= 1):
+			return nil, platform.BadFlag("idle-threshold", c.IdleThreshold, "want a fraction in (0, 1]")
+		case !(c.OverheadThreshold > 0 && c.OverheadThreshold <= 1):
+			return nil, platform.BadFlag("overhead-threshold", c.OverheadThreshold, "want a fraction in (0, 1]")
+		case c.Hot < 1:
+			return nil, platform.BadFlag("hot", c.Hot, "want at least 1")
+		}
 		s := env.Sched.Defaults()
 		c.CPUs, c.Quantum, c.NsPerInsn = s.CPUs, s.Quantum, s.NsPerInsn
 		c.App = filepath.Base(env.Program)
@@ -55,10 +67,28 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 	}
 }
 
-// Write writes <app>_parallel.pb.gz and <app>_parallel.json into dir.
+func (a *Analysis) files() []string {
+	return []string{a.cfg.App + "_parallel.pb.gz", a.cfg.App + "_parallel.json"}
+}
+
+// CheckOutput checks, before the run, that the files can be created in dir.
+func (a *Analysis) CheckOutput(dir string) error {
+	for _, f := range a.files() {
+		if err := platform.CheckFileName(dir, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Write writes <app>_parallel.pb.gz and <app>_parallel.json into dir
+// (created if need be).
 func (a *Analysis) Write(dir string) ([]string, error) {
 	if a.res == nil {
 		return nil, fmt.Errorf("parallel: no results (the run did not finish the stream)")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
 	}
 	var pb bytes.Buffer
 	if err := a.res.WritePprof(&pb); err != nil {
@@ -72,7 +102,7 @@ func (a *Analysis) Write(dir string) ([]string, error) {
 	for _, f := range []struct {
 		name string
 		data []byte
-	}{{a.cfg.App + "_parallel.pb.gz", pb.Bytes()}, {a.cfg.App + "_parallel.json", append(js, '\n')}} {
+	}{{a.files()[0], pb.Bytes()}, {a.files()[1], append(js, '\n')}} {
 		p := filepath.Join(dir, f.name)
 		if err := writeAtomic(p, f.data); err != nil {
 			return out, err
