@@ -8,6 +8,8 @@
 #   THREADS=1 bench/run.sh          the multithreaded guests instead
 #   INTERP=1 bench/run.sh           interpreter-heavy Debian programs (perl, sqlite3,
 #                                   jq, python3): native, bare, run, run/bare
+#   PARALLEL=1 bench/run.sh         `emuprof parallel` over `emuprof run` on the threaded
+#                                   guests, CPU and wall time (issue 13's goal: 1.2x)
 # The overlap of the analyses with the engine (they run on a goroutine of
 # their own) shows in wall time, not CPU time: the columns trms-wall,
 # memhooks-wall and their ratio are wall seconds (best of REPS).
@@ -25,7 +27,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPS=${REPS:-3}
-EMUPROF=./emuprof
+EMUPROF=${EMUPROF:-./emuprof}
 BIN=testdata/bin/glibc-static
 guests=("$@")
 if [ ${#guests[@]} -eq 0 ]; then
@@ -79,6 +81,21 @@ print(json.dumps([{"id":i,"name":"n%d"%i,"tags":["a","b",str(i%7)],"v":random.ra
 		printf '%-10s %8.3f %7.1fx %7.1fx %9.3f\n' "$name" "$n" "$(ratio "$bare" "$n")" "$(ratio "$run" "$n")" "$(echo "scale=3; $run / $bare" | bc -l)"
 	done
 	rm -rf "$work"
+	exit 0
+fi
+if [ -n "${PARALLEL:-}" ]; then
+	[ $# -eq 0 ] && guests=(mutex_counter condvar_pc threadpool coz_fig1 omp_reduce par_serial omp_imbalance)
+	printf '%-14s %8s %9s %9s %9s %9s %10s\n' guest run parallel par/run run-wall par-wall wall-ratio
+	for g in "${guests[@]}"; do
+		prog=$BIN/$g
+		[ -x "$prog" ] || { echo "missing $prog (make guests)" >&2; continue; }
+		run=$(best $EMUPROF run -- "$prog")
+		par=$(best $EMUPROF parallel --out /tmp/emuprof-bench -- "$prog")
+		runw=$(WALL=1 best $EMUPROF run -- "$prog")
+		parw=$(WALL=1 best $EMUPROF parallel --out /tmp/emuprof-bench -- "$prog")
+		printf '%-14s %8.2f %9.2f %8.2fx %9.2f %9.2f %9.2fx\n' "$g" "$run" "$par" "$(echo "scale=3; $par / $run" | bc -l)" \
+			"$runw" "$parw" "$(echo "scale=3; $parw / $runw" | bc -l)"
+	done
 	exit 0
 fi
 printf '%-14s %8s %7s %7s %8s %7s %8s %8s %9s %8s %13s %6s %13s %22s\n' guest native bare run memhooks trms vg-none memcheck callgrind run/bare trms/memhooks MIPS "RSS MB g/trms" "wall trms/memhooks" aprof

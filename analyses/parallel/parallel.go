@@ -96,6 +96,7 @@ type Analysis struct {
 	byTid map[uint32]*thread
 	all   []*thread // every thread, in order of appearance
 	cur   *thread   // thread of the latest Block event
+	last  *thread   // thread of the latest lookup
 
 	// Timeline (see the package comment).
 	swept    int64 // idleness is integrated over [0, swept)
@@ -133,9 +134,10 @@ func New(cfg Config, env *platform.Env) (*Analysis, error) {
 	return a, nil
 }
 
-// Needs: blocks with lines, calls, scheduler events.
+// Needs: blocks, calls, scheduler events. Lines are looked up here, once
+// per block, on the analyses' goroutine rather than by the engine.
 func (a *Analysis) Needs() analyses.Needs {
-	return analyses.Needs{Blocks: true, Calls: true, Threads: true, Lines: true}
+	return analyses.Needs{Blocks: true, Calls: true, Threads: true}
 }
 
 // thread is what the analysis knows of one guest thread.
@@ -222,7 +224,11 @@ func (a *Analysis) blockClass(id uint32) *blockClass {
 		if name == "" {
 			name = "unknown"
 		}
-		bc.line = a.lines.intern(lineInfo{fn: name, obj: r.Object, file: b.File, line: b.Line})
+		li := lineInfo{fn: name, obj: r.Object, file: b.File, line: b.Line}
+		if li.line == 0 && a.env.Symbols != nil {
+			li.file, li.line, _ = a.env.Symbols.Line(b.Addr)
+		}
+		bc.line = a.lines.intern(li)
 	}
 	return bc
 }
@@ -278,13 +284,18 @@ func (a *Analysis) routineClass(r calls.RoutineID, entry uint64) routineClass {
 }
 
 func (a *Analysis) thread(tid uint32, at int64) *thread {
+	if t := a.last; t != nil && t.tid == tid && t.state != exited {
+		return t
+	}
 	if t := a.byTid[tid]; t != nil && t.state != exited {
+		a.last = t
 		return t
 	}
 	t := &thread{tid: tid, order: len(a.all), known: at, runStart: at, segStart: at, start: at, end: at, fresh: true,
 		stack: []int32{0}}
 	a.byTid[tid] = t
 	a.all = append(a.all, t)
+	a.last = t
 	return t
 }
 

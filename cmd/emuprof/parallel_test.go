@@ -123,9 +123,9 @@ func TestParallelInvariant(t *testing.T) {
 	})
 }
 
-// context returns the context whose path ends with suffix (">"-separated
+// parContext returns the context whose path ends with suffix (">"-separated
 // routines), failing unless exactly one does.
-func context(t *testing.T, r *parallel.Result, suffix string) parallel.Context {
+func parContext(t *testing.T, r *parallel.Result, suffix string) parallel.Context {
 	t.Helper()
 	var found []parallel.Context
 	for _, c := range r.Contexts {
@@ -154,13 +154,13 @@ func TestParallelSerialPhase(t *testing.T) {
 			pr := runParallel(t, []string{"--cpus", fmt.Sprint(cpus)}, guestBin(t, "glibc-static", "par_serial"))
 			checkParallel(t, pr)
 			r := &pr.r
-			s := context(t, r, "main>serial").Total
+			s := parContext(t, r, "main>serial").Total
 			if s.Work < 2_000_000 || s.Idleness != int64(cpus-1)*s.Work {
 				t.Errorf("serial: work %d, idleness %d, want (n−1)·t = %d", s.Work, s.Idleness, int64(cpus-1)*s.Work)
 			}
 			var bw, bi int64
 			for _, suffix := range []string{"main>balanced", "worker>balanced"} {
-				b := context(t, r, suffix).Total
+				b := parContext(t, r, suffix).Total
 				bw += b.Work
 				bi += b.Idleness
 			}
@@ -188,7 +188,7 @@ func TestParallelLockBlame(t *testing.T) {
 	pr := runParallel(t, []string{"--cpus", "4"}, guestBin(t, "glibc-static", "par_lock"))
 	checkParallel(t, pr)
 	r := &pr.r
-	h := context(t, r, "main>hold").Total.Work
+	h := parContext(t, r, "main>hold").Total.Work
 	var unlock parallel.Context
 	for _, c := range r.Contexts {
 		if p := r.Path(c.ID); strings.HasSuffix(p, "main>"+c.Routine) && strings.Contains(c.Routine, "mutex_unlock") {
@@ -213,7 +213,7 @@ func TestParallelOpenMPImbalance(t *testing.T) {
 			pr := runParallel(t, []string{"--cpus", "4"}, guestBin(t, v, "omp_imbalance"))
 			checkParallel(t, pr)
 			r := &pr.r
-			loop := context(t, r, "main>GOMP_parallel>main._omp_fn.0").Total
+			loop := parContext(t, r, "main>GOMP_parallel>main._omp_fn.0").Total
 			ratio := float64(loop.Idleness) / float64(loop.Effort())
 			if ratio < 0.40 || ratio > 0.46 {
 				t.Errorf("loop: work %d, idleness %d: ratio %.4f, want about 12/28 = 0.4286", loop.Work, loop.Idleness, ratio)
