@@ -117,7 +117,8 @@ div.scroll thead th { position: sticky; top: 0; }
 // pageJS sorts tables with class "sortable" by the clicked column (cells'
 // data-v when present, numbers numerically), and marks the page when it
 // has run: data-report-js="ok" on the html element, data-report-plots the
-// number of drawn SVG paths per section; an error marks data-report-error.
+// number of SVG paths drawn per section (data: curves, lines, bars; axes not
+// counted); an error marks data-report-error.
 // It must not contain "<" or "&" (the page also parses as XML).
 const pageJS = `(function () {
   var root = document.documentElement;
@@ -153,8 +154,8 @@ const pageJS = `(function () {
   Array.prototype.forEach.call(document.querySelectorAll('section.analysis'), function (s) {
     var n = 0;
     Array.prototype.forEach.call(s.querySelectorAll('svg path'), function (p) {
-      var d = p.getAttribute('d');
-      if (d) { if (p.getTotalLength() > 0) { n++; } }
+      if (p.getAttribute('class') === 'axis') { return; }
+      if (p.getAttribute('d')) { if (p.getTotalLength() > 0) { n++; } }
     });
     counts.push(s.id + '=' + n);
   });

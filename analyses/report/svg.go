@@ -251,3 +251,75 @@ func ticks(lo, hi float64) []float64 {
 	}
 	return out
 }
+
+// Bars is a horizontal stacked bar chart: one bar per label, one segment
+// per part, drawn as SVG paths with a tooltip each.
+type Bars struct {
+	Title  string
+	Unit   string   // of the values, for the axis and tooltips
+	Labels []string // one per bar
+	Parts  []string // one per segment kind
+	Colors []string // per part (default Palette)
+	Values [][]float64
+}
+
+// SVG renders the chart.
+func (c *Bars) SVG() string {
+	const w, barH, gap, left = 640, 14, 6, 110
+	h := padT + len(c.Labels)*(barH+gap) + 44
+	total := 0.0
+	for _, row := range c.Values {
+		s := 0.0
+		for _, v := range row {
+			s += math.Max(v, 0)
+		}
+		total = math.Max(total, s)
+	}
+	if total == 0 {
+		total = 1
+	}
+	xt := ticks(0, total)
+	top := xt[len(xt)-1]
+	pw := float64(w - left - padR)
+	sx := func(v float64) float64 { return left + v/top*pw }
+	var b strings.Builder
+	fmt.Fprintf(&b, "<svg class=\"plot\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">\n", w, h, w, h)
+	fmt.Fprintf(&b, "<title>%s</title>\n<text class=\"title\" x=\"%d\" y=\"15\">%s</text>\n", Esc(c.Title), left, Esc(c.Title))
+	bottom := padT + len(c.Labels)*(barH+gap)
+	for _, t := range xt {
+		x := sx(t)
+		fmt.Fprintf(&b, "<line class=\"grid\" x1=\"%s\" y1=\"%d\" x2=\"%s\" y2=\"%d\"/><text x=\"%s\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
+			f1(x), padT, f1(x), bottom, f1(x), bottom+14, Esc(Human(t)))
+	}
+	fmt.Fprintf(&b, "<text x=\"%s\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", f1(left+pw/2), bottom+28, Esc(c.Unit))
+	for i, label := range c.Labels {
+		y := padT + i*(barH+gap)
+		fmt.Fprintf(&b, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>\n", left-6, y+barH-3, Esc(label))
+		x := 0.0
+		for j, v := range c.Values[i] {
+			if v <= 0 {
+				continue
+			}
+			color := Palette[j%len(Palette)]
+			if j < len(c.Colors) {
+				color = c.Colors[j]
+			}
+			x0, x1 := sx(x), sx(x+v)
+			x += v
+			fmt.Fprintf(&b, "<path fill=\"%s\" d=\"M%s %dH%sV%dH%sZ\"><title>%s</title></path>\n", color, f1(x0), y, f1(x1), y+barH, f1(x0),
+				Esc(fmt.Sprintf("%s: %s %s %s", label, c.Parts[j], FormatFloat(v), c.Unit)))
+		}
+	}
+	// Legend under the axis.
+	lx := left
+	for j, part := range c.Parts {
+		color := Palette[j%len(Palette)]
+		if j < len(c.Colors) {
+			color = c.Colors[j]
+		}
+		fmt.Fprintf(&b, "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">%s</text>\n", lx, bottom+34, color, lx+14, bottom+43, Esc(part))
+		lx += 14 + 7*len(part) + 16
+	}
+	b.WriteString("</svg>\n")
+	return b.String()
+}

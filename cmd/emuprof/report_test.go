@@ -238,3 +238,34 @@ func TestReportBrowserTRMS(t *testing.T) {
 		t.Errorf("rendered page lacks str_tolower")
 	}
 }
+
+// One emulation under every analysis writes one page with a section per
+// analysis, in headless Chromium without a script error, the trms, causal
+// and parallel sections drawing their plots; emuprof report DIR gives the
+// same bytes.
+func TestReportBrowserAllAnalyses(t *testing.T) {
+	prog := guestBin(t, "glibc-static", "coz_rounds")
+	dir := t.TempDir()
+	out := run(t, nil, dir, emuprofBin, "profile", "--analyses", "trms,paths,parallel,causal", "--progress", "round_done", "--out", dir, "--", prog, "1000")
+	if out.code != 0 {
+		t.Fatalf("exit %d: %s", out.code, out.stderr)
+	}
+	path := filepath.Join(dir, "report.html")
+	page, plots := checkPage(t, path)
+	for _, want := range []string{`<section id="trms"`, `<section id="paths"`, `<section id="parallel"`, `<section id="causal"`, ">src/coz_rounds.c:15</td>", "Threads: where their time went"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+	if !hasPlot(plots, "src/coz_rounds.c:15") {
+		t.Errorf("no causal plot of src/coz_rounds.c:15 (plots %q)", plots)
+	}
+	dom := chromium(t, path)
+	rendered(t, dom, "trms", "parallel", "causal") // the paths section is tables (analyses/paths/html.go)
+	if out := run(t, nil, dir, emuprofBin, "report", dir); out.code != 0 {
+		t.Fatalf("emuprof report: exit %d: %s", out.code, out.stderr)
+	}
+	if again, _ := os.ReadFile(path); string(again) != page {
+		t.Errorf("emuprof report DIR wrote different bytes than the run")
+	}
+}
