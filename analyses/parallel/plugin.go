@@ -15,6 +15,9 @@ import (
 	"emuprof/analyses/platform"
 )
 
+// SweepFlag is the name of the flag that asks for a --cpus sweep.
+const SweepFlag = "cpus-sweep"
+
 // Plugin registers the analysis with the platform.
 var Plugin = platform.Plugin{
 	Name:  "parallel",
@@ -39,6 +42,9 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 	fs.Float64Var(&cfg.IdleThreshold, "idle-threshold", DefaultIdleThreshold, "parallel: Table 1's high idleness, as a fraction of a context's work + idleness")
 	fs.Float64Var(&cfg.OverheadThreshold, "overhead-threshold", DefaultOverheadThreshold, "parallel: Table 1's high overhead, as a fraction of a context's work + idleness")
 	fs.IntVar(&cfg.Hot, "hot", DefaultHot, "parallel: contexts classified in the summary (and rows of its tables)")
+	// --cpus-sweep is carried out by the command, which runs the guest once
+	// per core count (SweepFlag); the analysis of each run ignores it.
+	fs.String(SweepFlag, "", "parallel: run once per core count (e.g. 1,2,4,8), each into OUT/cpusN, and compare makespan, speedup and idleness")
 	fs.BoolVar(&cfg.SweepAtEnd, "parallel-sweep-at-end", false, "parallel: testing: keep the whole timeline until the end instead of sweeping it as the run goes")
 	_ = fs.MarkHidden("parallel-sweep-at-end")
 	return func(env *platform.Env) (platform.Instance, error) {

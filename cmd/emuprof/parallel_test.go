@@ -291,3 +291,59 @@ func TestParallelSweepAtEnd(t *testing.T) {
 		})
 	}
 }
+
+// --cpus-sweep: par_serial's 4 threads on 1, 2, 4, 8 cores. The speedup
+// grows up to 4 cores and stops there; each run keeps the invariant.
+func TestParallelCPUsSweep(t *testing.T) {
+	dir := t.TempDir()
+	prog := guestBin(t, "glibc-static", "par_serial")
+	out := run(t, nil, dir, emuprofBin, "parallel", "--out", dir, "--clear-env", "--cpus-sweep", "8,1,2,4", "--", prog)
+	if out.code != 0 {
+		t.Fatalf("exit %d\n%s", out.code, out.stderr)
+	}
+	var sw struct {
+		Runs []parallel.SweepRow `json:"runs"`
+		Stop int                 `json:"stops_after"`
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "par_serial_parallel_sweep.json"))
+	if err == nil {
+		err = json.Unmarshal(data, &sw)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sw.Runs) != 4 || sw.Stop != 4 {
+		t.Fatalf("sweep %+v, want 4 runs stopping after 4 cores", sw)
+	}
+	for i, r := range sw.Runs {
+		if want := []int{1, 2, 4, 8}[i]; r.CPUs != want {
+			t.Errorf("run %d on %d cores, want %d", i, r.CPUs, want)
+		}
+		var res parallel.Result
+		data, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("cpus%d", r.CPUs), "par_serial_parallel.json"))
+		if err == nil {
+			err = json.Unmarshal(data, &res)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Cores != r.CPUs || res.Makespan != r.Makespan ||
+			res.Total.Work+res.Total.Idleness+res.Unattr != int64(r.CPUs)*r.Makespan {
+			t.Errorf("%d cores: result %d cores, makespan %d (sweep %d), invariant %d != %d", r.CPUs, res.Cores,
+				res.Makespan, r.Makespan, res.Total.Work+res.Total.Idleness+res.Unattr, int64(r.CPUs)*r.Makespan)
+		}
+		if i > 0 && r.CPUs <= 4 && !(r.Speedup > sw.Runs[i-1].Speedup) {
+			t.Errorf("no speedup from %d to %d cores: %v", sw.Runs[i-1].CPUs, r.CPUs, sw.Runs)
+		}
+	}
+	if sw.Runs[3].Makespan != sw.Runs[2].Makespan {
+		t.Errorf("8 cores (%d ns) differ from 4 (%d ns) for 4 threads", sw.Runs[3].Makespan, sw.Runs[2].Makespan)
+	}
+	if !strings.Contains(out.stdout, "stops growing (less than 10 % more per step) after 4 core(s)") {
+		t.Errorf("summary:\n%s", out.stdout)
+	}
+	bad := run(t, nil, dir, emuprofBin, "parallel", "--out", dir, "--cpus-sweep", "4", "--", prog)
+	if bad.code != 2 || !strings.Contains(bad.stderr, "--cpus-sweep 4: want at least two core counts") {
+		t.Errorf("--cpus-sweep 4: exit %d, %q", bad.code, bad.stderr)
+	}
+}

@@ -89,6 +89,9 @@ func (f *profileFlags) selected(list string) ([]platform.Plugin, error) {
 // writes every analysis's outputs (atomically, marked partial when the run
 // did not finish) and prints their summaries.
 func (f *profileFlags) profile(list string, args []string) error {
+	if sweep, err := f.cpusSweep(list, args); sweep {
+		return err
+	}
 	plugins, err := f.selected(list)
 	if err != nil {
 		return err
