@@ -85,24 +85,28 @@ func lockWait(lf *lockedFile, what string) Outcome {
 
 // Operations of flock(2).
 const (
-	lockSH = 1
-	lockEX = 2
-	lockNB = 4
-	lockUN = 8
+	lockSH   = 1
+	lockEX   = 2
+	lockNB   = 4
+	lockMand = 32
+	lockUN   = 8
 )
 
 func sysFlock(k *Kernel, c *Call) Outcome {
+	op := uint32(c.Args[1])
+	if op&lockMand != 0 {
+		return ok(0) // LOCK_MAND: ignored since Linux 5.15
+	}
+	kind := op &^ lockNB
+	if kind != lockSH && kind != lockEX && kind != lockUN {
+		return fail(eINVAL)
+	}
 	f, e := k.file(fdArg(c.Args[0]))
 	if e != 0 {
 		return fail(e)
 	}
 	if f.flags&oPATH != 0 {
 		return fail(eBADF)
-	}
-	op := uint32(c.Args[1])
-	kind := op &^ lockNB
-	if kind != lockSH && kind != lockEX && kind != lockUN {
-		return fail(eINVAL)
 	}
 	lf, e := k.lockedFile(f)
 	if e != 0 {

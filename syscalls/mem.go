@@ -25,12 +25,36 @@ func (k *Kernel) emit(kind analyses.Kind, addr, n uint64) {
 // space.
 func accessOK(addr, n uint64) bool { return addr+n >= addr && addr+n <= mm.TaskSize }
 
-// readRaw loads guest memory without reporting it.
+// accessible returns the length of the longest prefix of [addr, addr+n)
+// that the kernel may store into (write) or load from: below the end of
+// the user address space, in mappings whose protection allows it, as the
+// MMU checks the kernel's own accesses to user memory. Loads need any
+// access (x86 has no write-only or execute-only pages), stores PROT_WRITE.
+// The engine's own memory access ignores protections, so every access on
+// behalf of a guest pointer goes through here.
+func (k *Kernel) accessible(addr, n uint64, write bool) uint64 {
+	var done uint64
+	for done < n {
+		a := addr + done
+		if a < addr || a >= mm.TaskSize {
+			break
+		}
+		v, found := k.as.Find(a)
+		if !found || write && v.Prot&mm.ProtWrite == 0 || v.Prot&(mm.ProtRead|mm.ProtWrite|mm.ProtExec) == 0 {
+			break
+		}
+		done = min(n, v.End-addr)
+	}
+	return done
+}
+
+// readRaw loads guest memory without reporting it. It fails with EFAULT,
+// reading nothing, unless all of it is readable.
 func (k *Kernel) readRaw(addr uint64, p []byte) Errno {
 	if len(p) == 0 {
 		return 0
 	}
-	if addr+uint64(len(p)) < addr || k.mem.ReadMem(addr, p) != nil {
+	if k.accessible(addr, uint64(len(p)), false) < uint64(len(p)) || k.mem.ReadMem(addr, p) != nil {
 		return eFAULT
 	}
 	return 0
@@ -45,15 +69,23 @@ func (k *Kernel) copyIn(addr uint64, p []byte) Errno {
 	return 0
 }
 
-// copyOut stores p into guest memory and reports a KernelWrite.
+// copyOut stores p into guest memory and reports a KernelWrite. Like
+// Linux's copy_to_user, it stores the prefix that is writable and fails
+// with EFAULT when that is not all of p.
 func (k *Kernel) copyOut(addr uint64, p []byte) Errno {
 	if len(p) == 0 {
 		return 0
 	}
-	if addr+uint64(len(p)) < addr || k.mem.WriteMem(addr, p) != nil {
+	n := k.accessible(addr, uint64(len(p)), true)
+	if n > 0 {
+		if k.mem.WriteMem(addr, p[:n]) != nil {
+			return eFAULT
+		}
+		k.emit(analyses.KindKernelWrite, addr, n)
+	}
+	if n < uint64(len(p)) {
 		return eFAULT
 	}
-	k.emit(analyses.KindKernelWrite, addr, uint64(len(p)))
 	return 0
 }
 
@@ -179,11 +211,16 @@ func (k *Kernel) readIovecs(addr, cnt uint64) ([]iovec, Errno) {
 		return nil, e
 	}
 	iov := make([]iovec, cnt)
-	var total uint64
 	for i := range iov {
 		iov[i] = iovec{le.Uint64(b[16*i:]), le.Uint64(b[16*i+8:])}
 		if int64(iov[i].len) < 0 {
 			return nil, eINVAL
+		}
+	}
+	var total uint64
+	for i := range iov {
+		if !accessOK(iov[i].base, iov[i].len) {
+			return nil, eFAULT
 		}
 		if total+iov[i].len > maxRWCount {
 			iov[i].len = maxRWCount - total

@@ -46,9 +46,9 @@ func sysMadviseAll(k *Kernel, c *Call) Outcome {
 	switch {
 	case advice <= madvDontNeed, advice >= madvDontFork && advice <= madvCollapse && advice != madvRemove:
 	case advice == madvFree, advice == madvRemove:
-	case advice == madvHWPoison, advice == madvSoftOffline:
-		return fail(ePERM) // memory failure injection: CAP_SYS_ADMIN, not emulated
 	default:
+		// MADV_HWPOISON and MADV_SOFT_OFFLINE included: the emulated
+		// kernel has no memory failure handling (CONFIG_MEMORY_FAILURE).
 		return fail(eINVAL)
 	}
 	if addr%mm.PageSize != 0 || addr+length < addr {

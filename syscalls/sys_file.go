@@ -26,6 +26,12 @@ func sysCreat(k *Kernel, c *Call) Outcome {
 }
 
 func (k *Kernel) openAt(dirfd int, pathAddr uint64, flags, mode uint32) Outcome {
+	// build_open_flags: O_TMPFILE needs O_DIRECTORY, no O_CREAT, and write
+	// access; checked before the path is read.
+	if flags&oTMPFILE != 0 && (flags&(oTMPFILE|oDIRECTORY|oCREAT) != oTMPFILE|oDIRECTORY ||
+		flags&oAccMode != oWRONLY && flags&oAccMode != oRDWR) {
+		return fail(eINVAL)
+	}
 	p, e := k.readPath(pathAddr)
 	if e != 0 {
 		return fail(e)
@@ -540,6 +546,11 @@ func (k *Kernel) pipe2(addr uint64, flags uint32) Outcome {
 	return ok(0)
 }
 
+// maxFileBytes is the largest size of a host file, the same on every host:
+// ext4's with 4 KiB blocks (16 TiB - 4 KiB), the usual Linux root file
+// system. lseek past it fails with EINVAL, writes and truncates with EFBIG.
+const maxFileBytes = 0xffffffff000
+
 func sysLseek(k *Kernel, c *Call) Outcome {
 	f, e := k.file(fdArg(c.Args[0]))
 	if e != 0 {
@@ -552,6 +563,13 @@ func sysLseek(k *Kernel, c *Call) Outcome {
 		return fail(eSPIPE)
 	}
 	off, whence := int64(c.Args[1]), uint32(c.Args[2])
+	if _, isDev := f.ops.(*device); isDev {
+		// null_lseek, noop_llseek: the position stays 0.
+		if whence > seekEnd {
+			return fail(eINVAL)
+		}
+		return ok(0)
+	}
 	var n int64
 	switch whence {
 	case seekSet:
@@ -586,6 +604,9 @@ func sysLseek(k *Kernel, c *Call) Outcome {
 	if n < 0 {
 		return fail(eINVAL)
 	}
+	if _, isHost := f.ops.(*hostFile); isHost && n > maxFileBytes {
+		return fail(eINVAL)
+	}
 	if n == 0 {
 		f.dents = nil // rewinddir: list again
 	}
@@ -612,6 +633,9 @@ func sysPpoll(k *Kernel, c *Call) Outcome {
 			return fail(eINVAL)
 		}
 		timeout = ts.ns()
+	}
+	if e := k.epollSigmask(c.Args[3], c.Args[4]); e != 0 {
+		return fail(e)
 	}
 	return k.poll(c.Args[0], c.Args[1], timeout)
 }

@@ -187,17 +187,31 @@ func (k *Kernel) renameat(olddir int, oldAddr uint64, newdir int, newAddr uint64
 	if flags&(renameExch|renameWhite) != 0 {
 		return fail(eINVAL) // not supported
 	}
-	ol, e := k.lookupArg(olddir, oldAddr, false)
+	op, e := k.readPath(oldAddr)
 	if e != 0 {
 		return fail(e)
 	}
-	nl, e := k.lookupArg(newdir, newAddr, false)
+	np, e := k.readPath(newAddr)
+	if e != 0 {
+		return fail(e)
+	}
+	ol, e := k.lookup(olddir, op, false)
+	if e != 0 {
+		return fail(e)
+	}
+	nl, e := k.lookup(newdir, np, false)
 	if e != 0 {
 		return fail(e)
 	}
 	switch {
 	case ol.syn != nil || nl.syn != nil:
 		return fail(eXDEV)
+	case !lastNormal(op):
+		return fail(eBUSY)
+	case !lastNormal(np) && flags&renameNoRepl != 0:
+		return fail(eEXIST)
+	case !lastNormal(np):
+		return fail(eBUSY)
 	case !ol.exists():
 		return fail(eNOENT)
 	case ol.guest == "/" || nl.guest == "/":
@@ -233,6 +247,17 @@ func (k *Kernel) renameat(olddir int, oldAddr uint64, newdir int, newAddr uint64
 	k.touchParent(ol)
 	k.touchParent(nl)
 	return ok(0)
+}
+
+// lastNormal reports whether the last component of path p is a name (not
+// ".", ".." or the root): Linux's LAST_NORM.
+func lastNormal(p string) bool {
+	p = strings.TrimRight(p, "/")
+	if p == "" {
+		return false
+	}
+	last := p[strings.LastIndexByte(p, '/')+1:]
+	return last != "." && last != ".."
 }
 
 func sysRename(k *Kernel, c *Call) Outcome {

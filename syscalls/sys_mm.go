@@ -53,9 +53,12 @@ func sysMmap(k *Kernel, c *Call) Outcome {
 	if typ != mapShared && typ != mapPrivate && typ != mapSharedValidate {
 		return fail(eINVAL)
 	}
-	if prot&^(protRead|protWrite|protExec|protGrowsDown|protGrowsUp) != 0 {
-		return fail(eINVAL)
+	if typ == mapSharedValidate && flags&mapAnonymous != 0 {
+		return fail(eINVAL) // do_mmap knows MAP_SHARED and MAP_PRIVATE for anonymous memory
 	}
+	// Unknown prot bits are ignored, as by Linux's mmap (mprotect checks
+	// them).
+	prot &= protRead | protWrite | protExec
 	size := mm.PageUp(length)
 	if size == 0 || size > mm.TaskSize {
 		return fail(eNOMEM)

@@ -173,21 +173,28 @@ func defaultRlimits() [rlimNLimits]rlimit {
 // nrOpenMax is /proc/sys/fs/nr_open: the highest RLIMIT_NOFILE.
 const nrOpenMax = 1 << 20
 
+// getRlimit loads a struct rlimit (EFAULT first, as Linux copies it in
+// before looking at anything else).
+func (k *Kernel) getRlimit(addr uint64) (*rlimit, Errno) {
+	var b [16]byte
+	if e := k.copyIn(addr, b[:]); e != 0 {
+		return nil, e
+	}
+	return &rlimit{le.Uint64(b[:]), le.Uint64(b[8:])}, 0
+}
+
 // prlimit gets and sets a resource limit, with Linux's checks
 // (do_prlimit): only root raises a hard limit, RLIMIT_NOFILE stops at
 // nr_open. Limits are recorded and reported back; RLIMIT_NOFILE,
 // RLIMIT_MEMLOCK, RLIMIT_FSIZE, RLIMIT_AS and RLIMIT_DATA are enforced.
-func (k *Kernel) prlimit(res uint64, newAddr, oldAddr uint64) Outcome {
+// It sets resource res to nl (nil: unchanged) and then stores the old
+// limits at oldAddr (0: not asked), so a new limit is kept even when
+// storing the old one faults.
+func (k *Kernel) prlimit(res uint64, nl *rlimit, oldAddr uint64) Outcome {
 	if res >= rlimNLimits {
 		return fail(eINVAL)
 	}
-	var nl rlimit
-	if newAddr != 0 {
-		b := make([]byte, 16)
-		if e := k.copyIn(newAddr, b); e != 0 {
-			return fail(e)
-		}
-		nl = rlimit{le.Uint64(b), le.Uint64(b[8:])}
+	if nl != nil {
 		switch {
 		case nl.cur > nl.max:
 			return fail(eINVAL)
@@ -197,16 +204,17 @@ func (k *Kernel) prlimit(res uint64, newAddr, oldAddr uint64) Outcome {
 			return fail(ePERM)
 		}
 	}
+	old := k.rlimits[res]
+	if nl != nil {
+		k.rlimits[res] = *nl
+	}
 	if oldAddr != 0 {
 		b := make([]byte, 16)
-		le.PutUint64(b, k.rlimits[res].cur)
-		le.PutUint64(b[8:], k.rlimits[res].max)
+		le.PutUint64(b, old.cur)
+		le.PutUint64(b[8:], old.max)
 		if e := k.copyOut(oldAddr, b); e != 0 {
 			return fail(e)
 		}
-	}
-	if newAddr != 0 {
-		k.rlimits[res] = nl
 	}
 	return ok(0)
 }
@@ -257,22 +265,52 @@ func (k *Kernel) mappedIn(addr, size uint64) uint64 {
 // fsizeAllows checks a file's growth from old to size bytes against
 // RLIMIT_FSIZE (inode_newsize_ok): beyond it, EFBIG with SIGXFSZ.
 func (k *Kernel) fsizeAllows(old, size int64) Errno {
-	if lim := k.rlimits[rlimitFSize].cur; size > old && lim != rlimInfinity && uint64(size) > lim {
+	if size <= old {
+		return 0
+	}
+	if lim := k.rlimits[rlimitFSize].cur; lim != rlimInfinity && uint64(size) > lim {
 		k.sigxfsz = true
 		return eFBIG
+	}
+	if size > maxFileBytes {
+		return eFBIG // past the file system's s_maxbytes
 	}
 	return 0
 }
 
 func sysPrlimit64(k *Kernel, c *Call) Outcome {
+	var nl *rlimit
+	if c.Args[2] != 0 {
+		var e Errno
+		if nl, e = k.getRlimit(c.Args[2]); e != 0 {
+			return fail(e)
+		}
+	}
 	if pid := int(int32(c.Args[0])); pid != 0 && pid != k.cfg.Pid {
 		return fail(eSRCH)
 	}
-	return k.prlimit(c.Args[1], c.Args[2], c.Args[3])
+	return k.prlimit(uint64(uint32(c.Args[1])), nl, c.Args[3])
 }
 
-func sysGetrlimit(k *Kernel, c *Call) Outcome { return k.prlimit(c.Args[0], 0, c.Args[1]) }
-func sysSetrlimit(k *Kernel, c *Call) Outcome { return k.prlimit(c.Args[0], c.Args[1], 0) }
+// sysGetrlimit stores the limits; a null pointer faults (only prlimit64
+// takes null for "not asked").
+func sysGetrlimit(k *Kernel, c *Call) Outcome {
+	if uint32(c.Args[0]) >= rlimNLimits {
+		return fail(eINVAL)
+	}
+	if c.Args[1] == 0 {
+		return fail(eFAULT)
+	}
+	return k.prlimit(uint64(uint32(c.Args[0])), nil, c.Args[1])
+}
+
+func sysSetrlimit(k *Kernel, c *Call) Outcome {
+	nl, e := k.getRlimit(c.Args[1])
+	if e != 0 {
+		return fail(e)
+	}
+	return k.prlimit(uint64(uint32(c.Args[0])), nl, 0)
+}
 
 func sysSchedGetaffinity(k *Kernel, c *Call) Outcome {
 	pid := int(int32(c.Args[0]))
@@ -404,6 +442,12 @@ func sysGetrandom(k *Kernel, c *Call) Outcome {
 		return fail(eINVAL)
 	}
 	n := min(c.Args[1], maxRandom)
+	if n > 0 {
+		// The bytes that fit, or EFAULT if none do.
+		if n = k.accessible(c.Args[0], n, true); n == 0 {
+			return fail(eFAULT)
+		}
+	}
 	var done uint64
 	for done < n {
 		buf := k.scratch(int(min(n-done, maxChunk)))

@@ -71,6 +71,11 @@ func (k *Kernel) fileWrite(f *openFile, p []byte, pos int64) (int, Errno) {
 			}
 			p = p[:min(uint64(len(p)), lim-uint64(off))]
 		}
+		// The file system's limit (s_maxbytes).
+		if off >= maxFileBytes {
+			return 0, eFBIG
+		}
+		p = p[:min(int64(len(p)), maxFileBytes-off)]
 	}
 	n, e := f.ops.write(k, p, off)
 	if pos < 0 {
@@ -97,12 +102,36 @@ func offsetAfter(pos int64, done uint64) int64 {
 	return pos + int64(done)
 }
 
-// readToGuest reads up to count bytes of f into guest memory at addr.
+// recordOps is implemented by files that move one fixed-size record per
+// read or write (eventfd, timerfd): a shorter count fails with EINVAL, and
+// the record is consumed even when storing it faults.
+type recordOps interface {
+	recordSize() int
+}
+
+// readToGuest reads up to count bytes of f into guest memory at addr. As
+// on Linux, a buffer outside the user address space fails at once; a
+// buffer that stops being writable part way gets the bytes that fit (the
+// read is shortened to them), and one that is not writable at all fails
+// with EFAULT when there is something to store.
 func (k *Kernel) readToGuest(f *openFile, addr, count uint64, pos int64) (uint64, Errno) {
+	if !f.readable() {
+		return 0, eBADF
+	}
+	if !accessOK(addr, count) {
+		return 0, eFAULT
+	}
 	count = min(count, maxRWCount)
 	if count == 0 {
 		_, e := k.fileRead(f, nil, pos)
 		return 0, e
+	}
+	if _, isRecord := f.ops.(recordOps); !isRecord {
+		fit := k.accessible(addr, count, true)
+		if fit == 0 {
+			return k.faultingRead(f, pos)
+		}
+		count = fit
 	}
 	var done uint64
 	for done < count {
@@ -123,6 +152,54 @@ func (k *Kernel) readToGuest(f *openFile, addr, count uint64, pos int64) (uint64
 	return done, 0
 }
 
+// faultingRead is a read into memory the kernel may not store into: it
+// fails as the read would (EISDIR, a pipe to wait for...), returns 0 when
+// there is nothing to store (end of file, /dev/null, a pipe without
+// writers), and otherwise fails with EFAULT, consuming nothing.
+func (k *Kernel) faultingRead(f *openFile, pos int64) (uint64, Errno) {
+	if _, e := k.fileRead(f, nil, pos); e != 0 {
+		return 0, e
+	}
+	switch o := f.ops.(type) {
+	case *pipeEnd:
+		switch {
+		case o.p.buffered() > 0:
+		case o.p.writers == 0:
+			return 0, 0
+		default:
+			return 0, eAGAIN
+		}
+	case *stream:
+		if o.r == nil {
+			return 0, 0
+		}
+		if !o.tty {
+			if b, _ := o.input().Peek(1); len(b) == 0 {
+				return 0, 0
+			}
+		}
+	case *device:
+		if o.kind == devNull {
+			return 0, 0
+		}
+	case *hostFile, *memFile:
+		st, e := f.ops.stat(k)
+		if e != 0 {
+			return 0, e
+		}
+		if pos < 0 {
+			pos = f.off
+		}
+		if mf, isMem := f.ops.(*memFile); isMem {
+			st.size = int64(len(mf.data))
+		}
+		if pos >= st.size {
+			return 0, 0
+		}
+	}
+	return 0, eFAULT
+}
+
 // fills reports whether a read of f returns all that was asked for, up to
 // the end of the file: files, and the streams that are not terminals (see
 // stream). Pipes and terminals return what they hold.
@@ -134,15 +211,53 @@ func fills(ops fileOps) bool {
 }
 
 // writeFromGuest writes up to count bytes of guest memory at addr to f.
+// As on Linux, a buffer outside the user address space fails at once, the
+// devices that discard data (/dev/null, /dev/zero) never read it, and a
+// buffer that stops being readable part way writes the bytes before.
 func (k *Kernel) writeFromGuest(f *openFile, addr, count uint64, pos int64) (uint64, Errno) {
+	if !f.writable() {
+		return 0, eBADF
+	}
+	if !accessOK(addr, count) {
+		return 0, eFAULT
+	}
 	count = min(count, maxRWCount)
 	if count == 0 {
 		_, e := k.fileWrite(f, nil, pos)
 		return 0, e
 	}
-	if !f.writable() {
-		return 0, eBADF
+	if d, isDev := f.ops.(*device); isDev {
+		switch d.kind {
+		case devFull:
+			return 0, eNOSPC
+		case devNull, devZero:
+			return count, 0
+		}
 	}
+	if r, isRecord := f.ops.(recordOps); isRecord {
+		buf := k.scratch(int(min(count, uint64(r.recordSize()))))
+		if len(buf) == r.recordSize() {
+			if e := k.readRaw(addr, buf); e != 0 {
+				return 0, e
+			}
+		}
+		n, e := k.fileWrite(f, buf, pos)
+		k.emit(analyses.KindKernelRead, addr, uint64(n))
+		return uint64(n), e
+	}
+	fit := k.accessible(addr, count, false)
+	if fit == 0 {
+		// Nothing readable: the write fails as it would fail anyway
+		// (EPIPE, a full pipe to wait for), else with EFAULT.
+		if _, e := k.fileWrite(f, nil, pos); e != 0 {
+			return 0, e
+		}
+		if pe, isPipe := f.ops.(*pipeEnd); isPipe && pe.p.buffered() >= pe.p.capacity() {
+			return 0, eAGAIN
+		}
+		return 0, eFAULT
+	}
+	count = fit
 	var done uint64
 	for done < count {
 		buf := k.scratch(int(min(count-done, maxChunk)))

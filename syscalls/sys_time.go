@@ -105,11 +105,14 @@ func sysClockNanosleep(k *Kernel, c *Call) Outcome {
 	id, flags := int32(c.Args[0]), c.Args[1]
 	switch id {
 	case clockRealtime, clockMonotonic, clockBoottime, clockTAI, clockProcessCPUTimeID:
-	case clockThreadCPUTimeID:
-		return fail(eINVAL)
+	case clockThreadCPUTimeID, clockMonotonicRaw, clockRealtimeCoarse, clockMonotonicCoarse,
+		clockRealtimeAlarm, clockBoottimeAlarm:
+		// Clocks one cannot sleep on (the alarm clocks need an RTC the
+		// emulated machine does not have).
+		return fail(eOPNOTSUPP)
 	default:
 		if id >= 0 {
-			return fail(eOPNOTSUPP)
+			return fail(eINVAL)
 		}
 	}
 	t, e := k.getTimespec(c.Args[2])

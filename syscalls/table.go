@@ -217,7 +217,7 @@ func declareTable() []entry {
 	full(10, sysMprotect)
 	partial(25, "MREMAP_DONTUNMAP refused; pages added to a private file mapping read as zeros (a shared one shows the file)", sysMremap)
 	partial(28, "MADV_DONTNEED drops private pages (anonymous: zeros; file: the file again); MADV_REMOVE "+
-		"zeroes shared anonymous memory, EOPNOTSUPP on files; MADV_HWPOISON, MADV_SOFT_OFFLINE EPERM; "+
+		"zeroes shared anonymous memory, EOPNOTSUPP on files; MADV_HWPOISON, MADV_SOFT_OFFLINE EINVAL (no memory failure handling); "+
 		"paging hints accepted (unobservable); other advice EINVAL", sysMadviseAll)
 	full(26, sysMsync)
 	full(27, sysMincore)
