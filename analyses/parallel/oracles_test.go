@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"emuprof/analyses"
+	"emuprof/analyses/platform"
 )
 
 // The test oracles of shared/specs/PARALLEL-HPCTOOLKIT.md §3 (H1–H11), as
@@ -238,5 +239,54 @@ func TestH11Table1(t *testing.T) {
 	if VerdictLowLow != "effectively parallel; focus on serial performance" || VerdictLowHigh != "coarsen concurrency granularity" ||
 		VerdictHighLow != "refine concurrency granularity" || VerdictHighHigh != "switch parallelization strategies" {
 		t.Error("Table 1's strings changed")
+	}
+}
+
+// Spin-waiting: a thread cycling through two blocks of a runtime routine
+// (libgomp's barrier) is idle after spinCycle blocks (--spin idle) or works
+// in the runtime (--spin overhead); the other thread's work is charged the
+// spinner's core as idleness only in the first case.
+func TestSpin(t *testing.T) {
+	build := func() *script {
+		s := newScript().start(1, 0, 0, "main").start(2, 1, 0, "w")
+		s.work(1, 100).exit(1)
+		s.call(2, "gomp_team_barrier_wait_end")
+		f := s.top(2)
+		for i := 0; i < 50; i++ { // two blocks of one instruction each
+			s.tr.Block(2, s.syms.base(f.fn)+0x40, f.sp, 1, 4, analyses.EndCond)
+			s.tr.Block(2, s.syms.base(f.fn)+0x44, f.sp, 1, 4, analyses.EndCond)
+		}
+		return s.ret(2).exit(2)
+	}
+	r := build().runAll(t, cores(2))
+	// Not yet spinning: the cycle's first two blocks, then its first
+	// spinCycle−1 repetitions.
+	spin := int64(100 - (2 + spinCycle - 1))
+	want(t, "spin", r.Total.Spin, spin)
+	want(t, "W(spinner)", byRoutine(r, "gomp_team_barrier_wait_end").Work, 100-spin)
+	want(t, "O(spinner)", byRoutine(r, "gomp_team_barrier_wait_end").Overhead, 100-spin)
+	want(t, "I(main)", byRoutine(r, "main").Idleness, spin)
+	r = build().runAll(t, Config{CPUs: 2, Spin: "overhead"})
+	want(t, "spin", r.Total.Spin, spin)
+	want(t, "W(spinner)", byRoutine(r, "gomp_team_barrier_wait_end").Work, 100)
+	want(t, "O(spinner)", byRoutine(r, "gomp_team_barrier_wait_end").Overhead, 100)
+	want(t, "I(main)", byRoutine(r, "main").Idleness, 0)
+}
+
+// A run that did not finish is marked partial in its result, even when
+// told after the end of the stream (as the command does).
+func TestPartial(t *testing.T) {
+	s := newScript().start(1, 0, 0, "main").work(1, 5)
+	env := platform.NewEnv(s.syms, "/bin/prog", nil)
+	a, err := New(cores(1), env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := platform.NewPipeline(env, s.tr.Blocks, []platform.Instance{a}, false)
+	p.Events(s.tr.Events)
+	p.Finish()
+	a.MarkPartial("deadlock")
+	if a.Result().Partial != "deadlock" {
+		t.Errorf("partial %q", a.Result().Partial)
 	}
 }

@@ -519,4 +519,9 @@ func (a *Analysis) Finish() {
 }
 
 // MarkPartial records that the run did not finish.
-func (a *Analysis) MarkPartial(reason string) { a.partial = reason }
+func (a *Analysis) MarkPartial(reason string) {
+	a.partial = reason
+	if a.res != nil {
+		a.res.Partial = reason
+	}
+}
