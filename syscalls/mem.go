@@ -229,3 +229,27 @@ func (k *Kernel) readIovecs(addr, cnt uint64) ([]iovec, Errno) {
 	}
 	return iov, 0
 }
+
+// Accessible reports whether the kernel may load from (write false) or
+// store into all of [addr, addr+n) on behalf of the guest: the runtime's
+// system calls (futex) check guest pointers with it, as the kernel's own do.
+func (k *Kernel) Accessible(addr, n uint64, write bool) bool {
+	return k.accessible(addr, n, write) == n
+}
+
+// FutexKey checks a futex word's address as Linux's get_futex_key does:
+// EINVAL unless it is 4-byte aligned, EFAULT outside the user address
+// space, and for a shared (not FUTEX_PRIVATE_FLAG) futex, EFAULT unless its
+// page is mapped and accessible (the key comes from the page). It loads
+// nothing: a wake on a private futex never touches the word.
+func (k *Kernel) FutexKey(addr uint64, private bool) Errno {
+	switch {
+	case addr%4 != 0:
+		return eINVAL
+	case !accessOK(addr, 4):
+		return eFAULT
+	case !private && !k.Accessible(addr, 4, false):
+		return eFAULT
+	}
+	return 0
+}
