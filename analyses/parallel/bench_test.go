@@ -1,0 +1,41 @@
+package parallel
+
+import (
+	"testing"
+
+	"emuprof/analyses"
+	"emuprof/analyses/platform"
+)
+
+// BenchmarkBlocks: four threads on four cores run loops of three blocks
+// on different lines, in slices of 100 blocks (the analysis's per-block
+// cost, call tracking included).
+func BenchmarkBlocks(b *testing.B) {
+	s := newScript().start(1, 0, 0, "main")
+	for tid := uint32(2); tid <= 4; tid++ {
+		s.start(tid, 1, 0, "worker")
+	}
+	for tid := uint32(1); tid <= 4; tid++ {
+		s.call(tid, "loop")
+	}
+	for slice := 0; slice < 1000; slice++ {
+		for tid := uint32(1); tid <= 4; tid++ {
+			f := s.top(tid)
+			for i := 0; i < 100; i++ {
+				s.tr.Block(tid, s.syms.base(f.fn)+0x40+uint64(i%3)*0x10, f.sp, 5, 16, analyses.EndCond)
+			}
+		}
+	}
+	evs := s.tr.Events
+	b.ResetTimer()
+	for range b.N {
+		env := platform.NewEnv(s.syms, "/bin/prog", nil)
+		a, _ := New(cores(4), env)
+		p := platform.NewPipeline(env, s.tr.Blocks, []platform.Instance{a}, false)
+		for i := 0; i < len(evs); i += 4096 {
+			p.Events(evs[i:min(i+4096, len(evs))])
+		}
+		p.Finish()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(evs)), "ns/event")
+}
