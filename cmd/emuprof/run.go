@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -17,6 +18,7 @@ import (
 
 	"emuprof/analyses"
 	"emuprof/analyses/platform"
+	"emuprof/cpu"
 	"emuprof/emu"
 	"emuprof/guest"
 	"emuprof/loader"
@@ -197,6 +199,15 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 		return nil, fmt.Errorf("starting the emulator: %w", err)
 	}
 	defer engine.Close()
+	// Processes the guest creates get engines of their own, without the
+	// analyses' hooks (the analyses follow the first process).
+	cfg.NewCPU = func() (cpu.CPU, error) {
+		e, err := emu.New(emu.Options{Blocks: needs.Blocks, Bare: f.bareEngine, NsPerInsn: nsPerInsn})
+		if err != nil {
+			return nil, err
+		}
+		return e, nil
+	}
 	var pipe *platform.Pipeline
 	if pipeline != nil {
 		pipe = pipeline(engine.Blocks())
@@ -224,7 +235,7 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 	if err != nil {
 		return nil, &exitError{code: 2, msg: err.Error()}
 	}
-	res := proc.Run()
+	res := runGuest(proc, pipe)
 	if pipe != nil && pipe.Err() != nil {
 		// A bug in an analysis: its results are lost, the run is not.
 		fmt.Fprintf(os.Stderr, "emuprof: internal error: %v\n", pipe.Err())
@@ -256,8 +267,48 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 	return res, nil
 }
 
+// runGuest runs the guest. A Go panic in the runtime (a bug in emuprof, not
+// in the guest) ends the run as an internal error, in one line naming where
+// it happened, and the analyses still finish and write what they have.
+func runGuest(proc *guest.Process, pipe *platform.Pipeline) (res *guest.Result) {
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		res = &guest.Result{ExitStatus: 2, Partial: true,
+			Reason: fmt.Sprintf("internal error: %v at %s (a bug in emuprof: please report it)", r, panicSite())}
+		if pipe != nil {
+			func() {
+				defer func() { _ = recover() }()
+				pipe.Finish()
+			}()
+		}
+	}()
+	return proc.Run()
+}
+
+// panicSite names the function and line that panicked, from a deferred
+// call during the panic: the first frame outside the runtime.
+func panicSite() string {
+	pcs := make([]uintptr, 32)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(3, pcs)])
+	for {
+		f, more := frames.Next()
+		if !strings.HasPrefix(f.Function, "runtime.") && f.Function != "" {
+			return fmt.Sprintf("%s (%s:%d)", f.Function, filepath.Base(f.File), f.Line)
+		}
+		if !more {
+			return "?"
+		}
+	}
+}
+
 func printStats(w io.Writer, res *guest.Result) {
 	fmt.Fprintf(w, "emuprof: virtual duration %d ns (makespan), %d instructions\n", res.Makespan, res.Insns)
+	if res.Forks > 0 {
+		fmt.Fprintf(w, "emuprof: %d processes created, %d bytes of memory copied for them\n", res.Forks, res.ForkBytes)
+	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "tid\tclock ns\tinstructions\tblocks\tswitches\tfutex waits\t")
 	sort.Slice(res.Threads, func(i, j int) bool { return res.Threads[i].Tid < res.Threads[j].Tid })
