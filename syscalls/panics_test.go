@@ -2,6 +2,31 @@ package syscalls
 
 import "testing"
 
+// dup2 and dup3 onto the highest open descriptor: closing it shrinks the
+// table, which then has to grow back (it indexed past the end: a Go panic).
+func TestDup2OntoHighestFD(t *testing.T) {
+	h := newHarness(t, Config{})
+	fds := h.alloc(8)
+	h.must(nrPipe2, fds, 0)
+	r, w := uint64(le.Uint32(h.peek(fds, 4))), uint64(le.Uint32(h.peek(fds+4, 4)))
+	if got := h.must(nrDup2, r, w); got != w {
+		t.Fatalf("dup2(%d, %d) = %d", r, w, got)
+	}
+	if got := h.must(292, w, r, oCLOEXEC); got != r { // dup3 back onto the (now highest) read end
+		t.Fatalf("dup3 = %d", got)
+	}
+	if got := h.must(nrDup2, 1, r); got != r {
+		t.Fatalf("dup2(1, %d) = %d", r, got)
+	}
+	buf := h.str("x")
+	if n := h.must(1, r, buf, 1); n != 1 { // write: r is stdout now
+		t.Fatalf("write = %d", n)
+	}
+	if h.stdout.String() != "x" {
+		t.Errorf("stdout %q", h.stdout.String())
+	}
+}
+
 // mincore with a length that wraps around the address space (or runs past
 // user space) is ENOMEM, as on Linux, not a slice of 2^52 bytes; a range of
 // mapped pages gives one byte per page.
