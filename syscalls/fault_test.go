@@ -146,6 +146,9 @@ func TestKernelLoadsNeedReadablePages(t *testing.T) {
 	h.errno(eFAULT, nrWrite, w, 0, 8)
 	h.errno(eAGAIN, nrRead, r, 0, 8) // empty: nothing to store yet
 	h.must(nrClose, r)
+	ign := h.alloc(32)
+	h.poke(ign, []byte{sigIgn}) // SIGPIPE ignored: the write fails
+	h.must(nrRtSigaction, sigPipe, ign, 0, 8)
 	h.errno(ePIPE, nrWrite, w, 0, 8)
 }
 

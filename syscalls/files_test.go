@@ -426,10 +426,16 @@ func TestPipeRoundTrip(t *testing.T) {
 	if n := h.must(nrRead, r, buf, 16); n != 0 {
 		t.Errorf("read with no writer = %d", n)
 	}
-	// Writing with no reader: EPIPE.
+	// Writing with no reader: SIGPIPE, which kills by default; ignored, EPIPE.
 	h.must(nrPipe2, fds, 0)
 	r, w = uint64(le.Uint32(h.peek(fds, 4))), uint64(le.Uint32(h.peek(fds+4, 4)))
 	h.must(nrClose, r)
+	if out := h.call(nrWrite, w, buf, 1); out.Action != ExitGroup || out.Signal != sigPipe {
+		t.Errorf("write with no reader: %+v, want death by SIGPIPE", out)
+	}
+	ign := h.alloc(32)
+	h.poke(ign, []byte{sigIgn})
+	h.must(13, sigPipe, ign, 0, 8)
 	h.errno(ePIPE, nrWrite, w, buf, 1)
 	// dup2 keeps the pipe open.
 	h.must(nrDup2, w, 10)

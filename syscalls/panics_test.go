@@ -1,6 +1,9 @@
 package syscalls
 
-import "testing"
+import (
+	"syscall"
+	"testing"
+)
 
 // dup2 and dup3 onto the highest open descriptor: closing it shrinks the
 // table, which then has to grow back (it indexed past the end: a Go panic).
@@ -46,4 +49,42 @@ func TestMincoreLengths(t *testing.T) {
 	}
 	h.must(nrMincore, scratchBase, 0, vec)
 	h.errno(eFAULT, nrMincore, scratchBase, 4096, 8)
+}
+
+// epipeWriter is a host stream whose reader went away.
+type epipeWriter struct{}
+
+func (epipeWriter) Write([]byte) (int, error) { return 0, syscall.EPIPE }
+
+// A write to a pipe without readers, or to a host stdout whose reader went
+// away (`emuprof ... | head`), raises SIGPIPE like Linux: by default the
+// process dies of it (exit 141); ignored, the write fails with EPIPE.
+func TestWriteEPIPERaisesSIGPIPE(t *testing.T) {
+	h := newHarness(t, Config{Stdout: epipeWriter{}})
+	fds := h.alloc(8)
+	h.must(nrPipe2, fds, 0)
+	r, w := uint64(le.Uint32(h.peek(fds, 4))), uint64(le.Uint32(h.peek(fds+4, 4)))
+	h.must(3, r) // close the read end
+	buf := h.str("data")
+	iov := h.alloc(16)
+	h.poke(iov, append(le.AppendUint64(nil, buf), le.AppendUint64(nil, 4)...))
+	for _, tc := range []struct {
+		name string
+		nr   uint64
+		args []uint64
+	}{
+		{"write to a pipe", 1, []uint64{w, buf, 4}},
+		{"writev to a pipe", 20, []uint64{w, iov, 1}},
+		{"write to stdout", 1, []uint64{1, buf, 4}},
+	} {
+		out := h.call(tc.nr, tc.args...)
+		if out.Action != ExitGroup || out.Signal != sigPipe || out.Status != 128+sigPipe {
+			t.Errorf("%s: %+v, want death by SIGPIPE", tc.name, out)
+		}
+	}
+	act := h.alloc(32)
+	h.poke(act, le.AppendUint64(nil, sigIgn))
+	h.must(13, sigPipe, act, 0, 8) // rt_sigaction(SIGPIPE, SIG_IGN)
+	h.errno(ePIPE, 1, w, buf, 4)
+	h.errno(ePIPE, 1, 1, buf, 4)
 }

@@ -309,7 +309,7 @@ func sysWrite(k *Kernel, c *Call) Outcome {
 	if e != 0 {
 		return fail(e)
 	}
-	return pipeWait(result(k.writeFromGuest(f, c.Args[1], c.Args[2], -1)), f, fd, true)
+	return k.sigpipe(c, pipeWait(result(k.writeFromGuest(f, c.Args[1], c.Args[2], -1)), f, fd, true))
 }
 
 // posArg validates an explicit file offset.
@@ -453,7 +453,7 @@ func sysReadv(k *Kernel, c *Call) Outcome {
 }
 
 func sysWritev(k *Kernel, c *Call) Outcome {
-	return k.writev(fdArg(c.Args[0]), c.Args[1], c.Args[2], -1)
+	return k.sigpipe(c, k.writev(fdArg(c.Args[0]), c.Args[1], c.Args[2], -1))
 }
 
 func sysPreadv(k *Kernel, c *Call) Outcome {
@@ -516,7 +516,7 @@ func sysPwritev2(k *Kernel, c *Call) Outcome {
 		f.flags |= oAPPEND
 		defer func() { f.flags &^= oAPPEND }()
 	}
-	return noWait(k.writev(fd, c.Args[1], c.Args[2], pos), flags)
+	return k.sigpipe(c, noWait(k.writev(fd, c.Args[1], c.Args[2], pos), flags))
 }
 
 // copyFile moves up to count bytes from in to out inside the kernel.
@@ -583,7 +583,7 @@ func sysSendfile(k *Kernel, c *Call) Outcome {
 	}
 	n, e := k.copyFile(in, pos, out, -1, c.Args[3])
 	if e != 0 {
-		return fail(e)
+		return k.sigpipe(c, fail(e))
 	}
 	if pos >= 0 {
 		if e := k.putU64(c.Args[2], uint64(pos)+n); e != 0 {
