@@ -303,3 +303,62 @@ func TestTimerfd(t *testing.T) {
 		t.Errorf("after read: %v", got)
 	}
 }
+
+const (
+	nrMknod   = 133
+	nrMknodat = 259
+)
+
+func TestFIFO(t *testing.T) {
+	dir := t.TempDir()
+	h := newHarness(t, Config{Cwd: dir})
+	h.errno(ePERM, nrMknod, h.str("dev"), sIFCHR|0o600, 0x0103)
+	h.errno(ePERM, nrMknod, h.str("dir"), sIFDIR|0o700, 0)
+	h.errno(eINVAL, nrMknod, h.str("bad"), 0o130000|0o600, 0)
+	h.must(nrMknod, h.str("reg"), 0o640, 0)
+	h.must(nrMknodat, atFDCWDArg, h.str("fifo"), sIFIFO|0o666, 0)
+	h.errno(eEXIST, nrMknod, h.str("fifo"), sIFIFO|0o600, 0)
+	st := h.alloc(144)
+	h.must(nrStat, h.str("fifo"), st)
+	if mode := le.Uint32(h.peek(st+24, 4)); mode != sIFIFO|0o644 { // umask 022
+		t.Errorf("fifo mode %#o", mode)
+	}
+	h.must(nrStat, h.str("reg"), st)
+	if mode := le.Uint32(h.peek(st+24, 4)); mode != sIFREG|0o640 {
+		t.Errorf("regular file mode %#o", mode)
+	}
+	// Without a reader, a non-blocking writer gets ENXIO; a non-blocking
+	// reader opens at once.
+	fifo := h.str("fifo")
+	h.errno(eNXIO, nrOpen, fifo, oWRONLY|oNONBLOCK)
+	r := h.must(nrOpen, fifo, oRDONLY|oNONBLOCK)
+	w := h.must(nrOpen, fifo, oWRONLY)
+	h.must(nrWrite, w, h.str("hello"), 5)
+	buf := h.alloc(16)
+	if n := h.must(nrRead, r, buf, 16); n != 5 || string(h.peek(buf, 5)) != "hello" {
+		t.Fatalf("read %d %q", n, h.peek(buf, 5))
+	}
+	h.must(nrClose, r)
+	h.must(nrClose, w)
+	// A blocking reader waits for a writer, which another thread brings.
+	out := h.k.Do(&Call{Tid: 1, Nr: nrOpen, Args: [6]uint64{fifo, oRDONLY}})
+	rw, waits := out.Wait.(*ReadyWait)
+	if !waits || rw.Object == 0 {
+		t.Fatalf("blocking open for reading: %+v", out)
+	}
+	w = h.must(nrOpen, fifo, oWRONLY) // the waiting reader counts
+	out = h.k.Do(&Call{Tid: 1, Nr: nrOpen, Args: [6]uint64{fifo, oRDONLY}})
+	if out.Wait != nil || int64(out.Ret) < 0 {
+		t.Fatalf("re-executed open: %+v", out)
+	}
+	h.must(nrWrite, w, h.str("x"), 1)
+	if n := h.must(nrRead, out.Ret, buf, 16); n != 1 {
+		t.Errorf("read %d", n)
+	}
+	// O_RDWR never waits, and is its own writer.
+	both := h.must(nrOpen, fifo, oRDWR)
+	h.must(nrWrite, both, h.str("yz"), 2)
+	if n := h.must(nrRead, both, buf, 16); n != 2 {
+		t.Errorf("O_RDWR read %d", n)
+	}
+}

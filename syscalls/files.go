@@ -296,6 +296,10 @@ func (p *pipe) capacity() int {
 type pipeEnd struct {
 	p       *pipe
 	writing bool
+	// both: a FIFO opened O_RDWR, which reads and writes.
+	both bool
+	// fifo is the FIFO node the end was opened at (nil: pipe(2)).
+	fifo *fifoNode
 }
 
 func (e *pipeEnd) read(k *Kernel, b []byte, _ int64) (int, Errno) {
@@ -346,6 +350,9 @@ func (e *pipeEnd) write(k *Kernel, b []byte, _ int64) (int, Errno) {
 }
 
 func (e *pipeEnd) stat(k *Kernel) (statInfo, Errno) {
+	if e.fifo != nil {
+		return e.fifo.st, 0
+	}
 	st := statInfo{dev: devPipeFS, ino: e.p.ino, nlink: 1, mode: sIFIFO | 0o600, blksize: 4096,
 		uid: uint32(k.cfg.Uid), gid: uint32(k.cfg.Gid)}
 	st.atime, st.mtime, st.ctime = k.cfg.EpochNanos, k.cfg.EpochNanos, k.cfg.EpochNanos
@@ -363,10 +370,14 @@ func (e *pipeEnd) queue() *pollQueue {
 }
 
 func (e *pipeEnd) release() error {
-	if e.writing {
+	if e.writing || e.both {
 		e.p.writers--
-	} else {
+	}
+	if !e.writing || e.both {
 		e.p.readers--
+	}
+	if e.fifo != nil {
+		e.fifo.release()
 	}
 	return nil
 }
@@ -374,6 +385,10 @@ func (e *pipeEnd) release() error {
 func (e *pipeEnd) poll(events uint16) uint16 {
 	p := e.p
 	var r uint16
+	if e.both {
+		r = (&pipeEnd{p: p}).poll(events) | (&pipeEnd{p: p, writing: true}).poll(events)
+		return r &^ (pollHup | pollErr) // it is its own reader and writer
+	}
 	if e.writing {
 		if p.buffered() < p.capacity() {
 			r |= events & (pollOut | pollWrNm)

@@ -233,6 +233,14 @@ type Kernel struct {
 	mlocked []span
 	// undumpable is PR_SET_DUMPABLE 0.
 	undumpable bool
+	// mempolicy is set_mempolicy's policy (sys_sched.go).
+	mempolicy memPolicy
+	// fifos are the pipes of the FIFO nodes open or waited for, by host
+	// path; fifoWait is the pipe an open waits for (fifo.go).
+	fifos    map[string]*fifo
+	fifoWait uint64
+	// tid is the thread making the call in progress.
+	tid int
 	// sigxfsz says that the call in progress exceeded RLIMIT_FSIZE: the
 	// process gets SIGXFSZ when it returns.
 	sigxfsz bool
@@ -391,7 +399,7 @@ func (k *Kernel) Close() error {
 
 // Do performs one system call.
 func (k *Kernel) Do(c *Call) Outcome {
-	k.now = c.Now
+	k.now, k.tid = c.Now, c.Tid
 	var e *entry
 	if c.Nr < uint64(len(table)) {
 		e = &table[c.Nr]

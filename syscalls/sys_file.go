@@ -45,6 +45,9 @@ func (k *Kernel) openAt(dirfd int, pathAddr uint64, flags, mode uint32) Outcome 
 		return fail(e)
 	}
 	f, e := k.openLoc(l, flags, mode)
+	if e == errFIFOWait {
+		return k.fifoWaitOutcome()
+	}
 	if e != 0 {
 		return fail(e)
 	}
@@ -133,9 +136,12 @@ func (k *Kernel) openLoc(l loc, flags, mode uint32) (*openFile, Errno) {
 	if flags&oDIRECTORY != 0 {
 		return nil, eNOTDIR
 	}
+	if l.fi.Mode()&os.ModeNamedPipe != 0 {
+		return k.openFIFO(l, flags, keep)
+	}
 	if !l.fi.Mode().IsRegular() {
-		// Host FIFOs, sockets and devices outside the emulated /dev are
-		// not opened: they would make the run depend on the host.
+		// Host sockets and devices outside the emulated /dev are not
+		// opened: they would make the run depend on the host.
 		return nil, eNXIO
 	}
 	hflags := hostOpenFlags(flags)

@@ -183,6 +183,10 @@ func declareTable() []entry {
 	full(86, sysLink)
 	full(265, sysLinkat)
 	full(88, sysSymlink)
+	const mknodNote = "regular files and FIFOs (opened as in-kernel pipes shared by the guest's openers, with Linux's " +
+		"open rules; never the host's FIFO); device nodes and sockets EPERM"
+	partial(133, mknodNote, sysMknod)
+	partial(259, mknodNote, sysMknodat)
 	full(266, sysSymlinkat)
 	const chmodNote = "applied to the host file, with Linux's owner rule for the guest's uid; " +
 		"pipes, streams, /proc, /dev: EPERM"
@@ -208,6 +212,7 @@ func declareTable() []entry {
 	partial(280, "explicit times also reach the host file, UTIME_NOW gives it the host's time; "+
 		"a symlink's times are the guest's view only", sysUtimensat)
 	partial(221, "arguments checked (ESPIPE on pipes); the advice only tunes the page cache (unobservable)", sysFadvise64)
+	partial(285, "collapse and insert range EOPNOTSUPP; host blocks are not reserved (st_blocks may say less)", sysFallocate)
 	full(73, sysFlock) // locks of open file descriptions conflict; a blocking request parks the thread
 
 	// Memory (sys_mm.go).
@@ -244,6 +249,10 @@ func declareTable() []entry {
 	full(111, sysGetpgrp)
 	full(121, sysGetpgid)
 	full(124, sysGetpgid)
+	full(109, sysSetpgid) // the process leads its session: EPERM
+	full(112, sysSetsid)  // the process leads its group: EPERM
+	partial(238, "one NUMA node; the policy is recorded and reported, memory is placed nowhere else", sysSetMempolicy)
+	partial(239, "one NUMA node", sysGetMempolicy)
 	full(63, sysUname)
 	full(218, sysSetTidAddress)
 	full(273, sysSetRobustList)
