@@ -277,7 +277,10 @@ func (a *Analysis) routineClass(r calls.RoutineID, entry uint64) routineClass {
 			// program's own (a static build holds the C library too)
 			// named like a C library internal.
 			prog := path.Base(rt.Object) == path.Base(a.env.Program)
-			rc.user = lines || !isHelperObject(rt.Object, a.env.Program) && (!prog || len(rt.Name) > 0 && rt.Name[0] != '_')
+			// musl's thread trampolines are static functions named
+			// start and start_c11.
+			rc.user = lines || !isHelperObject(rt.Object, a.env.Program) &&
+				(!prog || len(rt.Name) > 0 && rt.Name[0] != '_' && rt.Name != "start" && rt.Name != "start_c11")
 		}
 	}
 	return *rc
