@@ -9,6 +9,7 @@ import (
 	"io"
 
 	"emuprof/analyses"
+	"emuprof/cpu"
 	"emuprof/loader"
 )
 
@@ -43,6 +44,9 @@ type Config struct {
 	Interrupt   <-chan struct{} // closed on Ctrl-C: stop and keep what was collected
 	// Strace, when set, receives one line per system call (debugging).
 	Strace io.Writer
+	// NewCPU starts the engine of a process the guest creates (fork,
+	// vfork, clone without CLONE_THREAD); nil: those fail with ENOSYS.
+	NewCPU func() (cpu.CPU, error)
 	// Symbols receives the symbols of every object mapped into the guest
 	// (analyses name routines with it); created by Load when nil.
 	Symbols *loader.SymbolTable

@@ -42,13 +42,25 @@ const (
 )
 
 // processSyscall handles the syscalls that act on the process as a whole
-// (execve); handled is false for the others. On a successful exec, *r holds
+// (execve, fork, wait); handled is false for the others. On a successful exec, *r holds
 // the new image's initial registers.
 func (p *Process) processSyscall(t *sched.Thread, c *syscalls.Call, r *cpu.Regs) (out syscalls.Outcome, handled bool, end *Result) {
 	a := c.Args
 	switch c.Nr {
 	case nrExecve:
 		return p.execve(t, r, atFDCWD, a[0], a[1], a[2], 0), true, nil
+	case nrFork:
+		out, end := p.fork(t, c, r, sigCHLD, 0, 0, 0, 0)
+		return out, true, end
+	case nrVfork:
+		out, end := p.fork(t, c, r, cloneVM|cloneVfork|sigCHLD, 0, 0, 0, 0)
+		return out, true, end
+	case nrWait4:
+		return p.wait4(t, c), true, nil
+	case nrWaitid:
+		return p.waitid(t, c), true, nil
+	case nrGetppid:
+		return ret(p.getppid()), true, nil
 	case nrExecveat:
 		flags := int(a[4])
 		if flags&^(atEmptyPath|atSymlinkNofollow) != 0 {
@@ -152,8 +164,8 @@ func (p *Process) execve(t *sched.Thread, r *cpu.Regs, dirfd int, pathAddr, argv
 	}
 
 	// The point of no return: the other threads end, the image goes.
-	for _, th := range p.sched.Threads() {
-		if th != t && th.State != sched.Exited {
+	for _, tid := range p.tids() {
+		if th := p.sched.Thread(tid); th != t && th.State != sched.Exited {
 			th.ExitStatus = 0
 			p.sched.Exit(th)
 		}
@@ -177,5 +189,6 @@ func (p *Process) execve(t *sched.Thread, r *cpu.Regs, dirfd int, pathAddr, argv
 	if p.digest != nil {
 		p.hash(0xe7ec, uint64(t.Tid), p.layout.Entry)
 	}
+	p.releaseVfork()
 	return ret(0)
 }

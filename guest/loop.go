@@ -34,14 +34,14 @@ func SignalName(sig int) string {
 	return fmt.Sprintf("signal %d", sig)
 }
 
-// loop runs threads until the process ends.
+// loop runs threads until the first process ends and no other can run.
 func (p *Process) loop() *Result {
 	for {
-		if p.exited {
+		if p.exited && p.sched.Alive() == 0 {
 			return &Result{ExitStatus: p.exitStatus}
 		}
 		if p.interrupted() {
-			return &Result{ExitStatus: 130, Signal: 2, Reason: "interrupted", Partial: true}
+			return &Result{ExitStatus: 130, Signal: 2, Reason: reasonInterrupted, Partial: true}
 		}
 		if p.cfg.TimeControl != nil {
 			p.cpu.Drain()
@@ -53,59 +53,77 @@ func (p *Process) loop() *Result {
 		}
 		t := p.sched.Pick()
 		if t == nil {
-			if p.sched.Alive() == 0 {
+			if p.sched.Alive() == 0 || p.exited {
+				// Orphans blocked for ever are left behind.
 				return &Result{ExitStatus: p.exitStatus}
 			}
 			return p.deadlock()
 		}
-		if err := p.switchTo(t); err != nil {
-			return p.internal(err)
+		q := p.m.owner[t.Tid]
+		res := q.slice(t)
+		if res != nil && q != p && res.Signal != 0 && res.Reason != reasonInterrupted {
+			// A process other than the first crashed: it dies of the
+			// signal, the others go on.
+			q.killed(res.Signal)
+			continue
 		}
-		budget := p.sched.Quantum(t)
-		if p.sched.Alone(t) {
-			budget = 0 // nobody else could run before t's next syscall
-		}
-		if p.cfg.MaxInsns > 0 {
-			if p.insns >= p.cfg.MaxInsns {
-				return &Result{ExitStatus: ExitMaxInsns, Partial: true,
-					Reason: fmt.Sprintf("stopped after %d instructions (--max-insns) at %s", p.insns, p.syms.Format(p.cpu.PC()))}
-			}
-			if left := p.cfg.MaxInsns - p.insns; budget == 0 || budget > left {
-				budget = left
-			}
-		}
-		p.cpu.SetClock(p.sched.StartTime(t))
-		stop := p.cpu.Run(p.cpu.PC(), budget)
-		p.insns += stop.Insns
-		p.sched.RanSaved(t, stop.Insns, stop.Blocks, stop.Saved)
-		if p.interrupted() {
-			return &Result{ExitStatus: 130, Signal: 2, Reason: "interrupted", Partial: true}
-		}
-		if stop.Err != nil {
-			return p.internal(stop.Err)
-		}
-		switch stop.Reason {
-		case cpu.StopSyscall:
-			if res := p.syscall(t); res != nil {
-				return res
-			}
-		case cpu.StopQuantum, cpu.StopRequest:
-		case cpu.StopFault:
-			what := "unmapped"
-			if stop.FaultProt {
-				what = "protected"
-			}
-			return p.crash(sigSEGV, fmt.Sprintf("%s of %s address %#x", stop.FaultAccess, what, stop.FaultAddr))
-		case cpu.StopInvalid:
-			return p.crash(sigILL, "invalid instruction")
-		case cpu.StopIntr:
-			sig, what := intrSignal(stop.IntNo)
-			return p.crash(sig, what)
-		default:
-			// The engine halted by itself (hlt): a privileged instruction in user mode.
-			return p.crash(sigSEGV, "privileged instruction")
+		if res != nil {
+			return res
 		}
 	}
+}
+
+const reasonInterrupted = "interrupted"
+
+// slice runs thread t of p for one quantum, until a syscall or a fault, and
+// handles what stopped it. A result ends the run.
+func (p *Process) slice(t *sched.Thread) *Result {
+	if err := p.switchTo(t); err != nil {
+		return p.internal(err)
+	}
+	budget := p.sched.Quantum(t)
+	if p.sched.Alone(t) {
+		budget = 0 // nobody else could run before t's next syscall
+	}
+	if p.cfg.MaxInsns > 0 {
+		if p.m.insns >= p.cfg.MaxInsns {
+			return &Result{ExitStatus: ExitMaxInsns, Partial: true,
+				Reason: fmt.Sprintf("stopped after %d instructions (--max-insns) at %s", p.m.insns, p.syms.Format(p.cpu.PC()))}
+		}
+		if left := p.cfg.MaxInsns - p.m.insns; budget == 0 || budget > left {
+			budget = left
+		}
+	}
+	p.cpu.SetClock(p.sched.StartTime(t))
+	stop := p.cpu.Run(p.cpu.PC(), budget)
+	p.m.insns += stop.Insns
+	p.sched.RanSaved(t, stop.Insns, stop.Blocks, stop.Saved)
+	if p.interrupted() {
+		return &Result{ExitStatus: 130, Signal: 2, Reason: reasonInterrupted, Partial: true}
+	}
+	if stop.Err != nil {
+		return p.internal(stop.Err)
+	}
+	switch stop.Reason {
+	case cpu.StopSyscall:
+		return p.syscall(t)
+	case cpu.StopQuantum, cpu.StopRequest:
+	case cpu.StopFault:
+		what := "unmapped"
+		if stop.FaultProt {
+			what = "protected"
+		}
+		return p.crash(sigSEGV, fmt.Sprintf("%s of %s address %#x", stop.FaultAccess, what, stop.FaultAddr))
+	case cpu.StopInvalid:
+		return p.crash(sigILL, "invalid instruction")
+	case cpu.StopIntr:
+		sig, what := intrSignal(stop.IntNo)
+		return p.crash(sig, what)
+	default:
+		// The engine halted by itself (hlt): a privileged instruction in user mode.
+		return p.crash(sigSEGV, "privileged instruction")
+	}
+	return nil
 }
 
 // interrupted says whether the user asked to stop (Ctrl-C).
@@ -137,9 +155,11 @@ func intrSignal(intno uint32) (int, string) {
 // switchTo makes t the running thread, saving the previous one's registers.
 func (p *Process) switchTo(t *sched.Thread) error {
 	ts := p.threads[t.Tid]
-	if p.cur != t {
-		if p.cur != nil && p.cur.State != sched.Exited {
-			if err := p.cpu.Save(p.threads[p.cur.Tid].ctx); err != nil {
+	if p.m.cur != t {
+		if c := p.m.cur; c != nil && c.State != sched.Exited {
+			// Its registers are in its own process's engine.
+			o := p.m.owner[c.Tid]
+			if err := o.cpu.Save(o.threads[c.Tid].ctx); err != nil {
 				return err
 			}
 		}
@@ -147,7 +167,7 @@ func (p *Process) switchTo(t *sched.Thread) error {
 			return err
 		}
 		p.cpu.SetTid(uint32(t.Tid))
-		p.cur = t
+		p.m.cur = t
 		if p.digest != nil {
 			p.hash(0x5317c4, uint64(t.Tid))
 		}
@@ -196,6 +216,7 @@ func (p *Process) syscall(t *sched.Thread) *Result {
 		p.exited, p.exitStatus = true, out.Status&0xff
 		p.recordSyscall(t, call.Nr, uint64(out.Status))
 		p.exitGroup(out.Status)
+		p.processExit((out.Status & 0xff) << 8)
 		return nil
 	case syscalls.Exit:
 		p.recordSyscall(t, call.Nr, uint64(out.Status))
@@ -249,8 +270,8 @@ func (p *Process) crash(sig int, what string) *Result {
 		res.Report = append(res.Report, fmt.Sprintf("  rax=%#x rbx=%#x rcx=%#x rdx=%#x rsi=%#x rdi=%#x rbp=%#x rsp=%#x r8=%#x r9=%#x r10=%#x r11=%#x r12=%#x r13=%#x r14=%#x r15=%#x fs=%#x",
 			r.RAX, r.RBX, r.RCX, r.RDX, r.RSI, r.RDI, r.RBP, r.RSP, r.R8, r.R9, r.R10, r.R11, r.R12, r.R13, r.R14, r.R15, r.FSBase))
 	}
-	if p.cur != nil {
-		res.Report = append([]string{fmt.Sprintf("thread %d:", p.cur.Tid)}, res.Report...)
+	if p.m.cur != nil {
+		res.Report = append([]string{fmt.Sprintf("thread %d:", p.m.cur.Tid)}, res.Report...)
 	}
 	return res
 }
@@ -263,17 +284,19 @@ func (p *Process) internal(err error) *Result {
 // deadlock reports every blocked thread with what it waits on and its stack.
 func (p *Process) deadlock() *Result {
 	res := &Result{ExitStatus: ExitDeadlock, Partial: true, Reason: "deadlock: every thread is blocked and no timer is pending"}
-	if p.cur != nil && p.cur.State != sched.Exited {
-		_ = p.cpu.Save(p.threads[p.cur.Tid].ctx)
+	if c := p.m.cur; c != nil && c.State != sched.Exited {
+		o := p.m.owner[c.Tid]
+		_ = o.cpu.Save(o.threads[c.Tid].ctx)
 	}
 	for _, t := range p.sched.Deadlock() {
 		res.Report = append(res.Report, fmt.Sprintf("thread %d: blocked on %s", t.Tid, t.Wait))
-		if err := p.cpu.Restore(p.threads[t.Tid].ctx); err != nil {
+		o := p.m.owner[t.Tid]
+		if o == nil || o.cpu.Restore(o.threads[t.Tid].ctx) != nil {
 			continue
 		}
 		var r cpu.Regs
-		if p.cpu.ReadRegs(&r) == nil {
-			res.Report = append(res.Report, p.backtrace(&r)...)
+		if o.cpu.ReadRegs(&r) == nil {
+			res.Report = append(res.Report, o.backtrace(&r)...)
 		}
 	}
 	return res

@@ -5,7 +5,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash"
+	"maps"
 	"math/rand/v2"
+	"slices"
 
 	"emuprof/analyses"
 	"emuprof/cpu"
@@ -34,6 +36,9 @@ type Result struct {
 	Unsupported []string // syscalls answered with ENOSYS
 	Warnings    []string // what the kernel could not emulate exactly
 	Partial     bool     // stopped early: crash, limit, interrupt, deadlock
+	// Forks counts the processes created; ForkBytes the memory copied
+	// for them.
+	Forks, ForkBytes uint64
 }
 
 // ThreadStats are per-thread figures for --stats.
@@ -56,16 +61,22 @@ type Process struct {
 	sched  *sched.Scheduler
 	layout *loader.Layout
 
-	cur     *sched.Thread
+	m       *machine // what all the processes of the run share
 	sysRegs cpu.Regs // registers of the syscall being handled
 	threads map[int]*threadState
-	nextTid int
-	insns   uint64
 	digest  hash.Hash
 	scratch [8]byte
 
 	exited     bool
 	exitStatus int
+
+	// Process tree (fork.go).
+	pid      int
+	parent   *Process // nil: the first process, or an orphan
+	children []*Process
+	zombie   bool          // exited, not yet waited for
+	wstatus  int           // wait status once exited
+	vforker  *sched.Thread // the parent thread a vfork suspended
 }
 
 type threadState struct {
@@ -92,7 +103,8 @@ func Load(cfg Config, c cpu.CPU) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Process{cfg: cfg, cpu: c, layout: layout, threads: map[int]*threadState{}}
+	p := &Process{cfg: cfg, cpu: c, layout: layout, threads: map[int]*threadState{}, pid: cfg.Pid}
+	p.m = &machine{root: p, owner: map[int]*Process{}}
 	p.as = mm.New(c)
 	p.syms = cfg.Symbols
 	if p.syms == nil {
@@ -106,16 +118,16 @@ func Load(cfg Config, c cpu.CPU) (*Process, error) {
 		return nil, err
 	}
 	p.kernel = syscalls.New(p.kernelConfig(), p.as)
-	p.kernel.OnMapFile = p.onMapFile
-	p.kernel.OnPipeEvent = p.pipeChanged
-	p.kernel.OnLockEvent = p.lockReleased
-	// arch_prctl: the FS base lives in the registers of the syscall in
-	// progress, which the run loop writes back after the call.
-	p.kernel.SetFS = func(_ int, base uint64) { p.sysRegs.FSBase = base }
-	p.kernel.GetFS = func(int) uint64 { return p.sysRegs.FSBase }
+	p.bindKernel()
 	sc := sched.Config{CPUs: cfg.CPUs, Quantum: cfg.Quantum, NsPerInsn: cfg.NsPerInsn, Seed: cfg.SchedSeed}
 	if cfg.Needs.Threads && len(cfg.Analyses) > 0 {
-		sc.Trace = c.Emit // thread start/exit, switch, block, wake: in the one stream
+		// Thread start/exit, switch, block, wake: in the one stream, for
+		// the first process's threads (the analyses follow it alone).
+		sc.Trace = func(e analyses.Event) {
+			if p.m.owner[int(e.Tid)] == p {
+				c.Emit(e)
+			}
+		}
 	}
 	p.sched = sched.New(sc)
 	if cfg.TraceDigest {
@@ -173,7 +185,8 @@ func (p *Process) onMapFile(path string, addr, size, fileOff uint64, prot mm.Pro
 
 func (p *Process) startMain() error {
 	tid := p.cfg.Pid
-	p.nextTid = tid + 1
+	p.m.nextTid = tid + 1
+	p.m.owner[tid] = p
 	p.sched.Spawn(tid, nil)
 	ctx, err := p.cpu.NewContext()
 	if err != nil {
@@ -220,15 +233,15 @@ func (p *Process) kernelAccess(kind analyses.Kind, addr, size uint64) {
 	if !p.cfg.Needs.KernelMem {
 		return
 	}
-	p.emit(analyses.Event{Kind: kind, Addr: addr, Size: uint32(size), Tid: uint32(p.cur.Tid), Time: p.cur.Clock})
+	p.emit(analyses.Event{Kind: kind, Addr: addr, Size: uint32(size), Tid: uint32(p.m.cur.Tid), Time: p.m.cur.Clock})
 }
 
 func (p *Process) rdtsc(sliceInsns uint64) uint64 {
-	if p.cur == nil {
+	if p.m.cur == nil {
 		return 0
 	}
 	// 1 GHz virtual TSC: one tick per virtual ns.
-	return uint64(p.cur.Clock + int64(sliceInsns)*p.cfg.NsPerInsn)
+	return uint64(p.m.cur.Clock + int64(sliceInsns)*p.cfg.NsPerInsn)
 }
 
 // Run runs the process to completion (or crash, deadlock, limit, interrupt).
@@ -246,12 +259,29 @@ func (p *Process) Run() *Result {
 		res.Digest = fmt.Sprintf("%x", p.digest.Sum(nil))
 	}
 	res.Makespan = p.sched.Makespan()
-	res.Insns = p.insns
+	res.Insns = p.m.insns
 	for _, t := range p.sched.Threads() {
 		res.Threads = append(res.Threads, ThreadStats{Tid: t.Tid, Clock: t.Clock, Insns: t.Insns, Blocks: t.Blocks, Switches: t.Switches, FutexWaits: t.FutexWaits})
 	}
-	res.Warnings = append(p.kernel.Warnings(), res.Warnings...)
-	for _, nr := range p.kernel.Unsupported() {
+	// Processes left running or unreaped when the first one ended.
+	closed := map[*Process]bool{p: true}
+	for _, tid := range slices.Sorted(maps.Keys(p.m.owner)) {
+		if q := p.m.owner[tid]; !closed[q] {
+			closed[q] = true
+			q.cpu.Drain()
+			if err := q.kernel.Close(); err != nil {
+				res.Warnings = append(res.Warnings, err.Error())
+			}
+			p.m.warnings = append(p.m.warnings, q.kernel.Warnings()...)
+			p.m.unsupported = append(p.m.unsupported, q.kernel.Unsupported()...)
+			q.cpu.Close()
+		}
+	}
+	res.Forks, res.ForkBytes = p.m.forks, p.m.forkBytes
+	res.Warnings = append(p.kernel.Warnings(), append(p.m.warnings, res.Warnings...)...)
+	unsup := append(p.kernel.Unsupported(), p.m.unsupported...)
+	slices.Sort(unsup)
+	for _, nr := range slices.Compact(unsup) {
 		res.Unsupported = append(res.Unsupported, fmt.Sprintf("%d (%s)", nr, syscalls.Name(nr)))
 	}
 	return res

@@ -54,17 +54,17 @@ func (p *Process) threadSyscall(t *sched.Thread, c *syscalls.Call, r *cpu.Regs) 
 	a := c.Args
 	switch c.Nr {
 	case nrClone:
-		out, end := p.clone(t, r, a[0], a[1], a[2], a[3], a[4])
+		out, end := p.clone(t, c, r, a[0], a[1], a[2], a[3], a[4])
 		return out, true, end
 	case nrClone3:
-		return p.clone3(t, r, a[0], a[1])
+		return p.clone3(t, c, r, a[0], a[1])
 	case nrFutex:
 		return p.futex(t, c), true, nil
 	}
 	return syscalls.Outcome{}, false, nil
 }
 
-func (p *Process) clone3(t *sched.Thread, r *cpu.Regs, argp, size uint64) (syscalls.Outcome, bool, *Result) {
+func (p *Process) clone3(t *sched.Thread, c *syscalls.Call, r *cpu.Regs, argp, size uint64) (syscalls.Outcome, bool, *Result) {
 	if size < 64 {
 		return ret(errno(eINVAL)), true, nil
 	}
@@ -78,18 +78,22 @@ func (p *Process) clone3(t *sched.Thread, r *cpu.Regs, argp, size uint64) (sysca
 	if stack != 0 {
 		sp = stack + stackSize
 	}
-	out, end := p.clone(t, r, flags, sp, parentTid, childTid, tls)
+	out, end := p.clone(t, c, r, flags, sp, parentTid, childTid, tls)
 	return out, true, end
 }
 
-// clone creates a thread sharing the address space (the only kind of child
-// supported: fork would need a second address space).
-func (p *Process) clone(t *sched.Thread, r *cpu.Regs, flags, sp, parentTid, childTid, tls uint64) (syscalls.Outcome, *Result) {
-	if flags&cloneVM == 0 || flags&cloneThread == 0 || flags&cloneVfork != 0 {
-		return ret(errno(eNOSYS)), nil // processes (fork, vfork, posix_spawn) are not supported
+// clone creates a thread sharing the address space, or without
+// CLONE_THREAD a process (fork.go: with a copy of the memory, even with
+// CLONE_VM, which posix_spawn uses with CLONE_VFORK).
+func (p *Process) clone(t *sched.Thread, c *syscalls.Call, r *cpu.Regs, flags, sp, parentTid, childTid, tls uint64) (syscalls.Outcome, *Result) {
+	if flags&cloneThread == 0 {
+		return p.fork(t, c, r, flags, sp, parentTid, childTid, tls)
 	}
-	tid := p.nextTid
-	p.nextTid++
+	if flags&cloneVM == 0 || flags&cloneVfork != 0 {
+		return ret(errno(eINVAL)), nil // threads share the memory
+	}
+	tid := p.m.nextTid
+	p.m.nextTid++
 	child := *r
 	child.RAX = 0
 	child.RCX, child.R11 = r.RIP, r.RFLAGS
@@ -114,6 +118,7 @@ func (p *Process) clone(t *sched.Thread, r *cpu.Regs, flags, sp, parentTid, chil
 		p.kernel.SetClearChildTID(tid, childTid)
 	}
 	p.threads[tid] = ts
+	p.m.owner[tid] = p
 	if flags&cloneParentSettid != 0 {
 		_ = p.writeU32(parentTid, uint32(tid))
 	}
@@ -133,8 +138,9 @@ func (p *Process) exitThread(t *sched.Thread, status int) *Result {
 	}
 	t.ExitStatus = status
 	p.sched.Exit(t) // reports ThreadExit
-	if p.sched.Alive() == 0 {
+	if p.alive() == 0 {
 		p.exited, p.exitStatus = true, status
+		p.processExit((status & 0xff) << 8)
 	}
 	return nil
 }
@@ -144,8 +150,8 @@ func (p *Process) exitThread(t *sched.Thread, status int) *Result {
 // for every start. There are no CLONE_CHILD_CLEARTID wakes: nobody is left
 // to wake.
 func (p *Process) exitGroup(status int) {
-	for _, t := range p.sched.Threads() {
-		if t.State != sched.Exited {
+	for _, tid := range p.tids() {
+		if t := p.sched.Thread(tid); t != nil && t.State != sched.Exited {
 			t.ExitStatus = status
 			p.sched.Exit(t)
 		}
@@ -324,14 +330,14 @@ func (p *Process) parks(t *sched.Thread, c *syscalls.Call, out syscalls.Outcome)
 
 // pipeChanged wakes the threads waiting for pipe to change.
 func (p *Process) pipeChanged(pipe uint64) {
-	p.sched.WakeAll(p.cur, sched.WaitPipeRead, pipe)
-	p.sched.WakeAll(p.cur, sched.WaitPipeWrite, pipe)
-	p.sched.WakeAll(p.cur, sched.WaitPoll, 0)
+	p.sched.WakeAll(p.m.cur, sched.WaitPipeRead, pipe)
+	p.sched.WakeAll(p.m.cur, sched.WaitPipeWrite, pipe)
+	p.sched.WakeAll(p.m.cur, sched.WaitPoll, 0)
 }
 
 // lockReleased wakes the threads waiting for a lock of the file lock.
 func (p *Process) lockReleased(lock uint64) {
-	p.sched.WakeAll(p.cur, sched.WaitOther, lock)
+	p.sched.WakeAll(p.m.cur, sched.WaitOther, lock)
 }
 
 // absDeadline converts an absolute guest time to virtual ns.

@@ -102,3 +102,63 @@ func TestExec(t *testing.T) {
 		t.Errorf("trace digests differ: %s, %s", a, b)
 	}
 }
+
+// TestProcesses runs process trees: fork, vfork, wait, pipes, orphans,
+// exit statuses and signals, compared with native runs.
+func TestProcesses(t *testing.T) {
+	for _, v := range append(variants, "glibc-static-O0") {
+		t.Run("procs/"+v, func(t *testing.T) {
+			out := compare(t, nil, t.TempDir(), guestBin(t, v, "procs"))
+			if out.code != 3 {
+				t.Errorf("exit %d, want 3", out.code)
+			}
+		})
+	}
+	work := t.TempDir()
+	os.MkdirAll(filepath.Join(work, "src", "sub"), 0o755)
+	os.WriteFile(filepath.Join(work, "src", "a.c"), []byte("int a;\nint b;\n"), 0o644)
+	os.WriteFile(filepath.Join(work, "src", "sub", "b.c"), []byte("int x;\n"), 0o644)
+	os.WriteFile(filepath.Join(work, "src", "c.h"), []byte("int y;\n"), 0o644)
+	old := mustTime("2020-03-04T05:06:07Z")
+	filepath.Walk(work, func(p string, _ os.FileInfo, _ error) error { return os.Chtimes(p, old, old) })
+	os.WriteFile(filepath.Join(work, "mine"), []byte("a\nb\nc\n"), 0o644)
+	os.WriteFile(filepath.Join(work, "older"), []byte("a\nB\nc\n"), 0o644)
+	os.WriteFile(filepath.Join(work, "yours"), []byte("a\nb\nC\n"), 0o644)
+	cases := []struct {
+		prog  string
+		args  []string
+		stdin []byte
+	}{
+		{"/bin/bash", []string{"-c", "seq 1 1000 | sort -r | head -3"}, nil},
+		{"/bin/sh", []string{"-c", "echo hi | cat; (exit 7); echo $?; sh -c 'exit 3'; echo $?; false | true; echo $?"}, nil},
+		{"/bin/sh", []string{"-c", "x=$(echo sub); echo $x $(ls src | wc -l); exit 4"}, nil},
+		{"/bin/sh", []string{"-c", "sh -c 'kill -9 $$'; echo $?"}, nil},
+		// (sorted: natively, the background jobs' order varies)
+		{"/bin/bash", []string{"-c", "{ for i in 1 2 3; do echo $i & done; wait; echo done; } | sort"}, nil},
+		{"/usr/bin/find", []string{"src", "-name", "*.c", "-exec", "wc", "-l", "{}", "+"}, nil},
+		{"/usr/bin/xargs", []string{"-n1", "echo"}, []byte("a b\nc d\n")},
+		{"/usr/bin/diff3", []string{"mine", "older", "yours"}, nil},
+		{"/bin/sh", []string{"-c", "tar czf t.tgz src && mkdir -p x && tar xzf t.tgz -C x && tar tzvf t.tgz --utc && find x | sort && rm -r x t.tgz"}, nil},
+		{"/usr/bin/python3", []string{"-c", "import subprocess; print(subprocess.run(['echo', 'hi'], capture_output=True).stdout)"}, nil},
+		{"/usr/bin/python3", []string{"-c", "import subprocess; print(subprocess.run(['sh', '-c', 'exit 5']).returncode)"}, nil},
+	}
+	for _, c := range cases {
+		t.Run(filepath.Base(c.prog)+" "+strings.Join(c.args, " "), func(t *testing.T) {
+			compare(t, c.stdin, work, c.prog, c.args...)
+		})
+	}
+	// A process tree runs the same every time.
+	var first string
+	for i := 0; i < 3; i++ {
+		out := run(t, nil, work, emuprofBin, append(emuArgs("--trace-digest"), "/bin/bash", "-c", "seq 1 1000 | sort -r | head -3")...)
+		m := regexp.MustCompile(`trace digest ([0-9a-f]+)`).FindStringSubmatch(out.stderr)
+		if out.code != 0 || out.stdout != "999\n998\n997\n" || m == nil {
+			t.Fatalf("exit %d, stdout %q, stderr %q", out.code, out.stdout, out.stderr)
+		}
+		if i == 0 {
+			first = m[1]
+		} else if m[1] != first {
+			t.Errorf("run %d: trace digest %s, first run %s", i+1, m[1], first)
+		}
+	}
+}

@@ -1,0 +1,58 @@
+package syscalls
+
+import (
+	"encoding/binary"
+	"math/rand/v2"
+
+	"emuprof/mm"
+)
+
+// Fork returns the kernel of a child process created by thread tid with
+// fork, vfork or clone without CLONE_VM: process id pid, memory as (the
+// copy of the parent's), a copy of the descriptor table sharing the open
+// file descriptions (offsets, flags, pipes), the working directory, umask,
+// limits, signal actions and the calling thread's signal mask and name.
+// Shared file mappings are not kept coherent in the child (its copy of
+// them is private), locked memory and pending signals are not inherited,
+// and the child's getrandom stream is its own (seeded from the parent's).
+// The callbacks (OnMapFile, SetFS, GetFS, OnPipeEvent, OnLockEvent) are the
+// caller's to set; the child makes no kernel-access events.
+func (k *Kernel) Fork(tid, pid int, as *mm.AddressSpace) *Kernel {
+	c := *k
+	c.cfg.Pid = pid
+	c.cfg.OnKernelAccess = nil
+	c.as, c.mem = as, as.Backend()
+	c.fds = make([]fdSlot, len(k.fds))
+	for i, s := range k.fds {
+		if s.f != nil {
+			s.f.refs++
+		}
+		c.fds[i] = s
+	}
+	var seed [32]byte
+	binary.LittleEndian.PutUint64(seed[:], k.rng.Uint64())
+	binary.LittleEndian.PutUint64(seed[8:], uint64(pid))
+	c.rng = rand.NewChaCha8(seed)
+	// Inode numbers of pipes and other anonymous files stay distinct
+	// between processes.
+	c.nextIno = k.nextIno + uint64(pid)<<32
+	c.threads = map[int]*threadState{}
+	th := c.thread(pid)
+	if pt := k.threads[tid]; pt != nil {
+		th.sigmask, th.altStack, th.name = pt.sigmask, pt.altStack, pt.name
+	}
+	c.pending = 0
+	c.unsup, c.buf, c.shared, c.syncBuf, c.warnings, c.mlocked = nil, nil, nil, nil, nil, nil
+	c.termios, c.winsize = clone(k.termios), clone(k.winsize)
+	c.OnMapFile, c.SetFS, c.GetFS, c.OnPipeEvent, c.OnLockEvent = nil, nil, nil, nil, nil
+	// The file times and the locks stay shared: one view of the files per
+	// run.
+	return &c
+}
+
+func clone(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	return append([]byte(nil), b...)
+}
