@@ -46,6 +46,9 @@ type Config struct {
 	// terminal (TCGETS and TIOCGWINSZ succeed, fstat says character
 	// device); otherwise it looks like a pipe.
 	StdinTTY, StdoutTTY, StderrTTY bool
+	// StdinClosed starts the guest with fd 0 closed (see HostStdinClosed);
+	// Stdin is then not read.
+	StdinClosed bool
 	// Pid is the process id (default 1000); the parent's is Pid-1.
 	Pid int
 	// Uid and Gid are the guest's user and group ids (0 is root).
@@ -325,6 +328,9 @@ func New(cfg Config, as *mm.AddressSpace) *Kernel {
 		{f: newOpenFile(&stream{r: cfg.Stdin, tty: cfg.StdinTTY, ino: 1}, oRDONLY, "")},
 		{f: newOpenFile(&stream{w: cfg.Stdout, tty: cfg.StdoutTTY, ino: 2}, oWRONLY, "")},
 		{f: newOpenFile(&stream{w: cfg.Stderr, tty: cfg.StderrTTY, ino: 3}, oWRONLY, "")},
+	}
+	if cfg.StdinClosed {
+		k.fds[0] = fdSlot{}
 	}
 	return k
 }

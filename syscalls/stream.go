@@ -83,6 +83,12 @@ func (s *stream) write(_ *Kernel, p []byte, _ int64) (int, Errno) {
 			return n, ePIPE
 		}
 		if n == 0 {
+			// The host's answer when it is one a write may give
+			// (ENOSPC for /dev/full or a full disk, EFBIG, EDQUOT...).
+			var en syscall.Errno
+			if errors.As(err, &en) {
+				return 0, hostErrno(err)
+			}
 			return 0, eIO
 		}
 	}
