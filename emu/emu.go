@@ -446,6 +446,10 @@ func (e *Engine) Run(pc, budget uint64) cpu.Stop {
 	}
 	var total cpu.Stop
 	for {
+		// A slice may take several engine runs (retranslation, an
+		// instruction completed here): later runs' events continue the
+		// slice's time instead of starting again from its beginning.
+		e.st.prior = C.int64_t(int64(total.Insns)*100 - int64(total.Saved))
 		s := e.run(pc, budget-total.Insns)
 		total.Insns += s.Insns
 		total.Blocks += s.Blocks

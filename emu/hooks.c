@@ -84,7 +84,7 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
 		return;
 	}
 	// Without speedups saved is 0 and this is insns × ns_per_insn exactly.
-	s->cur_time = s->time_base + ((int64_t)s->insns * 100 - (int64_t)s->saved) * s->ns_per_insn / 100;
+	s->cur_time = s->time_base + (s->prior + (int64_t)s->insns * 100 - (int64_t)s->saved) * s->ns_per_insn / 100;
 	s->insns += b->insns;
 	s->saved += b->saved;
 	s->blocks++;

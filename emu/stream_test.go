@@ -83,3 +83,46 @@ func TestEventLayoutMatchesC(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A slice that the engine runs in several pieces (here: popcnt, which
+// Unicorn refuses and Run completes itself, between blocks) keeps one time
+// line: a block after the re-entry is stamped after the blocks before it,
+// at slice start + the instructions executed before it.
+func TestEventTimesContinueAcrossReentry(t *testing.T) {
+	code := []byte{
+		0xb9, 0x05, 0, 0, 0, // mov ecx, 5
+		0xeb, 0x00, // jmp +0 (ends the block)
+		0xf3, 0x0f, 0xb8, 0xc1, // popcnt eax, ecx: completed by Run
+		0xeb, 0x00, // jmp +0
+		0x90,       // nop
+		0x0f, 0x05, // syscall
+	}
+	e := newEngine(t, Options{Blocks: true, NsPerInsn: 3}, code)
+	var blocks []analyses.Event
+	e.SetSink(func(b []analyses.Event) {
+		for _, ev := range b {
+			if ev.Kind == analyses.KindBlock {
+				blocks = append(blocks, ev)
+			}
+		}
+	})
+	e.SetClock(500)
+	s := e.Run(codeAddr, 0)
+	e.Drain()
+	if s.Reason != cpu.StopSyscall {
+		t.Fatalf("stop %+v", s)
+	}
+	var prev int64 = -1
+	var insns int64
+	for _, b := range blocks {
+		if b.Time < prev {
+			t.Fatalf("block at %#x stamped %d, after a block at %d: time went backwards", b.Addr, b.Time, prev)
+		}
+		prev = b.Time
+		insns += int64(b.Size)
+	}
+	last := blocks[len(blocks)-1]
+	if want := 500 + 3*(int64(s.Insns)-int64(last.Size)); last.Time != want {
+		t.Errorf("last block stamped %d, want %d (slice start + earlier instructions × 3)", last.Time, want)
+	}
+}
