@@ -24,6 +24,7 @@ type Config struct {
 	Stdin                          io.Reader
 	Stdout, Stderr                 io.Writer
 	StdinTTY, StdoutTTY, StderrTTY bool
+	StdinClosed                    bool   // the guest starts with fd 0 closed
 	Pid                            int    // default 1000
 	Uid, Gid                       int    // reported identity
 	Seed                           uint64 // getrandom / AT_RANDOM PRNG seed

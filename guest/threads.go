@@ -35,6 +35,8 @@ const (
 	futexWakeOp        = 5
 	futexWaitBitset    = 9
 	futexWakeBitset    = 10
+	futexWaitRequeuePI = 11
+	futexLockPI2       = 13
 	futexPrivate       = 128
 	futexClockRealtime = 256
 
@@ -158,12 +160,49 @@ func (p *Process) exitGroup(status int) {
 	}
 }
 
+// futex performs the futex operations with Linux's checks, in its order:
+// the timeout (EFAULT, EINVAL), the operation's own arguments, the words'
+// addresses (EINVAL unless aligned, EFAULT outside user space or, for a
+// shared futex, on a page that is not accessible), then the words' values
+// (EFAULT unless readable; FUTEX_WAKE_OP's second word must be writable).
 func (p *Process) futex(t *sched.Thread, c *syscalls.Call) syscalls.Outcome {
 	a := c.Args
 	addr, op, val := a[0], int(a[1]), uint32(a[2])
 	cmd := op &^ (futexPrivate | futexClockRealtime)
+	private := op&futexPrivate != 0
+	if op&futexClockRealtime != 0 && cmd != futexWaitBitset && cmd != futexWaitRequeuePI && cmd != futexLockPI2 {
+		return ret(errno(eNOSYS))
+	}
+	key := func(addr uint64) uint64 {
+		if e := p.kernel.FutexKey(addr, private); e != 0 {
+			return errno(int(e))
+		}
+		return 0
+	}
+	load := func(addr uint64) (uint32, uint64) {
+		if !p.kernel.Accessible(addr, 4, false) {
+			return 0, errno(eFAULT)
+		}
+		v, err := p.readU32(addr)
+		if err != nil {
+			return 0, errno(eFAULT)
+		}
+		return v, 0
+	}
 	switch cmd {
 	case futexWait, futexWaitBitset:
+		deadline := sched.NoDeadline
+		if a[3] != 0 {
+			ts, e := p.futexTimeout(a[3])
+			if e != 0 {
+				return ret(e)
+			}
+			if cmd == futexWait {
+				deadline = c.Now + ts // relative
+			} else {
+				deadline = p.absDeadline(ts, op&futexClockRealtime != 0)
+			}
+		}
 		bitset := ^uint32(0)
 		if cmd == futexWaitBitset {
 			bitset = uint32(a[5])
@@ -171,24 +210,15 @@ func (p *Process) futex(t *sched.Thread, c *syscalls.Call) syscalls.Outcome {
 				return ret(errno(eINVAL))
 			}
 		}
-		cur, err := p.readU32(addr)
-		if err != nil {
-			return ret(errno(eFAULT))
+		if e := key(addr); e != 0 {
+			return ret(e)
+		}
+		cur, e := load(addr)
+		if e != 0 {
+			return ret(e)
 		}
 		if cur != val {
 			return ret(errno(eAGAIN))
-		}
-		deadline := sched.NoDeadline
-		if a[3] != 0 {
-			ts, err := p.readTimespec(a[3])
-			if err != nil {
-				return ret(errno(eFAULT))
-			}
-			if cmd == futexWait {
-				deadline = c.Now + ts // relative
-			} else {
-				deadline = p.absDeadline(ts, op&futexClockRealtime != 0)
-			}
 		}
 		p.sched.FutexWait(t, addr, bitset, deadline)
 		p.block(t, c)
@@ -201,12 +231,24 @@ func (p *Process) futex(t *sched.Thread, c *syscalls.Call) syscalls.Outcome {
 				return ret(errno(eINVAL))
 			}
 		}
+		if e := key(addr); e != 0 {
+			return ret(e)
+		}
 		return ret(uint64(p.sched.FutexWake(t, addr, int(val), bitset)))
 	case futexRequeue, futexCmpRequeue:
+		if int32(val) < 0 || int32(a[3]) < 0 {
+			return ret(errno(eINVAL))
+		}
+		if e := key(addr); e != 0 {
+			return ret(e)
+		}
+		if e := key(a[4]); e != 0 {
+			return ret(e)
+		}
 		if cmd == futexCmpRequeue {
-			cur, err := p.readU32(addr)
-			if err != nil {
-				return ret(errno(eFAULT))
+			cur, e := load(addr)
+			if e != 0 {
+				return ret(e)
 			}
 			if cur != uint32(a[5]) {
 				return ret(errno(eAGAIN))
@@ -214,9 +256,35 @@ func (p *Process) futex(t *sched.Thread, c *syscalls.Call) syscalls.Outcome {
 		}
 		return ret(uint64(p.sched.FutexRequeue(t, addr, int(val), a[4], int(uint32(a[3])))))
 	case futexWakeOp:
+		if e := key(addr); e != 0 {
+			return ret(e)
+		}
+		if e := key(a[4]); e != 0 {
+			return ret(e)
+		}
+		if !p.kernel.Accessible(a[4], 4, true) {
+			return ret(errno(eFAULT))
+		}
 		return p.futexWakeOp(t, addr, int(val), int(uint32(a[3])), a[4], uint32(a[5]))
 	}
 	return ret(errno(eNOSYS))
+}
+
+// futexTimeout loads a futex timeout: EFAULT unless readable, EINVAL
+// unless a valid timespec.
+func (p *Process) futexTimeout(addr uint64) (int64, uint64) {
+	if !p.kernel.Accessible(addr, 16, false) {
+		return 0, errno(eFAULT)
+	}
+	var b [16]byte
+	if err := p.cpu.ReadMem(addr, b[:]); err != nil {
+		return 0, errno(eFAULT)
+	}
+	sec, nsec := int64(binary.LittleEndian.Uint64(b[:])), int64(binary.LittleEndian.Uint64(b[8:]))
+	if sec < 0 || nsec < 0 || nsec >= 1e9 {
+		return 0, errno(eINVAL)
+	}
+	return sec*1e9 + nsec, 0
 }
 
 // futexWakeOp: atomically *uaddr2 = op(old, oparg), wake val on uaddr, and
@@ -388,17 +456,4 @@ func (p *Process) writeU32(addr uint64, v uint32) error {
 	var b [4]byte
 	binary.LittleEndian.PutUint32(b[:], v)
 	return p.cpu.WriteMem(addr, b[:])
-}
-
-// readTimespec reads a struct timespec as nanoseconds.
-func (p *Process) readTimespec(addr uint64) (int64, error) {
-	var b [16]byte
-	if err := p.cpu.ReadMem(addr, b[:]); err != nil {
-		return 0, err
-	}
-	sec, nsec := int64(binary.LittleEndian.Uint64(b[:])), int64(binary.LittleEndian.Uint64(b[8:]))
-	if nsec < 0 || nsec >= 1e9 {
-		return -1, nil
-	}
-	return sec*1e9 + nsec, nil
 }
