@@ -151,8 +151,9 @@ func (f *profileFlags) profile(list string, args []string) error {
 	if err != nil {
 		return fmt.Errorf("writing the HTML report: %w", err)
 	}
+	stdout := &quietStdout{w: os.Stdout} // `| head`: the files are written, the rest of the summary is not wanted
 	for _, inst := range insts {
-		if err := inst.Summary(os.Stdout); err != nil {
+		if err := inst.Summary(stdout); err != nil {
 			return err
 		}
 	}

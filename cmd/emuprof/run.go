@@ -6,7 +6,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -217,17 +216,12 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 			cfg.TimeControl = pipe.Sync
 		}
 	}
-	interrupt := make(chan struct{})
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt)
-	defer signal.Stop(sigs)
-	go func() {
-		if _, ok := <-sigs; ok {
-			close(interrupt)
-			engine.Stop() // a thread alone may run without returning to the loop
-		}
-	}()
-	cfg.Interrupt = interrupt
+	stops := watchStops(engine.Stop) // Stop: a thread alone may run without returning to the loop
+	defer stops.stop()
+	cfg.Interrupt = stops.interrupt
+	if cfg.Stdin != nil {
+		cfg.Stdin = newInterruptibleReader(cfg.Stdin, stops.interrupt) // a guest waiting for input stops too
+	}
 	if f.strace {
 		cfg.Strace = os.Stderr
 	}
@@ -236,6 +230,7 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 		return nil, &exitError{code: 2, msg: err.Error()}
 	}
 	res := runGuest(proc, pipe)
+	stops.adjust(res)
 	if pipe != nil && pipe.Err() != nil {
 		// A bug in an analysis: its results are lost, the run is not.
 		fmt.Fprintf(os.Stderr, "emuprof: internal error: %v\n", pipe.Err())
