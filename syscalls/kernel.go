@@ -255,6 +255,9 @@ type Kernel struct {
 	SetFS func(tid int, base uint64)
 	// GetFS returns the FS base of thread tid (arch_prctl ARCH_GET_FS).
 	GetFS func(tid int) uint64
+	// Threads returns the number of live threads of the process
+	// (/proc/self/status; nil: 1).
+	Threads func() int
 	// OnPipeEvent is called when pipe (see PipeWait.Pipe) changes in a way
 	// that may let a blocked reader or writer proceed: data was written or
 	// read, or the last descriptor of one end was closed.

@@ -114,7 +114,7 @@ func (k *Kernel) synthAt(p string) *synthNode {
 	case "/proc/sys/vm/overcommit_memory":
 		return textNode(p, "0\n")
 	case self:
-		return dirNode(p, "comm", "cwd", "exe", "fd", "maps", "root")
+		return dirNode(p, "comm", "cwd", "exe", "fd", "maps", "mountinfo", "root", "status")
 	case self + "/comm":
 		return textNode(p, path.Base(k.exeGuest)+"\n")
 	case self + "/cwd":
@@ -130,6 +130,10 @@ func (k *Kernel) synthAt(p string) *synthNode {
 		return n
 	case self + "/maps":
 		return fileNode(p, (*Kernel).procMaps)
+	case self + "/status":
+		return fileNode(p, (*Kernel).procStatus)
+	case self + "/mountinfo":
+		return fileNode(p, (*Kernel).procMountinfo)
 	case self + "/fd":
 		var names []string
 		for fd, s := range k.fds {
@@ -305,40 +309,6 @@ func (k *Kernel) procMaps() []byte {
 			b = append(b, v.Name...)
 		}
 		b = append(b, '\n')
-	}
-	return b
-}
-
-// cpuinfo renders /proc/cpuinfo for Config.CPUs identical CPUs.
-func (k *Kernel) cpuinfo() []byte {
-	var b []byte
-	for i := range k.cfg.CPUs {
-		b = fmt.Appendf(b, "processor\t: %d\n"+
-			"vendor_id\t: GenuineIntel\n"+
-			"cpu family\t: 6\n"+
-			"model\t\t: 6\n"+
-			"model name\t: emuprof virtual CPU\n"+
-			"stepping\t: 3\n"+
-			"cpu MHz\t\t: 1000.000\n"+
-			"cache size\t: 4096 KB\n"+
-			"physical id\t: 0\n"+
-			"siblings\t: %d\n"+
-			"core id\t\t: %d\n"+
-			"cpu cores\t: %d\n"+
-			"apicid\t\t: %d\n"+
-			"fpu\t\t: yes\n"+
-			"fpu_exception\t: yes\n"+
-			"cpuid level\t: 13\n"+
-			"wp\t\t: yes\n"+
-			"flags\t\t: fpu de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36 "+
-			"clflush mmx fxsr sse sse2 syscall nx lm rep_good nopl pni ssse3 cx16 sse4_1 "+
-			"sse4_2 popcnt hypervisor lahf_lm\n"+
-			"bogomips\t: 2000.00\n"+
-			"clflush size\t: 64\n"+
-			"cache_alignment\t: 64\n"+
-			"address sizes\t: 40 bits physical, 48 bits virtual\n"+
-			"power management:\n\n",
-			i, k.cfg.CPUs, i, k.cfg.CPUs, i)
 	}
 	return b
 }
