@@ -20,6 +20,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"strings"
@@ -116,9 +117,16 @@ func fileError(path string, err error) error {
 
 // OpenBytes is Open on a file already in memory; name is used in errors and
 // symbol names. The Object keeps data (mappings alias it): do not modify it.
+//
+// It accepts what Linux's binfmt_elf accepts and refuses what it refuses:
+// the ELF header and the program headers are read as x86-64 reads them
+// (little-endian, 64-bit, whatever EI_CLASS and EI_DATA say: the kernel
+// checks neither), section headers do not matter (a damaged section table
+// only loses the symbols), and PT_INTERP must be a NUL-terminated path of 2
+// to PATH_MAX bytes.
 func OpenBytes(name string, data []byte) (o *Object, err error) {
 	defer func() {
-		// debug/elf can panic on some corrupt inputs.
+		// Nothing below should panic; a bug must still not crash the run.
 		if r := recover(); r != nil {
 			o, err = nil, corrupt(name, "%v", r)
 		}
@@ -126,54 +134,58 @@ func OpenBytes(name string, data []byte) (o *Object, err error) {
 	if err := checkHeader(name, data); err != nil {
 		return nil, err
 	}
-	f, err := elf.NewFile(bytes.NewReader(data))
-	if err != nil {
-		return nil, corrupt(name, "%v", err)
-	}
 	le := binary.LittleEndian
 	o = &Object{
 		Path:  name,
-		Type:  f.Type,
-		Entry: f.Entry,
-		PhOff: le.Uint64(data[0x20:]),
-		Phent: uint64(le.Uint16(data[0x36:])),
-		Phnum: uint64(len(f.Progs)),
+		Type:  elf.Type(le.Uint16(data[16:])),
+		Entry: le.Uint64(data[24:]),
+		PhOff: le.Uint64(data[32:]),
+		Phent: uint64(le.Uint16(data[54:])),
+		Phnum: uint64(le.Uint16(data[56:])),
 		data:  data,
-		file:  f,
 	}
-	if o.Phnum > 0 && o.Phent != 56 {
-		return nil, corrupt(name, "program header size %d, want 56", o.Phent)
+	if o.Phent != phdrSize {
+		if elf.Class(data[elf.EI_CLASS]) == elf.ELFCLASS32 {
+			return nil, badInput(name, "32-bit ELF (x32) is not supported, only x86-64 (ELF64)")
+		}
+		return nil, corrupt(name, "program header size %d, want %d", o.Phent, phdrSize)
+	}
+	if o.Phnum == 0 {
+		return nil, corrupt(name, "no program headers")
 	}
 	if o.Phnum*o.Phent > 65536 { // Linux's limit
 		return nil, corrupt(name, "too many program headers (%d)", o.Phnum)
 	}
 	size := uint64(len(data))
+	if o.PhOff > size || o.Phnum*phdrSize > size-o.PhOff {
+		return nil, corrupt(name, "program headers [%#x, +%#x) beyond end of file (%#x)", o.PhOff, o.Phnum*phdrSize, size)
+	}
 	hasPhdr, hasInterp := false, false
-	for i, p := range f.Progs {
+	for i := range o.Phnum {
+		b := data[o.PhOff+i*phdrSize:]
+		p := elf.ProgHeader{
+			Type: elf.ProgType(le.Uint32(b)), Flags: elf.ProgFlag(le.Uint32(b[4:])),
+			Off: le.Uint64(b[8:]), Vaddr: le.Uint64(b[16:]), Paddr: le.Uint64(b[24:]),
+			Filesz: le.Uint64(b[32:]), Memsz: le.Uint64(b[40:]), Align: le.Uint64(b[48:]),
+		}
 		switch p.Type {
 		case elf.PT_LOAD:
-			if err := checkLoad(&p.ProgHeader, size); err != "" {
+			if err := checkLoad(&p, size); err != "" {
 				return nil, corrupt(name, "segment %d: %s", i, err)
 			}
 			if p.Memsz > 0 {
-				o.Loads = append(o.Loads, p.ProgHeader)
+				o.Loads = append(o.Loads, p)
 			}
 		case elf.PT_INTERP:
 			if hasInterp { // Linux uses the first one
 				continue
 			}
 			hasInterp = true
-			if p.Off > size || p.Filesz > size-p.Off {
-				return nil, corrupt(name, "PT_INTERP outside the file")
+			interp, err := interpPath(&p, data)
+			if err != "" {
+				return nil, badInput(name, "PT_INTERP %s", err)
 			}
-			s := data[p.Off : p.Off+p.Filesz]
-			if i := bytes.IndexByte(s, 0); i >= 0 {
-				s = s[:i]
-			}
-			if len(s) == 0 {
-				return nil, corrupt(name, "empty PT_INTERP")
-			}
-			o.Interp = string(s)
+			o.Interp = interp
 		case elf.PT_PHDR:
 			if !hasPhdr {
 				hasPhdr = true
@@ -193,47 +205,154 @@ func OpenBytes(name string, data []byte) (o *Object, err error) {
 			}
 		}
 	}
+	o.file = sectionFile(data)
 	return o, nil
 }
 
-// checkHeader checks what Linux checks before loading, in an order that
-// gives the most useful message (the machine before any parse error).
+// phdrSize is the size of an ELF64 program header.
+const phdrSize = 56
+
+// pathMax is PATH_MAX: the longest PT_INTERP Linux reads.
+const pathMax = 4096
+
+// interpPath returns the interpreter's path in a PT_INTERP segment, or
+// what is wrong with it, as Linux checks it: 2 to PATH_MAX bytes inside the
+// file, the last one NUL; the path is the C string they start with.
+func interpPath(p *elf.ProgHeader, data []byte) (string, string) {
+	size := uint64(len(data))
+	switch {
+	case p.Filesz < 2 || p.Filesz > pathMax:
+		return "", fmt.Sprintf("of %d bytes (Linux takes 2 to %d)", p.Filesz, pathMax)
+	case p.Off > size || p.Filesz > size-p.Off:
+		return "", "outside the file"
+	}
+	s := data[p.Off : p.Off+p.Filesz]
+	if s[len(s)-1] != 0 {
+		return "", "not NUL-terminated"
+	}
+	s = s[:bytes.IndexByte(s, 0)]
+	if len(s) == 0 {
+		return "", "empty"
+	}
+	return string(s), ""
+}
+
+// sectionFile parses the section headers for symbols and DWARF, as well as
+// they can be: debug/elf reads the header as EI_CLASS and EI_DATA say and
+// refuses a bad e_shstrndx or a table past the end of the file, which the
+// kernel ignores. It tries the file as x86-64 reads it, then without
+// section names, then gives up (nil: no symbols).
+func sectionFile(data []byte) *elf.File {
+	var hdr [64]byte
+	copy(hdr[:], data)
+	hdr[elf.EI_CLASS], hdr[elf.EI_DATA] = byte(elf.ELFCLASS64), byte(elf.ELFDATA2LSB)
+	hdr[elf.EI_VERSION] = byte(elf.EV_CURRENT)
+	binary.LittleEndian.PutUint32(hdr[20:], uint32(elf.EV_CURRENT)) // e_version
+	tries := []func(){
+		func() {},
+		func() { binary.LittleEndian.PutUint16(hdr[62:], 0) }, // e_shstrndx: no names
+	}
+	for _, patch := range tries {
+		patch()
+		if f := tryNewFile(&patchedReader{data: data, hdr: hdr}); f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
+func tryNewFile(r io.ReaderAt) (f *elf.File) {
+	defer func() {
+		if recover() != nil { // debug/elf can panic on some corrupt inputs
+			f = nil
+		}
+	}()
+	f, err := elf.NewFile(r)
+	if err != nil {
+		return nil
+	}
+	return f
+}
+
+// patchedReader reads data with its first 64 bytes replaced by hdr.
+type patchedReader struct {
+	data []byte
+	hdr  [64]byte
+}
+
+func (r *patchedReader) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, errors.New("negative offset")
+	}
+	if off >= int64(len(r.data)) {
+		return 0, io.EOF
+	}
+	n := copy(p, r.data[off:])
+	if off < int64(len(r.hdr)) {
+		copy(p, r.hdr[off:min(int64(len(r.hdr)), int64(len(r.data)))])
+	}
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// checkHeader checks what Linux checks before reading the program headers
+// (the magic, e_machine, e_type, all read as x86-64 reads them), and names
+// what a file for another machine is made for, in the byte order and class
+// its header declares.
 func checkHeader(name string, b []byte) error {
 	if len(b) < 4 || string(b[:4]) != elf.ELFMAG {
 		return badInput(name, "not an ELF file")
 	}
-	if len(b) <= elf.EI_CLASS {
-		return corrupt(name, "file too short (%d bytes)", len(b))
-	}
-	switch elf.Class(b[elf.EI_CLASS]) {
-	case elf.ELFCLASS64:
-	case elf.ELFCLASS32:
-		return badInput(name, "32-bit ELF, only x86-64 (ELF64) is supported")
-	default:
-		return corrupt(name, "bad ELF class %d", b[elf.EI_CLASS])
-	}
 	if len(b) < 64 {
 		return corrupt(name, "file too short for an ELF header (%d bytes)", len(b))
 	}
-	var bo binary.ByteOrder
-	switch elf.Data(b[elf.EI_DATA]) {
-	case elf.ELFDATA2LSB:
-		bo = binary.LittleEndian
-	case elf.ELFDATA2MSB:
-		bo = binary.BigEndian
-	default:
-		return corrupt(name, "bad ELF data encoding %d", b[elf.EI_DATA])
+	if m := elf.Machine(binary.LittleEndian.Uint16(b[18:])); m != elf.EM_X86_64 {
+		return badInput(name, "not an x86-64 ELF (%s)", describeMachine(b))
 	}
-	if m := elf.Machine(bo.Uint16(b[18:])); m != elf.EM_X86_64 {
-		return badInput(name, "not an x86-64 ELF (machine %s)", machineName(m))
-	}
-	if bo == binary.BigEndian {
-		return corrupt(name, "big-endian x86-64 ELF")
-	}
-	if t := elf.Type(bo.Uint16(b[16:])); t != elf.ET_EXEC && t != elf.ET_DYN {
-		return badInput(name, "not an executable (ELF type %s)", strings.TrimPrefix(t.String(), "ET_"))
+	if t := elf.Type(binary.LittleEndian.Uint16(b[16:])); t != elf.ET_EXEC && t != elf.ET_DYN {
+		return badInput(name, "not an executable (ELF type %s)", typeName(t))
 	}
 	return nil
+}
+
+// describeMachine names the machine an ELF header declares, read in its
+// declared byte order, with its class and byte order when they are not
+// x86-64's: "machine AArch64", "machine i386, 32-bit", "machine s390,
+// 64-bit big-endian".
+func describeMachine(b []byte) string {
+	var bo binary.ByteOrder = binary.LittleEndian
+	var notes []string
+	switch elf.Class(b[elf.EI_CLASS]) {
+	case elf.ELFCLASS64:
+	case elf.ELFCLASS32:
+		notes = append(notes, "32-bit")
+	default:
+		notes = append(notes, fmt.Sprintf("class %d", b[elf.EI_CLASS]))
+	}
+	switch elf.Data(b[elf.EI_DATA]) {
+	case elf.ELFDATA2LSB:
+	case elf.ELFDATA2MSB:
+		bo = binary.BigEndian
+		notes = append(notes, "big-endian")
+	default:
+		notes = append(notes, fmt.Sprintf("byte order %d", b[elf.EI_DATA]))
+	}
+	s := "machine " + machineName(elf.Machine(bo.Uint16(b[18:])))
+	if len(notes) > 0 {
+		s += ", " + strings.Join(notes, " ")
+	}
+	return s
+}
+
+// typeName names an ELF type ("REL", "CORE", "0xfe00").
+func typeName(t elf.Type) string {
+	switch t {
+	case elf.ET_NONE, elf.ET_REL, elf.ET_EXEC, elf.ET_DYN, elf.ET_CORE:
+		return strings.TrimPrefix(t.String(), "ET_")
+	}
+	return fmt.Sprintf("%#x", uint16(t))
 }
 
 // checkLoad returns what is wrong with a PT_LOAD header, or "".
@@ -269,6 +388,15 @@ func machineName(m elf.Machine) string {
 		return "LoongArch"
 	case elf.EM_NONE:
 		return "none"
+	case elf.EM_SPARCV9:
+		return "SPARC V9"
+	case elf.EM_MIPS:
+		return "MIPS"
+	case elf.EM_IA_64:
+		return "IA-64"
 	}
-	return strings.TrimPrefix(m.String(), "EM_")
+	if n := m.String(); !strings.Contains(n, "+") && !strings.HasPrefix(n, "Machine(") {
+		return strings.TrimPrefix(n, "EM_")
+	}
+	return fmt.Sprintf("%#x", uint16(m)) // debug/elf's "ALPHA_STD+15831" names nothing
 }

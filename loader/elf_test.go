@@ -2,6 +2,7 @@ package loader
 
 import (
 	"debug/elf"
+	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
@@ -39,6 +40,13 @@ func TestOpenBadInput(t *testing.T) {
 		copy(b[off:], bytes)
 		return b
 	}
+	patchAll := func(at map[int][]byte) []byte {
+		b := minimalELF()
+		for off, v := range at {
+			copy(b[off:], v)
+		}
+		return b
+	}
 	noLoads := patch(0x40, 2, 0, 0, 0) // first phdr becomes PT_DYNAMIC...
 	copy(noLoads[0x40+56:], []byte{4}) // ...and the second PT_NOTE
 	tests := []struct {
@@ -48,7 +56,20 @@ func TestOpenBadInput(t *testing.T) {
 		{dir, "is a directory"},
 		{write("text", []byte("#!/bin/sh\necho hi\n")), "not an ELF file"},
 		{write("empty", nil), "not an ELF file"},
-		{write("elf32", patch(4, byte(elf.ELFCLASS32))), "32-bit ELF, only x86-64 (ELF64) is supported"},
+		{write("i386", patchAll(map[int][]byte{4: {byte(elf.ELFCLASS32)}, 18: {3, 0}})), "not an x86-64 ELF (machine i386, 32-bit)"},
+		{write("s390x", patchAll(map[int][]byte{5: {byte(elf.ELFDATA2MSB)}, 18: {0, 22}})), "not an x86-64 ELF (machine s390, big-endian)"},
+		{write("ppc", patchAll(map[int][]byte{4: {1}, 5: {2}, 18: {0, 20}})), "not an x86-64 ELF (machine PowerPC, 32-bit big-endian)"},
+		{write("unknown", patch(18, 0x34, 0x12)), "not an x86-64 ELF (machine 0x1234)"},
+		{write("type", patch(16, 0, 0xfe)), "not an executable (ELF type 0xfe00)"},
+		{write("phnum0", patch(56, 0, 0)), "truncated or corrupt ELF: no program headers"},
+		{write("phent", patch(54, 32, 0)), "truncated or corrupt ELF: program header size 32, want 56"},
+		{write("x32", patchAll(map[int][]byte{4: {1}, 54: {32, 0}})), "32-bit ELF (x32) is not supported"},
+		{write("phoff", patch(32, 0xf0, 0xff)), "truncated or corrupt ELF: program headers [0xfff0, +0x70) beyond end of file"},
+		{write("interp-nonul", interpELF(0xd0, 8)), "PT_INTERP not NUL-terminated"},
+		{write("interp-short", interpELF(0x127, 1)), "PT_INTERP of 1 bytes (Linux takes 2 to 4096)"},
+		{write("interp-long", interpELF(0, 4097)), "PT_INTERP of 4097 bytes (Linux takes 2 to 4096)"},
+		{write("interp-out", interpELF(0x120, 0x1000)), "PT_INTERP outside the file"},
+		{write("interp-empty", interpELF(0x12e, 2)), "PT_INTERP empty"},
 		{write("arm64", patch(18, 183, 0)), "not an x86-64 ELF (machine AArch64)"},
 		{write("rel", patch(16, byte(elf.ET_REL), 0)), "not an executable (ELF type REL)"},
 		{write("core", patch(16, byte(elf.ET_CORE), 0)), "not an executable (ELF type CORE)"},
@@ -99,5 +120,112 @@ func TestOpenPrefixes(t *testing.T) {
 				checkMappings(t, l)
 			}
 		}
+	}
+}
+
+// interpELF is minimalELF with its second program header turned into a
+// PT_INTERP of the file bytes [off, off+size).
+func interpELF(off, size uint64) []byte {
+	b := minimalELF()
+	ph := b[64+56:]
+	binary.LittleEndian.PutUint32(ph, uint32(elf.PT_INTERP))
+	binary.LittleEndian.PutUint64(ph[8:], off)
+	binary.LittleEndian.PutUint64(ph[32:], size)
+	binary.LittleEndian.PutUint64(ph[40:], size)
+	return b
+}
+
+// What Linux runs, emuprof loads: the kernel reads the header and program
+// headers as x86-64's (EI_CLASS and EI_DATA are not looked at) and never the
+// section headers, so a table past the end of the file or a bad e_shstrndx
+// only costs the symbols (e_shstrndx: only the section names). A
+// NUL-terminated PT_INTERP is the C string it starts with. Natively, each of
+// these prints hello, world (checked on Linux 6.x).
+func TestOpenWhatLinuxRuns(t *testing.T) {
+	le := binary.LittleEndian
+	patch := func(f func(b []byte)) []byte {
+		b := minimalELF()
+		f(b)
+		return b
+	}
+	tests := []struct {
+		name    string
+		data    []byte
+		symbols bool
+		interp  string
+	}{
+		{"shoff past EOF", patch(func(b []byte) { le.PutUint64(b[0x28:], uint64(len(b))+4096) }), false, ""},
+		{"bad shstrndx", patch(func(b []byte) { le.PutUint16(b[0x3e:], 999) }), true, ""},
+		{"bad shentsize", patch(func(b []byte) { le.PutUint16(b[0x3a:], 13) }), false, ""},
+		{"huge shnum", patch(func(b []byte) { le.PutUint16(b[0x3c:], 0xffff) }), false, ""},
+		{"EI_DATA big-endian", patch(func(b []byte) { b[elf.EI_DATA] = byte(elf.ELFDATA2MSB) }), true, ""},
+		{"EI_CLASS 32", patch(func(b []byte) { b[elf.EI_CLASS] = byte(elf.ELFCLASS32) }), true, ""},
+		{"EI_CLASS 0", patch(func(b []byte) { b[elf.EI_CLASS] = 0 }), true, ""},
+		{"EI_VERSION 9", patch(func(b []byte) { b[elf.EI_VERSION] = 9 }), true, ""},
+		{"e_version 7", patch(func(b []byte) { le.PutUint32(b[0x14:], 7) }), true, ""},
+		{"interp with NULs", interpELF(0x121, 14), true, "_start"},
+	}
+	for _, tc := range tests {
+		o, err := OpenBytes(tc.name, tc.data)
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if o.Entry != 0x4000b0 || o.Phnum != 2 || o.PhdrVaddr != 0x400040 || o.Interp != tc.interp {
+			t.Errorf("%s: entry %#x phnum %d phdr %#x interp %q", tc.name, o.Entry, o.Phnum, o.PhdrVaddr, o.Interp)
+		}
+		if tc.interp != "" {
+			continue // the second PT_LOAD is gone
+		}
+		if l, err := Plan(o, nil); err != nil {
+			t.Errorf("%s: plan: %v", tc.name, err)
+		} else {
+			checkMappings(t, l)
+		}
+		st := NewSymbolTable()
+		lo, hi := o.Span()
+		if err := st.AddObjectFrom(o, 0, lo, hi); err != nil {
+			t.Fatal(err)
+		}
+		if a, ok := st.FuncAddr("_start"); (ok && a == 0x4000b0) != tc.symbols {
+			t.Errorf("%s: symbol _start at %#x (%v), want found: %v", tc.name, a, ok, tc.symbols)
+		}
+	}
+}
+
+// Like execve, a file without execute permission is refused before it is
+// read (EACCES), as are directories; root needs one execute bit.
+func TestCheckExec(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		mode os.FileMode
+		want string
+	}{
+		{0o755, ""},
+		{0o644, "permission denied (not executable)"},
+		{0o000, "permission denied (not executable)"},
+	} {
+		p := filepath.Join(dir, tc.mode.String())
+		if err := os.WriteFile(p, minimalELF(), tc.mode); err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(p, tc.mode)
+		err := CheckExec(p)
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("%v: %v", tc.mode, err)
+			}
+			continue
+		}
+		if err == nil || err.Error() != p+": "+tc.want {
+			t.Errorf("%v: got %v, want %q", tc.mode, err, p+": "+tc.want)
+		}
+	}
+	if err := CheckExec(dir); err == nil || !strings.HasSuffix(err.Error(), ": is a directory") {
+		t.Errorf("directory: %v", err)
+	}
+	if _, _, err := ResolveProgram(filepath.Join(dir, "-rw-r--r--"), nil, "/"); err == nil ||
+		!strings.HasSuffix(err.Error(), "permission denied (not executable)") {
+		t.Errorf("ResolveProgram of a file without x: %v", err)
 	}
 }

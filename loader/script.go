@@ -114,6 +114,9 @@ func ResolveProgram(prog string, args []string, sysroot string) (string, []strin
 	}
 	name, as := prog, prog
 	for depth := 0; ; depth++ {
+		if err := CheckExec(prog); err != nil { // execve: EACCES
+			return "", nil, err
+		}
 		head, err := ReadScriptHead(prog)
 		if err != nil {
 			return "", nil, fileError(prog, err)
