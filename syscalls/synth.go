@@ -292,21 +292,23 @@ func (k *Kernel) procMaps() []byte {
 			share = 's'
 		}
 		var off, dev, ino uint64
+		name := v.Name
 		if v.Name != "" && v.Name[0] == '/' {
 			off = v.Offset
 			if l, e := k.walk(v.Name, true); e == 0 && l.fi != nil {
 				st := k.hostStat(l.fi, l.host)
 				dev, ino = st.dev, st.ino
+				name = l.guest // the file's own path, links resolved, as Linux's d_path
 			}
 		}
 		start := len(b)
 		b = fmt.Appendf(b, "%08x-%08x %v%c %08x %02x:%02x %d ", v.Start, v.End, v.Prot, share,
 			off, devMajor(dev), devMinor(dev), ino)
-		if v.Name != "" {
+		if name != "" {
 			for len(b)-start < 73 {
 				b = append(b, ' ')
 			}
-			b = append(b, v.Name...)
+			b = append(b, name...)
 		}
 		b = append(b, '\n')
 	}

@@ -21,6 +21,7 @@ import (
 	"emuprof/emu"
 	"emuprof/guest"
 	"emuprof/loader"
+	"emuprof/syscalls"
 )
 
 // runFlags are the flags every command that runs a guest accepts.
@@ -95,6 +96,7 @@ func (f *runFlags) config(args []string) (guest.Config, error) {
 		Pid: f.pid, Uid: os.Getuid(), Gid: os.Getgid(), Seed: f.seed,
 		UnsupportedENOSYS: f.unsupported == "enosys", MaxInsns: f.maxInsns,
 		CPUs: f.cpus, Quantum: f.quantum, SchedSeed: f.schedSeed, TraceDigest: f.traceDigest,
+		StdinClosed: syscalls.HostStdinClosed(), // `emuprof ... <&-`: the guest's fd 0 is closed too
 	}, nil
 }
 
