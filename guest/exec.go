@@ -59,6 +59,10 @@ func (p *Process) processSyscall(t *sched.Thread, c *syscalls.Call, r *cpu.Regs)
 		return p.wait4(t, c), true, nil
 	case nrWaitid:
 		return p.waitid(t, c), true, nil
+	case nrKill:
+		if out, ok := p.kill(t, c); ok {
+			return out, true, nil
+		}
 	case nrGetppid:
 		return ret(p.getppid()), true, nil
 	case nrExecveat:

@@ -38,6 +38,7 @@ const (
 	nrFork    = 57
 	nrVfork   = 58
 	nrWait4   = 61
+	nrKill    = 62
 	nrGetppid = 110
 	nrWaitid  = 247
 
@@ -51,6 +52,7 @@ const (
 	cldKILLED = 2
 
 	eCHILD = 10
+	eSRCH  = 3
 
 	// vforkKey marks the wait of a vfork parent (WaitJoin on the child).
 	vforkKey = 1 << 32
@@ -341,4 +343,39 @@ func (p *Process) waitid(t *sched.Thread, c *syscalls.Call) syscalls.Outcome {
 func (p *Process) parkWait(t *sched.Thread, c *syscalls.Call, what string) {
 	p.sched.Block(t, sched.Wait{Kind: sched.WaitJoin, Addr: uint64(p.pid), Restart: true, What: what + " for a child"})
 	p.block(t, c)
+}
+
+// kill sends sig to another process (kill(2) with its pid): its default
+// action (terminate) kills it, an ignored or blocked one does nothing. It
+// returns handled false for the calls the kernel answers (the process
+// itself, process groups, bad signals).
+func (p *Process) kill(t *sched.Thread, c *syscalls.Call) (syscalls.Outcome, bool) {
+	pid, sig := int(int32(c.Args[0])), int(int32(c.Args[1]))
+	if pid <= 0 || pid == p.pid || sig < 0 || sig > 64 {
+		return syscalls.Outcome{}, false
+	}
+	q := p.m.owner[pid]
+	if q == nil || q.pid != pid {
+		return ret(errno(eSRCH)), true
+	}
+	if sig == 0 || q.exited {
+		return ret(0), true // a zombie exists until it is reaped
+	}
+	out := q.kernel.Signal(pid, sig)
+	if out.Err != nil {
+		return out, true
+	}
+	if out.Action == syscalls.ExitGroup {
+		if q == p.m.root {
+			q.exitGroup(128 + sig)
+			q.exited, q.exitStatus = true, 128+sig
+			q.processExit(sig & 0x7f)
+		} else {
+			q.killed(sig)
+		}
+	}
+	if p.digest != nil {
+		p.hash(0x6b11, uint64(pid), uint64(sig))
+	}
+	return ret(0), true
 }

@@ -56,3 +56,11 @@ func clone(b []byte) []byte {
 	}
 	return append([]byte(nil), b...)
 }
+
+// Signal applies signal sig sent by another process to this process's
+// thread tid, as kill(2) from elsewhere: ignored, left pending while
+// blocked, or its default action (an ExitGroup outcome that kills the
+// process). A caught signal is not delivered (Err: handlers do not run).
+func (k *Kernel) Signal(tid, sig int) Outcome {
+	return k.deliver(&Call{Tid: tid, Nr: 62}, sig)
+}

@@ -91,14 +91,18 @@ func declareTable() []entry {
 	// Threads: clone and futex need the scheduler and the CPU's register
 	// contexts, so the runtime (package guest) performs them; they are
 	// listed here so that the table is the whole story for users.
-	partial(56, "threads only (CLONE_VM|CLONE_THREAD): processes cannot be created", byRuntime)
-	partial(435, "threads only (CLONE_VM|CLONE_THREAD): processes cannot be created", byRuntime)
-	refuse(57, eNOSYS, "a second process would need a second address space")
-	refuse(58, eNOSYS, "a second process would need a second address space")
+	// Processes: fork, vfork, clone without CLONE_THREAD and the waits
+	// are the runtime's too (guest/fork.go).
+	partial(56, "without CLONE_THREAD a process, with a copy of the memory even under CLONE_VM", byRuntime)
+	partial(435, "without CLONE_THREAD a process, with a copy of the memory even under CLONE_VM", byRuntime)
+	full(57, byRuntime) // the memory is copied at the fork
+	partial(58, "the child gets a copy of the memory; the parent waits for its exec or exit", byRuntime)
+	partial(61, "no process groups: a group waits for any child; rusage is zero", byRuntime)
+	partial(247, "no process groups: a group waits for any child; WEXITED only", byRuntime)
 	// execve replaces the image in place: the runtime maps the new program
 	// (see Kernel.ExecTarget and Kernel.Exec).
-	partial(59, "#! scripts too; a process that has others (fork) is not supported yet", byRuntime)
-	partial(322, "#! scripts too; a process that has others (fork) is not supported yet", byRuntime)
+	partial(59, "#! scripts too; the SSE and x87 state are not reset", byRuntime)
+	partial(322, "#! scripts too; the SSE and x87 state are not reset", byRuntime)
 	full(202, byRuntime) // all operations, timeouts in virtual time, FIFO wake order
 
 	// Files: open, close, descriptors (sys_file.go).
@@ -244,6 +248,14 @@ func declareTable() []entry {
 	full(104, sysGetgid)
 	full(108, sysGetgid)
 	full(118, sysGetresuid)
+	// The identity is fixed: setting an id to what it is succeeds, a
+	// change is EPERM (sys_ids.go).
+	partial(105, "the identity is fixed: a change is EPERM", sysSetuid)
+	partial(106, "the identity is fixed: a change is EPERM", sysSetgid)
+	partial(113, "the identity is fixed: a change is EPERM", sysSetreuid)
+	partial(114, "the identity is fixed: a change is EPERM", sysSetregid)
+	partial(117, "the identity is fixed: a change is EPERM", sysSetresuid)
+	partial(119, "the identity is fixed: a change is EPERM", sysSetresgid)
 	full(120, sysGetresgid)
 	full(115, sysGetgroups)
 	full(111, sysGetpgrp)

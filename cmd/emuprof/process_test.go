@@ -121,6 +121,11 @@ func TestProcesses(t *testing.T) {
 	os.WriteFile(filepath.Join(work, "src", "c.h"), []byte("int y;\n"), 0o644)
 	old := mustTime("2020-03-04T05:06:07Z")
 	filepath.Walk(work, func(p string, _ os.FileInfo, _ error) error { return os.Chtimes(p, old, old) })
+	os.MkdirAll(filepath.Join(work, "proj"), 0o755)
+	os.WriteFile(filepath.Join(work, "proj", "a.c"), []byte("int f(void);\nint main(void) { return f(); }\n"), 0o644)
+	os.WriteFile(filepath.Join(work, "proj", "b.c"), []byte("int f(void) { return 5; }\n"), 0o644)
+	os.WriteFile(filepath.Join(work, "proj", "Makefile"), []byte("p: a.o b.o\n\tgcc -o p a.o b.o\n%.o: %.c\n\tgcc -c $<\n"), 0o644)
+	filepath.Walk(work, func(p string, _ os.FileInfo, _ error) error { return os.Chtimes(p, old, old) })
 	os.WriteFile(filepath.Join(work, "mine"), []byte("a\nb\nc\n"), 0o644)
 	os.WriteFile(filepath.Join(work, "older"), []byte("a\nB\nc\n"), 0o644)
 	os.WriteFile(filepath.Join(work, "yours"), []byte("a\nb\nC\n"), 0o644)
@@ -141,6 +146,11 @@ func TestProcesses(t *testing.T) {
 		{"/bin/sh", []string{"-c", "tar czf t.tgz src && mkdir -p x && tar xzf t.tgz -C x && tar tzvf t.tgz --utc && find x | sort && rm -r x t.tgz"}, nil},
 		{"/usr/bin/python3", []string{"-c", "import subprocess; print(subprocess.run(['echo', 'hi'], capture_output=True).stdout)"}, nil},
 		{"/usr/bin/python3", []string{"-c", "import subprocess; print(subprocess.run(['sh', '-c', 'exit 5']).returncode)"}, nil},
+		// kill between processes: default actions, existence, ESRCH.
+		{"/bin/sh", []string{"-c", "sleep 10 & kill $!; wait $!; echo $?"}, nil},
+		{"/bin/sh", []string{"-c", "sleep 10 & kill -0 $! && echo alive; kill -9 $!; wait; echo $?; kill -0 99999; echo $?"}, nil},
+		// make runs gcc, which runs cc1, as and collect2, which runs ld.
+		{"/bin/sh", []string{"-c", "cd proj && make && ./p; echo $?; rm -f *.o p"}, nil},
 	}
 	for _, c := range cases {
 		t.Run(filepath.Base(c.prog)+" "+strings.Join(c.args, " "), func(t *testing.T) {

@@ -1,0 +1,50 @@
+package syscalls
+
+import (
+	"testing"
+
+	"emuprof/mm"
+)
+
+// TestSetIDs: keeping the ids succeeds, changing them is EPERM.
+func TestSetIDs(t *testing.T) {
+	h := newHarness(t, Config{Uid: 1000, Gid: 100})
+	m1 := ^uint64(0)
+	h.must(117, m1, 1000, m1) // setresuid(-1, 1000, -1)
+	h.must(119, 100, 100, 100)
+	h.must(105, 1000)
+	h.must(113, m1, m1)
+	h.errno(ePERM, 117, 0, 0, 0)
+	h.errno(ePERM, 106, 0)
+	h.errno(eINVAL, 105, m1)
+}
+
+// TestForkKernel: the child's descriptors share the open files; a pipe's
+// write end must be closed in both processes before its reader sees end of
+// file.
+func TestForkKernel(t *testing.T) {
+	h := newHarness(t, Config{Pid: 1000})
+	fds := h.alloc(8)
+	h.must(nrPipe2, fds, 0)
+	r, w := int(h.u64(fds)&0xffffffff), int(h.u64(fds)>>32)
+	child := h.k.Fork(1000, 1001, mm.New(mm.NewMemBackend()))
+	if got := child.Do(&Call{Tid: 1001, Nr: 39}); got.Ret != 1001 {
+		t.Errorf("child getpid %d", got.Ret)
+	}
+	h.must(3, uint64(w)) // the parent closes its write end
+	f, e := child.file(w)
+	if e != 0 || f.refs != 1 {
+		t.Fatalf("child's write end: %v, refs %d", e, f.refs)
+	}
+	p := f.ops.(*pipeEnd).p
+	if p.writers != 1 {
+		t.Errorf("writers %d after the parent's close, want 1", p.writers)
+	}
+	if err := child.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if p.writers != 0 {
+		t.Errorf("writers %d after the child's exit, want 0", p.writers)
+	}
+	_ = r
+}
