@@ -10,10 +10,12 @@ import (
 // Merge combines reports of several runs or threads of the same program as
 // aprof's incremental mode does: routines are matched by name and object,
 // calling contexts by their routine path, and tuples on the same input
-// size add up (counts and sums add, min and max combine). All reports must
-// have the same version, input metric, cost metric and memory resolution.
-// New ids are given in order of first appearance (inputs in order, ids
-// ascending), so the result is deterministic.
+// size add up (counts and sums add, min and max combine). Like aprof, it
+// refuses reports that do not measure the same thing: another program
+// (application or executable modification time), version, input metric,
+// cost metric or memory resolution (see Mergeable). New ids are given in
+// order of first appearance (inputs in order, ids ascending), so the result
+// is deterministic.
 func Merge(reports ...*Report) (*Report, error) {
 	if len(reports) == 0 {
 		return nil, errors.New("trms: merge: no reports")
@@ -38,9 +40,8 @@ func Merge(reports ...*Report) (*Report, error) {
 	}
 	threads := make(map[uint32]bool)
 	for i, r := range reports {
-		if r.Version != first.Version || r.Input != first.Input || r.Metric != first.Metric || r.Resolution != first.Resolution {
-			return nil, fmt.Errorf("trms: merge: report %d (v%d %s %s k=%d) does not match report 0 (v%d %s %s k=%d)",
-				i, r.Version, r.Input, r.Metric, r.Resolution, first.Version, first.Input, first.Metric, first.Resolution)
+		if err := Mergeable(first, r); err != nil {
+			return nil, fmt.Errorf("trms: merge: report %d: %w", i, err)
 		}
 		if out.App == "" {
 			out.App = r.App
@@ -70,6 +71,32 @@ func Merge(reports ...*Report) (*Report, error) {
 	}
 	sortDistinct(out.Distinct)
 	return out, nil
+}
+
+// Mergeable says why r cannot be merged into a merge that starts with
+// first (nil if it can): aprof's incremental mode merges only reports of
+// the same executable (application and modification time), report
+// version, input metric, cost metric and memory resolution.
+func Mergeable(first, r *Report) error {
+	differ := func(what string, got, want any) error {
+		return fmt.Errorf("%s %v, not %v like the first report: reports of different %ss do not add up", what, got, want, what)
+	}
+	switch {
+	case r.App != first.App:
+		return fmt.Errorf("a profile of %q, not of %q like the first report: only runs of one program merge", r.App, first.App)
+	case r.ExeMTime != first.ExeMTime:
+		return fmt.Errorf("its executable was modified at %d, the first report's at %d (the e lines): not the same build of %s",
+			r.ExeMTime, first.ExeMTime, r.App)
+	case r.Version != first.Version:
+		return differ("version", r.Version, first.Version)
+	case r.Input != first.Input:
+		return differ("input metric", r.Input, first.Input)
+	case r.Metric != first.Metric:
+		return differ("cost metric", r.Metric, first.Metric)
+	case r.Resolution != first.Resolution:
+		return differ("memory resolution", r.Resolution, first.Resolution)
+	}
+	return nil
 }
 
 type merger struct {

@@ -145,10 +145,15 @@ func ReadReportFile(path string) (*Report, error) {
 // writes the result to out atomically.
 func MergeFiles(out string, paths ...string) error {
 	var reports []*Report
-	for _, p := range paths {
+	for i, p := range paths {
 		r, err := ReadReportFile(p)
 		if err != nil {
 			return err
+		}
+		if i > 0 {
+			if err := Mergeable(reports[0], r); err != nil {
+				return fmt.Errorf("%s: cannot merge with %s: %w", p, paths[0], err)
+			}
 		}
 		reports = append(reports, r)
 	}
