@@ -135,6 +135,10 @@ func (f *profileFlags) profile(list string, args []string) error {
 	if res == nil {
 		return runErr // nothing ran: bad input
 	}
+	// checkOutput found out creatable; every analysis writes into it.
+	if err := os.MkdirAll(f.out, 0o755); err != nil {
+		return fmt.Errorf("--out %s: %v", f.out, hostErr(err))
+	}
 	var paths []string
 	for i, inst := range insts {
 		if res.Partial {

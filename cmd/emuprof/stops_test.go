@@ -273,3 +273,16 @@ func TestOutputCheckedBeforeTheRun(t *testing.T) {
 		t.Errorf("235-byte program name: reports %v", reports)
 	}
 }
+
+// --out that does not exist yet is created for every analysis (the paths
+// analysis lost its profile: only trms created the directory).
+func TestOutCreatedForEveryAnalysis(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "new", "sub")
+	r := run(t, nil, t.TempDir(), emuprofBin, "paths", "--out", out, "--", guestBin(t, "glibc-static", "hello"))
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if got, _ := filepath.Glob(filepath.Join(out, "*_paths.json")); len(got) != 1 {
+		t.Errorf("paths profile not written in a new --out: %v (%s)", got, r.stderr)
+	}
+}
