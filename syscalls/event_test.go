@@ -362,3 +362,39 @@ func TestFIFO(t *testing.T) {
 		t.Errorf("O_RDWR read %d", n)
 	}
 }
+
+// poll waits like epoll_wait: its deadline is the first execution's, and
+// a timerfd it polls ends the wait when it expires.
+func TestPollWaits(t *testing.T) {
+	h := newHarness(t, Config{})
+	tfd := h.must(nrTimerfdCreate, clockMonotonic, 0)
+	pfd := h.alloc(8)
+	b := make([]byte, 8)
+	le.PutUint32(b, uint32(tfd))
+	le.PutUint16(b[4:], pollIn)
+	h.poke(pfd, b)
+	h.now = 1000
+	out := h.call(nrPoll, pfd, 1, 5) // 5 ms
+	if rw, ok := out.Wait.(*ReadyWait); !ok || rw.Until != 1000+5e6 {
+		t.Fatalf("poll: %+v", out)
+	}
+	h.now = 2e6 // woken, made again: the same deadline
+	if rw := h.call(nrPoll, pfd, 1, 5).Wait.(*ReadyWait); rw.Until != 1000+5e6 {
+		t.Fatalf("again: until %d", rw.Until)
+	}
+	h.now = 5e6 + 1000
+	if out := h.call(nrPoll, pfd, 1, 5); out.Ret != 0 || out.Wait != nil {
+		t.Fatalf("at the deadline: %+v", out)
+	}
+	// Armed for 3 ms: an infinite poll waits until then.
+	spec := h.alloc(32)
+	h.poke(spec+16, []byte{0, 0, 0, 0, 0, 0, 0, 0, 0xc0, 0xc6, 0x2d, 0}) // 3e6 ns
+	h.must(nrTimerfdSettime, tfd, 0, spec, 0)
+	if rw := h.call(nrPoll, pfd, 1, negOne).Wait.(*ReadyWait); rw.Until != h.now+3e6 {
+		t.Fatalf("poll on a timer waits until %d", rw.Until)
+	}
+	h.now += 3e6
+	if n := h.must(nrPoll, pfd, 1, negOne); n != 1 || le.Uint16(h.peek(pfd+6, 2)) != pollIn {
+		t.Fatalf("expired timer: %d", n)
+	}
+}

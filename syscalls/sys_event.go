@@ -754,15 +754,49 @@ func (k *Kernel) epollWait(c *Call, epfd int, addr uint64, maxEvents int32, time
 	if e != 0 || n > 0 || timeout == 0 {
 		return result(uint64(n), e)
 	}
+	if out, waits := k.waitReady(c, timeout, timer, fmt.Sprintf("epoll_wait on fd %d", epfd)); waits {
+		return out
+	}
+	return ok(0)
+}
+
+// waitReady is the end of a call that found nothing ready (poll, epoll_wait):
+// with a timeout (ns; -1: none) that has not passed since the first
+// execution of the call, it asks to wait until something changes, the
+// timeout, or timer (the earliest expiry of a timerfd the call watches;
+// timerNoDeadline: none), and the call is made again then. It returns
+// false when the call must complete now (a zero or passed timeout).
+func (k *Kernel) waitReady(c *Call, timeout, timer int64, what string) (Outcome, bool) {
+	if timeout == 0 {
+		return Outcome{}, false
+	}
 	deadline := k.restartDeadline(c, timeout)
 	if deadline >= 0 && c.Now >= deadline {
-		return ok(0)
+		return Outcome{}, false
 	}
-	until := deadline
-	if timer > 0 && (until < 0 || timer < until) {
-		until = timer
+	return Outcome{Ret: 0, Wait: &ReadyWait{Until: earliest(deadline, timer), What: what}}, true
+}
+
+// earliest is the earlier of two deadlines (negative: none).
+func earliest(a, b int64) int64 {
+	if a < 0 || b >= 0 && b < a {
+		return b
 	}
-	return Outcome{Ret: 0, Wait: &ReadyWait{Until: until, What: fmt.Sprintf("epoll_wait on fd %d", epfd)}}
+	return a
+}
+
+// timersOf brings the timers behind f (a timerfd, or those an epoll
+// instance watches) up to virtual time now and returns their earliest
+// expiry still ahead (timerNoDeadline: none).
+func (k *Kernel) timersOf(f *openFile, now int64) int64 {
+	switch o := f.ops.(type) {
+	case *timerFD:
+		o.update(now)
+		return o.deadline()
+	case *epollFile:
+		return o.epollTimers(now, 1)
+	}
+	return timerNoDeadline
 }
 
 // epollMs converts an epoll_wait timeout in ms to ns (-1: none).

@@ -625,7 +625,7 @@ func sysPoll(k *Kernel, c *Call) Outcome {
 	if timeout >= 0 {
 		timeout *= 1e6
 	}
-	return k.poll(c.Args[0], c.Args[1], timeout)
+	return k.poll(c, c.Args[0], c.Args[1], timeout)
 }
 
 func sysPpoll(k *Kernel, c *Call) Outcome {
@@ -643,14 +643,15 @@ func sysPpoll(k *Kernel, c *Call) Outcome {
 	if e := k.epollSigmask(c.Args[3], c.Args[4]); e != 0 {
 		return fail(e)
 	}
-	return k.poll(c.Args[0], c.Args[1], timeout)
+	return k.poll(c, c.Args[0], c.Args[1], timeout)
 }
 
 // poll reports the readiness of an array of struct pollfd. Regular files,
-// directories, devices and streams are always ready; pipes follow their
-// buffer. It never waits: when nothing is ready it returns 0 with a
-// PollWait.
-func (k *Kernel) poll(addr, nfds uint64, timeout int64) Outcome {
+// directories, devices and streams are always ready; pipes, event files
+// and timers follow their state. When nothing is ready it asks to wait
+// (ReadyWait) until something changes, a timerfd it polls expires, or its
+// timeout, when the re-executed call returns 0.
+func (k *Kernel) poll(c *Call, addr, nfds uint64, timeout int64) Outcome {
 	if nfds > uint64(k.maxFDs()) {
 		return fail(eINVAL)
 	}
@@ -659,6 +660,7 @@ func (k *Kernel) poll(addr, nfds uint64, timeout int64) Outcome {
 		return fail(e)
 	}
 	n := 0
+	timer := int64(timerNoDeadline)
 	for i := range int(nfds) {
 		ent := b[8*i:]
 		fd, events := int32(le.Uint32(ent)), le.Uint16(ent[4:])
@@ -671,6 +673,7 @@ func (k *Kernel) poll(addr, nfds uint64, timeout int64) Outcome {
 			case f.flags&oPATH != 0:
 				rev = pollNval
 			default:
+				timer = earliest(timer, k.timersOf(f, c.Now))
 				if p, canPoll := f.ops.(pollOps); canPoll {
 					rev = p.poll(events | pollErr | pollHup)
 				}
@@ -681,12 +684,13 @@ func (k *Kernel) poll(addr, nfds uint64, timeout int64) Outcome {
 			n++
 		}
 	}
+	if n == 0 {
+		if out, waits := k.waitReady(c, timeout, timer, "poll"); waits {
+			return out
+		}
+	}
 	if e := k.copyOut(addr, b); e != 0 {
 		return fail(e)
 	}
-	out := ok(uint64(n))
-	if n == 0 && timeout != 0 {
-		out.Wait = &PollWait{Timeout: timeout}
-	}
-	return out
+	return ok(uint64(n))
 }

@@ -3,6 +3,7 @@
  * bound), so the output equals the native one. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -170,5 +171,18 @@ int main(void) {
 	wait_events(tep, 4, -1);
 	show("read(rtfd) after", read(rtfd, &v, 8));
 	printf("ticks %llu\n", (unsigned long long)v);
+
+	/* poll wakes up when a timerfd it polls expires */
+	its.it_interval.tv_nsec = 0;
+	its.it_value.tv_nsec = 15000000;
+	timerfd_settime(tfd, 0, &its, NULL);
+	struct pollfd pfd = {.fd = tfd, .events = POLLIN};
+	t0 = now_ns();
+	show("poll(tfd, -1)", poll(&pfd, 1, -1));
+	printf("revents %#x, waited 15 ms: %s\n", pfd.revents, now_ns() - t0 >= 14000000 ? "yes" : "no");
+	read(tfd, &v, 8);
+	t0 = now_ns();
+	show("poll(tfd disarmed, 25 ms)", poll(&pfd, 1, 25));
+	printf("waited 25 ms: %s\n", now_ns() - t0 >= 24000000 ? "yes" : "no");
 	return 0;
 }
