@@ -150,7 +150,7 @@ func TestProcesses(t *testing.T) {
 		{"/bin/sh", []string{"-c", "sleep 10 & kill $!; wait $!; echo $?"}, nil},
 		{"/bin/sh", []string{"-c", "sleep 10 & kill -0 $! && echo alive; kill -9 $!; wait; echo $?; kill -0 99999; echo $?"}, nil},
 		// make runs gcc, which runs cc1, as and collect2, which runs ld.
-		{"/bin/sh", []string{"-c", "cd proj && make && ./p; echo $?; rm -f *.o p"}, nil},
+		{"/bin/sh", []string{"-c", "cd proj && make -j2 && ./p; echo $?; rm -f *.o p"}, nil},
 	}
 	for _, c := range cases {
 		t.Run(filepath.Base(c.prog)+" "+strings.Join(c.args, " "), func(t *testing.T) {
