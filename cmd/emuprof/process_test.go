@@ -149,6 +149,9 @@ func TestProcesses(t *testing.T) {
 		// kill between processes: default actions, existence, ESRCH.
 		{"/bin/sh", []string{"-c", "sleep 10 & kill $!; wait $!; echo $?"}, nil},
 		{"/bin/sh", []string{"-c", "sleep 10 & kill -0 $! && echo alive; kill -9 $!; wait; echo $?; kill -0 99999; echo $?"}, nil},
+		{"/bin/sh", []string{"-c", "mkdir repo && cd repo && git init -q && echo hi > f && git add f && " +
+			"GIT_AUTHOR_DATE=2020-01-01T00:00:00Z GIT_COMMITTER_DATE=2020-01-01T00:00:00Z git -c user.name=a -c user.email=a@b commit -q -m first && " +
+			"git log --oneline && git status --short && cd .. && rm -rf repo"}, nil},
 		// make runs gcc, which runs cc1, as and collect2, which runs ld.
 		{"/bin/sh", []string{"-c", "cd proj && make -j2 && ./p; echo $?; rm -f *.o p"}, nil},
 	}
