@@ -82,8 +82,11 @@ func (p *Process) slice(t *sched.Thread) *Result {
 		return p.internal(err)
 	}
 	budget := p.sched.Quantum(t)
-	if p.sched.Alone(t) {
-		budget = 0 // nobody else could run before t's next syscall
+	if p.sched.Alone(t) && p == p.m.root {
+		// Nobody else could run before t's next syscall. (Only in the
+		// first process's engine, which Ctrl-C stops: another process
+		// running alone returns every quantum to see the interrupt.)
+		budget = 0
 	}
 	if p.cfg.MaxInsns > 0 {
 		if p.m.insns >= p.cfg.MaxInsns {
