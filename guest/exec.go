@@ -194,5 +194,6 @@ func (p *Process) execve(t *sched.Thread, r *cpu.Regs, dirfd int, pathAddr, argv
 		p.hash(0xe7ec, uint64(t.Tid), p.layout.Entry)
 	}
 	p.releaseVfork()
+	p.sharedVM = false
 	return ret(0)
 }

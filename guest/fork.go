@@ -8,6 +8,7 @@ import (
 	"emuprof/analyses"
 	"emuprof/cpu"
 	"emuprof/loader"
+	"emuprof/mm"
 	"emuprof/sched"
 	"emuprof/syscalls"
 )
@@ -144,6 +145,7 @@ func (p *Process) fork(t *sched.Thread, c *syscalls.Call, r *cpu.Regs, flags, sp
 	if p.digest != nil {
 		p.hash(0xf02c, uint64(t.Tid), uint64(pid))
 	}
+	q.sharedVM = flags&cloneVM != 0
 	if flags&cloneVfork != 0 {
 		q.vforker = t
 		p.sched.Block(t, sched.Wait{Kind: sched.WaitJoin, Addr: vforkKey | uint64(pid), What: fmt.Sprintf("vfork child %d", pid)})
@@ -180,6 +182,9 @@ func (p *Process) releaseVfork() {
 func (p *Process) processExit(ws int) {
 	p.wstatus = ws
 	p.cpu.Drain()
+	if p.sharedVM && p.parent != nil {
+		p.copyBack()
+	}
 	if err := p.kernel.Close(); err != nil {
 		p.m.warnings = append(p.m.warnings, err.Error())
 	}
@@ -378,4 +383,25 @@ func (p *Process) kill(t *sched.Thread, c *syscalls.Call) (syscalls.Outcome, boo
 		p.hash(0x6b11, uint64(pid), uint64(sig))
 	}
 	return ret(0), true
+}
+
+// copyBack gives the parent what a CLONE_VM child that exits without
+// exec'ing stored in the memory they would have shared: posix_spawn's
+// child reports a failed exec that way (its errno, in the parent's
+// memory). The parent was suspended (vfork) meanwhile, so the child's
+// writable memory is the shared memory's content.
+func (p *Process) copyBack() {
+	par := p.parent
+	buf := make([]byte, 1<<20)
+	for _, v := range p.as.VMAs() {
+		if v.Prot&mm.ProtWrite == 0 || !par.as.Mapped(v.Start, v.Size()) {
+			continue
+		}
+		for a := v.Start; a < v.End; a += uint64(len(buf)) {
+			b := buf[:min(uint64(len(buf)), v.End-a)]
+			if p.cpu.ReadMem(a, b) != nil || par.cpu.WriteMem(a, b) != nil {
+				break
+			}
+		}
+	}
 }

@@ -77,6 +77,7 @@ type Process struct {
 	zombie   bool          // exited, not yet waited for
 	wstatus  int           // wait status once exited
 	vforker  *sched.Thread // the parent thread a vfork suspended
+	sharedVM bool          // CLONE_VM child that has not exec'd (fork.go)
 }
 
 type threadState struct {

@@ -146,6 +146,9 @@ func TestProcesses(t *testing.T) {
 		{"/bin/sh", []string{"-c", "tar czf t.tgz src && mkdir -p x && tar xzf t.tgz -C x && tar tzvf t.tgz --utc && find x | sort && rm -r x t.tgz"}, nil},
 		{"/usr/bin/python3", []string{"-c", "import subprocess; print(subprocess.run(['echo', 'hi'], capture_output=True).stdout)"}, nil},
 		{"/usr/bin/python3", []string{"-c", "import subprocess; print(subprocess.run(['sh', '-c', 'exit 5']).returncode)"}, nil},
+		// posix_spawn (CLONE_VM|CLONE_VFORK): a failed exec is reported
+		// through the memory the child shares with its parent.
+		{"/usr/bin/python3", []string{"-c", "import os\ntry: os.posix_spawn('/nonexistent', ['x'], {})\nexcept OSError as e: print(e.errno)\npid = os.posix_spawn('/bin/sh', ['sh', '-c', 'exit 4'], {}); print(os.waitpid(pid, 0)[1] >> 8)"}, nil},
 		// kill between processes: default actions, existence, ESRCH.
 		{"/bin/sh", []string{"-c", "sleep 10 & kill $!; wait $!; echo $?"}, nil},
 		{"/bin/sh", []string{"-c", "sleep 10 & kill -0 $! && echo alive; kill -9 $!; wait; echo $?; kill -0 99999; echo $?"}, nil},
