@@ -12,6 +12,7 @@ import (
 
 	"emuprof/analyses/calls"
 	"emuprof/analyses/platform"
+	"emuprof/analyses/report"
 )
 
 // Plugin registers causal profiling with the platform.
@@ -134,27 +135,12 @@ func (i *instance) Write(dir string) ([]string, error) {
 	return out, nil
 }
 
+// writeAtomic writes data to path atomically, creating its directory.
 func writeAtomic(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path))
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return report.WriteBytesAtomic(path, data)
 }
 
 func (i *instance) Summary(w io.Writer) error { return i.profile().Summary(w, i.top) }

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"emuprof/analyses/platform"
+	"emuprof/analyses/report"
 )
 
 // SweepFlag is the name of the flag that asks for a --cpus sweep.
@@ -110,33 +111,12 @@ func (a *Analysis) Write(dir string) ([]string, error) {
 		data []byte
 	}{{a.files()[0], pb.Bytes()}, {a.files()[1], append(js, '\n')}} {
 		p := filepath.Join(dir, f.name)
-		if err := writeAtomic(p, f.data); err != nil {
+		if err := report.WriteBytesAtomic(p, f.data); err != nil {
 			return out, err
 		}
 		out = append(out, p)
 	}
 	return out, nil
-}
-
-func writeAtomic(p string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), p)
 }
 
 // Summary prints the text summary.

@@ -216,33 +216,6 @@ func ReadProfile(path string) (*Profile, error) {
 	return &pr, nil
 }
 
-// writeFileAtomic writes data to path through a temporary file in the
-// same directory, renamed into place.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return nil
-}
-
 // Summary prints the hottest paths with their source lines.
 func (pr *Profile) Summary(w io.Writer, top int) error {
 	var b bytes.Buffer

@@ -10,6 +10,7 @@ import (
 
 	"emuprof/analyses"
 	"emuprof/analyses/platform"
+	"emuprof/analyses/report"
 )
 
 // Plugin registers path profiling with the platform.
@@ -91,7 +92,7 @@ func (i *instance) Write(dir string) ([]string, error) {
 		return nil, err
 	}
 	path := filepath.Join(dir, FileName(i.program))
-	if err := writeFileAtomic(path, data); err != nil {
+	if err := report.WriteBytesAtomic(path, data); err != nil {
 		return nil, err
 	}
 	return []string{path}, nil

@@ -100,3 +100,11 @@ func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
 	}
 	return nil
 }
+
+// WriteBytesAtomic writes data to path like WriteFileAtomic.
+func WriteBytesAtomic(path string, data []byte) error {
+	return WriteFileAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
