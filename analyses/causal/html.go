@@ -12,11 +12,6 @@ import (
 	"emuprof/analyses/report"
 )
 
-// The report renders causal profiles from their files (platform.Plugin's
-// Render); set here rather than in the Plugin literal to keep plugin.go
-// as it is.
-func init() { Plugin.Render = RenderHTML }
-
 // htmlPlottedLines is how many lines get a plot, by decreasing potential.
 const htmlPlottedLines = 12
 

@@ -25,7 +25,8 @@ thread by the speedup times its cost, exactly, in virtual time, and the rate of 
 the progress points (--progress SYMBOL|FILE:LINE|0xADDR, each call, entry or execution;
 --latency BEGIN,END for Little's law) measures the effect. Writes profile.coz (Coz's
 format, for its viewer), <app>_causal.json (curves per line) and a summary per line.`,
-	Flags: flags,
+	Flags:  flags,
+	Render: RenderHTML,
 }
 
 func flags(fs *pflag.FlagSet) platform.Factory {

@@ -12,11 +12,6 @@ import (
 	"emuprof/analyses/report"
 )
 
-// The report renders parallel profiles from their files (platform.Plugin's
-// Render); set here rather than in the Plugin literal to keep plugin.go
-// as it is.
-func init() { Plugin.Render = RenderHTML }
-
 const htmlContextRows = 300
 
 // RenderHTML is the parallel section of report.html, from the

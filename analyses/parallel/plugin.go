@@ -33,7 +33,8 @@ Prints Table 1's verdict for the program and its hot contexts, and writes
 <app>_parallel.pb.gz (pprof: go tool pprof -top -sample_index=idleness FILE) and
 <app>_parallel.json. Contexts are logical: a thread's calls follow the context that created
 it, and runtime frames are collapsed into the call that entered the runtime.`,
-	Flags: flags,
+	Flags:  flags,
+	Render: RenderHTML,
 }
 
 func flags(fs *pflag.FlagSet) platform.Factory {
