@@ -52,9 +52,13 @@ func NewPipeline(env *Env, blocks *analyses.BlockTable, list []Instance, async b
 }
 
 // Needs is the union of the analyses' needs.
-func (p *Pipeline) Needs() analyses.Needs {
+func (p *Pipeline) Needs() analyses.Needs { return NeedsOf(p.list) }
+
+// NeedsOf is the union of the needs of list: what the engine must report
+// for them (the call-tracking stage reads Block events).
+func NeedsOf(list []Instance) analyses.Needs {
 	var n analyses.Needs
-	for _, a := range p.list {
+	for _, a := range list {
 		n = n.Or(a.Needs())
 	}
 	if n.Calls {

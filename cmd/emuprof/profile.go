@@ -131,7 +131,7 @@ func (f *profileFlags) profile(list string, args []string) error {
 	}
 	res, runErr := executeWith(cfg, &f.run, func(blocks *analyses.BlockTable) *platform.Pipeline {
 		return platform.NewPipeline(env, blocks, insts, async)
-	}, needsOf(insts))
+	}, platform.NeedsOf(insts))
 	if res == nil {
 		return runErr // nothing ran: bad input
 	}
@@ -221,17 +221,6 @@ func checkOutput(out string, insts []platform.Instance) error {
 		}
 	}
 	return nil
-}
-
-func needsOf(insts []platform.Instance) analyses.Needs {
-	var n analyses.Needs
-	for _, i := range insts {
-		n = n.Or(i.Needs())
-	}
-	if n.Calls {
-		n.Blocks = true
-	}
-	return n
 }
 
 func profileCommand() *cobra.Command {

@@ -186,7 +186,7 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 		nsPerInsn = 1
 	}
 	var blockSyms analyses.Symbols // name blocks only for analyses that see them
-	if needs.Blocks && len(cfg.Analyses)+btoi(pipeline != nil) > 0 {
+	if needs.Blocks && (len(cfg.Analyses) > 0 || pipeline != nil) {
 		blockSyms = cfg.Symbols
 	}
 	speedup, warnSpeedup, err := f.speedup(cfg.Symbols)
@@ -342,11 +342,4 @@ func runCommand() *cobra.Command {
 	f.register(cmd)
 	progress.register(cmd)
 	return cmd
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

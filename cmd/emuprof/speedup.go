@@ -84,7 +84,7 @@ func rerun(cfg guest.Config, f runFlags, speedup string, obs platform.Factory) (
 			return 0, err
 		}
 		insts := []platform.Instance{inst}
-		needs = needsOf(insts)
+		needs = platform.NeedsOf(insts)
 		pipeline = func(blocks *analyses.BlockTable) *platform.Pipeline {
 			return platform.NewPipeline(env, blocks, insts, false)
 		}
@@ -126,7 +126,7 @@ func runObserved(cfg guest.Config, f *runFlags, p *progressFlags) error {
 			return &exitError{code: 2, msg: err.Error()}
 		}
 		insts := []platform.Instance{inst}
-		needs = needsOf(insts)
+		needs = platform.NeedsOf(insts)
 		pipeline = func(blocks *analyses.BlockTable) *platform.Pipeline {
 			return platform.NewPipeline(env, blocks, insts, false)
 		}
