@@ -540,12 +540,20 @@ func (o *symObject) loadLines() {
 			if err != nil || lr == nil {
 				continue
 			}
+			// DWARF 5 directories other than 0 may be relative to the
+			// compilation directory (gcc: "src" for src/x.c), which
+			// debug/dwarf leaves unjoined: join them, so that file names
+			// are absolute as addr2line and Coz print them.
+			compDir, _ := e.Val(dwarf.AttrCompDir).(string)
 			var le dwarf.LineEntry
 			seqStart := len(entries) // first entry of the current sequence
 			for lr.Next(&le) == nil {
 				name := ""
 				if le.File != nil {
 					name = le.File.Name
+					if name != "" && !path.IsAbs(name) && path.IsAbs(compDir) {
+						name = path.Join(compDir, name)
+					}
 				}
 				fi, ok := fileIdx[name]
 				if !ok {

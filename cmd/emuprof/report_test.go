@@ -252,13 +252,19 @@ func TestReportBrowserAllAnalyses(t *testing.T) {
 	}
 	path := filepath.Join(dir, "report.html")
 	page, plots := checkPage(t, path)
-	for _, want := range []string{`<section id="trms"`, `<section id="paths"`, `<section id="parallel"`, `<section id="causal"`, ">src/coz_rounds.c:15</td>", "Threads: where their time went"} {
+	// Lines are named by absolute paths (the DWARF compilation directory joined).
+	line15, err := filepath.Abs(filepath.Join(filepath.Dir(prog), "..", "..", "src", "coz_rounds.c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	line15 += ":15"
+	for _, want := range []string{`<section id="trms"`, `<section id="paths"`, `<section id="parallel"`, `<section id="causal"`, ">" + line15 + "</td>", "Threads: where their time went"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("report.html lacks %q", want)
 		}
 	}
-	if !hasPlot(plots, "src/coz_rounds.c:15") {
-		t.Errorf("no causal plot of src/coz_rounds.c:15 (plots %q)", plots)
+	if !hasPlot(plots, line15) {
+		t.Errorf("no causal plot of %s (plots %q)", line15, plots)
 	}
 	dom := chromium(t, path)
 	rendered(t, dom, "trms", "parallel", "causal") // the paths section is tables (analyses/paths/html.go)
