@@ -98,6 +98,11 @@ type lineInfo struct {
 	cost        int64 // ns attributed over the run
 	experiments int
 	deck        []int // speedups still to run, drawn from the end
+	// The line's cost during 0 % experiments (any line selected), for
+	// the phase correction (Coz §4.6): base counts completed experiments,
+	// pend the one numbered epoch (committed once it completes).
+	base, pend int64
+	epoch      int
 }
 
 type hit struct {
@@ -124,11 +129,13 @@ type thread struct {
 }
 
 type experiment struct {
+	seq      int // 1, 2 ... in order of start
 	line     int32
 	speedup  int
 	start    int64
 	g0       int64
 	selected int64
+	selCost  int64 // ns of the selected line's code during the experiment
 	arr0     []int64
 	dep0     []int64
 }
@@ -152,14 +159,16 @@ type Profiler struct {
 	order    []*thread
 	rng      *rand.Rand
 
-	global  int64 // global delay count, ×scale
-	delayed int64 // ns of pauses requested
-	now     int64 // latest virtual time seen
-	first   bool
-	exp     *experiment
-	done    []Experiment
-	partial string
-	mainExe string
+	global   int64 // global delay count, ×scale
+	delayed  int64 // ns of pauses requested
+	now      int64 // latest virtual time seen
+	first    bool
+	exp      *experiment
+	seq      int // experiments started
+	lastDone int // seq of the last completed experiment
+	done     []Experiment
+	partial  string
+	mainExe  string
 }
 
 // New returns a profiler, or an error naming a bad configuration.
@@ -250,7 +259,8 @@ func (p *Profiler) Events(batch []analyses.Event) {
 	if p.first {
 		p.first = false
 		if p.cfg.EndToEnd {
-			p.exp = &experiment{line: p.fixedID, speedup: max(p.cfg.FixedSpeedup, 0), arr0: make([]int64, len(p.points)), dep0: make([]int64, len(p.points))}
+			p.seq++
+			p.exp = &experiment{seq: p.seq, line: p.fixedID, speedup: max(p.cfg.FixedSpeedup, 0), arr0: make([]int64, len(p.points)), dep0: make([]int64, len(p.points))}
 		}
 	}
 	for i := range batch {
@@ -339,10 +349,19 @@ func (p *Profiler) block(ev *analyses.Event) {
 		line = t.cur
 	}
 	if line != 0 {
-		p.lines[line].cost += cost
+		li := &p.lines[line]
+		li.cost += cost
 		p.recent[line] = true
+		if e := p.exp; e != nil && e.speedup == 0 {
+			if li.epoch != e.seq {
+				li.base += li.pend // the experiment li.epoch completed
+				li.pend, li.epoch = 0, e.seq
+			}
+			li.pend += cost
+		}
 		if e := p.exp; e != nil && e.line == line {
 			e.selected++
+			e.selCost += cost
 			if e.speedup > 0 {
 				// The executing thread counts its own share; others
 				// owe the difference (§4.4, "Minimizing Delays").
@@ -543,7 +562,8 @@ func (p *Profiler) start(now int64) {
 		p.exp = nil
 		return
 	}
-	e := &experiment{line: line, start: now, g0: p.global,
+	p.seq++
+	e := &experiment{seq: p.seq, line: line, start: now, g0: p.global,
 		arr0: make([]int64, len(p.points)), dep0: make([]int64, len(p.points))}
 	e.speedup = p.draw(line)
 	for i := range p.points {
@@ -582,7 +602,7 @@ func (p *Profiler) end(now int64) {
 	}
 	units := (now-e.start)*scale - (p.global - e.g0)
 	x := Experiment{Line: p.lineName(e.line), Speedup: e.speedup, Start: e.start, Elapsed: now - e.start,
-		Duration: (units + scale/2) / scale, Selected: e.selected, units: units}
+		Duration: (units + scale/2) / scale, Selected: e.selected, SelectedNs: e.selCost, units: units, key: p.lines[e.line].key}
 	x.Delay = x.Elapsed - x.Duration
 	for i := range p.points {
 		pt := &p.points[i]
@@ -595,6 +615,7 @@ func (p *Profiler) end(now int64) {
 	}
 	p.lines[e.line].experiments++
 	p.done = append(p.done, x)
+	p.lastDone = e.seq
 }
 
 func (p *Profiler) lineName(id int32) string {

@@ -325,3 +325,71 @@ func TestCozFormats(t *testing.T) {
 		}
 	}
 }
+
+// TestPhaseCorrection: a program in two phases, line 10 running only in the
+// first (iterations of 60 ns: line 10 40 ns, line 20 10 ns, the progress
+// routine 10 ns), line 40 only in the second (iterations of 50 ns: line 40
+// 40 ns, the routine 10 ns), N iterations each. Experiments select only
+// recently executed lines, so line 10's experiments measure phase A, where
+// its speedup s shortens the period by 40s/60; over the program it saves
+// 40s·N of (60+50)·N, ΔP = 40s/110 (Coz §4.6, equation (6): the factor
+// t_A/T = 60/110). Line 40: phase A speedup 40s/50, factor 50/110.
+func TestPhaseCorrection(t *testing.T) {
+	tr := tracetest.New(syms{})
+	tr.Other(analyses.KindThreadStart, 1, 0, 0)
+	iter := func(addr uint64, insns uint32, other bool) {
+		tr.Block(1, addr, 0, insns, 30, analyses.EndOther)
+		if other {
+			tr.Block(1, 0x2000, 0, 10, 30, analyses.EndCall)
+		}
+		tr.Events = append(tr.Events, analyses.Event{Kind: analyses.KindCall, Tid: 1, Block: 7, Time: tr.Events[len(tr.Events)-1].Time + 10})
+		tr.Block(1, 0x3000, 0, 10, 30, analyses.EndRet)
+		tr.Events = append(tr.Events, analyses.Event{Kind: analyses.KindReturn, Tid: 1, Block: 7})
+	}
+	const n = 3000
+	for i := 0; i < n; i++ {
+		iter(0x1000, 40, true)
+	}
+	for i := 0; i < n; i++ {
+		iter(0x4000, 40, false)
+	}
+	clk := &fakeClock{}
+	p := newProf(t, Config{Progress: []string{"done"}, FixedSpeedup: -1, Seed: 5}, tr, clk)
+	p.Events(tr.Events)
+	p.Finish()
+	prof := p.Build()
+	for _, c := range []struct {
+		line          string
+		phaseA, whole float64 // per unit of s
+	}{{"/src/p.c:10", 40.0 / 60, 40.0 / 110}, {"/src/p.c:40", 40.0 / 50, 40.0 / 110}} {
+		var lr *LineResult
+		for i := range prof.Lines {
+			if prof.Lines[i].Line == c.line {
+				lr = &prof.Lines[i]
+			}
+		}
+		if lr == nil {
+			t.Fatalf("no line %s", c.line)
+		}
+		t.Logf("%s: phase fraction %.4f", c.line, lr.Phase)
+		checked := 0
+		for _, cp := range lr.Curve {
+			if cp.Speedup == 0 || cp.Program[0] == nil {
+				continue
+			}
+			s := float64(cp.Speedup) / 100
+			if d := math.Abs(*cp.PhaseA[0] - c.phaseA*s); d > 1e-9 {
+				t.Errorf("%s at %d%%: phase A speedup %.6f, want %.6f", c.line, cp.Speedup, *cp.PhaseA[0], c.phaseA*s)
+			}
+			// The factor is estimated from the 0 % experiments' share of
+			// each phase, as Coz estimates it from samples: within 2 %.
+			if d := math.Abs(*cp.Program[0] - c.whole*s); d > 0.02*c.whole*s {
+				t.Errorf("%s at %d%%: program speedup %.6f, want %.6f", c.line, cp.Speedup, *cp.Program[0], c.whole*s)
+			}
+			checked++
+		}
+		if checked < 15 {
+			t.Errorf("%s: %d speedups checked", c.line, checked)
+		}
+	}
+}

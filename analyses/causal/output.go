@@ -23,17 +23,21 @@ func itoa(n int) string { return strconv.Itoa(n) }
 
 // Experiment is one completed performance experiment.
 type Experiment struct {
-	Line     string       `json:"selected"` // file:line
-	Speedup  int          `json:"speedup_pct"`
-	Start    int64        `json:"start_ns"`
-	Elapsed  int64        `json:"elapsed_ns"`
-	Delay    int64        `json:"delay_ns"`
-	Duration int64        `json:"duration_ns"` // effective: elapsed - delay
-	Selected int64        `json:"selected_executions"`
-	Points   []PointDelta `json:"points"`
+	Line     string `json:"selected"` // file:line
+	Speedup  int    `json:"speedup_pct"`
+	Start    int64  `json:"start_ns"`
+	Elapsed  int64  `json:"elapsed_ns"`
+	Delay    int64  `json:"delay_ns"`
+	Duration int64  `json:"duration_ns"` // effective: elapsed - delay
+	Selected int64  `json:"selected_executions"`
+	// SelectedNs is the virtual time spent in the selected line's code
+	// during the experiment (its exact "samples", Coz §4.6).
+	SelectedNs int64        `json:"selected_ns"`
+	Points     []PointDelta `json:"points"`
 	// units is the effective duration in ns × 100, exact (Duration is
 	// rounded to whole ns).
 	units int64
+	key   lineKey // the selected line
 }
 
 // PointDelta is a progress point's visits during an experiment; for a
@@ -132,6 +136,10 @@ type LineResult struct {
 	Experiments int          `json:"experiments"`
 	Curve       []CurvePoint `json:"curve"`
 	Verdict     string       `json:"verdict"`
+	// Phase is t_A/T, the share of the measured time during which the
+	// line runs (Coz §4.6, equations (4) and (6)); the curve's program
+	// speedups are the speedups measured while it runs times Phase.
+	Phase float64 `json:"phase_fraction"`
 }
 
 // CurvePoint aggregates a line's experiments at one speedup.
@@ -142,7 +150,8 @@ type CurvePoint struct {
 	Visits      []int64    `json:"visits"`          // per point: arrivals
 	Departures  []int64    `json:"departures"`      // per point (latency)
 	Difference  []float64  `json:"difference"`      // per point: duration-weighted in flight (latency)
-	Program     []*float64 `json:"program_speedup"` // per point, vs the line's 0 % experiments; null without data
+	Program     []*float64 `json:"program_speedup"` // per point, vs the line's 0 % experiments, phase-corrected; null without data
+	PhaseA      []*float64 `json:"phase_a_speedup"` // the same before the phase correction (Δp_A)
 	units       int64      // DurationNs × 100, exact
 }
 
@@ -182,7 +191,8 @@ func (p *Profiler) Build() *Profile {
 		c := m[x.Speedup]
 		if c == nil {
 			n := len(p.points)
-			c = &CurvePoint{Speedup: x.Speedup, Visits: make([]int64, n), Departures: make([]int64, n), Difference: make([]float64, n), Program: make([]*float64, n)}
+			c = &CurvePoint{Speedup: x.Speedup, Visits: make([]int64, n), Departures: make([]int64, n), Difference: make([]float64, n),
+				Program: make([]*float64, n), PhaseA: make([]*float64, n)}
 			m[x.Speedup] = c
 		}
 		total := c.units + x.units
@@ -201,8 +211,10 @@ func (p *Profiler) Build() *Profile {
 	for id := int32(1); id < int32(len(p.lines)); id++ {
 		byName[p.lineName(id)] = id
 	}
+	phase := p.phases()
 	for name, m := range curves {
-		lr := LineResult{Line: name, CostNs: p.lines[byName[name]].cost}
+		id := byName[name]
+		lr := LineResult{Line: name, CostNs: p.lines[id].cost, Phase: phase[id]}
 		base := m[0]
 		for _, c := range m {
 			lr.Experiments += c.Experiments
@@ -214,8 +226,9 @@ func (p *Profiler) Build() *Profile {
 				if math.IsNaN(b) || math.IsNaN(v) || b == 0 {
 					continue
 				}
-				s := (b - v) / b
-				c.Program[i] = &s
+				a := (b - v) / b
+				s := a * lr.Phase
+				c.PhaseA[i], c.Program[i] = &a, &s
 			}
 			lr.Curve = append(lr.Curve, *c)
 		}
@@ -234,6 +247,47 @@ func (p *Profiler) Build() *Profile {
 		prof.Lines = []LineResult{}
 	}
 	return prof
+}
+
+// phases returns, per line id, the phase correction factor t_A/T of Coz
+// §4.6: phase A is the time during which the line runs, and an experiment
+// that selects the line measures the speedup Δp_A of phase A only (lines
+// are selected among those that ran recently, §4.2), so the program's
+// speedup is ΔP = Δp_A · t_A/T (equation (6)), with t_A ≈ s · t_obs/s_obs
+// (equation (4)). Coz counts samples; here s and s_obs are the line's exact
+// virtual time, and everything is measured over 0 % experiments (no
+// virtual speedup distorts them): T is their total effective duration, s
+// the line's time within them, t_obs and s_obs the duration of the line's
+// own 0 % experiments and the line's time within those. The factor is at
+// most 1 (a line that runs throughout), and 1 without 0 % data.
+func (p *Profiler) phases() []float64 {
+	out := make([]float64, len(p.lines))
+	tObs := make([]int64, len(p.lines)) // ×scale
+	sObs := make([]int64, len(p.lines))
+	var total int64 // ×scale
+	for _, x := range p.done {
+		if x.Speedup != 0 {
+			continue
+		}
+		total += x.units
+		if id, ok := p.lineIDs[x.key]; ok {
+			tObs[id] += x.units
+			sObs[id] += x.SelectedNs
+		}
+	}
+	for id := 1; id < len(p.lines); id++ {
+		li := &p.lines[id]
+		s := li.base
+		if li.epoch != 0 && li.epoch <= p.lastDone {
+			s += li.pend
+		}
+		out[id] = 1
+		if sObs[id] > 0 && total > 0 {
+			f := float64(tObs[id]) / float64(sObs[id]) * float64(s) / float64(total)
+			out[id] = min(f, 1)
+		}
+	}
+	return out
 }
 
 func maxSpeedup(c []CurvePoint) float64 {
