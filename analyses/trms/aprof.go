@@ -21,10 +21,13 @@ const (
 )
 
 // Report is the content of one .aprof file (aprof's report format,
-// version 6): a header, routines ("r", "u"), tuples per routine ("p"), in
-// CCT mode calling contexts ("x") with tuples per context ("q") instead of
-// "p", and for the drms input metric the distinct RMS values of each
-// routine ("g").
+// version 6): a header, routines ("r" with the demangled name, "u" with the
+// mangled one when they differ), tuples per routine ("p"), and in CCT mode
+// tuples per calling context ("q", listed under their routine) instead of
+// "p", with the calling contexts ("x") after all routines. Only tags that
+// aprof's own reader knows are written (it asserts "Unknown tag" on
+// others): the distinct RMS values of each routine, once "g" lines of the
+// drms reports, are in the JSON profile (threads[].rms).
 //
 // Header lines: "c" comments (two of them carry data here: "c threads ..."
 // and "c partial: ..."), "v" version, "k" total cost, "e" executable mtime,
@@ -45,10 +48,10 @@ type Report struct {
 	Points     []Point // "p": ID is a routine id
 	Contexts   []Context
 	CPoints    []Point // "q": ID is a context id
-	Distinct   []Distinct
 }
 
-// RoutineRecord is an "r" line (and its optional "u" line).
+// RoutineRecord is an "r" line (and its optional "u" line): Name is the
+// demangled name, Mangled the symbol's name when it differs.
 type RoutineRecord struct {
 	ID      uint32 `json:"id"`
 	Name    string `json:"name"`
@@ -68,13 +71,6 @@ type Context struct {
 	ID      uint32 `json:"id"`
 	Routine uint32 `json:"routine"`
 	Parent  int64  `json:"parent"`
-}
-
-// Distinct is a "g" line: Routine was called Calls times on RMS value RMS.
-type Distinct struct {
-	Routine uint32 `json:"routine"`
-	RMS     uint64 `json:"rms"`
-	Calls   uint64 `json:"calls"`
 }
 
 // RoutinePoints returns the report's tuples per routine: the "p" points,
@@ -133,32 +129,58 @@ func (r *Report) WriteTo(w io.Writer) (int64, error) {
 		r.Version, r.TotalCost, r.ExeMTime, r.Metric, r.Input, r.Resolution,
 		lineField(r.App), lineField(r.Command))
 	drms := r.Input == InputDRMS
-	pi, gi := 0, 0
+	// As aprof's print_report: each routine's "r" and "u" lines, then its
+	// tuples: "p" lines, or in CCT mode the "q" lines of its contexts; the
+	// "x" lines of the calling context tree come after every routine
+	// (aprof's print_report_CCT), parents before children. aprof-plot
+	// creates a context at its first "q" line and warns "Missing context"
+	// at an "x" line whose context has no tuple read yet.
+	qrange := make(map[uint32][2]int, len(r.Contexts))
+	for qi := 0; qi < len(r.CPoints); {
+		id, start := r.CPoints[qi].ID, qi
+		for ; qi < len(r.CPoints) && r.CPoints[qi].ID == id; qi++ {
+		}
+		if _, dup := qrange[id]; dup {
+			return cw.n, errors.New("trms: write report: context points not sorted by context")
+		}
+		qrange[id] = [2]int{start, qi}
+	}
+	byRoutine := make(map[uint32][]uint32, len(r.Routines))
+	known := make(map[uint32]bool, len(r.Contexts))
+	for _, c := range r.Contexts {
+		byRoutine[c.Routine] = append(byRoutine[c.Routine], c.ID)
+		known[c.ID] = true
+	}
+	for id := range qrange {
+		if !known[id] {
+			return cw.n, fmt.Errorf("trms: write report: tuples of unknown context %d", id)
+		}
+	}
+	pi, written := 0, 0
 	for _, rt := range r.Routines {
 		fmt.Fprintf(b, "r \"%s\" \"%s\" %d\n", sanitize(rt.Name), sanitize(rt.Object), rt.ID)
-		if rt.Mangled != "" {
+		if rt.Mangled != "" && rt.Mangled != rt.Name {
 			fmt.Fprintf(b, "u %d \"%s\"\n", rt.ID, sanitize(rt.Mangled))
 		}
 		for ; pi < len(r.Points) && r.Points[pi].ID == rt.ID; pi++ {
 			writePoint(b, 'p', &r.Points[pi], drms)
 		}
-		for ; gi < len(r.Distinct) && r.Distinct[gi].Routine == rt.ID; gi++ {
-			g := &r.Distinct[gi]
-			fmt.Fprintf(b, "g %d %d %d\n", g.Routine, g.RMS, g.Calls)
+		for _, cid := range byRoutine[rt.ID] {
+			q := qrange[cid]
+			for i := q[0]; i < q[1]; i++ {
+				writePoint(b, 'q', &r.CPoints[i], drms)
+				written++
+			}
 		}
 	}
-	if pi != len(r.Points) || gi != len(r.Distinct) {
+	if pi != len(r.Points) {
 		return cw.n, errors.New("trms: write report: points not sorted by routine, or of unknown routines")
 	}
-	qi := 0
+	if written != len(r.CPoints) {
+		return cw.n, errors.New("trms: write report: contexts of unknown routines")
+	}
 	for _, c := range r.Contexts {
 		fmt.Fprintf(b, "x %d %d %d\n", c.Routine, c.ID, c.Parent)
-		for ; qi < len(r.CPoints) && r.CPoints[qi].ID == c.ID; qi++ {
-			writePoint(b, 'q', &r.CPoints[qi], drms)
-		}
-	}
-	if qi != len(r.CPoints) {
-		return cw.n, errors.New("trms: write report: context points not sorted by context, or of unknown contexts")
 	}
 	fmt.Fprintf(b, "%s\n", endLine)
 	if err := b.Flush(); err != nil {
@@ -351,14 +373,10 @@ func (r *Report) parseLine(s string) error {
 			return fmt.Errorf("x line: %w", err)
 		}
 		r.Contexts = append(r.Contexts, Context{Routine: uint32(v[0]), ID: uint32(v[1]), Parent: v[2]})
-	case "g":
-		var v [3]int64
-		if err := parseInts(rest, v[:]); err != nil {
-			return fmt.Errorf("g line: %w", err)
-		}
-		r.Distinct = append(r.Distinct, Distinct{Routine: uint32(v[0]), RMS: uint64(v[1]), Calls: uint64(v[2])})
-	case "d", "fav":
-		// demangled-name lines and aprof-plot favourites: not kept
+	case "g", "d", "fav":
+		// distinct RMS values (written by emuprof before its reports kept
+		// to aprof's tags; the JSON profile has them), demangled-name
+		// lines and aprof-plot favourites: not kept
 	default:
 		return fmt.Errorf("unknown tag %s", excerpt(tag))
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -50,7 +51,7 @@ func TestReportRoundTrip(t *testing.T) {
 			if back.Partial != "killed by signal 2" || back.Input != r.Input || back.Version != 6 ||
 				len(back.Routines) != len(r.Routines) || len(back.Points) != len(r.Points) ||
 				len(back.CPoints) != len(r.CPoints) || len(back.Contexts) != len(r.Contexts) ||
-				len(back.Distinct) != len(r.Distinct) || back.App != r.App || back.Command != r.Command ||
+				back.App != r.App || back.Command != r.Command ||
 				fmt.Sprint(back.Threads) != fmt.Sprint(r.Threads) {
 				t.Errorf("%+v: parsed header/sizes differ", cfg)
 			}
@@ -113,7 +114,6 @@ a prog
 f prog 1
 r "f" "prog" 0
 p 0 2 5 5 5 25 1 5 5 5 5 25 2 4 1 0 1 0
-g 0 2 1
 c end of report
 `,
 	}
@@ -320,8 +320,48 @@ func TestCCT(t *testing.T) {
 			t.Errorf("routine points from contexts:\n%s\nwant\n%s", got, want)
 		}
 	}
-	if !strings.Contains(writeReport(t, r), "x 0 0 -1\nq 0 ") {
-		t.Error("x/q lines missing")
+	// aprof's order: each routine's "q" lines under its "r" line, every
+	// "x" line after the last routine, parents before children.
+	text := writeReport(t, r)
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	routineOf := map[uint32]uint32{}
+	for _, c := range r.Contexts {
+		routineOf[c.ID] = c.Routine
+	}
+	current, firstX, qs := int64(-1), -1, 0
+	seenX := map[int64]bool{-1: true}
+	for i, l := range lines {
+		f := strings.Fields(l)
+		switch f[0] {
+		case "r":
+			if firstX >= 0 {
+				t.Fatalf("line %d: r line after the x lines:\n%s", i+1, text)
+			}
+			id, _ := strconv.ParseInt(f[len(f)-1], 10, 64)
+			current = id
+		case "q":
+			id, _ := strconv.ParseUint(f[1], 10, 32)
+			if firstX >= 0 || int64(routineOf[uint32(id)]) != current {
+				t.Fatalf("line %d: q line not under its routine's r line:\n%s", i+1, text)
+			}
+			qs++
+		case "x":
+			if firstX < 0 {
+				firstX = i
+			}
+			id, _ := strconv.ParseInt(f[2], 10, 64)
+			parent, _ := strconv.ParseInt(f[3], 10, 64)
+			if !seenX[parent] {
+				t.Fatalf("line %d: x line before its parent's:\n%s", i+1, text)
+			}
+			seenX[id] = true
+		}
+	}
+	if firstX < 0 || qs != len(r.CPoints) || len(seenX) != len(r.Contexts)+1 {
+		t.Errorf("x/q lines missing:\n%s", text)
+	}
+	if _, _, err := aprofPlotRead(text); err != nil {
+		t.Errorf("aprof-plot: %v", err)
 	}
 }
 
@@ -439,5 +479,64 @@ func TestEmptyProfile(t *testing.T) {
 	tr.read(1, "x")
 	if tr.p.ShadowBytes() == 0 {
 		t.Error("no shadow memory accounted")
+	}
+}
+
+// C++ routines: the "r" line has the demangled name (as c++filt prints it),
+// the "u" line the symbol, as aprof writes them; a C name has no "u" line;
+// the "a" line is the program as run. Both survive a merge and a round trip.
+func TestDemangledNames(t *testing.T) {
+	const (
+		sortSym  = "_ZN3emu14insertion_sortIiEEvRSt6vectorIT_SaIS2_EE.isra.0"
+		sortName = "void emu::insertion_sort<int>(std::vector<int, std::allocator<int> >&) [clone .isra.0]"
+		addSym   = "_ZN3emu6Summer3addERKSt6vectorIdSaIdEE"
+		addName  = "emu::Summer::add(std::vector<double, std::allocator<double> > const&)"
+	)
+	run := func() []*Report {
+		tr := newTracer(t, Config{App: "cxxsort", Program: "/opt/bin/cxxsort", CCT: true})
+		tr.call(1, "main")
+		tr.call(1, sortSym)
+		tr.read(1, "a", "b")
+		tr.ret(1)
+		tr.call(1, addSym)
+		tr.read(1, "a")
+		tr.ret(1)
+		tr.ret(1)
+		reps, err := tr.p.Reports()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return reps
+	}
+	reps := run()
+	m, err := Merge(reps[1], run()[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range append(reps, m) {
+		text := writeReport(t, r)
+		for _, want := range []string{
+			"a /opt/bin/cxxsort\n",
+			`r "main" "cxxsort" 0` + "\n",
+			`r "` + sortName + `" "cxxsort" 1` + "\n" + `u 1 "` + sortSym + `"` + "\n",
+			`r "` + addName + `" "cxxsort" 2` + "\n" + `u 2 "` + addSym + `"` + "\n",
+		} {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s report lacks %q:\n%s", r.Input, want, text)
+			}
+		}
+		if strings.Count(text, "\nu ") != 2 {
+			t.Errorf("want 2 u lines:\n%s", text)
+		}
+		if _, _, err := aprofPlotRead(text); err != nil {
+			t.Errorf("aprof-plot: %v", err)
+		}
+		back, err := ParseReport(strings.NewReader(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if back.Routines[1].Name != sortName || back.Routines[1].Mangled != sortSym || back.App != "/opt/bin/cxxsort" {
+			t.Errorf("read back %+v", back.Routines)
+		}
 	}
 }

@@ -27,9 +27,12 @@ type Config struct {
 	// (aprof --single-log) instead of one per thread.
 	SingleReport bool
 	// Command is the profiled command line (report line "f"), App the
-	// executable (line "a"), ExeMTime its modification time (line "e").
+	// stem of the output files' names (<app>_...), Program the executable
+	// as run (line "a", like aprof's: the path given, or found in PATH;
+	// App if empty), ExeMTime its modification time (line "e").
 	Command  string
 	App      string
+	Program  string
 	ExeMTime int64
 }
 

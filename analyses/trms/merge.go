@@ -36,7 +36,6 @@ func Merge(reports ...*Report) (*Report, error) {
 		contexts: make(map[[2]int64]uint32),
 		points:   make(map[tupleKey]*Tuple),
 		cpoints:  make(map[tupleKey]*Tuple),
-		distinct: make(map[tupleKey]uint64),
 	}
 	threads := make(map[uint32]bool)
 	for i, r := range reports {
@@ -66,10 +65,6 @@ func Merge(reports ...*Report) (*Report, error) {
 	slices.Sort(out.Threads)
 	out.Points = idPoints(m.points)
 	out.CPoints = idPoints(m.cpoints)
-	for k, calls := range m.distinct {
-		out.Distinct = append(out.Distinct, Distinct{Routine: k.id, RMS: k.n, Calls: calls})
-	}
-	sortDistinct(out.Distinct)
 	return out, nil
 }
 
@@ -105,7 +100,6 @@ type merger struct {
 	contexts map[[2]int64]uint32  // (new parent or -1, new routine) -> new id
 	points   map[tupleKey]*Tuple
 	cpoints  map[tupleKey]*Tuple
-	distinct map[tupleKey]uint64
 }
 
 func (m *merger) add(r *Report) error {
@@ -127,13 +121,6 @@ func (m *merger) add(r *Report) error {
 			return fmt.Errorf("tuple of unknown routine %d", p.ID)
 		}
 		mergeInto(m.points, tupleKey{id, p.N}, &p.Tuple)
-	}
-	for _, g := range r.Distinct {
-		id, ok := rid[g.Routine]
-		if !ok {
-			return fmt.Errorf("distinct RMS of unknown routine %d", g.Routine)
-		}
-		m.distinct[tupleKey{id, g.RMS}] += g.Calls
 	}
 	// Contexts: resolve parents first (ids need not be ordered in input).
 	byID := make(map[uint32]Context, len(r.Contexts))
@@ -205,15 +192,6 @@ func mergeInto(m map[tupleKey]*Tuple, k tupleKey, t *Tuple) {
 	dst.Merge(t)
 }
 
-func sortDistinct(ds []Distinct) {
-	slices.SortFunc(ds, func(a, b Distinct) int {
-		if c := cmp.Compare(a.Routine, b.Routine); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.RMS, b.RMS)
-	})
-}
-
 // normalize sorts every section of r by id (and input size), as WriteTo
 // requires.
 func (r *Report) normalize() {
@@ -221,5 +199,4 @@ func (r *Report) normalize() {
 	sortPoints(r.Points)
 	slices.SortFunc(r.Contexts, func(a, b Context) int { return cmp.Compare(a.ID, b.ID) })
 	sortPoints(r.CPoints)
-	sortDistinct(r.Distinct)
 }

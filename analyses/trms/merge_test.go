@@ -119,18 +119,27 @@ func TestParseRefusesTruncatedAndBinary(t *testing.T) {
 
 // aprofPlotRead reads a report the way aprof-plot's AprofReport does (the
 // reader of aprof's own GUI, which has no other check): line by line, a
-// whitespace tokenizer, comments and unknown tags skipped; "r" lines must
-// match `r "name" "object" id` with non-empty name and object or the report
-// is refused; "p" needs its routine's "r" line before it, "x" its routine's
-// "r" line and its parent context's "x" line before it, "q" a context
-// seen before; numbers parse as Java's Long (input size, calls, input
-// splits) and Double; version and input metric come before the tuples.
-// It returns the number of routines and tuples read.
+// whitespace tokenizer, comments skipped; "r" lines must match
+// `r "name" "object" id` with non-empty name and object or the report is
+// refused; "p" needs its routine's "r" line before it; "q" creates its
+// context; "x" needs its routine's "r" line, its parent within the contexts
+// seen so far (Java's IndexOutOfBounds otherwise), and warns "Missing
+// context" when no "q" line created its context before (an error here:
+// aprof writes every "x" line after the tuples); numbers parse as Java's
+// Long (input size, calls, input splits) and Double; version and input
+// metric come before the tuples. Tags that aprof's own reader (merge.c)
+// does not know are refused ("Unknown tag"). It returns the number of
+// routines and tuples read.
 func aprofPlotRead(text string) (routines, tuples int, err error) {
 	rline := regexp.MustCompile(`r "([^"]+)" "([^"]+)" ([0-9]+)`)
 	version, drms := 0, false
 	known := map[int]bool{}
-	contexts := map[int]bool{}
+	var contexts []bool // aprof-plot's ArrayList: index < len, true if created
+	grow := func(id int) {
+		for len(contexts) <= id {
+			contexts = append(contexts, false)
+		}
+	}
 	javaLong := func(s string) error { _, err := strconv.ParseInt(s, 10, 64); return err }
 	javaDouble := func(s string) error { _, err := strconv.ParseFloat(s, 64); return err }
 	sc := bufio.NewScanner(strings.NewReader(text))
@@ -144,6 +153,7 @@ func aprofPlotRead(text string) (routines, tuples int, err error) {
 			return 0, 0, fmt.Errorf("line %d %q: %s", n, sc.Text(), fmt.Sprintf(format, args...))
 		}
 		switch f[0] {
+		case "c", "m", "e", "t", "a", "f", "u", "d":
 		case "v":
 			if version, err = strconv.Atoi(f[1]); err != nil {
 				return bad("version")
@@ -169,17 +179,27 @@ func aprofPlotRead(text string) (routines, tuples int, err error) {
 			rtn, _ := strconv.Atoi(f[1])
 			id, _ := strconv.Atoi(f[2])
 			parent, _ := strconv.Atoi(f[3])
-			if !known[rtn] || (parent >= 0 && !contexts[parent]) {
-				return bad("routine or parent context not read yet")
+			if !known[rtn] {
+				return bad("context of a routine not read yet")
 			}
-			contexts[id] = true
+			grow(id)
+			if parent >= len(contexts) {
+				return bad("parent context out of bounds")
+			}
+			if !contexts[id] {
+				return bad("Missing context")
+			}
 		case "p", "q":
 			if version != 6 {
 				return bad("tuple before the version line")
 			}
 			id, err := strconv.Atoi(f[1])
-			if err != nil || (f[0] == "p" && !known[id]) || (f[0] == "q" && !contexts[id]) {
-				return bad("tuple of a routine or context not read yet")
+			if err != nil || (f[0] == "p" && !known[id]) {
+				return bad("tuple of a routine not read yet")
+			}
+			if f[0] == "q" {
+				grow(id)
+				contexts[id] = true
 			}
 			want := 12
 			if drms {
@@ -195,6 +215,8 @@ func aprofPlotRead(text string) (routines, tuples int, err error) {
 				}
 			}
 			tuples++
+		default:
+			return bad("Unknown tag (aprof's reader asserts)")
 		}
 	}
 	return routines, tuples, nil

@@ -22,6 +22,7 @@ type JSONProfile struct {
 	Version      int             `json:"version"`
 	Command      string          `json:"command"`
 	App          string          `json:"app"`
+	Program      string          `json:"program,omitempty"`
 	Metric       string          `json:"metric"`
 	Resolution   int             `json:"resolution"`
 	CounterBits  int             `json:"counter_bits"`
@@ -32,7 +33,8 @@ type JSONProfile struct {
 }
 
 // JSONThread is one thread's profile. RMS and TRMS points have routine
-// ids; in CCT mode, Contexts lists the calling context tree and
+// ids (RMS lists every distinct RMS value of each routine with its calls);
+// in CCT mode, Contexts lists the calling context tree and
 // RMSContexts / TRMSContexts have context ids.
 type JSONThread struct {
 	Tid          uint32    `json:"tid"`
@@ -52,6 +54,7 @@ func (p *Profiler) JSON() *JSONProfile {
 		Version:      JSONVersion,
 		Command:      p.cfg.Command,
 		App:          p.cfg.App,
+		Program:      p.cfg.Program,
 		Metric:       p.cfg.metricName(),
 		Resolution:   p.cfg.Resolution,
 		CounterBits:  p.cfg.CounterBits,
@@ -63,7 +66,7 @@ func (p *Profiler) JSON() *JSONProfile {
 	rt := p.routines
 	for i := range rt.Len() {
 		info := rt.Get(calls.RoutineID(i))
-		out.Routines = append(out.Routines, RoutineRecord{ID: uint32(i), Name: info.Name, Object: info.Object})
+		out.Routines = append(out.Routines, routineRecord(uint32(i), info.Name, info.Object))
 	}
 	for _, s := range p.col.sortedThreads() {
 		jt := JSONThread{Tid: s.tid, Cost: s.cost, RMS: idPoints(s.rms), TRMS: idPoints(s.trms)}

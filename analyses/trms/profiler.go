@@ -18,6 +18,7 @@
 package trms
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -228,7 +229,7 @@ func (p *Profiler) emptyReport(input string) *Report {
 		Metric:     p.cfg.metricName(),
 		ExeMTime:   p.cfg.ExeMTime,
 		Resolution: p.cfg.Resolution,
-		App:        lineField(p.cfg.App),
+		App:        lineField(cmp.Or(p.cfg.Program, p.cfg.App)),
 		Command:    lineField(p.cfg.Command),
 		Partial:    lineField(p.partialReason()),
 	}
@@ -270,13 +271,8 @@ func (p *Profiler) threadReport(s *threadStats, input string) *Report {
 	for i, id := range ids {
 		local[id] = uint32(i)
 		info := rt.Get(calls.RoutineID(id))
-		rec := RoutineRecord{ID: uint32(i), Name: sanitize(info.Name), Object: sanitize(info.Object)}
-		if rec.Name == "" {
-			rec.Name = "unknown"
-		}
-		if strings.HasPrefix(info.Name, "_Z") {
-			rec.Mangled = rec.Name
-		}
+		rec := routineRecord(uint32(i), info.Name, info.Object)
+		rec.Name, rec.Object, rec.Mangled = sanitize(rec.Name), sanitize(rec.Object), sanitize(rec.Mangled)
 		r.Routines = append(r.Routines, rec)
 	}
 
@@ -292,12 +288,6 @@ func (p *Profiler) threadReport(s *threadStats, input string) *Report {
 			r.Contexts = append(r.Contexts, Context{ID: uint32(i), Routine: local[uint32(n.Routine)], Parent: int64(n.Parent)})
 		}
 		r.CPoints = reportPoints(ctuples, nil, input)
-	}
-	if input == InputDRMS {
-		for k, t := range s.rms {
-			r.Distinct = append(r.Distinct, Distinct{Routine: local[k.id], RMS: k.n, Calls: t.Calls})
-		}
-		sortDistinct(r.Distinct)
 	}
 	return r
 }
