@@ -48,6 +48,10 @@ type Config struct {
 	// NewCPU starts the engine of a process the guest creates (fork,
 	// vfork, clone without CLONE_THREAD); nil: those fail with ENOSYS.
 	NewCPU func() (cpu.CPU, error)
+	// Follow, when set, gives every process image analyses of its own
+	// (children at fork, new images at exec: follow.go); nil: the
+	// analyses follow the first process only.
+	Follow Follower
 	// Symbols receives the symbols of every object mapped into the guest
 	// (analyses name routines with it); created by Load when nil.
 	Symbols *loader.SymbolTable

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"emuprof/analyses"
 	"emuprof/cpu"
 	"emuprof/loader"
 	"emuprof/sched"
@@ -174,6 +175,9 @@ func (p *Process) execve(t *sched.Thread, r *cpu.Regs, dirfd int, pathAddr, argv
 			p.sched.Exit(th)
 		}
 	}
+	// A followed image ends here: its profile is written as it execs.
+	p.followExec(t, analyses.KindThreadExit)
+	p.endImage("")
 	p.kernel.Exec(t.Tid, host)
 	for _, v := range p.as.VMAs() {
 		if err := p.as.Unmap(v.Start, v.Size()); err != nil {
@@ -193,6 +197,10 @@ func (p *Process) execve(t *sched.Thread, r *cpu.Regs, dirfd int, pathAddr, argv
 	if p.digest != nil {
 		p.hash(0xe7ec, uint64(t.Tid), p.layout.Entry)
 	}
+	p.execs++
+	p.cfg.Args = argv
+	p.startImage()
+	p.followExec(t, analyses.KindThreadStart)
 	p.releaseVfork()
 	p.sharedVM = false
 	return ret(0)

@@ -7,7 +7,6 @@ import (
 
 	"emuprof/analyses"
 	"emuprof/cpu"
-	"emuprof/loader"
 	"emuprof/mm"
 	"emuprof/sched"
 	"emuprof/syscalls"
@@ -86,11 +85,11 @@ func (p *Process) fork(t *sched.Thread, c *syscalls.Call, r *cpu.Regs, flags, sp
 	if p.cfg.NewCPU == nil {
 		return ret(errno(eNOSYS)), nil
 	}
-	c2, err := p.cfg.NewCPU()
+	pid := p.m.nextTid
+	c2, syms, followed, err := p.newChildCPU(pid)
 	if err != nil {
 		return syscalls.Outcome{}, p.internal(fmt.Errorf("fork: starting an emulator: %w", err))
 	}
-	pid := p.m.nextTid
 	p.m.nextTid++
 	as, copied, err := p.as.Fork(c2)
 	if err != nil {
@@ -100,11 +99,15 @@ func (p *Process) fork(t *sched.Thread, c *syscalls.Call, r *cpu.Regs, flags, sp
 	p.m.forks++
 	p.m.forkBytes += copied
 	cfg := p.cfg
-	cfg.Analyses, cfg.Needs, cfg.TimeControl, cfg.Pid = nil, analyses.Needs{}, nil, pid
+	cfg.Analyses, cfg.TimeControl, cfg.Pid = followed, nil, pid
+	if followed == nil {
+		cfg.Needs = analyses.Needs{}
+	} else {
+		cfg.Needs = p.m.root.cfg.Needs
+	}
 	q := &Process{cfg: cfg, cpu: c2, as: as, layout: p.layout, sched: p.sched, m: p.m,
-		threads: map[int]*threadState{}, digest: p.digest, pid: pid, parent: p}
-	q.syms = loader.NewSymbolTable()
-	_ = q.syms.AddLayout(p.layout)
+		threads: map[int]*threadState{}, digest: p.digest, pid: pid, parent: p, forkParent: p.pid}
+	q.syms = syms
 	q.kernel = p.kernel.Fork(t.Tid, pid, as)
 	q.bindKernel()
 	c2.SetSink(q.deliver)
@@ -181,6 +184,13 @@ func (p *Process) releaseVfork() {
 // children become orphans, its parent may reap it.
 func (p *Process) processExit(ws int) {
 	p.wstatus = ws
+	if p != p.m.root {
+		partial := ""
+		if ws&0x7f != 0 {
+			partial = fmt.Sprintf("process %d killed by %s", p.pid, SignalName(ws&0x7f))
+		}
+		p.endImage(partial)
+	}
 	p.cpu.Drain()
 	if p.sharedVM && p.parent != nil {
 		p.copyBack()

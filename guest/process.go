@@ -78,6 +78,10 @@ type Process struct {
 	wstatus  int           // wait status once exited
 	vforker  *sched.Thread // the parent thread a vfork suspended
 	sharedVM bool          // CLONE_VM child that has not exec'd (fork.go)
+
+	// Followed images (follow.go).
+	execs      int // execs done by this process
+	forkParent int // the pid of the process that forked it (0: the first)
 }
 
 type threadState struct {
@@ -121,12 +125,17 @@ func Load(cfg Config, c cpu.CPU) (*Process, error) {
 	p.kernel = syscalls.New(p.kernelConfig(), p.as)
 	p.bindKernel()
 	sc := sched.Config{CPUs: cfg.CPUs, Quantum: cfg.Quantum, NsPerInsn: cfg.NsPerInsn, Seed: cfg.SchedSeed}
-	if cfg.Needs.Threads && len(cfg.Analyses) > 0 {
-		// Thread start/exit, switch, block, wake: in the one stream, for
-		// the first process's threads (the analyses follow it alone).
+	if cfg.Needs.Threads && (len(cfg.Analyses) > 0 || cfg.Follow != nil) {
+		// Thread start/exit, switch, block, wake: in the stream of the
+		// thread's process, when it is followed (without Follow, the
+		// analyses follow the first process alone).
 		sc.Trace = func(e analyses.Event) {
-			if p.m.owner[int(e.Tid)] == p {
-				c.Emit(e)
+			q := p.m.owner[int(e.Tid)]
+			if q == nil || q != p && cfg.Follow == nil {
+				return
+			}
+			if len(q.cfg.Analyses) > 0 {
+				q.cpu.Emit(e)
 			}
 		}
 	}
@@ -269,6 +278,13 @@ func (p *Process) Run() *Result {
 	for _, tid := range slices.Sorted(maps.Keys(p.m.owner)) {
 		if q := p.m.owner[tid]; !closed[q] {
 			closed[q] = true
+			if !q.zombie {
+				why := fmt.Sprintf("the run ended before process %d did", q.pid)
+				if res.Partial {
+					why = res.Reason
+				}
+				q.endImage(why)
+			}
 			q.cpu.Drain()
 			if err := q.kernel.Close(); err != nil {
 				res.Warnings = append(res.Warnings, err.Error())

@@ -54,7 +54,11 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 		if err != nil {
 			return nil, err
 		}
-		return &instance{Profiler: p, legacy: legacy, top: top}, nil
+		coz := "profile.coz"
+		if env.App != "" { // a followed process image: its own name
+			coz = env.App + "_profile.coz"
+		}
+		return &instance{Profiler: p, legacy: legacy, top: top, app: env.AppName(), coz: coz}, nil
 	}
 }
 
@@ -67,6 +71,8 @@ type instance struct {
 	*Profiler
 	legacy bool
 	top    int
+	app    string // file name stem (platform.Env.AppName)
+	coz    string // the Coz profile's file name
 	prof   *Profile
 	rerun  Rerun
 	valid  *Validation
@@ -126,7 +132,7 @@ func (i *instance) Write(dir string) ([]string, error) {
 	for _, f := range []struct {
 		name string
 		data []byte
-	}{{"profile.coz", coz.Bytes()}, {FileName(i.opt.Program), append(data, '\n')}} {
+	}{{i.coz, coz.Bytes()}, {i.app + "_causal.json", append(data, '\n')}} {
 		path := filepath.Join(dir, f.name)
 		if err := writeAtomic(path, f.data); err != nil {
 			return out, err

@@ -65,7 +65,7 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 		}
 		s := env.Sched.Defaults()
 		c.CPUs, c.Quantum, c.NsPerInsn = s.CPUs, s.Quantum, s.NsPerInsn
-		c.App = filepath.Base(env.Program)
+		c.App = env.AppName()
 		c.Command = strings.Join(env.Args, " ")
 		a, err := New(c, env)
 		if err != nil {

@@ -42,7 +42,7 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 		}
 		p := New(Options{Symbols: env.Symbols, Block: env.Block, Routines: env.Routines})
 		p.P3 = p3
-		return &instance{Profiler: p, program: env.Program, top: top}, nil
+		return &instance{Profiler: p, program: env.Program, app: env.AppName(), top: top}, nil
 	}
 }
 
@@ -50,13 +50,14 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 type instance struct {
 	*Profiler
 	program string
+	app     string // file name stem (platform.Env.AppName)
 	top     int
 	prof    *Profile // computed once the run is over
 }
 
 // NewInstance returns a platform instance of p for program.
 func NewInstance(p *Profiler, program string, top int) platform.Instance {
-	return &instance{Profiler: p, program: program, top: top}
+	return &instance{Profiler: p, program: program, app: filepath.Base(program), top: top}
 }
 
 func (i *instance) profile() (*Profile, error) {
@@ -91,7 +92,7 @@ func (i *instance) Write(dir string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	path := filepath.Join(dir, FileName(i.program))
+	path := filepath.Join(dir, i.app+"_paths.json")
 	if err := report.WriteBytesAtomic(path, data); err != nil {
 		return nil, err
 	}

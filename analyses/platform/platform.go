@@ -35,6 +35,10 @@ type Env struct {
 	Args    []string
 	// Pid is the guest's process id (its thread ids count up from it).
 	Pid int
+	// App, when set, is the stem of the analysis's file names
+	// (<app>_...): a followed process image's is <program>_<pid>
+	// (issue 9); empty: the program's base name (see AppName).
+	App string
 	// Sched is the run's CPU model (--cpus, --quantum, ns per
 	// instruction), for analyses that reconstruct the global timeline.
 	Sched SchedConfig
@@ -47,6 +51,15 @@ type Env struct {
 // NewEnv returns the environment of a run of program with args.
 func NewEnv(syms analyses.Symbols, program string, args []string) *Env {
 	return &Env{Symbols: syms, Program: program, Args: args, stage: calls.NewStage(), clock: &clock{}}
+}
+
+// AppName is the stem of the analysis's file names: App, or the base name
+// of Program.
+func (e *Env) AppName() string {
+	if e.App != "" {
+		return e.App
+	}
+	return filepath.Base(e.Program)
 }
 
 // SchedConfig is the CPU model the scheduler applies to the run (package

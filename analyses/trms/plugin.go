@@ -7,7 +7,6 @@ import (
 	"html"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -51,7 +50,7 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 			return nil, platform.BadFlag("counter-bits", c.CounterBits, "want 8 to 64 bits")
 		}
 		c.Command = strings.Join(env.Args, " ")
-		c.App = filepath.Base(env.Program)
+		c.App = env.AppName()
 		if st, err := os.Stat(env.Program); err == nil {
 			c.ExeMTime = st.ModTime().Unix()
 		}

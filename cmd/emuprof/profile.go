@@ -28,6 +28,7 @@ type profileFlags struct {
 	// each other down more than they overlap (docs/PERFORMANCE.md), so
 	// auto keeps them on one thread there.
 	analysisThread string
+	follow         string // --follow: children or none
 	factories      map[string]platform.Factory
 	fs             *pflag.FlagSet // the command's flags, for the run record (report.go)
 }
@@ -39,6 +40,7 @@ func (f *profileFlags) register(cmd *cobra.Command, withList bool) {
 	f.fs = fl
 	fl.StringVar(&f.out, "out", ".", "directory for the profiles")
 	fl.StringVar(&f.analysisThread, "analysis-thread", "auto", "run the analyses on a thread of their own: on, off, or auto (on with 4 or more host CPUs); output is the same either way")
+	fl.StringVar(&f.follow, "follow", "children", "profile the processes the program starts, each image on its own (<program>_<pid>_... files, written when it exits or execs): children, or none (the first process only)")
 	fl.BoolVar(&f.sync, "sync-analyses", false, "benchmarking only: same as --analysis-thread off")
 	_ = fl.MarkHidden("sync-analyses")
 	if withList {
@@ -109,6 +111,10 @@ func (f *profileFlags) profile(list string, args []string) error {
 	if f.sync {
 		async = false
 	}
+	following, err := followFlag(f.follow)
+	if err != nil {
+		return err
+	}
 	cfg, err := f.run.config(args)
 	if err != nil {
 		return err
@@ -129,6 +135,11 @@ func (f *profileFlags) profile(list string, args []string) error {
 	if err := checkOutput(f.out, insts); err != nil {
 		return err
 	}
+	var fw *follower
+	if following {
+		fw = &follower{f: f, plugins: plugins, async: async, sched: env.Sched}
+		cfg.Follow = fw
+	}
 	res, runErr := executeWith(cfg, &f.run, func(blocks *analyses.BlockTable) *platform.Pipeline {
 		return platform.NewPipeline(env, blocks, insts, async)
 	}, platform.NeedsOf(insts))
@@ -140,15 +151,27 @@ func (f *profileFlags) profile(list string, args []string) error {
 		return fmt.Errorf("--out %s: %v", f.out, hostErr(err))
 	}
 	var paths []string
-	for i, inst := range insts {
-		if res.Partial {
-			inst.MarkPartial(res.Reason)
+	if fw == nil || !fw.images[0].ended { // else written when the first process exec'd
+		for i, inst := range insts {
+			if res.Partial {
+				inst.MarkPartial(res.Reason)
+			}
+			ps, err := inst.Write(f.out)
+			paths = append(paths, ps...)
+			if err != nil {
+				return fmt.Errorf("writing the %s profile: %w", plugins[i].Name, err)
+			}
 		}
-		ps, err := inst.Write(f.out)
+	}
+	if fw != nil {
+		fw.setRootFiles(paths)
+		paths = append(paths, fw.written...)
+		ps, err := fw.finish(res)
 		paths = append(paths, ps...)
 		if err != nil {
-			return fmt.Errorf("writing the %s profile: %w", plugins[i].Name, err)
+			return fmt.Errorf("writing the process list: %w", err)
 		}
+		fw.printProcesses(os.Stderr)
 	}
 	ps, err := f.writeReport(plugins, insts, paths, res, args)
 	paths = append(paths, ps...)

@@ -62,7 +62,11 @@ type runRecord struct {
 // flagsNotRecorded change where or how the outputs are computed, not what
 // they are (the bytes are the same either way: see TestProfileCommand);
 // --analyses is recorded as the list of analyses.
-var flagsNotRecorded = map[string]bool{"analyses": true, "out": true, "analysis-thread": true, "sync-analyses": true, "cpuprofile": true}
+var flagsNotRecorded = map[string]bool{"analyses": true, "out": true, "analysis-thread": true, "sync-analyses": true, "cpuprofile": true,
+	// --follow=none profiles the first process as emuprof did before
+	// following children (the same files); following shows as the
+	// Processes section.
+	"follow": true}
 
 // writeReport writes <app>_run.json and report.html into f.out after the
 // analyses wrote their files (written), and returns the paths.
@@ -163,6 +167,9 @@ func buildPage(plugins []platform.Plugin, files []string, live map[string]platfo
 			addPartial(pr)
 		}
 		facts = append(facts, sec.Facts...)
+		page.Sections = append(page.Sections, *sec)
+	}
+	if sec := processSection(files); sec != nil { // follow.go
 		page.Sections = append(page.Sections, *sec)
 	}
 	var runs []runRecord

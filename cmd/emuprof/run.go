@@ -200,6 +200,18 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 		return nil, fmt.Errorf("starting the emulator: %w", err)
 	}
 	defer engine.Close()
+	fw, _ := cfg.Follow.(*follower)
+	if fw != nil {
+		// Followed processes: engines with the analyses' hooks (follow.go).
+		fw.newEngine = func(syms *loader.SymbolTable) (*emu.Engine, error) {
+			o := emu.Options{Memory: needs.Memory, Blocks: needs.Blocks, StackPointer: needs.Blocks,
+				Bare: f.bareEngine, NsPerInsn: nsPerInsn, Lines: needs.Lines}
+			if blockSyms != nil {
+				o.Symbols = syms
+			}
+			return emu.New(o)
+		}
+	}
 	// Processes the guest creates get engines of their own, without the
 	// analyses' hooks (the analyses follow the first process).
 	cfg.NewCPU = func() (cpu.CPU, error) {
@@ -216,6 +228,12 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 		cfg.Analyses = append(cfg.Analyses, pipe)
 		if needs.TimeControl {
 			cfg.TimeControl = pipe.Sync
+		}
+		if fw != nil {
+			fw.start(guest.Image{Pid: cfg.Pid, Parent: cfg.Pid - 1, Program: cfg.Program, Args: cfg.Args}, engine, cfg.Symbols, pipe.Instances(), pipe)
+			if needs.TimeControl {
+				cfg.TimeControl = fw.sync
+			}
 		}
 	}
 	stops := watchStops(engine.Stop) // Stop: a thread alone may run without returning to the loop
