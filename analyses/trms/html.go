@@ -23,7 +23,8 @@ const (
 // per program, the routine table (sortable by cost, growth exponent, input
 // variety) and, for the costliest routines, worst, average and best cost
 // against input size (TRMS and RMS) with the fitted worst-case curve
-// a + b·n^c and R², and the number of calls per input size.
+// a + b·n^c and R², curve bounding (T(n)/f(n) for candidate bounds f, with
+// the guessed bound: bound.go), and the number of calls per input size.
 func RenderHTML(files []string) (*report.Section, error) {
 	type groupKey struct {
 		app, metric string
@@ -87,7 +88,7 @@ func RenderHTML(files []string) (*report.Section, error) {
 	}
 	sec := &report.Section{ID: "trms", Title: "Input-sensitive profile (RMS, TRMS)"}
 	var b strings.Builder
-	b.WriteString("<p class=\"note\">For each routine, the cost of its activations against their input size: the read memory size (RMS, PLDI'12: the distinct cells it reads before writing them) and the threaded read memory size (TRMS: also counting input that other threads and the kernel wrote between its reads). Points are the worst, average and best cost of the activations with that input size; the curve is the least-squares fit a + b·n^c of the worst cost. Hover a point for its values; click a column to sort.</p>\n")
+	b.WriteString("<p class=\"note\">For each routine, the cost of its activations against their input size: the read memory size (RMS, PLDI'12: the distinct cells it reads before writing them) and the threaded read memory size (TRMS: also counting input that other threads and the kernel wrote between its reads). Points are the worst, average and best cost of the activations with that input size; the curve is the least-squares fit a + b·n^c of the worst cost. The curve-bounding plot (aprof-plot's ratio graph) divides the worst cost T(n) by candidate bounds f(n): a ratio that flattens means the cost is O(f), one that keeps rising means it is not. Hover a point for its values; click a column to sort.</p>\n")
 	for gi, k := range order {
 		g := groups[k]
 		var rms, drms *Report
@@ -218,6 +219,11 @@ func renderProgram(b *strings.Builder, rms, drms *Report, names, skipped []strin
 			b.WriteString("<figure>\n")
 			b.WriteString(costPlot(s.Name, m.label, m.pts, m.fit, drms.Metric))
 			fmt.Fprintf(b, "<figcaption>%s</figcaption>\n</figure>\n", report.Esc(fitCaption(m.label, m.fit, len(m.pts))))
+		}
+		if g, ok := GuessBound(dp[k]); ok {
+			b.WriteString("<figure>\n")
+			b.WriteString(ratioPlot(s.Name, "TRMS", dp[k], g))
+			fmt.Fprintf(b, "<figcaption>%s</figcaption>\n</figure>\n", report.Esc(g.Caption("TRMS")))
 		}
 		if len(dp[k]) > 0 {
 			b.WriteString("<figure>\n")
