@@ -51,6 +51,7 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 		}
 		c.Command = strings.Join(env.Args, " ")
 		c.App = env.AppName()
+		c.Program = env.Program
 		if st, err := os.Stat(env.Program); err == nil {
 			c.ExeMTime = st.ModTime().Unix()
 		}
