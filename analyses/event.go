@@ -145,13 +145,30 @@ type Needs struct {
 	// TimeControl: the analysis delays threads through its Clock, so the
 	// scheduler waits for it to catch up before every decision.
 	TimeControl bool
+	// BlockFilter, when not nil, selects the blocks whose Block events the
+	// analysis wants (asked once per block, at translation); the others
+	// run without events. Only for analyses that do without the call
+	// stage (Calls needs every block).
+	BlockFilter func(*BlockInfo) bool
 }
 
-// Or merges two sets of needs.
+// Or merges two sets of needs. A block filter survives only if every side
+// that wants blocks has one (then a block is wanted if either wants it).
 func (n Needs) Or(m Needs) Needs {
-	return Needs{n.Blocks || m.Blocks, n.Memory || m.Memory, n.KernelMem || m.KernelMem,
+	o := Needs{n.Blocks || m.Blocks, n.Memory || m.Memory, n.KernelMem || m.KernelMem,
 		n.Syscalls || m.Syscalls, n.Threads || m.Threads, n.Calls || m.Calls, n.Lines || m.Lines,
-		n.TimeControl || m.TimeControl}
+		n.TimeControl || m.TimeControl, nil}
+	nf, mf := n.BlockFilter, m.BlockFilter
+	switch {
+	case o.Calls || n.Blocks && nf == nil || m.Blocks && mf == nil:
+	case nf == nil:
+		o.BlockFilter = mf
+	case mf == nil:
+		o.BlockFilter = nf
+	default:
+		o.BlockFilter = func(b *BlockInfo) bool { return nf(b) || mf(b) }
+	}
+	return o
 }
 
 // Delay is a pause of a thread's virtual clock that an analysis asks for

@@ -60,6 +60,11 @@ type Options struct {
 	// its block is first translated. Instruction counts (quanta, --stats,
 	// --max-insns) are unchanged.
 	Speedup func(addr uint64) int
+	// BlockFilter, when not nil, is asked once per block when it is first
+	// translated; a block it refuses runs without Block events (it is
+	// still counted for quanta and virtual time). Path profiling's copies
+	// observe only the routines they profile this way.
+	BlockFilter func(bi *analyses.BlockInfo) bool
 }
 
 // Engine is one Unicorn instance running one guest process.
@@ -75,6 +80,7 @@ type Engine struct {
 	lines  bool
 
 	speedup func(uint64) int
+	filter  func(*analyses.BlockInfo) bool
 	starts  []uint32 // instruction offsets of the block being translated
 
 	rdtsc func(uint64) uint64
@@ -134,7 +140,7 @@ func New(opts Options) (*Engine, error) {
 		opts.BufferEvents = 1 << 16
 	}
 	e := &Engine{patched: map[uint64]patchKind{}, codePages: map[uint64]bool{},
-		blocks: analyses.NewBlockTable(), syms: opts.Symbols, lines: opts.Lines, speedup: opts.Speedup}
+		blocks: analyses.NewBlockTable(), syms: opts.Symbols, lines: opts.Lines, speedup: opts.Speedup, filter: opts.BlockFilter}
 	if err := ucErr("uc_open", C.uc_open(C.UC_ARCH_X86, C.UC_MODE_64, &e.uc)); err != nil {
 		return nil, err
 	}
@@ -333,7 +339,11 @@ func emuBlockMiss(h C.uintptr_t, addr C.uint64_t, length C.uint32_t) {
 	if e.speedup != nil {
 		saved = e.saved(uint64(addr), code)
 	}
-	C.emu_table_put(e.st, addr, length, C.uint32_t(info.Insns), C.uint32_t(saved), C.uint8_t(info.End), C.uint32_t(id))
+	var quiet C.uint8_t
+	if e.filter != nil && !e.filter(&bi) {
+		quiet = 1
+	}
+	C.emu_table_put(e.st, addr, length, C.uint32_t(info.Insns), C.uint32_t(saved), C.uint8_t(info.End), C.uint32_t(id), quiet)
 }
 
 // saved is what a block's sped-up instructions save, in hundredths of an

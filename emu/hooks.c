@@ -28,7 +28,7 @@ static void table_insert(struct emu_block *tab, uint64_t mask, struct emu_block 
 	tab[i] = *src;
 }
 
-void emu_table_put(struct emu_state *s, uint64_t addr, uint32_t len, uint32_t insns, uint32_t saved, uint8_t end, uint32_t id) {
+void emu_table_put(struct emu_state *s, uint64_t addr, uint32_t len, uint32_t insns, uint32_t saved, uint8_t end, uint32_t id, uint8_t quiet) {
 	if (table_find(s, addr, len))
 		return;
 	if ((s->tcount + 1) * 2 > s->tmask + 1) {
@@ -43,7 +43,7 @@ void emu_table_put(struct emu_state *s, uint64_t addr, uint32_t len, uint32_t in
 		s->table = nt;
 		s->tmask = nsize - 1;
 	}
-	struct emu_block b = {addr, len, insns, id, saved, end, 1};
+	struct emu_block b = {addr, len, insns, id, saved, end, 1, quiet};
 	table_insert(s->table, s->tmask, &b);
 	s->tcount++;
 }
@@ -88,7 +88,7 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
 	s->insns += b->insns;
 	s->saved += b->saved;
 	s->blocks++;
-	if (s->want_blocks) {
+	if (s->want_blocks && !b->quiet) {
 		struct emu_event *e = push(s);
 		e->addr = addr;
 		e->aux = 0;

@@ -47,6 +47,7 @@ struct emu_block {
 	uint32_t saved; // hundredths of an instruction its sped-up instructions save (--speedup)
 	uint8_t end;
 	uint8_t used;
+	uint8_t quiet; // no Block events for this block (Options.BlockFilter)
 };
 
 struct emu_state {
@@ -88,7 +89,7 @@ struct emu_state *emu_state_new(uc_engine *uc, uintptr_t handle, uint32_t cap);
 void emu_state_free(struct emu_state *s);
 uc_err emu_install_base(struct emu_state *s, int bare);
 uc_err emu_install_mem(struct emu_state *s);
-void emu_table_put(struct emu_state *s, uint64_t addr, uint32_t len, uint32_t insns, uint32_t saved, uint8_t end, uint32_t id);
+void emu_table_put(struct emu_state *s, uint64_t addr, uint32_t len, uint32_t insns, uint32_t saved, uint8_t end, uint32_t id, uint8_t quiet);
 void emu_table_clear(struct emu_state *s);
 uc_err emu_remove_cache(uc_engine *uc, uint64_t begin, uint64_t end);
 

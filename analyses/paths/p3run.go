@@ -1,6 +1,9 @@
 package paths
 
 import (
+	"encoding/json"
+
+	"emuprof/analyses/report"
 	"fmt"
 	"slices"
 )
@@ -15,6 +18,10 @@ import (
 type P3Config struct {
 	K   int
 	PBL bool // plan PBL (every procedure one Ball-Larus task) instead of P3
+	// PlanOut: also write the plan (PlanFile) to this file.
+	PlanOut string
+	// Copies: the command runs K copies as emulations (CopiesFlag).
+	Copies int
 }
 
 // CopyStat describes one copy of a P3 plan.
@@ -50,30 +57,23 @@ func (p *Profiler) runP3(list []*routine, execs [][]pathExec, out *Profile) ([][
 		// Truncated paths paid their probes too.
 		for c := range copies {
 			for i, rt := range list {
-				cp := pl.Copies[c][i]
-				if cp.Mode == ModeNone {
-					continue
-				}
-				for _, k := range rt.truncKey {
-					tr := rt.trunc[k]
-					seq := []int32{Entry}
-					for _, a := range tr.blocks {
-						b, ok := rt.cfg.Leader(a)
-						if !ok {
-							seq = nil
-							break
-						}
-						seq = append(seq, BlockVertex(b))
-					}
-					if seq != nil {
-						copies[c].Hits += uint64(pathProbes(rt.dag.G, cp.Labels, seq)) * tr.count
-					}
+				if cp := pl.Copies[c][i]; cp.Mode != ModeNone {
+					copies[c].Hits += truncHits(rt, cp.Labels)
 				}
 			}
 		}
 		return copies
 	}
 	pl := PlanP3(procs, p.P3.K, p.P3.PBL)
+	if p.P3.PlanOut != "" {
+		data, err := json.MarshalIndent(p.planFile(out.Program, list), "", " ")
+		if err != nil {
+			return nil, err
+		}
+		if err := report.WriteBytesAtomic(p.P3.PlanOut, append(data, '\n')); err != nil {
+			return nil, fmt.Errorf("--plan-out: %w", err)
+		}
+	}
 	copies := measure(pl)
 	merged, err := pl.Merge(copies)
 	if err != nil {

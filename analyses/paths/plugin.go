@@ -2,9 +2,13 @@ package paths
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"html"
 	"io"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -33,7 +37,38 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 	fs.IntVar(&top, "paths-top", 10, "paths: hottest paths in the summary")
 	fs.IntVar(&p3.K, "p3", 0, "paths: P3 over K copies: plan the partition, measure each copy, merge (0: Ball-Larus only)")
 	fs.BoolVar(&p3.PBL, "pbl", false, "paths: with --p3, plan PBL (whole procedures per copy) instead of P3")
+	fs.StringVar(&p3.PlanOut, "plan-out", "", "paths: with --p3 K, also write P3's plan for K copies to this file (input of --copy and --copies)")
+	var copySpec, planPath string
+	fs.StringVar(&copySpec, "copy", "", "paths: run copy I of K (I/K, 0-based) of the plan given by --plan, as its own emulation, and write its shard <app>_paths.copyIofK.json (join shards with emuprof merge)")
+	fs.StringVar(&planPath, "plan", "", "paths: the plan file (--plan-out) for --copy or --copies")
+	fs.IntVar(&p3.Copies, CopiesFlag, 0, "paths: run P3's K copies as K concurrent emulations (child emuprof processes, each --copy i/K) and merge their shards; plans first with a planning run unless --plan is given")
 	return func(env *platform.Env) (platform.Instance, error) {
+		if copySpec != "" {
+			i, k, err := ParseCopy(copySpec)
+			if err != nil {
+				return nil, platform.BadFlag("copy", copySpec, "%v", err)
+			}
+			if planPath == "" {
+				return nil, platform.BadFlag("copy", copySpec, "needs --plan FILE (written by --p3 K --plan-out FILE)")
+			}
+			if p3.K != 0 {
+				return nil, platform.BadFlag("p3", p3.K, "not with --copy (the plan says how many copies)")
+			}
+			pf, digest, err := ReadPlan(planPath, k)
+			if err != nil {
+				return nil, platform.BadFlag("plan", planPath, "%v", err)
+			}
+			cr, err := NewCopyRun(i, pf, digest)
+			if err != nil {
+				return nil, platform.BadFlag("copy", copySpec, "%v", err)
+			}
+			p := New(Options{Symbols: env.Symbols, Block: env.Block, SPFrames: true})
+			p.Copy = cr
+			return &instance{Profiler: p, program: env.Program, app: env.AppName(), top: top}, nil
+		}
+		if p3.PlanOut != "" && p3.K == 0 {
+			return nil, platform.BadFlag("plan-out", p3.PlanOut, "needs --p3 K")
+		}
 		if p3.K < 0 || p3.K > 64 {
 			return nil, platform.BadFlag("p3", p3.K, "want 1 to 64 copies")
 		}
@@ -77,13 +112,47 @@ func (i *instance) MarkPartial(reason string) {
 }
 
 func (i *instance) Needs() analyses.Needs {
+	if cr := i.Copy; cr != nil {
+		return analyses.Needs{Blocks: true, Threads: true, Syscalls: true, BlockFilter: cr.Wants}
+	}
 	return analyses.Needs{Blocks: true, Calls: true, Threads: true}
+}
+
+// CopiesFlag is the flag that runs P3's copies as separate emulations
+// (handled by the command, which starts them).
+const CopiesFlag = "copies"
+
+// ParseCopy parses "I/K" (0 <= I < K <= 64).
+func ParseCopy(s string) (i, k int, err error) {
+	a, b, ok := strings.Cut(s, "/")
+	if ok {
+		i, err = strconv.Atoi(a)
+		if err == nil {
+			k, err = strconv.Atoi(b)
+		}
+	}
+	if !ok || err != nil || k < 1 || k > 64 || i < 0 || i >= k {
+		return 0, 0, fmt.Errorf("want I/K with 0 <= I < K <= 64")
+	}
+	return i, k, nil
 }
 
 // FileName is the name of the profile of program.
 func FileName(program string) string { return filepath.Base(program) + "_paths.json" }
 
 func (i *instance) Write(dir string) ([]string, error) {
+	if i.Copy != nil {
+		sh, err := i.shard(i.program)
+		if err != nil {
+			return nil, err
+		}
+		data, err := json.MarshalIndent(sh, "", " ")
+		if err != nil {
+			return nil, err
+		}
+		path := filepath.Join(dir, ShardName(i.program, i.Copy.I, i.Copy.File.K))
+		return []string{path}, report.WriteBytesAtomic(path, append(data, '\n'))
+	}
 	pr, err := i.profile()
 	if err != nil {
 		return nil, err
@@ -100,6 +169,11 @@ func (i *instance) Write(dir string) ([]string, error) {
 }
 
 func (i *instance) Summary(w io.Writer) error {
+	if i.Copy != nil {
+		// A copy's stdout is the guest's alone: the copies' outputs are
+		// compared (--copies), and the merge prints the summary.
+		return nil
+	}
 	pr, err := i.profile()
 	if err != nil {
 		return err
@@ -108,6 +182,9 @@ func (i *instance) Summary(w io.Writer) error {
 }
 
 func (i *instance) Section() (title, body string, err error) {
+	if i.Copy != nil {
+		return "Path profile (P3 copy)", "<p>One copy of a P3 plan: its shard is merged by emuprof merge.</p>", nil
+	}
 	var b bytes.Buffer
 	pr, err := i.profile()
 	if err != nil {
@@ -122,5 +199,8 @@ func (i *instance) Section() (title, body string, err error) {
 // CheckOutput implements platform.OutputChecker: the profile's name must
 // fit the file system.
 func (i *instance) CheckOutput(dir string) error {
+	if i.Copy != nil {
+		return platform.CheckFileName(dir, ShardName(i.program, i.Copy.I, i.Copy.File.K))
+	}
 	return platform.CheckFileName(dir, FileName(i.program))
 }

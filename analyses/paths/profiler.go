@@ -21,6 +21,11 @@ type Options struct {
 	// means the object files on disk (ELFCode). An error or a nil Code
 	// leaves the routine with the CFG the run executes.
 	Code func(r analyses.Routine) (Code, error)
+	// SPFrames delimits activations by the stack pointer of Block events
+	// instead of Call/Return events (see spFrames): for copies that see
+	// only the blocks of the routines they profile, without the call
+	// stage.
+	SPFrames bool
 }
 
 // Profiler is Ball-Larus path profiling over the event stream (SBL: every
@@ -46,6 +51,9 @@ type Profiler struct {
 	finished                 bool
 	// P3 asks for P3's partitioned profile (see P3Config).
 	P3 P3Config
+	// Copy makes the profiler one copy of a P3 plan run as its own
+	// emulation (copies.go): it writes a shard, not a profile.
+	Copy *CopyRun
 	// callSites: per routine entry, the distinct call sites (return
 	// addresses) seen: P3's caller_count.
 	callSites map[uint64]map[uint64]bool
@@ -73,11 +81,13 @@ type thread struct {
 // frame is one activation: the routine whose CFG it walks, the block it is
 // in (-1: no path in progress) and the path register.
 type frame struct {
-	rt      *routine
-	cur     int32
-	r       uint64 // Ball-Larus partial sum, or the trie node for big routines
-	lastEnd uint64 // end address of the last emulator block run in the frame
-	retAddr uint64 // set while the frame has called out: where it should resume
+	rt       *routine
+	cur      int32
+	r        uint64       // Ball-Larus partial sum, or the trie node for big routines
+	lastEnd  uint64       // end address of the last emulator block run in the frame
+	retAddr  uint64       // set while the frame has called out: where it should resume
+	sp       uint64       // SPFrames: the stack pointer at the activation's first block
+	lastTerm analyses.End // SPFrames: the terminator of the frame's last block
 }
 
 // New returns a profiler.
@@ -98,6 +108,9 @@ func (p *Profiler) Events(batch []analyses.Event) {
 		ev := &batch[i]
 		switch ev.Kind {
 		case analyses.KindBlock:
+			if p.opt.SPFrames && !p.spFrames(ev) {
+				continue
+			}
 			if ev.Flags&analyses.FlagHidden == 0 {
 				p.block(ev)
 			}
@@ -105,7 +118,14 @@ func (p *Profiler) Events(batch []analyses.Event) {
 			p.call(ev)
 		case analyses.KindReturn:
 			p.ret(ev)
+		case analyses.KindSyscall, analyses.KindThreadStart:
+			if p.Copy != nil {
+				p.Copy.observe(ev)
+			}
 		case analyses.KindThreadExit:
+			if p.Copy != nil {
+				p.Copy.observe(ev)
+			}
 			if t := p.threads[ev.Tid]; t != nil {
 				for len(t.frames) > 0 {
 					p.pop(t)
@@ -553,5 +573,93 @@ func (p *Profiler) enter(f *frame, ev *analyses.Event, e *cacheEntry) bool {
 	}
 	rt.addEdge(rt.cfg.Blocks[f.cur].End, ev.Addr)
 	p.rebuild(rt, true)
+	return false
+}
+
+// spFrames keeps thread ev.Tid's frames from the stack pointer (Aux) of a
+// Block event when no call stage runs (Options.SPFrames), the rules of the
+// call stage (calls.Tracker) restated for a stream that has only the blocks
+// of the routines a copy profiles: an activation whose entry stack pointer
+// is below the block's has returned (or was unwound); an activation whose
+// last block ended with ret has returned; a block begins an activation (a
+// call) when the top frame's last block ended with a call and the block is
+// not its return address but another routine's code or a routine's entry,
+// or when it is a routine's entry below the top frame's entry stack
+// pointer (called from code not profiled here). A jump to another routine's entry at the same
+// stack pointer is a tail call, which block handles like the stage's
+// return-then-call. It reports whether the block belongs to a profiled
+// routine (false: hidden code, skipped).
+func (p *Profiler) spFrames(ev *analyses.Event) bool {
+	var bi *analyses.BlockInfo
+	if p.opt.Block != nil {
+		bi = p.opt.Block(ev.Block)
+	}
+	if bi == nil || bi.Routine.Name == "" || bi.Routine.Kind.Transparent() {
+		return false
+	}
+	t := p.thread(ev.Tid)
+	sp := ev.Aux
+	for n := len(t.frames); n > 1; n = len(t.frames) {
+		top := &t.frames[n-1]
+		if top.sp < sp || top.lastTerm == analyses.EndRet && top.rt != nil {
+			p.pop(t)
+			continue
+		}
+		break
+	}
+	if n := len(t.frames); n == 1 && t.frames[0].lastTerm == analyses.EndRet && t.frames[0].sp <= sp && ev.Addr == bi.Routine.Entry {
+		// The root activation returned and a new one begins at the
+		// same depth (the caller is not profiled).
+		p.pop(t)
+	}
+	entry := ev.Addr == bi.Routine.Entry
+	call := false
+	if n := len(t.frames); n == 0 {
+		call = true
+	} else {
+		top := &t.frames[n-1]
+		other := top.rt == nil || top.rt.info.Entry != bi.Routine.Entry || top.rt.info.Object != bi.Routine.Object
+		// A call seen from the caller (its last block ended with a call,
+		// and this is not its return address), or from code not
+		// profiled here (a routine's entry, deeper in the stack).
+		call = top.lastTerm == analyses.EndCall && ev.Addr != top.lastEnd && (other || entry) ||
+			entry && sp < top.sp
+		if !call && entry && !other && top.cur >= 0 && !top.rt.hasEdgeTo(top.cur, ev.Addr) {
+			// The routine's entry again, but not along its CFG: the
+			// activation left (a tail jump to code not profiled here,
+			// which returned) and the routine is called anew.
+			p.pop(t)
+			call = true
+		}
+	}
+	if n := len(t.frames); call {
+		if n > 0 {
+			f := &t.frames[n-1]
+			if f.rt != nil && f.cur >= 0 {
+				f.retAddr = f.lastEnd
+			}
+		}
+		t.frames = append(t.frames, frame{cur: -1, sp: sp})
+	} else if f := &t.frames[n-1]; f.lastTerm == analyses.EndCall && f.rt != nil && f.cur >= 0 && ev.Addr != f.lastEnd {
+		// The frame called out (to code not profiled here) and goes on
+		// elsewhere than at its return address: the enter rule for a
+		// longjmp landing applies, as after a Call event.
+		f.retAddr = f.lastEnd
+	}
+	t.frames[len(t.frames)-1].lastTerm = bi.End
+	return true
+}
+
+// hasEdgeTo reports whether static block b has a CFG successor at addr.
+func (rt *routine) hasEdgeTo(b int32, addr uint64) bool {
+	w, ok := rt.cfg.Leader(addr)
+	if !ok {
+		return false
+	}
+	for _, e := range rt.vi[b].succ {
+		if e.to == w {
+			return true
+		}
+	}
 	return false
 }

@@ -3,18 +3,22 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"emuprof/analyses/paths"
 	"emuprof/analyses/trms"
 )
 
 func mergeCommand() *cobra.Command {
-	var out string
+	var out, plan string
 	cmd := &cobra.Command{
-		Use:   "merge -o OUT REPORT.aprof...",
-		Short: "Merge aprof reports of several runs (aprof's incremental mode)",
+		Use:   "merge -o OUT REPORT.aprof... | merge --plan PLAN -o OUT SHARD.json...",
+		Short: "Merge aprof reports of several runs (aprof's incremental mode), or the shards of P3's copies (emuprof paths --copy)",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
 				return &exitError{code: 2, msg: "merge: -o OUT is required"}
+			}
+			if paths.IsShard(args[0]) {
+				return mergePathShards(out, plan, args)
 			}
 			if err := trms.MergeFiles(out, args...); err != nil {
 				return &exitError{code: 2, msg: err.Error()}
@@ -23,5 +27,6 @@ func mergeCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "merged report to write")
+	cmd.Flags().StringVar(&plan, "plan", "", "paths shards: the plan file the copies ran (--plan-out)")
 	return cmd
 }

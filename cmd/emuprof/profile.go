@@ -94,6 +94,9 @@ func (f *profileFlags) profile(list string, args []string) error {
 	if sweep, err := f.cpusSweep(list, args); sweep {
 		return err
 	}
+	if copies, err := f.pathsCopies(list, args); copies {
+		return err
+	}
 	plugins, err := f.selected(list)
 	if err != nil {
 		return err
