@@ -41,7 +41,7 @@ func TestMergeRefusesWhatItCannotMerge(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{hello1, exit3}, exit3 + ": cannot merge with " + hello1 + `: a profile of "exit3", not of "hello"`},
+		{[]string{hello1, exit3}, exit3 + ": cannot merge with " + hello1 + `: a profile of "` + guestBin(t, "glibc-static", "exit3") + `", not of "` + elfFile + `"`},
 		{[]string{hello1, cut}, cut + ": trms: report truncated"},
 		{[]string{hello1, elfFile}, elfFile + ": trms: not an aprof report (binary data)"},
 	} {

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -310,5 +311,66 @@ func TestTRMSDeadlockWritesProfile(t *testing.T) {
 	}
 	if !strings.Contains(r.Partial, "deadlock") || len(points(t, r, "thread_a")) == 0 {
 		t.Errorf("partial %q; thread_a tuples %d", r.Partial, len(points(t, r, "thread_a")))
+	}
+}
+
+// A C++ guest's .aprof reports are written as aprof writes them: the
+// demangled name (as c++filt prints it) in the "r" line and the symbol in
+// a "u" line, the program as run in the "a" line, no "g" lines, and with
+// --cct every "x" line after the routines; the guest's output is the
+// native one, and `emuprof merge` merges two runs.
+func TestTRMSCxxNames(t *testing.T) {
+	prog := guestBin(t, "glibc-static", "cxxsort")
+	native := run(t, nil, t.TempDir(), prog)
+	var rmsPaths []string
+	for _, cct := range []bool{false, true} {
+		flags := []string{}
+		if cct {
+			flags = append(flags, "--cct")
+		}
+		r := runTrms(t, flags, prog)
+		if !strings.HasPrefix(r.stdout, native.stdout) {
+			t.Fatalf("stdout %q, want prefix %q", r.stdout, native.stdout)
+		}
+		paths, _ := filepath.Glob(filepath.Join(r.dir, "*.aprof"))
+		for _, p := range paths {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := string(data)
+			if !strings.Contains(text, "\na "+prog+"\n") {
+				t.Errorf("%s: no a line with the program %s", p, prog)
+			}
+			for sym, name := range map[string]string{
+				"_ZN3emu14insertion_sortIiEEvRSt6vectorIT_SaIS2_EE.isra.0": "void emu::insertion_sort<int>(std::vector<int, std::allocator<int> >&) [clone .isra.0]",
+				"_ZN3emu6Summer3addERKSt6vectorIdSaIdEE":                   "emu::Summer::add(std::vector<double, std::allocator<double> > const&)",
+			} {
+				re := regexp.MustCompile(`\nr "` + regexp.QuoteMeta(name) + `" "[^"]+" ([0-9]+)\nu ([0-9]+) "` + regexp.QuoteMeta(sym) + `"\n`)
+				if m := re.FindStringSubmatch(text); m == nil || m[1] != m[2] {
+					t.Errorf("%s: no r line for %s followed by its u line %s", p, name, sym)
+				}
+			}
+			lastR, firstX := strings.LastIndex(text, "\nr "), strings.Index(text, "\nx ")
+			if strings.Contains(text, "\ng ") || (cct && (firstX < 0 || firstX < lastR)) || (!cct && firstX >= 0) {
+				t.Errorf("%s (cct %v): g lines, or x lines not all after the routines", p, cct)
+			}
+			if strings.HasSuffix(p, "_rms.aprof") && !cct {
+				rmsPaths = append(rmsPaths, p)
+			}
+		}
+	}
+	r := runTrms(t, nil, prog)
+	p, _ := filepath.Glob(filepath.Join(r.dir, "*_rms.aprof"))
+	merged := filepath.Join(t.TempDir(), "merged.aprof")
+	if out := run(t, nil, ".", emuprofBin, "merge", "-o", merged, rmsPaths[0], p[0]); out.code != 0 {
+		t.Fatalf("merge: %s", out.stderr)
+	}
+	m, err := trms.ReadReportFile(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.App != prog || len(m.Routines) == 0 || m.Routines[0].Name == "" {
+		t.Errorf("merged report: app %q, %d routines", m.App, len(m.Routines))
 	}
 }
