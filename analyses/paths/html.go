@@ -12,8 +12,9 @@ import (
 
 // RenderHTML builds the paths section of report.html from the
 // <app>_paths.json files among files: per profile, the totals, the hottest
-// paths (sortable) with their source lines, and the routines whose CFG the
-// run had to complete.
+// paths (sortable) with their source lines, a chart of the busiest
+// routines and their hottest paths on the source text (source.go), and the
+// routines whose CFG the run had to complete.
 func RenderHTML(files []string) (*report.Section, error) {
 	var ps []string
 	for _, f := range files {
@@ -69,6 +70,7 @@ func RenderHTML(files []string) (*report.Section, error) {
 				report.Txt(string(h.p.ID)), report.Int(len(h.p.Blocks)), report.Txt(lineRanges(h.p.Lines)))
 		}
 		b.WriteString(t.HTML())
+		writeHotRoutines(&b, pr)
 		if len(dyn) > 0 {
 			fmt.Fprintf(&b, "<p>CFG completed by the run: %s.</p>\n", report.Esc(strings.Join(dyn, ", ")))
 		}

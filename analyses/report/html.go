@@ -112,6 +112,7 @@ code, pre { font-size: .85em; }
 .hl { background: #fff3b0; }
 div.scroll { max-height: 30em; overflow: auto; border: 1px solid #eee; }
 div.scroll thead th { position: sticky; top: 0; }
+table.src td { border: 0; padding: 0 .4em; } table.src code { white-space: pre; } table.src tr.hot { background: #fff1c1; } table.src thead th { background: #f3f3f3; }
 `
 
 // pageJS sorts tables with class "sortable" by the clicked column (cells'
