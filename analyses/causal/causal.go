@@ -138,6 +138,8 @@ type experiment struct {
 	selCost  int64 // ns of the selected line's code during the experiment
 	arr0     []int64
 	dep0     []int64
+	area0    []int64
+	rem0     []int64
 }
 
 // Profiler runs experiments over one event stream.
@@ -260,7 +262,7 @@ func (p *Profiler) Events(batch []analyses.Event) {
 		p.first = false
 		if p.cfg.EndToEnd {
 			p.seq++
-			p.exp = &experiment{seq: p.seq, line: p.fixedID, speedup: max(p.cfg.FixedSpeedup, 0), arr0: make([]int64, len(p.points)), dep0: make([]int64, len(p.points))}
+			p.exp = &experiment{seq: p.seq, line: p.fixedID, speedup: max(p.cfg.FixedSpeedup, 0), arr0: make([]int64, len(p.points)), dep0: make([]int64, len(p.points)), area0: make([]int64, len(p.points)), rem0: make([]int64, len(p.points))}
 		}
 	}
 	for i := range batch {
@@ -367,6 +369,11 @@ func (p *Profiler) block(ev *analyses.Event) {
 				// owe the difference (§4.4, "Minimizing Delays").
 				t.local += cost * int64(e.speedup)
 				if t.local > p.global {
+					for i := range p.points {
+						if pt := &p.points[i]; pt.latency {
+							pt.removed += (pt.arrivals - pt.departures) * (t.local - p.global)
+						}
+					}
 					p.global = t.local
 				}
 			}
@@ -487,11 +494,16 @@ func (p *Profiler) routineHits(id uint32) []hit {
 // visits: its rate is exact, not off by a fraction of a period.
 func (p *Profiler) visit(h hit, now int64) {
 	pt := &p.points[h.point]
+	if pt.latency {
+		pt.area, pt.lastT = pt.areaAt(now), now
+	}
 	if h.end {
 		pt.departures++
+		pt.sumDep += now
 		return
 	}
 	pt.arrivals++
+	pt.sumArr += now
 	if pt.arrivals == 1 {
 		pt.first = now
 	}
@@ -564,10 +576,10 @@ func (p *Profiler) start(now int64) {
 	}
 	p.seq++
 	e := &experiment{seq: p.seq, line: line, start: now, g0: p.global,
-		arr0: make([]int64, len(p.points)), dep0: make([]int64, len(p.points))}
+		arr0: make([]int64, len(p.points)), dep0: make([]int64, len(p.points)), area0: make([]int64, len(p.points)), rem0: make([]int64, len(p.points))}
 	e.speedup = p.draw(line)
 	for i := range p.points {
-		e.arr0[i], e.dep0[i] = p.points[i].arrivals, p.points[i].departures
+		e.arr0[i], e.dep0[i], e.area0[i], e.rem0[i] = p.points[i].arrivals, p.points[i].departures, p.points[i].areaAt(now), p.points[i].removed
 	}
 	p.exp = e
 }
@@ -610,6 +622,7 @@ func (p *Profiler) end(now int64) {
 		if pt.latency {
 			d.Departures = pt.departures - e.dep0[i]
 			d.Difference = pt.arrivals - pt.departures
+			d.Area = pt.areaAt(now) - e.area0[i] - (pt.removed-e.rem0[i]+scale/2)/scale
 		}
 		x.Points = append(x.Points, d)
 	}

@@ -48,6 +48,10 @@ type PointDelta struct {
 	Arrivals   int64  `json:"arrivals"`
 	Departures int64  `json:"departures,omitempty"`
 	Difference int64  `json:"difference,omitempty"` // in flight at the end (arrivals - departures overall)
+	// Area is the time integral of the requests in flight over the
+	// experiment's effective duration (the inserted delays taken out), in
+	// ns (latency points).
+	Area int64 `json:"in_flight_ns,omitempty"`
 }
 
 // CozProfile writes the experiments in Coz's profile.coz format: JSON lines
@@ -149,20 +153,24 @@ type CurvePoint struct {
 	DurationNs  int64      `json:"duration_ns"`
 	Visits      []int64    `json:"visits"`          // per point: arrivals
 	Departures  []int64    `json:"departures"`      // per point (latency)
-	Difference  []float64  `json:"difference"`      // per point: duration-weighted in flight (latency)
+	Difference  []float64  `json:"difference"`      // per point: duration-weighted in flight at the experiments' ends, as Coz's viewer weighs them (latency)
+	InFlight    []float64  `json:"in_flight"`       // per point: time-average in flight over the experiments (latency)
 	Program     []*float64 `json:"program_speedup"` // per point, vs the line's 0 % experiments, phase-corrected; null without data
 	PhaseA      []*float64 `json:"phase_a_speedup"` // the same before the phase correction (Δp_A)
 	units       int64      // DurationNs × 100, exact
 }
 
 // period is the progress period (throughput) or the latency by Little's law
-// (L = λW, §4.5) of point i at this speedup; NaN without data.
+// (L = λW, §4.5) of point i at this speedup; NaN without data. Coz takes L
+// from the in-flight count at each experiment's end; here L is the exact
+// time average over the experiments' effective durations: W = L/λ, that is
+// the in-flight integral over the arrivals.
 func (c *CurvePoint) period(i int, latency bool) float64 {
 	if latency {
 		if c.Visits[i] == 0 || c.units <= 0 {
 			return math.NaN()
 		}
-		return c.Difference[i] / (float64(c.Visits[i]) / float64(c.units))
+		return c.InFlight[i] / (float64(c.Visits[i]) / float64(c.units))
 	}
 	if c.Visits[i] == 0 {
 		return math.NaN()
@@ -191,7 +199,7 @@ func (p *Profiler) Build() *Profile {
 		c := m[x.Speedup]
 		if c == nil {
 			n := len(p.points)
-			c = &CurvePoint{Speedup: x.Speedup, Visits: make([]int64, n), Departures: make([]int64, n), Difference: make([]float64, n),
+			c = &CurvePoint{Speedup: x.Speedup, Visits: make([]int64, n), Departures: make([]int64, n), Difference: make([]float64, n), InFlight: make([]float64, n),
 				Program: make([]*float64, n), PhaseA: make([]*float64, n)}
 			m[x.Speedup] = c
 		}
@@ -202,6 +210,9 @@ func (p *Profiler) Build() *Profile {
 			}
 			c.Visits[i] += d.Arrivals
 			c.Departures[i] += d.Departures
+			if d.Latency && total > 0 {
+				c.InFlight[i] = (c.InFlight[i]*float64(c.units) + float64(d.Area)*scale) / float64(total)
+			}
 		}
 		c.units = total
 		c.DurationNs = (total + scale/2) / scale

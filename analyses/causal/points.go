@@ -65,4 +65,22 @@ type point struct {
 	// first and last are the virtual times of the first and the last
 	// arrival (Observe mode reports them).
 	first, last int64
+	// sumArr and sumDep are the sums of the virtual times of the arrivals
+	// and of the departures: once every item has departed, their
+	// difference over the count is the exact mean latency, whatever the
+	// order of departures (Observe mode reports it).
+	sumArr, sumDep int64
+	// area is the time integral of the requests in flight (arrivals −
+	// departures) up to lastT, in ns: over an experiment, divided by its
+	// length, the mean number in flight L of Little's law L = λW.
+	area, lastT int64
+	// removed is the part of the integral inside the delays inserted
+	// (the in-flight count times each increase of the global delay
+	// count, ×scale): the effective time of the virtual speedup has none.
+	removed int64
+}
+
+// areaAt is the integral of the requests in flight up to now.
+func (pt *point) areaAt(now int64) int64 {
+	return pt.area + (pt.arrivals-pt.departures)*(now-pt.lastT)
 }

@@ -93,6 +93,20 @@ type PointObservation struct {
 	Departures int64  `json:"departures,omitempty"`
 	FirstNs    int64  `json:"first_ns"` // virtual time of the first arrival
 	LastNs     int64  `json:"last_ns"`  // and of the last
+	// SumArrNs and SumDepNs are the sums of the arrivals' and the
+	// departures' virtual times (latency points).
+	SumArrNs int64 `json:"sum_arrivals_ns,omitempty"`
+	SumDepNs int64 `json:"sum_departures_ns,omitempty"`
+}
+
+// MeanLatencyNs is a latency point's exact mean latency, the sum of the
+// departure times minus the sum of the arrival times over the count; NaN
+// unless every arrival departed.
+func (o PointObservation) MeanLatencyNs() float64 {
+	if !o.Latency || o.Arrivals == 0 || o.Arrivals != o.Departures {
+		return math.NaN()
+	}
+	return float64(o.SumDepNs-o.SumArrNs) / float64(o.Arrivals)
 }
 
 // PeriodNs is the mean virtual time between consecutive arrivals, from the
@@ -109,7 +123,7 @@ func (p *Profiler) Observation() []PointObservation {
 	out := make([]PointObservation, len(p.points))
 	for i, pt := range p.points {
 		out[i] = PointObservation{Name: pt.name, Latency: pt.latency, Arrivals: pt.arrivals, Departures: pt.departures,
-			FirstNs: pt.first, LastNs: pt.last}
+			FirstNs: pt.first, LastNs: pt.last, SumArrNs: pt.sumArr, SumDepNs: pt.sumDep}
 	}
 	return out
 }

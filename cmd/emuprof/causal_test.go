@@ -301,3 +301,89 @@ func TestRunSpeedup(t *testing.T) {
 		t.Errorf("--speedup 101 %%: exit %d, want 2", bad.code)
 	}
 }
+
+// meanLatency runs emuprof run with a latency point and an actual speedup
+// of line (PCT %) and returns the exact mean latency it reports (the sum
+// of the END visits' times minus the sum of the BEGIN visits' over the
+// count) and the period of the --progress point.
+func meanLatency(t *testing.T, prog, line string, pct int, args ...string) (latency, period float64) {
+	t.Helper()
+	a := []string{"run", "--clear-env", "--latency", "item_begin,item_end", "--progress", "serve", "--speedup", line + "=" + strconv.Itoa(pct), "--", prog}
+	out := run(t, nil, t.TempDir(), emuprofBin, append(a, args...)...)
+	get := func(key string) float64 {
+		i := strings.Index(out.stderr, key)
+		if out.code != 0 || i < 0 {
+			t.Fatalf("emuprof %v: exit %d, no %q\n%s", a, out.code, key, out.stderr)
+		}
+		v, err := strconv.ParseFloat(strings.Fields(out.stderr[i+len(key):])[0], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	return get("mean latency "), get("one every ")
+}
+
+// TestCausalLatency: the producer/consumer queue of causal_latency (K = 4
+// slots; each item's latency from item_begin, when it is enqueued, to
+// item_end, when the consumer has served it). Little's law on the
+// experiments (W = L/λ, L the in-flight average over the effective time)
+// gives at 0 % the exact mean latency of the items (the END times' sum
+// minus the BEGIN times' sum over the count, measured by emuprof run) up
+// to the first items' warm-up; speeding the consumer's loop up predicts
+// the latency (and throughput) an actual speedup of that line gives,
+// within 0.1 point at 5, 25 and 50 %.
+func TestCausalLatency(t *testing.T) {
+	prog := guestBin(t, "glibc-static", "causal_latency")
+	const line = "causal_latency.c:42" // serve()'s loop
+	r := runCausal(t, []string{"--latency", "item_begin,item_end", "--progress", "serve", "--fixed-line", line}, prog, "2000")
+	nlat := 0
+	for _, rec := range r.recs {
+		if rec.Type == "latency-point" {
+			nlat++
+			if rec.Fields["name"] != "item_begin,item_end" {
+				t.Errorf("latency point %q", rec.Fields["name"])
+			}
+		}
+	}
+	if nlat < 50 {
+		t.Fatalf("%d latency-point records", nlat)
+	}
+	var lr *causal.LineResult
+	for i := range r.prof.Lines {
+		if strings.HasSuffix(r.prof.Lines[i].Line, "/"+line) {
+			lr = &r.prof.Lines[i]
+		}
+	}
+	if lr == nil {
+		t.Fatalf("no line %s", line)
+	}
+	little := map[int]float64{} // W by Little's law, ns
+	pred := map[int][2]float64{}
+	for _, c := range lr.Curve {
+		little[c.Speedup] = c.InFlight[1] * float64(c.DurationNs) / float64(c.Visits[1])
+		if c.Program[0] != nil && c.Program[1] != nil {
+			pred[c.Speedup] = [2]float64{*c.Program[0], *c.Program[1]}
+		}
+	}
+	exact, basePeriod := meanLatency(t, prog, line, 0, "2000")
+	t.Logf("mean latency: Little's law %.1f ns, exact %.1f ns", little[0], exact)
+	if d := math.Abs(little[0]-exact) / exact; d > 0.002 {
+		t.Errorf("Little's law %.1f ns vs exact mean latency %.1f ns: %.2f %% apart", little[0], exact, 100*d)
+	}
+	for _, s := range []int{5, 25, 50} {
+		lat, per := meanLatency(t, prog, line, s, "2000")
+		actual := [2]float64{1 - per/basePeriod, 1 - lat/exact}
+		p, ok := pred[s]
+		if !ok {
+			t.Errorf("no prediction at %d %%", s)
+			continue
+		}
+		t.Logf("%d %%: throughput predicted %.4f %% actual %.4f %%; latency predicted %.4f %% actual %.4f %%", s, 100*p[0], 100*actual[0], 100*p[1], 100*actual[1])
+		for k, what := range []string{"throughput", "latency"} {
+			if math.Abs(p[k]-actual[k]) > 0.001 {
+				t.Errorf("%s at %d %%: predicted %.4f, actual %.4f", what, s, p[k], actual[k])
+			}
+		}
+	}
+}

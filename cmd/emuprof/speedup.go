@@ -145,6 +145,9 @@ func runObserved(cfg guest.Config, f *runFlags, p *progressFlags) error {
 			if per := o.PeriodNs(); !math.IsNaN(per) {
 				fmt.Fprintf(os.Stderr, ", one every %.1f ns from the first (%d ns) to the last (%d ns), %.1f per virtual second", per, o.FirstNs, o.LastNs, 1e9/per)
 			}
+			if lat := o.MeanLatencyNs(); !math.IsNaN(lat) {
+				fmt.Fprintf(os.Stderr, ", mean latency %.1f ns", lat)
+			}
 			fmt.Fprintln(os.Stderr)
 		}
 	}
