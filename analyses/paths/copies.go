@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -141,6 +142,26 @@ const (
 // Wants is the copy's block filter: the blocks of the routines where its
 // labeling has a task, and, on copy 0, of routines the plan does not know.
 func (cr *CopyRun) Wants(bi *analyses.BlockInfo) bool {
+	if bi.Routine.Kind == analyses.LazyBindingStub || isDynamicLinker(bi.Routine.Object) {
+		// PLT0 and the dynamic linker: spFrames hides the lazy-binding
+		// resolver and all it calls, as the call stage does.
+		return true
+	}
+	if bi.Addr == bi.Routine.Entry && NoReturn(bi.Routine.Name) {
+		return true // its caller's path ends at the call (spFrames)
+	}
+	return cr.profiles(bi)
+}
+
+// isDynamicLinker reports whether object is the dynamic linker (glibc's
+// ld-linux-*.so.*, musl's ld-musl-*.so.*), home of the lazy-binding
+// resolver.
+func isDynamicLinker(object string) bool {
+	return strings.HasPrefix(filepath.Base(object), "ld-")
+}
+
+// profiles reports whether the copy profiles the routine of block bi.
+func (cr *CopyRun) profiles(bi *analyses.BlockInfo) bool {
 	if bi.Routine.Name == "" || bi.Routine.Kind.Transparent() {
 		return false
 	}

@@ -76,6 +76,11 @@ type cacheEntry struct {
 type thread struct {
 	tid    uint32
 	frames []frame
+	// SPFrames: the thread runs the lazy-binding resolver, entered from
+	// PLT0 at stack pointer hiddenSP.
+	hidden, unhide, resolverKnown bool
+	hiddenSP                      uint64
+	resolver                      rkey
 }
 
 // frame is one activation: the routine whose CFG it walks, the block it is
@@ -196,14 +201,8 @@ func (p *Profiler) call(ev *analyses.Event) {
 				}
 				s[f.lastEnd] = true
 			}
-			// A call of a function that never returns ends the path
-			// (spec §1.1): when the disassembly did not know the callee
-			// (a call through the PLT), its block gets its EXIT edge now.
 			if p.opt.Routines != nil && int(ev.Block) < p.opt.Routines().Len() {
-				name := p.opt.Routines().Get(calls.RoutineID(ev.Block)).Name
-				if NoReturn(name) && !f.rt.vi[f.cur].hasExit && f.rt.addTail(f.rt.cfg.Blocks[f.cur].End) {
-					p.rebuild(f.rt, false)
-				}
+				p.noReturnCall(f, p.opt.Routines().Get(calls.RoutineID(ev.Block)).Name)
 			}
 		}
 	}
@@ -594,11 +593,47 @@ func (p *Profiler) spFrames(ev *analyses.Event) bool {
 	if p.opt.Block != nil {
 		bi = p.opt.Block(ev.Block)
 	}
-	if bi == nil || bi.Routine.Name == "" || bi.Routine.Kind.Transparent() {
+	if bi == nil {
 		return false
 	}
 	t := p.thread(ev.Tid)
 	sp := ev.Aux
+	if t.hidden {
+		// PLT0 pushed the link map and jumped to the lazy-binding
+		// resolver, which (with all it calls) is hidden, as the call
+		// stage hides it, until it jumps on to the bound function with the
+		// stack of the call through the PLT (above PLT0's stack pointer).
+		// The copy sees every block of the dynamic linker, so the
+		// resolver's own last block, an indirect jump, ends it too.
+		if sp <= t.hiddenSP && !t.unhide {
+			if !t.resolverKnown {
+				t.resolver, t.resolverKnown = rkey{bi.Routine.Entry, bi.Routine.Object}, true
+			}
+			if bi.End == analyses.EndJump && t.resolver == (rkey{bi.Routine.Entry, bi.Routine.Object}) {
+				t.unhide = true
+			}
+			return false
+		}
+		t.hidden, t.unhide = false, false
+	}
+	if bi.Routine.Kind == analyses.LazyBindingStub {
+		t.hidden, t.hiddenSP, t.resolverKnown = true, sp, false
+		return false
+	}
+	if bi.Routine.Name == "" || bi.Routine.Kind.Transparent() {
+		return false
+	}
+	if p.Copy != nil && !p.Copy.profiles(bi) {
+		if isDynamicLinker(bi.Routine.Object) {
+			return false // seen for the resolver only
+		}
+		// The entry of a function that never returns, seen only so that
+		// the path of the block calling it ends there (as at a Call).
+		if n := len(t.frames); n > 0 && t.frames[n-1].lastTerm == analyses.EndCall && sp < t.frames[n-1].sp+8 {
+			p.noReturnCall(&t.frames[n-1], bi.Routine.Name)
+		}
+		return false
+	}
 	for n := len(t.frames); n > 1; n = len(t.frames) {
 		top := &t.frames[n-1]
 		if top.sp < sp || top.lastTerm == analyses.EndRet && top.rt != nil {
@@ -637,6 +672,7 @@ func (p *Profiler) spFrames(ev *analyses.Event) bool {
 			f := &t.frames[n-1]
 			if f.rt != nil && f.cur >= 0 {
 				f.retAddr = f.lastEnd
+				p.noReturnCall(f, bi.Routine.Name)
 			}
 		}
 		t.frames = append(t.frames, frame{cur: -1, sp: sp})
@@ -662,4 +698,17 @@ func (rt *routine) hasEdgeTo(b int32, addr uint64) bool {
 		}
 	}
 	return false
+}
+
+// noReturnCall handles f's call of the routine called name: a call of a
+// function that never returns ends the path (spec §1.1); when the
+// disassembly did not know the callee (a call through the PLT), the
+// calling block gets its EXIT edge now.
+func (p *Profiler) noReturnCall(f *frame, name string) {
+	if f.rt == nil || f.cur < 0 || !NoReturn(name) {
+		return
+	}
+	if !f.rt.vi[f.cur].hasExit && f.rt.addTail(f.rt.cfg.Blocks[f.cur].End) {
+		p.rebuild(f.rt, false)
+	}
 }

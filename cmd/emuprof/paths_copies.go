@@ -95,7 +95,7 @@ func (f *profileFlags) pathsCopies(list string, args []string) (bool, error) {
 			return true, fmt.Errorf("reading stdin: %v", err)
 		}
 	}
-	planPath := ""
+	planPath, planned := "", ""
 	if g := f.fs.Lookup("plan"); g != nil && g.Value.String() != "" {
 		planPath = g.Value.String()
 	} else {
@@ -109,6 +109,7 @@ func (f *profileFlags) pathsCopies(list string, args []string) (bool, error) {
 			return true, fmt.Errorf("--copies: the planning run failed: %v", r.errOr())
 		}
 		fmt.Fprintf(os.Stderr, "emuprof: planning run (P3 for %d copies): %.2f s host CPU, %.2f s wall\n", k, r.cpu.Seconds(), r.wall.Seconds())
+		planned = filepath.Join(work, "plan", paths.FileName(args[0]))
 	}
 	pf, digest, err := paths.ReadPlan(planPath, k)
 	if err != nil {
@@ -152,6 +153,15 @@ func (f *profileFlags) pathsCopies(list string, args []string) (bool, error) {
 	out := filepath.Join(f.out, paths.FileName(args[0]))
 	if err := writeProfile(out, pr); err != nil {
 		return true, err
+	}
+	if planned != "" {
+		// The planning run measured the same copies inside one emulation:
+		// the merge of the real copies must give its profile exactly.
+		a, err1 := os.ReadFile(out)
+		b, err2 := os.ReadFile(planned)
+		if err1 != nil || err2 != nil || !bytes.Equal(a, b) {
+			return true, &exitError{code: 2, msg: fmt.Sprintf("--copies: the merged profile %s differs from the planning run's (a bug: please report it)", out)}
+		}
 	}
 	stdout := &quietStdout{w: os.Stdout}
 	if err := pr.Summary(stdout, 10); err != nil {
