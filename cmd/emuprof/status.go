@@ -1,0 +1,352 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"emuprof/analyses"
+	"emuprof/cpu"
+)
+
+// Live status (issue 14): while a guest runs for more than a second and
+// stderr is a terminal, one line on stderr, redrawn four times a second,
+// says how far it got: guest instructions and their rate, virtual time,
+// threads, the phase, and the copies or shards an analysis has done. It is
+// drawn by a ticker goroutine from counters the run updates once per run
+// slice (a scheduling quantum or a syscall), never per event, and it
+// changes nothing the guest sees: the guest's writes to a terminal first
+// erase the line. Not on a terminal, or with --quiet, there is no line and
+// no counting at all.
+
+// statusDelay is how long a run goes before its status line appears;
+// statusEvery how often the line is redrawn.
+const (
+	statusDelay = time.Second
+	statusEvery = 250 * time.Millisecond
+)
+
+// Progresser is what an analysis instance implements to show its own work
+// on the status line (P3 path copies, causal shards): what it counts
+// ("copies"), how many are done of how many (total 0: unknown). It is
+// called from the status goroutine, so it must read atomics or take a lock.
+type Progresser interface {
+	Progress() (what string, done, total int)
+}
+
+// liveStatus is the status line of one run; a nil *liveStatus (no
+// terminal, --quiet) does nothing.
+type liveStatus struct {
+	term      io.Writer // the terminal (stderr)
+	nsPerInsn int64
+	start     time.Time
+
+	insns   atomic.Uint64
+	clock   atomic.Int64 // virtual ns: the latest end of a run slice
+	threads atomic.Int64 // threads seen so far
+	phase   atomic.Pointer[string]
+	// finishing: the analyses' Finish began when finishedAt instructions
+	// had run (statusPhase).
+	finishing  atomic.Bool
+	finishedAt atomic.Uint64
+
+	// live is the engine running a slice now (nil between slices), read
+	// by the ticker under liveMu: a thread alone runs one slice until its
+	// next syscall, which may take the whole run.
+	liveMu sync.Mutex
+	live   liveCounter
+
+	mu      sync.Mutex // held while the line or a guest write goes to the terminal
+	shown   bool       // a status line is on the terminal
+	sources []Progresser
+	seen    map[uint32]bool // tids; only the guest's goroutine touches it
+	stopped chan struct{}
+	done    sync.WaitGroup
+}
+
+// newLiveStatus returns the status line for a run whose stderr is
+// stderr: nil when quiet or when stderr is not a terminal.
+func newLiveStatus(stderr *os.File, quiet bool, nsPerInsn int64) *liveStatus {
+	if quiet || !isTTY(stderr) {
+		return nil
+	}
+	return newStatusOn(stderr, nsPerInsn)
+}
+
+func newStatusOn(w io.Writer, nsPerInsn int64) *liveStatus {
+	if nsPerInsn <= 0 {
+		nsPerInsn = 1
+	}
+	s := &liveStatus{term: w, nsPerInsn: nsPerInsn, seen: map[uint32]bool{}, stopped: make(chan struct{})}
+	s.SetPhase("running")
+	return s
+}
+
+// Watch adds the instances that report their own progress.
+func (s *liveStatus) Watch(insts ...any) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, i := range insts {
+		if p, ok := i.(Progresser); ok {
+			s.sources = append(s.sources, p)
+		}
+	}
+}
+
+// SetPhase names what emuprof is doing now ("running", "writing the
+// profiles"...).
+func (s *liveStatus) SetPhase(phase string) {
+	if s != nil {
+		s.phase.Store(&phase)
+	}
+}
+
+// Start starts the ticker.
+func (s *liveStatus) Start() {
+	if s == nil {
+		return
+	}
+	s.start = time.Now()
+	s.done.Add(1)
+	go func() {
+		defer s.done.Done()
+		delay := time.NewTimer(statusDelay)
+		defer delay.Stop()
+		select {
+		case <-delay.C:
+		case <-s.stopped:
+			return
+		}
+		tick := time.NewTicker(statusEvery)
+		defer tick.Stop()
+		for {
+			s.draw()
+			select {
+			case <-tick.C:
+			case <-s.stopped:
+				return
+			}
+		}
+	}()
+}
+
+// Stop stops the ticker and erases the line; the terminal is the
+// caller's again. Stop may be called more than once.
+func (s *liveStatus) Stop() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	select {
+	case <-s.stopped:
+	default:
+		close(s.stopped)
+	}
+	s.mu.Unlock()
+	s.done.Wait()
+	s.mu.Lock()
+	s.erase()
+	s.mu.Unlock()
+}
+
+// draw writes the status line over the previous one.
+func (s *liveStatus) draw() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case <-s.stopped:
+		return
+	default:
+	}
+	io.WriteString(s.term, "\r\x1b[K"+s.line(time.Since(s.start)))
+	s.shown = true
+}
+
+// erase removes the line (s.mu held).
+func (s *liveStatus) erase() {
+	if s.shown {
+		io.WriteString(s.term, "\r\x1b[K")
+		s.shown = false
+	}
+}
+
+// liveCounter is an engine whose running slice can be read from another
+// goroutine (emu.Engine.Live).
+type liveCounter interface {
+	Live() (insns uint64, now int64)
+}
+
+// counts returns the instructions run and the virtual time reached, with
+// the running slice's progress.
+func (s *liveStatus) counts() (uint64, int64) {
+	s.liveMu.Lock()
+	defer s.liveMu.Unlock()
+	n, clock := s.insns.Load(), s.clock.Load()
+	if s.live != nil {
+		i, now := s.live.Live()
+		n += i
+		clock = max(clock, now)
+	}
+	return n, clock
+}
+
+// line is the status text after elapsed host time.
+func (s *liveStatus) line(elapsed time.Duration) string {
+	n, clock := s.counts()
+	var b strings.Builder
+	fmt.Fprintf(&b, "emuprof: %s instructions", metric(float64(n)))
+	if sec := elapsed.Seconds(); sec > 0 {
+		fmt.Fprintf(&b, " (%s/s)", metric(float64(n)/sec))
+	}
+	phase := *s.phase.Load()
+	if s.finishing.Load() && s.finishedAt.Load() == s.insns.Load() {
+		phase = "finishing the analyses"
+	}
+	threads := "threads"
+	if s.threads.Load() == 1 {
+		threads = "thread"
+	}
+	fmt.Fprintf(&b, ", virtual %s, %d %s, %s", time.Duration(clock).Round(time.Microsecond), s.threads.Load(), threads, phase)
+	for _, p := range s.sources {
+		what, done, total := p.Progress()
+		if what == "" {
+			continue
+		}
+		if total > 0 {
+			fmt.Fprintf(&b, ", %s %d/%d", what, done, total)
+		} else {
+			fmt.Fprintf(&b, ", %s %d", what, done)
+		}
+	}
+	return b.String()
+}
+
+// metric writes v with an SI prefix: 950, 12.3 k, 4.56 M, 7.89 G.
+func metric(v float64) string {
+	switch {
+	case v >= 1e9:
+		return fmt.Sprintf("%.2f G", v/1e9)
+	case v >= 1e6:
+		return fmt.Sprintf("%.2f M", v/1e6)
+	case v >= 1e3:
+		return fmt.Sprintf("%.1f k", v/1e3)
+	}
+	return fmt.Sprintf("%.0f", v)
+}
+
+// Writer returns w for the guest's output: when w is the terminal the
+// status line is on, every write first erases the line (under the lock,
+// so the line never cuts a write in two). Bytes and results are w's own.
+func (s *liveStatus) Writer(w io.Writer, isTerm bool) io.Writer {
+	if s == nil || !isTerm {
+		return w
+	}
+	return &statusGuard{s: s, w: w}
+}
+
+type statusGuard struct {
+	s *liveStatus
+	w io.Writer
+}
+
+func (g *statusGuard) Write(b []byte) (int, error) {
+	g.s.mu.Lock()
+	defer g.s.mu.Unlock()
+	g.s.erase()
+	return g.w.Write(b)
+}
+
+// CPU returns c counting for the status line: instructions and virtual
+// time at the end of every run slice (and, from the engine, during it),
+// threads as they are switched to.
+func (s *liveStatus) CPU(c cpu.CPU) cpu.CPU {
+	if s == nil {
+		return c
+	}
+	return &meteredCPU{CPU: c, s: s}
+}
+
+// meteredCPU is a CPU whose run slices feed the status line. It only
+// reads what the slices return: the guest runs exactly as without it.
+type meteredCPU struct {
+	cpu.CPU
+	s     *liveStatus
+	start int64 // virtual ns at the start of the next slice
+}
+
+func (c *meteredCPU) SetClock(ns int64) {
+	c.start = ns
+	c.CPU.SetClock(ns)
+}
+
+func (c *meteredCPU) SetTid(tid uint32) {
+	if !c.s.seen[tid] {
+		c.s.seen[tid] = true
+		c.s.threads.Store(int64(len(c.s.seen)))
+	}
+	c.CPU.SetTid(tid)
+}
+
+func (c *meteredCPU) Run(pc, budget uint64) cpu.Stop {
+	lc, _ := c.CPU.(liveCounter)
+	if lc != nil {
+		c.s.liveMu.Lock()
+		c.s.live = lc
+		c.s.liveMu.Unlock()
+	}
+	st := c.CPU.Run(pc, budget)
+	c.s.liveMu.Lock()
+	c.s.live = nil
+	c.s.insns.Add(st.Insns)
+	if end := c.start + int64(st.Insns)*c.s.nsPerInsn; end > c.s.clock.Load() {
+		c.s.clock.Store(end)
+	}
+	c.s.liveMu.Unlock()
+	return st
+}
+
+// statusPhase is an analysis with nothing to analyse, listed before the
+// others: its Finish, called first when the guest has ended, says that
+// the analyses are finishing (a P3 or causal run may take a while there),
+// unless the guest runs on (a followed process exec'd: its analyses
+// finished, the new image's start).
+type statusPhase struct{ s *liveStatus }
+
+func (statusPhase) Events([]analyses.Event) {}
+
+func (p statusPhase) Finish() {
+	p.s.finishedAt.Store(p.s.insns.Load())
+	p.s.finishing.Store(true)
+}
+
+// Counter is a count of work units done beside the run (P3 path copies,
+// causal shards) for the status line: the code that runs them calls Done
+// as each ends; the status goroutine reads it.
+type Counter struct {
+	what        string
+	done, total atomic.Int64
+}
+
+// Counter returns a counter of total units named what ("copies") shown on
+// the status line; on a nil status it still counts, and shows nothing.
+func (s *liveStatus) Counter(what string, total int) *Counter {
+	c := &Counter{what: what}
+	c.total.Store(int64(total))
+	s.Watch(c)
+	return c
+}
+
+// Done counts one unit done.
+func (c *Counter) Done() { c.done.Add(1) }
+
+// Progress implements Progresser.
+func (c *Counter) Progress() (string, int, int) {
+	return c.what, int(c.done.Load()), int(c.total.Load())
+}

@@ -1,0 +1,26 @@
+package emu
+
+/*
+#include "hooks.h"
+
+// emu_live reads the running slice's counters from another thread: the
+// block hook updates them with plain stores; relaxed atomic loads see
+// whole values (a display may lag by a block).
+static void emu_live(struct emu_state *s, uint64_t *insns, int64_t *now) {
+	*insns = __atomic_load_n(&s->insns, __ATOMIC_RELAXED);
+	*now = __atomic_load_n(&s->cur_time, __ATOMIC_RELAXED);
+}
+*/
+import "C"
+
+// Live returns the instructions the running slice has executed so far and
+// the virtual time of its current block, for a status display polled from
+// another goroutine while Run is in progress (emuprof's live status). It
+// reads only: the run is the same with or without it. The engine must not
+// be closed meanwhile.
+func (e *Engine) Live() (insns uint64, now int64) {
+	var i C.uint64_t
+	var t C.int64_t
+	C.emu_live(e.st, &i, &t)
+	return uint64(i), int64(t)
+}
