@@ -44,7 +44,7 @@ func (f *profileFlags) register(cmd *cobra.Command, withList bool) {
 	fl.BoolVar(&f.sync, "sync-analyses", false, "benchmarking only: same as --analysis-thread off")
 	_ = fl.MarkHidden("sync-analyses")
 	if withList {
-		fl.StringVar(&f.list, "analyses", "", "comma-separated analyses to run in one emulation: "+pluginNames())
+		fl.StringVar(&f.list, "analyses", "", "comma-separated analyses to run in one emulation: "+pluginNames()+" (default: "+defaultNote()+")")
 	}
 	f.factories = map[string]platform.Factory{}
 	for _, p := range registry {
@@ -60,6 +60,38 @@ func pluginNames() string {
 		names = append(names, p.Name)
 	}
 	return strings.Join(names, ", ")
+}
+
+// defaultNote describes the default list of --analyses.
+func defaultNote() string {
+	var all, opt []string
+	for _, p := range registry {
+		if flags, ok := optIn[p.Name]; ok {
+			opt = append(opt, p.Name+" when --"+strings.Join(flags, " or --")+" is given")
+		} else {
+			all = append(all, p.Name)
+		}
+	}
+	return strings.Join(append(all, opt...), ", ")
+}
+
+// defaults is the list `emuprof profile` runs without --analyses: every
+// analysis, less those of optIn whose flags were not given.
+func (f *profileFlags) defaults() string {
+	var names []string
+	for _, p := range registry {
+		need, ok := optIn[p.Name]
+		given := !ok
+		for _, n := range need {
+			if fl := f.fs.Lookup(n); fl != nil && fl.Changed {
+				given = true
+			}
+		}
+		if given {
+			names = append(names, p.Name)
+		}
+	}
+	return strings.Join(names, ",")
 }
 
 // selected returns the analyses named in a comma-separated list, in
@@ -252,11 +284,15 @@ func checkOutput(out string, insts []platform.Instance) error {
 func profileCommand() *cobra.Command {
 	var f profileFlags
 	cmd := &cobra.Command{
-		Use:   "profile --analyses LIST [flags] -- PROGRAM ARGS...",
-		Short: "Run several analyses in one emulation (" + pluginNames() + ")",
+		Use:   "profile [--analyses LIST] [flags] -- PROGRAM ARGS...",
+		Short: "Run several analyses in one emulation (default: " + defaultNote() + ")",
 		Args:  cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return f.profile(f.list, args)
+			list := f.list
+			if !cmd.Flags().Changed("analyses") {
+				list = f.defaults()
+			}
+			return f.profile(list, args)
 		},
 	}
 	f.register(cmd, true)

@@ -16,3 +16,11 @@ var registry = []platform.Plugin{
 	parallel.Plugin,
 	causal.Plugin,
 }
+
+// optIn lists the analyses that `emuprof profile` without --analyses runs
+// only when one of the named flags of theirs is given: they cannot run
+// without one (causal needs a progress point). Every other analysis runs
+// by default.
+var optIn = map[string][]string{
+	"causal": {"progress", "latency", "end-to-end"},
+}
