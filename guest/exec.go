@@ -46,6 +46,9 @@ const (
 // (execve, fork, wait); handled is false for the others. On a successful exec, *r holds
 // the new image's initial registers.
 func (p *Process) processSyscall(t *sched.Thread, c *syscalls.Call, r *cpu.Regs) (out syscalls.Outcome, handled bool, end *Result) {
+	if out, ok := p.groupSyscall(t, c); ok {
+		return out, true, nil
+	}
 	a := c.Args
 	switch c.Nr {
 	case nrExecve:

@@ -29,6 +29,9 @@ type machine struct {
 	owner map[int]*Process
 	// forks and forkBytes count the forks and the memory they copied.
 	forks, forkBytes uint64
+	// ttySid is the session that owns the terminal (the first
+	// process's), fgPgrp the terminal's foreground group (pgrp.go).
+	ttySid, fgPgrp int
 	// warnings and unsupported are those of the processes that ended.
 	warnings    []string
 	unsupported []uint64
@@ -106,7 +109,8 @@ func (p *Process) fork(t *sched.Thread, c *syscalls.Call, r *cpu.Regs, flags, sp
 		cfg.Needs = p.m.root.cfg.Needs
 	}
 	q := &Process{cfg: cfg, cpu: c2, as: as, layout: p.layout, sched: p.sched, m: p.m,
-		threads: map[int]*threadState{}, digest: p.digest, pid: pid, parent: p, forkParent: p.pid}
+		threads: map[int]*threadState{}, digest: p.digest, pid: pid, parent: p, forkParent: p.pid,
+		pgid: p.pgid, sid: p.sid}
 	q.syms = syms
 	q.kernel = p.kernel.Fork(t.Tid, pid, as)
 	q.bindKernel()
@@ -164,6 +168,7 @@ func (p *Process) bindKernel() {
 	p.kernel.OnPipeEvent = p.pipeChanged
 	p.kernel.OnLockEvent = p.lockReleased
 	p.kernel.Threads = p.alive
+	p.kernel.Tree = tree{p}
 	// arch_prctl: the FS base lives in the registers of the syscall in
 	// progress, which the run loop writes back after the call.
 	p.kernel.SetFS = func(_ int, base uint64) { p.sysRegs.FSBase = base }

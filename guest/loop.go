@@ -51,6 +51,12 @@ func (p *Process) loop() *Result {
 				}
 			}
 		}
+		if len(p.m.sig.timed) > 0 {
+			p.fireTimers()
+			if p.exited && p.sched.Alive() == 0 {
+				return &Result{ExitStatus: p.exitStatus}
+			}
+		}
 		t := p.sched.Pick()
 		if t == nil {
 			if p.sched.Alive() == 0 || p.exited {
@@ -81,6 +87,15 @@ func (p *Process) slice(t *sched.Thread) *Result {
 	if err := p.switchTo(t); err != nil {
 		return p.internal(err)
 	}
+	ts := p.threads[t.Tid]
+	if ts.blocked {
+		return nil // woken for a signal that went elsewhere: it waits on
+	}
+	if !ts.sig.retried {
+		if res := p.deliverSignals(t); res != nil || p.exited && p.alive() == 0 {
+			return res
+		}
+	}
 	budget := p.sched.Quantum(t)
 	if p.sched.Alone(t) && p == p.m.root {
 		// Nobody else could run before t's next syscall. (Only in the
@@ -97,6 +112,9 @@ func (p *Process) slice(t *sched.Thread) *Result {
 			budget = left
 		}
 	}
+	if len(p.m.sig.timed) > 0 {
+		budget = p.timerBudget(t, budget)
+	}
 	p.cpu.SetClock(p.sched.StartTime(t))
 	stop := p.cpu.Run(p.cpu.PC(), budget)
 	p.m.insns += stop.Insns
@@ -112,19 +130,14 @@ func (p *Process) slice(t *sched.Thread) *Result {
 		return p.syscall(t)
 	case cpu.StopQuantum, cpu.StopRequest:
 	case cpu.StopFault:
-		what := "unmapped"
-		if stop.FaultProt {
-			what = "protected"
-		}
-		return p.crash(sigSEGV, fmt.Sprintf("%s of %s address %#x", stop.FaultAccess, what, stop.FaultAddr))
+		return p.memoryFault(t, &stop)
 	case cpu.StopInvalid:
-		return p.crash(sigILL, "invalid instruction")
+		return p.fault(t, sigILL, syscalls.IllIllopn, p.cpu.PC(), 6, 0, "invalid instruction")
 	case cpu.StopIntr:
-		sig, what := intrSignal(stop.IntNo)
-		return p.crash(sig, what)
+		return p.exception(t, stop.IntNo)
 	default:
 		// The engine halted by itself (hlt): a privileged instruction in user mode.
-		return p.crash(sigSEGV, "privileged instruction")
+		return p.fault(t, sigSEGV, syscalls.SIKernel, 0, 13, 0, "privileged instruction")
 	}
 	return nil
 }
@@ -185,9 +198,16 @@ func (p *Process) syscall(t *sched.Thread) *Result {
 		return p.internal(err)
 	}
 	call := syscalls.Call{Tid: t.Tid, Nr: r.RAX, Args: [6]uint64{r.RDI, r.RSI, r.RDX, r.R10, r.R8, r.R9},
-		PC: r.RIP - 2, Now: t.Clock}
+		PC: r.RIP - 2, Now: t.Clock, SP: r.RSP}
 	p.cpu.Drain()
-	out, handled, end := p.processSyscall(t, &call, r)
+	if call.Nr == nrRtSigreturn {
+		return p.sigreturn(t, r)
+	}
+	out, handled := p.signalSyscall(t, &call, r)
+	var end *Result
+	if !handled {
+		out, handled, end = p.processSyscall(t, &call, r)
+	}
 	if !handled {
 		out, handled, end = p.threadSyscall(t, &call, r)
 	}
@@ -226,8 +246,10 @@ func (p *Process) syscall(t *sched.Thread) *Result {
 		return p.exitThread(t, out.Status)
 	}
 	if out.Action == syscalls.Block || p.parks(t, &call, out) {
+		p.parkedWithSignal(t)
 		return nil // the result is delivered when the thread resumes
 	}
+	p.threads[t.Tid].sig.retried = false
 	r.RAX = out.Ret
 	// The kernel's syscall return clobbers rcx and r11.
 	r.RCX, r.R11 = r.RIP, r.RFLAGS
@@ -235,7 +257,7 @@ func (p *Process) syscall(t *sched.Thread) *Result {
 		return p.internal(err)
 	}
 	p.recordSyscall(t, call.Nr, out.Ret)
-	return nil
+	return p.deliverSignals(t)
 }
 
 func (p *Process) recordSyscall(t *sched.Thread, nr, ret uint64) {

@@ -82,6 +82,8 @@ type Process struct {
 	// Followed images (follow.go).
 	execs      int // execs done by this process
 	forkParent int // the pid of the process that forked it (0: the first)
+
+	pgid, sid int // process group and session (pgrp.go)
 }
 
 type threadState struct {
@@ -109,7 +111,8 @@ func Load(cfg Config, c cpu.CPU) (*Process, error) {
 		return nil, err
 	}
 	p := &Process{cfg: cfg, cpu: c, layout: layout, threads: map[int]*threadState{}, pid: cfg.Pid}
-	p.m = &machine{root: p, owner: map[int]*Process{}}
+	p.m = &machine{root: p, owner: map[int]*Process{}, ttySid: cfg.Pid, fgPgrp: cfg.Pid}
+	p.pgid, p.sid = cfg.Pid, cfg.Pid // it leads its group and session
 	p.as = mm.New(c)
 	p.syms = cfg.Symbols
 	if p.syms == nil {

@@ -51,6 +51,8 @@ done <<'EOF'
 /usr/bin/uniq coreutils
 /usr/bin/nproc coreutils
 /usr/bin/chromium chromium
+/usr/bin/script bsdutils
+/usr/bin/setsid util-linux
 EOF
 # python3 with the standard library the tests import (python3-minimal lacks json and mmap).
 /usr/bin/python3 -c 'import hashlib, json, mmap' 2>/dev/null || need+=(python3)

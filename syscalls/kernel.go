@@ -258,6 +258,9 @@ type Kernel struct {
 	// Threads returns the number of live threads of the process
 	// (/proc/self/status; nil: 1).
 	Threads func() int
+	// Tree, when set, places the process among the guest's processes
+	// (parent, terminal's foreground group: tree.go).
+	Tree ProcessTree
 	// OnPipeEvent is called when pipe (see PipeWait.Pipe) changes in a way
 	// that may let a blocked reader or writer proceed: data was written or
 	// read, or the last descriptor of one end was closed.

@@ -184,7 +184,7 @@ func (k *Kernel) procStatus() []byte {
 	line("Tgid", "%d", pid)
 	line("Ngid", "0")
 	line("Pid", "%d", pid)
-	line("PPid", "%d", pid-1)
+	line("PPid", "%d", k.ppid())
 	line("TracerPid", "0")
 	line("Uid", "%d\t%d\t%d\t%d", uid, uid, uid, uid)
 	line("Gid", "%d\t%d\t%d\t%d", gid, gid, gid, gid)

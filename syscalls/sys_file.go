@@ -501,18 +501,9 @@ func sysIoctl(k *Kernel, c *Call) Outcome {
 		k.winsize = b
 		return ok(0)
 	case tiocGPGRP:
-		return result(0, k.putU32(arg, uint32(k.cfg.Pid)))
+		return k.tcgetpgrp(arg)
 	case tiocSPGRP:
-		pg, e := k.getU32(arg)
-		switch {
-		case e != 0:
-			return fail(e)
-		case int32(pg) < 0:
-			return fail(eINVAL)
-		case int(pg) != k.cfg.Pid:
-			return fail(eSRCH) // the only process group is the process's
-		}
-		return ok(0)
+		return k.tcsetpgrp(arg)
 	}
 	return fail(eNOTTY)
 }

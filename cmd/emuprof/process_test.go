@@ -178,3 +178,33 @@ func TestProcesses(t *testing.T) {
 		}
 	}
 }
+
+// TestProcessGroups checks process groups and sessions against native
+// runs: the pgrp guest (setpgid, getpgid, getpgrp, setsid, getsid with
+// Linux's checks, in a session of its own), bash's job control without a
+// terminal (set -m: setpgid in parent and child), setsid(1), and an
+// interactive bash on a terminal (script(1)'s pty), which moves each job
+// into its own group and makes it the terminal's foreground (tcsetpgrp).
+func TestProcessGroups(t *testing.T) {
+	for _, v := range variants {
+		t.Run("pgrp/"+v, func(t *testing.T) {
+			compare(t, nil, t.TempDir(), guestBin(t, v, "pgrp"))
+		})
+	}
+	work := t.TempDir()
+	for _, c := range []string{
+		"set -m; (exit 3) & wait $!; echo $?; cat /dev/null | true; echo ok",
+		"/usr/bin/setsid -w /bin/sh -c 'exit 4'; echo $?",
+	} {
+		t.Run(c, func(t *testing.T) { compare(t, nil, work, "/bin/bash", "-c", c) })
+	}
+	// On a terminal: "[1] PID", the job's end, the echo.
+	want := regexp.MustCompile(`^\[1\] [0-9]+\r\n\[1\]\+  Done +sleep 0\r\nx\r\n$`)
+	job := "/bin/bash --norc -ic 'true | cat; sleep 0 & wait; echo x'"
+	for _, cmdline := range []string{job, emuprofBin + " run -- " + job} {
+		out := run(t, nil, work, "/usr/bin/script", "-qec", cmdline, "/dev/null")
+		if out.code != 0 || !want.MatchString(out.stdout) {
+			t.Errorf("script -qec %q: exit %d, output %q, stderr %q", cmdline, out.code, out.stdout, out.stderr)
+		}
+	}
+}

@@ -1,0 +1,160 @@
+package guest
+
+import (
+	"maps"
+	"slices"
+
+	"emuprof/sched"
+	"emuprof/syscalls"
+)
+
+// Process groups and sessions (issue 9), kept as Linux keeps them
+// (kernel/sys.c: setpgid, setsid, getpgid, getsid; drivers/tty/
+// tty_jobctrl.c: tiocgpgrp, tiocspgrp). The first process leads its own
+// group and session, which owns the terminal; a child inherits its
+// parent's group and session. Delivering a signal to a group (kill with a
+// pid of 0 or below) is the signal code's (it may use inGroup).
+
+const (
+	nrSetpgid = 109
+	nrGetpgrp = 111
+	nrSetsid  = 112
+	nrGetpgid = 121
+	nrGetsid  = 124
+
+	ePERM  = 1
+	eNOTTY = 25
+)
+
+// process returns the process with thread id pid (Linux's find_task_by_vpid:
+// any thread, zombies included), or nil.
+func (p *Process) process(pid int) *Process {
+	if pid <= 0 {
+		return nil
+	}
+	return p.m.owner[pid]
+}
+
+// groupExists says whether a process of session sid is in group pgid.
+func (p *Process) groupExists(pgid, sid int) bool {
+	for _, q := range p.m.owner {
+		if q.pgid == pgid && (sid == 0 || q.sid == sid) {
+			return true
+		}
+	}
+	return false
+}
+
+// inGroup returns the processes of group pgid, in pid order.
+func (p *Process) inGroup(pgid int) []*Process {
+	var out []*Process
+	for _, tid := range slices.Sorted(maps.Keys(p.m.owner)) {
+		if q := p.m.owner[tid]; q.pid == tid && q.pgid == pgid {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// groupSyscall handles the process group and session calls.
+func (p *Process) groupSyscall(t *sched.Thread, c *syscalls.Call) (syscalls.Outcome, bool) {
+	switch c.Nr {
+	case nrGetpgrp:
+		return ret(uint64(p.pgid)), true
+	case nrGetpgid, nrGetsid:
+		q := p
+		if pid := int(int32(c.Args[0])); pid != 0 {
+			if q = p.process(pid); q == nil {
+				return ret(errno(eSRCH)), true
+			}
+		}
+		if c.Nr == nrGetsid {
+			return ret(uint64(q.sid)), true
+		}
+		return ret(uint64(q.pgid)), true
+	case nrSetpgid:
+		return ret(p.setpgid(int(int32(c.Args[0])), int(int32(c.Args[1])))), true
+	case nrSetsid:
+		// A process group leader, or a process whose pid is some
+		// group's id, cannot start a session.
+		if p.groupExists(p.pid, 0) {
+			return ret(errno(ePERM)), true
+		}
+		p.pgid, p.sid = p.pid, p.pid // and it has no controlling terminal
+		if p.digest != nil {
+			p.hash(0x5e5, uint64(p.pid))
+		}
+		return ret(uint64(p.pid)), true
+	}
+	return syscalls.Outcome{}, false
+}
+
+// setpgid moves process pid (0: the caller) into group pgid (0: its own),
+// with Linux's checks, in its order.
+func (p *Process) setpgid(pid, pgid int) uint64 {
+	if pid == 0 {
+		pid = p.pid
+	}
+	if pgid == 0 {
+		pgid = pid
+	}
+	if pgid < 0 {
+		return errno(eINVAL)
+	}
+	q := p.process(pid)
+	if q == nil {
+		return errno(eSRCH)
+	}
+	if q.pid != pid {
+		return errno(eINVAL) // a thread that does not lead its process
+	}
+	if q.parent == p && q != p {
+		if q.sid != p.sid {
+			return errno(ePERM)
+		}
+		if q.execs > 0 {
+			return errno(eACCES) // the child has exec'd
+		}
+	} else if q != p {
+		return errno(eSRCH)
+	}
+	if q.sid == q.pid {
+		return errno(ePERM) // a session leader
+	}
+	if pgid != pid && !p.groupExists(pgid, p.sid) {
+		return errno(ePERM)
+	}
+	q.pgid = pgid
+	if p.digest != nil {
+		p.hash(0x5e79, uint64(pid), uint64(pgid))
+	}
+	return 0
+}
+
+// tree is a process's syscalls.ProcessTree.
+type tree struct{ p *Process }
+
+func (t tree) Ppid() int { return int(t.p.getppid()) }
+
+// Foreground: the terminal belongs to the first process's session.
+func (t tree) Foreground() (int, syscalls.Errno) {
+	p := t.p
+	if p.sid != p.m.ttySid {
+		return 0, syscalls.Errno(eNOTTY)
+	}
+	return p.m.fgPgrp, 0
+}
+
+func (t tree) SetForeground(pgid int) syscalls.Errno {
+	p := t.p
+	switch {
+	case p.sid != p.m.ttySid:
+		return syscalls.Errno(eNOTTY)
+	case !p.groupExists(pgid, 0):
+		return syscalls.Errno(eSRCH)
+	case !p.groupExists(pgid, p.sid):
+		return syscalls.Errno(ePERM)
+	}
+	p.m.fgPgrp = pgid
+	return 0
+}
