@@ -53,6 +53,9 @@ type Stop struct {
 	Err         error  // the engine's own error, if any
 }
 
+// FPStateSize is the size of an fxsave64 image.
+const FPStateSize = 512
+
 // Context is a saved register state of one thread (including SSE and FS base).
 type Context interface{ Free() }
 
@@ -91,5 +94,9 @@ type CPU interface {
 	SetRDTSC(f func(sliceInsns uint64) uint64)
 	// FlushCode drops translated code in a range the guest unmapped or changed.
 	FlushCode(addr, size uint64)
+	// ReadFPState and WriteFPState move the x87 and SSE registers as an
+	// fxsave64 image (signal frames).
+	ReadFPState(b *[FPStateSize]byte) error
+	WriteFPState(b *[FPStateSize]byte) error
 	Close()
 }

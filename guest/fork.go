@@ -35,6 +35,7 @@ type machine struct {
 	// warnings and unsupported are those of the processes that ended.
 	warnings    []string
 	unsupported []uint64
+	sig         sigMachine // signal.go
 }
 
 const (
@@ -169,6 +170,7 @@ func (p *Process) bindKernel() {
 	p.kernel.OnLockEvent = p.lockReleased
 	p.kernel.Threads = p.alive
 	p.kernel.Tree = tree{p}
+	p.bindSignals()
 	// arch_prctl: the FS base lives in the registers of the syscall in
 	// progress, which the run loop writes back after the call.
 	p.kernel.SetFS = func(_ int, base uint64) { p.sysRegs.FSBase = base }
@@ -221,7 +223,11 @@ func (p *Process) processExit(ws int) {
 		p.reap()
 		return
 	}
-	p.sched.WakeAll(p.m.cur, sched.WaitJoin, uint64(p.parent.pid))
+	par := p.parent
+	if p.notifyParent() { // SIGCHLD; ignored, no zombie is left
+		p.reap()
+	}
+	p.sched.WakeAll(p.m.cur, sched.WaitJoin, uint64(par.pid))
 }
 
 // reap forgets the exited process p (waited for, or an orphan).
@@ -365,39 +371,9 @@ func (p *Process) parkWait(t *sched.Thread, c *syscalls.Call, what string) {
 	p.block(t, c)
 }
 
-// kill sends sig to another process (kill(2) with its pid): its default
-// action (terminate) kills it, an ignored or blocked one does nothing. It
-// returns handled false for the calls the kernel answers (the process
-// itself, process groups, bad signals).
+// kill is kill(2) (signal.go).
 func (p *Process) kill(t *sched.Thread, c *syscalls.Call) (syscalls.Outcome, bool) {
-	pid, sig := int(int32(c.Args[0])), int(int32(c.Args[1]))
-	if pid <= 0 || pid == p.pid || sig < 0 || sig > 64 {
-		return syscalls.Outcome{}, false
-	}
-	q := p.m.owner[pid]
-	if q == nil || q.pid != pid {
-		return ret(errno(eSRCH)), true
-	}
-	if sig == 0 || q.exited {
-		return ret(0), true // a zombie exists until it is reaped
-	}
-	out := q.kernel.Signal(pid, sig)
-	if out.Err != nil {
-		return out, true
-	}
-	if out.Action == syscalls.ExitGroup {
-		if q == p.m.root {
-			q.exitGroup(128 + sig)
-			q.exited, q.exitStatus = true, 128+sig
-			q.processExit(sig & 0x7f)
-		} else {
-			q.killed(sig)
-		}
-	}
-	if p.digest != nil {
-		p.hash(0x6b11, uint64(pid), uint64(sig))
-	}
-	return ret(0), true
+	return p.killCall(t, c), true
 }
 
 // copyBack gives the parent what a CLONE_VM child that exits without

@@ -93,6 +93,7 @@ type threadState struct {
 	// retry re-executes the syscall when the wait times out too
 	// (syscalls.ReadyWait).
 	retry bool
+	sig   sigThread // signal.go
 }
 
 // Load prepares a process: parses the program, maps it, builds the stack.

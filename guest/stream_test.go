@@ -251,11 +251,13 @@ func (f *fakeCPU) Drain() {
 		f.sink(b)
 	}
 }
-func (f *fakeCPU) SetClock(ns int64)            { f.clock = ns }
-func (f *fakeCPU) Blocks() *analyses.BlockTable { return f.blocks }
-func (f *fakeCPU) SetRDTSC(func(uint64) uint64) {}
-func (f *fakeCPU) FlushCode(addr, size uint64)  {}
-func (f *fakeCPU) Close()                       {}
+func (f *fakeCPU) SetClock(ns int64)                           { f.clock = ns }
+func (f *fakeCPU) Blocks() *analyses.BlockTable                { return f.blocks }
+func (f *fakeCPU) SetRDTSC(func(uint64) uint64)                {}
+func (f *fakeCPU) FlushCode(addr, size uint64)                 {}
+func (f *fakeCPU) Close()                                      {}
+func (f *fakeCPU) ReadFPState(b *[cpu.FPStateSize]byte) error  { clear(b[:]); return nil }
+func (f *fakeCPU) WriteFPState(b *[cpu.FPStateSize]byte) error { return nil }
 func (f *fakeCPU) readData(addr uint64, n int) []byte {
 	b := make([]byte, n)
 	if err := f.ReadMem(addr, b); err != nil {

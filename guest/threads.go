@@ -121,6 +121,7 @@ func (p *Process) clone(t *sched.Thread, c *syscalls.Call, r *cpu.Regs, flags, s
 	}
 	p.threads[tid] = ts
 	p.m.owner[tid] = p
+	p.kernel.NewThread(t.Tid, tid)
 	if flags&cloneParentSettid != 0 {
 		_ = p.writeU32(parentTid, uint32(tid))
 	}
@@ -140,6 +141,7 @@ func (p *Process) exitThread(t *sched.Thread, status int) *Result {
 	}
 	t.ExitStatus = status
 	p.sched.Exit(t) // reports ThreadExit
+	p.kernel.ExitThread(t.Tid)
 	if p.alive() == 0 {
 		p.exited, p.exitStatus = true, status
 		p.processExit((status & 0xff) << 8)
@@ -421,6 +423,7 @@ func (p *Process) absDeadline(ns int64, realtime bool) int64 {
 func (p *Process) block(t *sched.Thread, c *syscalls.Call) {
 	ts := p.threads[t.Tid]
 	ts.blocked, ts.nr, ts.retry = true, c.Nr, false
+	ts.sig.args, ts.sig.interrupted = c.Args, false
 }
 
 // resumeBlocked delivers the result of the syscall t was parked in.
@@ -433,7 +436,14 @@ func (p *Process) resumeBlocked(t *sched.Thread, ts *threadState) error {
 	if err := p.cpu.ReadRegs(&r); err != nil {
 		return err
 	}
-	if t.Wait.Restart || ts.retry {
+	if done, reblock := p.resumeSignalled(t, ts, &r); reblock {
+		// Interrupted for a signal it no longer takes: it waits on.
+		p.sched.Block(t, t.Wait)
+		ts.blocked = true
+		return nil
+	} else if done {
+		ts.retry = false
+	} else if t.Wait.Restart || ts.retry || ts.sig.retried {
 		ts.retry = false
 		r.RIP -= 2 // re-execute the syscall instruction
 		r.RAX = ts.nr

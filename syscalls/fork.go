@@ -41,10 +41,10 @@ func (k *Kernel) Fork(tid, pid int, as *mm.AddressSpace) *Kernel {
 	if pt := k.threads[tid]; pt != nil {
 		th.sigmask, th.altStack, th.name = pt.sigmask, pt.altStack, pt.name
 	}
-	c.pending = 0
+	c.sharedSigs, c.itimers = sigQueue{}, [3]itimer{}
 	c.unsup, c.buf, c.shared, c.syncBuf, c.warnings, c.mlocked = nil, nil, nil, nil, nil, nil
 	c.termios, c.winsize = clone(k.termios), clone(k.winsize)
-	c.OnMapFile, c.SetFS, c.GetFS, c.OnPipeEvent, c.OnLockEvent = nil, nil, nil, nil, nil
+	c.OnMapFile, c.SetFS, c.GetFS, c.OnPipeEvent, c.OnLockEvent, c.OnSignal = nil, nil, nil, nil, nil, nil
 	// The file times and the locks stay shared: one view of the files per
 	// run.
 	return &c
@@ -57,10 +57,3 @@ func clone(b []byte) []byte {
 	return append([]byte(nil), b...)
 }
 
-// Signal applies signal sig sent by another process to this process's
-// thread tid, as kill(2) from elsewhere: ignored, left pending while
-// blocked, or its default action (an ExitGroup outcome that kills the
-// process). A caught signal is not delivered (Err: handlers do not run).
-func (k *Kernel) Signal(tid, sig int) Outcome {
-	return k.deliver(&Call{Tid: tid, Nr: 62}, sig)
-}

@@ -87,6 +87,8 @@ type Call struct {
 	PC uint64
 	// Now is the calling thread's virtual clock, in ns.
 	Now int64
+	// SP is the caller's stack pointer (sigaltstack).
+	SP uint64
 }
 
 // Action tells the runner what to do with the calling thread after a call.
@@ -172,6 +174,15 @@ type threadState struct {
 	// restart is the call that asked to wait (ReadyWait) and its deadline,
 	// kept while the runtime re-executes it.
 	restart restartState
+	// Signals (signal.go): the thread's own pending signals; the mask
+	// rt_sigsuspend and the like replaced (restoreMask); the mask
+	// rt_sigtimedwait replaced (waitingSet).
+	pending     sigQueue
+	savedMask   uint64
+	restoreMask bool
+	realBlocked uint64
+	waitingSet  bool
+	sigPending  bool // TIF_SIGPENDING: it looks at the process's signals
 }
 
 // restartState identifies a waiting call by its number and arguments.
@@ -208,7 +219,8 @@ type Kernel struct {
 	nextIno    uint64
 	threads    map[int]*threadState
 	sigactions [nSig + 1]sigAction
-	pending    uint64
+	sharedSigs sigQueue  // process-directed pending signals (signal.go)
+	itimers    [3]itimer // ITIMER_REAL, ITIMER_VIRTUAL, ITIMER_PROF (itimer.go)
 	rlimits    [rlimNLimits]rlimit
 	times      map[string]fileTimes
 	unsup      []uint64
@@ -265,6 +277,9 @@ type Kernel struct {
 	// that may let a blocked reader or writer proceed: data was written or
 	// read, or the last descriptor of one end was closed.
 	OnPipeEvent func(pipe uint64)
+	// OnSignal is called when a signal is sent to thread tid of the
+	// process, which should take it now (the runtime interrupts its wait).
+	OnSignal func(tid int)
 	// OnLockEvent is called when a lock of the file LockWait.Lock names is
 	// released, which may let a blocked lock request proceed.
 	OnLockEvent func(lock uint64)
@@ -429,7 +444,7 @@ func (k *Kernel) Do(c *Call) Outcome {
 	if e.Support == Refused {
 		return fail(e.Errno)
 	}
-	if t := k.threads[c.Tid]; t != nil && t.restart.valid && (t.restart.nr != c.Nr || t.restart.args != c.Args) {
+	if t := k.thread(c.Tid); t.restart.valid && (t.restart.nr != c.Nr || t.restart.args != c.Args) {
 		t.restart.valid = false
 	}
 	out := e.fn(k, c)
@@ -440,7 +455,7 @@ func (k *Kernel) Do(c *Call) Outcome {
 	}
 	if k.sigxfsz {
 		k.sigxfsz = false
-		if sig := k.deliver(c, sigXfsz); sig.Action != Continue || sig.Err != nil {
+		if sig := k.sendSelf(c, sigXfsz); sig.Action != Continue || sig.Err != nil {
 			return sig
 		}
 	}

@@ -147,9 +147,9 @@ func (k *Kernel) procStatus() []byte {
 	for fdSize < len(k.fds) {
 		fdSize *= 2
 	}
-	var blocked uint64
+	var blocked, pnd uint64
 	if t := k.threads[k.tid]; t != nil {
-		blocked = t.sigmask
+		blocked, pnd = t.sigmask, t.pending.mask
 	}
 	var ign, cgt uint64
 	for sig := 1; sig <= nSig; sig++ {
@@ -216,8 +216,8 @@ func (k *Kernel) procStatus() []byte {
 	line("untag_mask", "0xffffffffffffffff")
 	line("Threads", "%d", threads)
 	line("SigQ", "0/%d", k.rlimits[rlimitSigPending].cur)
-	line("SigPnd", "%016x", uint64(0))
-	line("ShdPnd", "%016x", k.pending)
+	line("SigPnd", "%016x", pnd)
+	line("ShdPnd", "%016x", k.sharedSigs.mask)
 	line("SigBlk", "%016x", blocked)
 	line("SigIgn", "%016x", ign)
 	line("SigCgt", "%016x", cgt)

@@ -1,12 +1,10 @@
 package syscalls
 
-import "fmt"
-
 // Signals: rt_sigaction, rt_sigprocmask, rt_sigpending, sigaltstack, kill,
-// tkill, tgkill. Dispositions, masks and alternate stacks are recorded, and
-// a signal a process sends itself takes its default action (abort() and
-// raise() terminate the process); running a guest signal handler is not
-// supported and stops the run.
+// tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo. Signals are queued
+// (signal.go) and the runtime runs the handlers at its delivery points;
+// the calls that wait for signals (rt_sigsuspend, pause,
+// rt_sigtimedwait) and rt_sigreturn are the runtime's (guest/signal.go).
 
 // sigBit is the mask bit of signal sig.
 func sigBit(sig int) uint64 { return 1 << (sig - 1) }
@@ -22,41 +20,6 @@ func sigDefaultIgnored(sig int) bool {
 		return true
 	}
 	return false
-}
-
-// deliver applies signal sig, sent by the process to itself.
-func (k *Kernel) deliver(c *Call, sig int) Outcome {
-	act := k.sigactions[sig]
-	if sigBit(sig)&unblockable == 0 {
-		if act.handler == sigIgn {
-			return ok(0)
-		}
-		if k.thread(c.Tid).sigmask&sigBit(sig) != 0 {
-			k.pending |= sigBit(sig)
-			return ok(0)
-		}
-		if act.handler != sigDfl {
-			return fatal(c, fmt.Errorf("signal %d has a handler at %#x: signal delivery is not supported",
-				sig, act.handler))
-		}
-	}
-	if sigDefaultIgnored(sig) {
-		return ok(0)
-	}
-	return Outcome{Action: ExitGroup, Status: 128 + sig, Signal: sig}
-}
-
-// deliverPending delivers the lowest pending signal the thread no longer
-// blocks, if any.
-func (k *Kernel) deliverPending(c *Call) Outcome {
-	ready := k.pending &^ k.thread(c.Tid).sigmask
-	for sig := 1; sig <= nSig; sig++ {
-		if ready&sigBit(sig) != 0 {
-			k.pending &^= sigBit(sig)
-			return k.deliver(c, sig)
-		}
-	}
-	return ok(0)
 }
 
 func sysRtSigaction(k *Kernel, c *Call) Outcome {
@@ -86,7 +49,11 @@ func sysRtSigaction(k *Kernel, c *Call) Outcome {
 	if actAddr != 0 {
 		k.sigactions[sig] = act
 		if act.handler == sigIgn || (act.handler == sigDfl && sigDefaultIgnored(sig)) {
-			k.pending &^= sigBit(sig)
+			// POSIX: a pending signal set to be ignored is discarded.
+			k.sharedSigs.drop(sigBit(sig))
+			for _, t := range k.threads {
+				t.pending.drop(sigBit(sig))
+			}
 		}
 	}
 	return ok(0)
@@ -125,21 +92,69 @@ func sysRtSigprocmask(k *Kernel, c *Call) Outcome {
 	case sigSetMask:
 		t.sigmask = set
 	}
+	// Signals it unblocked are delivered when the call returns.
 	t.sigmask &^= unblockable
-	return k.deliverPending(c)
+	k.recalc(t)
+	return ok(0)
 }
 
 func sysRtSigpending(k *Kernel, c *Call) Outcome {
 	if c.Args[1] > 8 {
 		return fail(eINVAL)
 	}
+	t := k.thread(c.Tid)
 	b := make([]byte, 8)
-	le.PutUint64(b, k.pending)
+	le.PutUint64(b, (t.pending.mask|k.sharedSigs.mask)&t.sigmask)
 	return result(0, k.copyOut(c.Args[0], b[:c.Args[1]]))
 }
 
 // ssAutoDisarm is SS_AUTODISARM.
 const ssAutoDisarm = 1 << 31
+
+// onAltStack reports whether sp is on thread t's alternate stack
+// (on_sig_stack; never with SS_AUTODISARM).
+func onAltStack(t *threadState, sp uint64) bool {
+	base, flags, size := t.altStack[0], t.altStack[1], t.altStack[2]
+	return flags&ssAutoDisarm == 0 && sp > base && sp-base <= size
+}
+
+// altStackFlags is sas_ss_flags(sp).
+func altStackFlags(t *threadState, sp uint64) uint64 {
+	if t.altStack[2] == 0 {
+		return ssDisable
+	}
+	if onAltStack(t, sp) {
+		return ssOnStack
+	}
+	return 0
+}
+
+// AltStackFlags is sas_ss_flags for thread tid at stack pointer sp:
+// SS_DISABLE, SS_ONSTACK or 0.
+func (k *Kernel) AltStackFlags(tid int, sp uint64) uint64 { return altStackFlags(k.thread(tid), sp) }
+
+// setAltStack is do_sigaltstack's change of the stack to ss (sp, flags,
+// size), the caller's stack pointer being sp.
+func (k *Kernel) setAltStack(tid int, sp uint64, ss [3]uint64) Errno {
+	t := k.thread(tid)
+	if onAltStack(t, sp) {
+		return ePERM
+	}
+	mode := ss[1] &^ ssAutoDisarm
+	if mode != ssDisable && mode != ssOnStack && mode != 0 {
+		return eINVAL
+	}
+	if ss == t.altStack {
+		return 0
+	}
+	if mode == ssDisable {
+		ss[0], ss[2] = 0, 0
+	} else if ss[2] < minSigStkSz {
+		return eNOMEM
+	}
+	t.altStack = ss
+	return 0
+}
 
 func sysSigaltstack(k *Kernel, c *Call) Outcome {
 	t := k.thread(c.Tid)
@@ -150,27 +165,22 @@ func sysSigaltstack(k *Kernel, c *Call) Outcome {
 			return fail(e)
 		}
 		ns = [3]uint64{le.Uint64(b), uint64(le.Uint32(b[8:])), le.Uint64(b[16:])}
-		if ns[1]&^(ssDisable|ssAutoDisarm) != 0 {
-			return fail(eINVAL)
-		}
-		if ns[1]&ssDisable == 0 && ns[2] < minSigStkSz {
-			return fail(eNOMEM)
+	}
+	old := t.altStack
+	oldFlags := altStackFlags(t, c.SP) | old[1]&ssAutoDisarm
+	if c.Args[0] != 0 {
+		if e := k.setAltStack(c.Tid, c.SP, ns); e != 0 {
+			return fail(e)
 		}
 	}
 	if c.Args[1] != 0 {
 		b := make([]byte, 24)
-		le.PutUint64(b, t.altStack[0])
-		le.PutUint32(b[8:], uint32(t.altStack[1]))
-		le.PutUint64(b[16:], t.altStack[2])
+		le.PutUint64(b, old[0])
+		le.PutUint32(b[8:], uint32(oldFlags))
+		le.PutUint64(b[16:], old[2])
 		if e := k.copyOut(c.Args[1], b); e != 0 {
 			return fail(e)
 		}
-	}
-	if c.Args[0] != 0 {
-		if ns[1]&ssDisable != 0 {
-			ns = [3]uint64{0, ssDisable, 0}
-		}
-		t.altStack = ns
 	}
 	return ok(0)
 }
@@ -184,6 +194,8 @@ func signalArg(a uint64) (int, Errno) {
 	return sig, 0
 }
 
+// sysKill sends a signal to the process itself (the runtime sends to the
+// other processes and groups).
 func sysKill(k *Kernel, c *Call) Outcome {
 	pid := int(int32(c.Args[0]))
 	sig, e := signalArg(c.Args[1])
@@ -196,10 +208,16 @@ func sysKill(k *Kernel, c *Call) Outcome {
 	if sig == 0 {
 		return ok(0)
 	}
-	return k.deliver(c, sig)
+	// complete_signal prefers the task the pid names: the main thread.
+	r := k.Send(k.cfg.Pid, KillInfo(sig, SIUser, k.cfg.Pid, k.cfg.Uid), true)
+	if r.Fatal {
+		return Outcome{Action: ExitGroup, Status: 128 + sig, Signal: sig}
+	}
+	return ok(0)
 }
 
-func (k *Kernel) threadKill(c *Call, tid int, sigArg uint64) Outcome {
+// threadKill sends info to thread tid of the process.
+func (k *Kernel) threadKill(c *Call, tid int, sigArg uint64, info *SigInfo) Outcome {
 	sig, e := signalArg(sigArg)
 	if e != 0 {
 		return fail(e)
@@ -207,17 +225,25 @@ func (k *Kernel) threadKill(c *Call, tid int, sigArg uint64) Outcome {
 	if tid <= 0 {
 		return fail(eINVAL)
 	}
-	if tid != c.Tid && tid != k.cfg.Pid && k.threads[tid] == nil {
+	if k.threads[tid] == nil && tid != c.Tid {
 		return fail(eSRCH)
 	}
 	if sig == 0 {
 		return ok(0)
 	}
-	return k.deliver(&Call{Tid: tid, Nr: c.Nr, PC: c.PC, Now: c.Now}, sig)
+	i := KillInfo(sig, SITkill, k.cfg.Pid, k.cfg.Uid)
+	if info != nil {
+		i = *info
+	}
+	k.thread(tid)
+	if r := k.Send(tid, i, false); r.Fatal {
+		return Outcome{Action: ExitGroup, Status: 128 + sig, Signal: sig}
+	}
+	return ok(0)
 }
 
 func sysTkill(k *Kernel, c *Call) Outcome {
-	return k.threadKill(c, int(int32(c.Args[0])), c.Args[1])
+	return k.threadKill(c, int(int32(c.Args[0])), c.Args[1], nil)
 }
 
 func sysTgkill(k *Kernel, c *Call) Outcome {
@@ -226,5 +252,68 @@ func sysTgkill(k *Kernel, c *Call) Outcome {
 	} else if tgid != k.cfg.Pid {
 		return fail(eSRCH)
 	}
-	return k.threadKill(c, int(int32(c.Args[1])), c.Args[2])
+	return k.threadKill(c, int(int32(c.Args[1])), c.Args[2], nil)
+}
+
+// queuedInfo reads rt_sigqueueinfo's siginfo: a process may not pretend
+// to be the kernel or kill(2) when it signals another (si_code ≥ 0 or
+// SI_TKILL: EPERM).
+func (k *Kernel) queuedInfo(c *Call, sig int, addr uint64, target int) (SigInfo, Errno) {
+	var i SigInfo
+	if e := k.copyIn(addr, i[:]); e != 0 {
+		return i, e
+	}
+	code := int32(le.Uint32(i[8:]))
+	if (code >= 0 || code == SITkill) && target != c.Tid {
+		return i, ePERM
+	}
+	le.PutUint32(i[0:], uint32(sig))
+	return i, 0
+}
+
+func sysRtSigqueueinfo(k *Kernel, c *Call) Outcome {
+	pid := int(int32(c.Args[0]))
+	sig, e := signalArg(c.Args[1])
+	if e != 0 {
+		return fail(e)
+	}
+	if pid != k.cfg.Pid {
+		return fail(eSRCH)
+	}
+	info, e := k.queuedInfo(c, sig, c.Args[2], k.cfg.Pid)
+	if e == ePERM && pid == k.cfg.Pid {
+		e = 0 // to itself, any code
+	}
+	if e != 0 {
+		return fail(e)
+	}
+	if sig == 0 {
+		return ok(0)
+	}
+	if r := k.Send(c.Tid, info, true); r.Fatal {
+		return Outcome{Action: ExitGroup, Status: 128 + sig, Signal: sig}
+	}
+	return ok(0)
+}
+
+func sysRtTgsigqueueinfo(k *Kernel, c *Call) Outcome {
+	tgid, tid := int(int32(c.Args[0])), int(int32(c.Args[1]))
+	if tgid <= 0 || tid <= 0 {
+		return fail(eINVAL)
+	}
+	if tgid != k.cfg.Pid {
+		return fail(eSRCH)
+	}
+	sig, e := signalArg(c.Args[2])
+	if e != 0 {
+		return fail(e)
+	}
+	info, e := k.queuedInfo(c, sig, c.Args[3], tid)
+	if e == ePERM {
+		e = 0 // to its own process, any code
+	}
+	if e != 0 {
+		return fail(e)
+	}
+	return k.threadKill(c, tid, c.Args[2], &info)
 }

@@ -296,14 +296,26 @@ func declareTable() []entry {
 	full(35, sysNanosleep)       // the runtime parks the thread until SleepWait.Until
 	full(230, sysClockNanosleep) // in virtual time
 
-	// Signals (sys_signal.go).
-	partial(13, "dispositions are recorded; handlers are never run", sysRtSigaction)
+	// Signals (sys_signal.go, signal.go, itimer.go; the runtime delivers
+	// them to handlers at syscall returns and when a thread is switched
+	// in, guest/signal.go).
+	full(13, sysRtSigaction)
 	full(14, sysRtSigprocmask)
 	full(127, sysRtSigpending)
 	full(131, sysSigaltstack)
-	partial(62, "signals to self only; default actions (terminate) only", sysKill)
-	partial(200, "default actions (terminate) only", sysTkill)
-	partial(234, "default actions (terminate) only", sysTgkill)
+	full(62, sysKill) // the runtime sends to other processes and groups
+	full(200, sysTkill)
+	full(234, sysTgkill)
+	full(129, sysRtSigqueueinfo)
+	full(297, sysRtTgsigqueueinfo)
+	full(15, byRuntime)  // rt_sigreturn: the runtime restores the frame
+	full(34, byRuntime)  // pause
+	full(130, byRuntime) // rt_sigsuspend
+	full(128, byRuntime) // rt_sigtimedwait
+	full(219, sysRestartSyscall)
+	full(37, sysAlarm) // on the virtual clock
+	partial(38, "ITIMER_REAL on the virtual clock; ITIMER_VIRTUAL and ITIMER_PROF are recorded and never expire", sysSetitimer)
+	partial(36, "ITIMER_VIRTUAL and ITIMER_PROF never run down", sysGetitimer)
 
 	// Refused so that C libraries take their fallbacks.
 	for _, nr := range []int{188, 189, 190, 191, 192, 193, 194, 195, 196, 197, 198, 199} {

@@ -1,0 +1,42 @@
+package sched
+
+// Interrupt wakes the blocked thread t because a signal interrupts its
+// wait, at virtual time at (never before Now, so that picked clocks never
+// decrease; its own clock if later), as a wake by waker (nil: a timer).
+// WakeResult is 0: the run loop decides what the interrupted call returns.
+// It reports whether t was blocked.
+func (s *Scheduler) Interrupt(t *Thread, waker *Thread, at int64) bool {
+	if t.State != Blocked {
+		return false
+	}
+	s.dequeue(t)
+	tid := 0
+	if waker != nil {
+		tid = waker.Tid
+		at = max(at, waker.Clock)
+	}
+	s.resume(t, max(at, s.now), tid, 0)
+	return true
+}
+
+// Next returns the virtual time of the next Pick, if nothing changes
+// before it: the smallest clock of a runnable thread or deadline of a
+// blocked one (max with its clock). ok is false when there is none. The
+// run loop fires the process timers that expire by then first.
+func (s *Scheduler) Next() (at int64, ok bool) {
+	for _, t := range s.live {
+		var a int64
+		switch {
+		case t.State == Runnable:
+			a = t.Clock
+		case t.State == Blocked && t.Wait.Deadline > 0:
+			a = max(t.Clock, t.Wait.Deadline)
+		default:
+			continue
+		}
+		if !ok || a < at {
+			at, ok = a, true
+		}
+	}
+	return at, ok
+}
