@@ -171,6 +171,9 @@ type Profiler struct {
 	done     []Experiment
 	partial  string
 	mainExe  string
+	// wholeRuns: every experiment is a whole run (--exact), so no phase
+	// correction applies.
+	wholeRuns bool
 }
 
 // New returns a profiler, or an error naming a bad configuration.

@@ -273,6 +273,12 @@ func (p *Profiler) Build() *Profile {
 // most 1 (a line that runs throughout), and 1 without 0 % data.
 func (p *Profiler) phases() []float64 {
 	out := make([]float64, len(p.lines))
+	if p.wholeRuns {
+		for i := range out {
+			out[i] = 1
+		}
+		return out
+	}
 	tObs := make([]int64, len(p.lines)) // ×scale
 	sObs := make([]int64, len(p.lines))
 	var total int64 // ×scale

@@ -45,10 +45,14 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 	fs.Uint64Var(&cfg.Seed, "causal-seed", 1, "causal: seed of the experiment sequence")
 	fs.BoolVar(&legacy, "legacy-format", false, "causal: write profile.coz in Coz's tab-separated form")
 	fs.IntVar(&top, "causal-top", 20, "causal: lines in the summary")
+	ex := registerExact(fs)
 	fs.IntVar(&cfg.Validate, "validate", 0, "causal: check the predictions of the top N lines by actual speedups, one whole run per line and speedup (5/25/50/100 %)")
 	return func(env *platform.Env) (platform.Instance, error) {
 		if cfg.Validate < 0 {
 			return nil, platform.BadFlag("validate", itoa(cfg.Validate), "want a number of lines, 0 or more")
+		}
+		if inst, err := ex.instance(cfg, env, legacy, top); inst != nil || err != nil {
+			return inst, err
 		}
 		p, err := New(cfg, envOptions(env))
 		if err != nil {

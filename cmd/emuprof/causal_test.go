@@ -387,3 +387,62 @@ func TestCausalLatency(t *testing.T) {
 		}
 	}
 }
+
+// TestCausalExactShards: --exact runs one whole execution per (line,
+// speedup) pair of the two hottest lines (42 end-to-end experiments);
+// --shard i/3 splits them into three independent runs, and emuprof merge
+// of the three shards (in any order) writes profile.coz and the JSON byte
+// for byte as the unsharded run; the curves have Figure 1's shape; merge
+// refuses a missing or a repeated shard.
+func TestCausalExactShards(t *testing.T) {
+	prog := guestBin(t, "glibc-static", "coz_rounds")
+	flags := []string{"--exact", "--exact-lines", "2", "--progress", "round_done"}
+	full := runCausal(t, flags, prog, "20")
+	if n := len(full.prof.Experiments); n != 42 {
+		t.Fatalf("%d experiments, want 2 lines × 21 speedups", n)
+	}
+	ca, cb := curve(t, full.prof, "coz_rounds.c:15"), curve(t, full.prof, "coz_rounds.c:21")
+	if len(ca) != 21 || len(cb) != 21 {
+		t.Fatalf("speedups: %d and %d, want 21 each", len(ca), len(cb))
+	}
+	if math.Abs(ca[5]-ca[100]/2) > 0.005 || ca[100] < 0.08 || math.Abs(ca[50]-ca[100]) > 0.002 || math.Abs(cb[50]) > 0.001 {
+		t.Errorf("not Figure 1's shape: longer loop 5 %% %.4f, 50 %% %.4f, 100 %% %.4f; shorter loop 50 %% %.4f", ca[5], ca[50], ca[100], cb[50])
+	}
+	var shards []string
+	for i := 0; i < 3; i++ {
+		dir := t.TempDir()
+		a := append([]string{"causal", "--out", dir, "--clear-env", "--shard", strconv.Itoa(i) + "/3"}, flags...)
+		out := run(t, nil, dir, emuprofBin, append(a, "--", prog, "20")...)
+		if out.code != 0 {
+			t.Fatalf("shard %d: exit %d\n%s", i, out.code, out.stderr)
+		}
+		shards = append(shards, filepath.Join(dir, causal.ShardName(prog, i, 3)))
+	}
+	dir := t.TempDir()
+	out := run(t, nil, dir, emuprofBin, "merge", "-o", dir, shards[2], shards[0], shards[1])
+	if out.code != 0 {
+		t.Fatalf("merge: exit %d\n%s", out.code, out.stderr)
+	}
+	for _, f := range []string{"profile.coz", causal.FileName(prog)} {
+		got, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := full.coz
+		if f != "profile.coz" {
+			want = full.json
+		}
+		if string(got) != want {
+			t.Errorf("merged %s differs from the unsharded run's", f)
+		}
+	}
+	if !strings.Contains(out.stdout, "worth optimizing") {
+		t.Errorf("merge printed no summary:\n%s", out.stdout)
+	}
+	for _, bad := range [][]string{{shards[0], shards[1]}, {shards[0], shards[1], shards[1]}} {
+		o := run(t, nil, dir, emuprofBin, append([]string{"merge", "-o", t.TempDir()}, bad...)...)
+		if o.code != 2 || strings.Count(o.stderr, "\n") != 1 {
+			t.Errorf("merge of %d shards: exit %d, %q; want 2 and one line", len(bad), o.code, o.stderr)
+		}
+	}
+}

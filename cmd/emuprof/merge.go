@@ -1,8 +1,12 @@
 package main
 
 import (
+	"fmt"
+	"os"
+
 	"github.com/spf13/cobra"
 
+	"emuprof/analyses/causal"
 	"emuprof/analyses/paths"
 	"emuprof/analyses/trms"
 )
@@ -10,8 +14,8 @@ import (
 func mergeCommand() *cobra.Command {
 	var out, plan string
 	cmd := &cobra.Command{
-		Use:   "merge -o OUT REPORT.aprof... | merge --plan PLAN -o OUT SHARD.json...",
-		Short: "Merge aprof reports of several runs (aprof's incremental mode), or the shards of P3's copies (emuprof paths --copy)",
+		Use:   "merge -o OUT REPORT.aprof... | merge --plan PLAN -o OUT SHARD.json... | merge -o DIR CAUSAL-SHARD.json...",
+		Short: "Merge aprof reports of several runs (aprof's incremental mode), the shards of P3's copies (emuprof paths --copy), or the shards of causal --exact --shard (into DIR)",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
@@ -19,6 +23,17 @@ func mergeCommand() *cobra.Command {
 			}
 			if paths.IsShard(args[0]) {
 				return mergePathShards(out, plan, args)
+			}
+			if causal.IsShard(args[0]) {
+				files, summary, err := causal.MergeShards(out, args)
+				if err != nil {
+					return &exitError{code: 2, msg: err.Error()}
+				}
+				fmt.Print(summary)
+				for _, f := range files {
+					fmt.Fprintf(os.Stderr, "emuprof: wrote %s\n", f)
+				}
+				return nil
 			}
 			if err := trms.MergeFiles(out, args...); err != nil {
 				return &exitError{code: 2, msg: err.Error()}

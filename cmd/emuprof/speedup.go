@@ -69,6 +69,7 @@ func rerun(cfg guest.Config, f runFlags, speedup string, obs platform.Factory) (
 		f.speedups = append(slices.Clone(f.speedups), speedup)
 	}
 	cfg.TraceDigest, cfg.Analyses, cfg.TimeControl = false, nil, nil
+	cfg.Follow = nil // the rerun's analysis follows its first process only
 	cfg.Stdin, cfg.Stdout, cfg.Stderr = strings.NewReader(""), io.Discard, io.Discard
 	cfg.StdinTTY, cfg.StdoutTTY, cfg.StderrTTY = false, false, false
 	syms := loader.NewSymbolTable()
