@@ -4,9 +4,9 @@ package syscalls
 // descriptor is readable when poll would report POLLIN, POLLHUP or POLLERR,
 // writable on POLLOUT or POLLERR, exceptional on POLLPRI, as in Linux's
 // do_select. Like poll, it never waits: when nothing is ready it returns 0
-// with a PollWait for the scheduler. pselect6's signal mask is checked and
-// ignored (no asynchronous signals), like ppoll's. A call that waits and
-// times out returns 0 with the sets as they were given.
+// with a PollWait for the scheduler. pselect6's signal mask replaces the
+// thread's while it waits (make -j waits for SIGCHLD that way). A call
+// that waits and times out returns 0 with the sets as they were given.
 
 const fdSetWords = 1024 / 64 // FD_SETSIZE bits
 
@@ -45,16 +45,38 @@ func sysPselect6(k *Kernel, c *Call) Outcome {
 		}
 		timeout = ts.ns()
 	}
+	var mask uint64
+	hasMask := false
 	if c.Args[5] != 0 {
 		var b [16]byte
 		if e := k.copyIn(c.Args[5], b[:]); e != 0 {
 			return fail(e)
 		}
-		if e := k.epollSigmask(le.Uint64(b[:]), le.Uint64(b[8:])); e != 0 {
+		addr, size := le.Uint64(b[:]), le.Uint64(b[8:])
+		if e := k.epollSigmask(addr, size); e != 0 {
 			return fail(e)
 		}
+		if addr != 0 {
+			mask, _ = k.getU64(addr)
+			hasMask = true
+		}
 	}
-	return k.selectFDs(c.Args[0], [3]uint64{c.Args[1], c.Args[2], c.Args[3]}, timeout)
+	out := k.selectFDs(c.Args[0], [3]uint64{c.Args[1], c.Args[2], c.Args[3]}, timeout)
+	if hasMask {
+		// The mask holds while the call waits (set_user_sigmask): a
+		// signal it unblocks interrupts the wait (EINTR, never
+		// restarted), and the handler runs under it; a call that
+		// returns without waiting puts the old mask back at once.
+		if out.Wait == nil || out.Err != nil {
+			k.RestoreMask(c.Tid)
+			return out
+		}
+		k.Suspend(c.Tid, mask)
+		if k.Deliverable(c.Tid) {
+			return fail(eINTR)
+		}
+	}
+	return out
 }
 
 // selectFDs checks the descriptors of the three sets (read, write, except;

@@ -126,7 +126,7 @@ func declareTable() []entry {
 	partial(7, "waits (in virtual time) for pipe activity or the timeout; files and std streams are always ready", sysPoll)
 	partial(271, "as poll; the signal mask argument is ignored", sysPpoll)
 	partial(23, "as poll (sys_select.go); a wait that times out leaves the sets as given", sysSelect)
-	partial(270, "as select; the signal mask argument is ignored", sysPselect6)
+	partial(270, "as select; the signal mask holds while the call waits", sysPselect6)
 
 	// Event files (sys_event.go).
 	full(213, sysEpollCreate)

@@ -6,6 +6,7 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -207,4 +208,28 @@ func TestProcessGroups(t *testing.T) {
 			t.Errorf("script -qec %q: exit %d, output %q, stderr %q", cmdline, out.code, out.stdout, out.stderr)
 		}
 	}
+}
+
+// TestMakeJobs runs make -j2 over five compilation units: with two jobs
+// running, make waits for a child in pselect6 with SIGCHLD unblocked by
+// the call's mask only, so the signal must interrupt the wait.
+func TestMakeJobs(t *testing.T) {
+	work := t.TempDir()
+	files := map[string]string{
+		"h.h":      "int f1(int);int f2(int);int f3(int);int f4(int);\n",
+		"main.c":   "#include <stdio.h>\n#include \"h.h\"\nint main(void) { printf(\"%d\\n\", f1(3)+f2(4)+f3(5)+f4(6)); return 0; }\n",
+		"Makefile": "OBJS = main.o f1.o f2.o f3.o f4.o\np: $(OBJS)\n\tgcc -o p $(OBJS)\n%.o: %.c h.h\n\tgcc -O2 -c $<\n",
+	}
+	for i := 1; i <= 4; i++ {
+		files[fmt.Sprintf("f%d.c", i)] = fmt.Sprintf("#include \"h.h\"\nint f%d(int x) { int s = 0; for (int i = 0; i < x; i++) s += i * %d; return s; }\n", i, i)
+	}
+	old := mustTime("2020-03-04T05:06:07Z")
+	for name, text := range files {
+		p := filepath.Join(work, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		os.Chtimes(p, old, old)
+	}
+	compare(t, nil, work, "/bin/sh", "-c", "make -j2 && ./p; echo $?; rm -f *.o p")
 }
