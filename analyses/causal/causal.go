@@ -33,6 +33,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"emuprof/analyses"
 )
@@ -74,6 +75,10 @@ type Config struct {
 	// Validate is the number of lines whose predictions --validate checks
 	// by actual speedups (see Validate).
 	Validate int
+	// Context attributes a line within the calling context of its
+	// routine: one "line" per caller, FILE:LINE <- CALLER (Coz issue 78:
+	// the same line may matter only when called from one caller).
+	Context bool
 }
 
 // Delayer is the platform's Clock.
@@ -89,8 +94,15 @@ type Options struct {
 }
 
 type lineKey struct {
-	file string
-	line int
+	file   string
+	line   int
+	caller string // the routine that called the line's routine (--context)
+}
+
+// ctxKey is a line in the context of a caller routine (by id).
+type ctxKey struct {
+	line   int32
+	caller uint32
 }
 
 type lineInfo struct {
@@ -125,6 +137,7 @@ type thread struct {
 	blocked, exited         bool
 	cur                     int32 // line the thread's current code is attributed to
 	stack                   []int32
+	routines                []uint32 // routine ids of the call stack (--context)
 	prevAny                 int32
 }
 
@@ -150,6 +163,9 @@ type Profiler struct {
 	fixed   spec
 	hasFix  bool
 	fixedID int32
+	// fixedCaller is the caller of --fixed-line FILE:LINE <- CALLER.
+	fixedCaller string
+	ctxIDs      map[ctxKey]int32
 
 	lines    []lineInfo // [0] unused
 	lineIDs  map[lineKey]int32
@@ -185,7 +201,7 @@ func New(cfg Config, opt Options) (*Profiler, error) {
 		opt.NsPerInsn = 1
 	}
 	p := &Profiler{cfg: cfg, opt: opt, lines: make([]lineInfo, 1), lineIDs: map[lineKey]int32{},
-		anyIDs: map[lineKey]int32{}, routHits: map[uint32][]hit{}, recent: map[int32]bool{},
+		anyIDs: map[lineKey]int32{}, ctxIDs: map[ctxKey]int32{}, routHits: map[uint32][]hit{}, recent: map[int32]bool{},
 		threads: map[uint32]*thread{}, rng: rand.New(rand.NewPCG(cfg.Seed, 0x636f7a)), first: true}
 	if opt.Program != "" {
 		if abs, err := filepath.Abs(opt.Program); err == nil {
@@ -213,6 +229,9 @@ func New(cfg Config, opt Options) (*Profiler, error) {
 			return nil, err
 		}
 		p.points = append(p.points, point{name: bs.text + "," + es.text, latency: true, begin: bs, end: es})
+	}
+	if fl, caller, ok := strings.Cut(cfg.FixedLine, " <- "); ok && cfg.Context {
+		cfg.FixedLine, p.fixedCaller = fl, caller
 	}
 	if cfg.FixedLine != "" {
 		sp, err := parseSpec(cfg.FixedLine)
@@ -279,6 +298,9 @@ func (p *Profiler) Events(batch []analyses.Event) {
 		case analyses.KindCall:
 			t := p.thread(ev.Tid)
 			t.stack = append(t.stack, t.cur)
+			if p.cfg.Context {
+				t.routines = append(t.routines, ev.Block)
+			}
 			for _, h := range p.routineHits(ev.Block) {
 				p.visit(h, ev.Time)
 			}
@@ -287,6 +309,9 @@ func (p *Profiler) Events(batch []analyses.Event) {
 			if n := len(t.stack); n > 0 {
 				t.cur = t.stack[n-1]
 				t.stack = t.stack[:n-1]
+			}
+			if n := len(t.routines); n > 0 {
+				t.routines = t.routines[:n-1]
 			}
 		case analyses.KindThreadStart:
 			t := p.thread(ev.Tid)
@@ -349,6 +374,9 @@ func (p *Profiler) block(ev *analyses.Event) {
 	line := int32(0)
 	if bd.scope != 0 && ev.Flags&analyses.FlagHidden == 0 {
 		line = bd.scope
+		if p.cfg.Context {
+			line = p.inContext(line, t)
+		}
 		t.cur = line
 	} else if !p.cfg.NoCallees {
 		line = t.cur
@@ -405,7 +433,7 @@ func (p *Profiler) blockData(id uint32) *blockData {
 		return bd
 	}
 	if bi.File != "" && bi.Line > 0 {
-		k := lineKey{bi.File, bi.Line}
+		k := lineKey{file: bi.File, line: bi.Line}
 		if bd.any = p.anyIDs[k]; bd.any == 0 {
 			bd.any = int32(len(p.anyIDs) + 1)
 			p.anyIDs[k] = bd.any
@@ -462,7 +490,8 @@ func (p *Profiler) lineID(k lineKey) int32 {
 	id := int32(len(p.lines))
 	p.lines = append(p.lines, lineInfo{key: k})
 	p.lineIDs[k] = id
-	if p.hasFix && p.fixedID == 0 && k.line == p.fixed.line && fileMatches(k.file, p.fixed.name) {
+	if p.hasFix && p.fixedID == 0 && k.line == p.fixed.line && fileMatches(k.file, p.fixed.name) &&
+		(!p.cfg.Context || k.caller != "" && (p.fixedCaller == "" || k.caller == p.fixedCaller)) {
 		p.fixedID = id
 		if p.exp != nil && p.exp.line == 0 {
 			p.exp.line = id
@@ -636,7 +665,33 @@ func (p *Profiler) end(now int64) {
 
 func (p *Profiler) lineName(id int32) string {
 	k := p.lines[id].key
+	if k.caller != "" {
+		return k.file + ":" + itoa(k.line) + " <- " + k.caller
+	}
 	return k.file + ":" + itoa(k.line)
+}
+
+// inContext returns the id of line in the context of the caller of the
+// thread's current routine (the routine below the top of its call stack).
+func (p *Profiler) inContext(line int32, t *thread) int32 {
+	var caller uint32
+	if n := len(t.routines); n >= 2 {
+		caller = t.routines[n-2]
+	}
+	ck := ctxKey{line, caller}
+	if id, ok := p.ctxIDs[ck]; ok {
+		return id
+	}
+	k := p.lines[line].key
+	k.caller = "?"
+	if n := len(t.routines); n >= 2 && p.opt.RoutineName != nil {
+		if name := p.opt.RoutineName(caller); name != "" {
+			k.caller = name
+		}
+	}
+	id := p.lineID(k)
+	p.ctxIDs[ck] = id
+	return id
 }
 
 // Finish ends the run: an end-to-end experiment ends at the run's virtual

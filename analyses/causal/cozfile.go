@@ -156,9 +156,10 @@ func parseRecord(line string, isJSON bool) (Record, error) {
 				return rec, fmt.Errorf("speedup %q above 1", v)
 			}
 		case "selected":
-			i := strings.LastIndexByte(v, ':')
-			if i <= 0 || !intRe.MatchString(v[i+1:]) {
-				return rec, fmt.Errorf("selected %q: want FILE:LINE", v)
+			fl, caller, ctx := strings.Cut(v, " <- ") // --context
+			i := strings.LastIndexByte(fl, ':')
+			if i <= 0 || !intRe.MatchString(fl[i+1:]) || ctx && caller == "" {
+				return rec, fmt.Errorf("selected %q: want FILE:LINE or FILE:LINE <- CALLER", v)
 			}
 		case "name":
 			if v == "" {

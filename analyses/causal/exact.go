@@ -366,14 +366,15 @@ func buildExact(shards []*Shard) (*Profile, []Experiment, error) {
 	return p.Build(), p.done, nil
 }
 
-// parseLineName splits FILE:LINE.
+// parseLineName splits FILE:LINE or FILE:LINE <- CALLER.
 func parseLineName(s string) (lineKey, bool) {
+	s, caller, _ := strings.Cut(s, " <- ")
 	i := strings.LastIndexByte(s, ':')
 	if i <= 0 {
 		return lineKey{}, false
 	}
 	n, err := strconv.Atoi(s[i+1:])
-	return lineKey{s[:i], n}, err == nil && n > 0
+	return lineKey{file: s[:i], line: n, caller: caller}, err == nil && n > 0
 }
 
 // IsShard reports whether the file at path is a causal shard.

@@ -46,6 +46,7 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 	fs.BoolVar(&legacy, "legacy-format", false, "causal: write profile.coz in Coz's tab-separated form")
 	fs.IntVar(&top, "causal-top", 20, "causal: lines in the summary")
 	ex := registerExact(fs)
+	fs.BoolVar(&cfg.Context, "context", false, "causal: attribute a line within its routine's calling context, one \"FILE:LINE <- CALLER\" per caller (Coz issue 78)")
 	fs.IntVar(&cfg.Validate, "validate", 0, "causal: check the predictions of the top N lines by actual speedups, one whole run per line and speedup (5/25/50/100 %)")
 	return func(env *platform.Env) (platform.Instance, error) {
 		if cfg.Validate < 0 {

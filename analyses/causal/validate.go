@@ -235,6 +235,9 @@ func (p *Profiler) validate(prof *Profile, n int, run Rerun) (*Validation, error
 			break
 		}
 		l := &prof.Lines[i]
+		if strings.Contains(l.Line, " <- ") {
+			continue // an actual speedup cannot select a calling context
+		}
 		for _, s := range ValidationSpeedups {
 			pred, _, ok := l.At(s)
 			if !ok {

@@ -446,3 +446,41 @@ func TestCausalExactShards(t *testing.T) {
 		}
 	}
 }
+
+// TestCausalContext: causal_context's spin() loop (line 16) runs in two
+// threads, called from long_path() (20,000 iterations) and short_path()
+// (18,000). Without --context the line is one: speeding it up speeds both
+// threads, so the program gains nearly all of it. With --context it is two
+// "lines", FILE:LINE <- CALLER (Coz issue 78): from long_path, Figure 1's
+// longer loop (s until the threads meet at 10 %, then flat); from
+// short_path, nothing.
+func TestCausalContext(t *testing.T) {
+	prog := guestBin(t, "glibc-static", "causal_context")
+	whole := runCausal(t, []string{"--progress", "round_done", "--fixed-line", "causal_context.c:16"}, prog, "300")
+	if c := curve(t, whole.prof, "causal_context.c:16"); c[100] < 0.9 {
+		t.Errorf("without --context, line 16 at 100 %%: %.4f, want above 0.9", c[100])
+	}
+	long := runCausal(t, []string{"--context", "--progress", "round_done", "--fixed-line", "causal_context.c:16 <- long_path"}, prog, "300")
+	short := runCausal(t, []string{"--context", "--progress", "round_done", "--fixed-line", "causal_context.c:16 <- short_path"}, prog, "300")
+	cl, cs := curve(t, long.prof, "causal_context.c:16 <- long_path"), curve(t, short.prof, "causal_context.c:16 <- short_path")
+	if len(cl) != 21 || len(cs) != 21 {
+		t.Fatalf("speedups covered: %d and %d, want 21", len(cl), len(cs))
+	}
+	flat := cl[100]
+	if flat < 0.085 || flat > 0.1 || math.Abs(cl[5]-flat/2) > 0.005 {
+		t.Errorf("from long_path: 5 %% %.4f, 100 %% %.4f; want about 0.0465 and 0.093", cl[5], flat)
+	}
+	for s := 10; s <= 100; s += 5 {
+		if math.Abs(cl[s]-flat) > 0.002 {
+			t.Errorf("from long_path at %d %%: %.4f, want flat at %.4f", s, cl[s], flat)
+		}
+		if math.Abs(cs[s]) > 0.001 {
+			t.Errorf("from short_path at %d %%: %.4f, want 0", s, cs[s])
+		}
+	}
+	for _, rec := range long.recs {
+		if rec.Type == "experiment" && !strings.HasSuffix(rec.Fields["selected"], "causal_context.c:16 <- long_path") {
+			t.Errorf("experiment on %q", rec.Fields["selected"])
+		}
+	}
+}
