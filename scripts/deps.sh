@@ -66,7 +66,6 @@ done <<'EOF'
 /usr/bin/factor coreutils
 /usr/bin/script bsdutils
 /usr/bin/setsid util-linux
-/usr/bin/node nodejs
 EOF
 # python3 with the standard library the tests import (python3-minimal lacks json and mmap).
 /usr/bin/python3 -c 'import hashlib, json, mmap' 2>/dev/null || need+=(python3)
