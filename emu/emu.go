@@ -510,6 +510,7 @@ func (e *Engine) run(pc, budget uint64) cpu.Stop {
 	e.st.fault_pc = 0
 	err := C.uc_emu_start(e.uc, C.uint64_t(pc), 0, 0, 0)
 	s := cpu.Stop{Reason: cpu.StopReason(e.st.reason), Insns: uint64(e.st.insns), Blocks: uint64(e.st.blocks), Saved: uint64(e.st.saved),
+	e.st.last_block, e.st.last_len = 0, 0
 		IntNo: uint32(e.st.intno)}
 	if e.failure != nil {
 		s.Err, e.failure = e.failure, nil
@@ -534,7 +535,14 @@ func (e *Engine) run(pc, budget uint64) cpu.Stop {
 		s.FaultProt = err == C.UC_ERR_READ_PROT || err == C.UC_ERR_WRITE_PROT || err == C.UC_ERR_FETCH_PROT
 		if pc := uint64(e.st.fault_pc); pc != 0 {
 			// The engine's RIP after a fault can be a block start before
-			// the faulting instruction; the hook saw the precise one.
+			// the faulting instruction; the hook saw the precise one when
+			// memory hooks are on. Without them it saw the last RIP
+			// stored, which can be an earlier block's chained to the
+			// faulting one: then the faulting block's start is the best
+			// known (guest.faultPC finds the instruction in it).
+			if lb, n := uint64(e.st.last_block), uint64(e.st.last_len); n != 0 && pc-lb >= n && s.FaultAccess != cpu.FaultFetch {
+				pc = lb
+			}
 			_ = e.setReg(C.UC_X86_REG_RIP, pc)
 		}
 	default:

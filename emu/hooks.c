@@ -88,6 +88,8 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
 	s->insns += b->insns;
 	s->saved += b->saved;
 	s->blocks++;
+	s->last_block = addr;
+	s->last_len = len;
 	if (s->want_blocks && !b->quiet) {
 		struct emu_event *e = push(s);
 		e->addr = addr;

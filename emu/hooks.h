@@ -63,6 +63,8 @@ struct emu_state {
 	int reason;
 	uint64_t fault_addr;
 	uint64_t fault_pc; // RIP as the invalid-memory hook saw it
+	uint64_t last_block; // start and length of the last block entered:
+	uint32_t last_len;   // a fault is in it (RIP may be an earlier chained block's)
 	int fault_type;
 	int fault_size;
 	uint32_t intno;

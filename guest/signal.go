@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 
 	"emuprof/analyses"
@@ -535,9 +536,7 @@ func (p *Process) sigreturn(t *sched.Thread, r *cpu.Regs) *Result {
 // to its handler (force_sig_fault); blocked, ignored or without a handler,
 // the process dies of it.
 func (p *Process) fault(t *sched.Thread, sig, code int, addr, trapno, errCode uint64, what string) *Result {
-	act := p.kernel.Action(sig)
-	if act.Handler == syscalls.SigDfl || act.Handler == syscalls.SigIgn ||
-		p.kernel.SigMask(t.Tid)&(1<<(sig-1)) != 0 {
+	if !p.catches(t, sig) {
 		return p.crash(sig, what)
 	}
 	s := &p.threads[t.Tid].sig
@@ -547,6 +546,14 @@ func (p *Process) fault(t *sched.Thread, sig, code int, addr, trapno, errCode ui
 	}
 	p.kernel.Send(t.Tid, syscalls.FaultInfo(sig, code, addr), false)
 	return p.deliverSignals(t)
+}
+
+// catches reports whether thread t runs a handler for the synchronous
+// signal sig: a blocked or ignored one kills the process.
+func (p *Process) catches(t *sched.Thread, sig int) bool {
+	act := p.kernel.Action(sig)
+	return act.Handler != syscalls.SigDfl && act.Handler != syscalls.SigIgn &&
+		p.kernel.SigMask(t.Tid)&(1<<(sig-1)) == 0
 }
 
 // trackTimer notes that p's ITIMER_REAL may be armed.
@@ -643,9 +650,10 @@ func (p *Process) sendTo(t *sched.Thread, q *Process, sig int) {
 	}
 }
 
-// killCall is kill(2): to a process, the caller's process group (0),
-// every process but init and the caller (-1), or a group (-pgid). Every
-// process of a run is in the first process's group.
+// killCall is kill(2) (kill_something_info): to a process, to the
+// caller's process group (0), to every process but init and the caller
+// (-1), or to group -pid. The caller's own signal is sent last, so that
+// its death by it comes after the others have theirs.
 func (p *Process) killCall(t *sched.Thread, c *syscalls.Call) syscalls.Outcome {
 	pid, sig := int(int32(c.Args[0])), int(int32(c.Args[1]))
 	if sig < 0 || sig > 64 {
@@ -662,35 +670,38 @@ func (p *Process) killCall(t *sched.Thread, c *syscalls.Call) syscalls.Outcome {
 		p.sendTo(t, q, sig)
 		return ret(0)
 	}
-	if pid == -1 || pid == 0 || -pid == p.m.root.pid {
-		// Every process of the run (kill(-1): but the caller), the
-		// caller last, so that its own death comes after the others'.
-		for _, q := range p.processes() {
-			if q != p {
-				p.sendTo(t, q, sig)
+	var targets []*Process
+	switch {
+	case pid == 0:
+		targets = p.inGroup(p.pgid)
+	case pid == -1:
+		for _, tid := range slices.Sorted(maps.Keys(p.m.owner)) {
+			if q := p.m.owner[tid]; q.pid == tid && tid > 1 && q != p {
+				targets = append(targets, q)
 			}
 		}
-		if pid == -1 {
-			return ret(0)
-		}
-		c2 := *c
-		c2.Args[0] = uint64(p.pid)
-		return p.kernel.Do(&c2)
+	case pid == math.MinInt32:
+		return ret(errno(eSRCH)) // -INT_MIN overflows
+	default:
+		targets = p.inGroup(-pid)
 	}
-	return ret(errno(eSRCH))
-}
-
-// processes returns the live processes of the run, by pid.
-func (p *Process) processes() []*Process {
-	var out []*Process
-	seen := map[*Process]bool{}
-	for _, tid := range slices.Sorted(maps.Keys(p.m.owner)) {
-		if q := p.m.owner[tid]; !seen[q] && !q.exited && !q.zombie {
-			seen[q] = true
-			out = append(out, q)
+	if len(targets) == 0 {
+		return ret(errno(eSRCH))
+	}
+	self := false
+	for _, q := range targets {
+		if q == p {
+			self = true
+		} else {
+			p.sendTo(t, q, sig)
 		}
 	}
-	return out
+	if !self {
+		return ret(0)
+	}
+	c2 := *c
+	c2.Args[0] = uint64(p.pid)
+	return p.kernel.Do(&c2)
 }
 
 // notifyParent sends SIGCHLD to the parent of the exited process p
@@ -741,6 +752,19 @@ func (p *Process) memoryFault(t *sched.Thread, stop *cpu.Stop) *Result {
 		ec |= 2
 	case cpu.FaultFetch:
 		ec |= 16
+	}
+	if stop.FaultAccess != cpu.FaultFetch && p.catches(t, sigSEGV) {
+		// The handler sees the faulting instruction, not its block.
+		var r cpu.Regs
+		if err := p.cpu.ReadRegs(&r); err != nil {
+			return p.internal(err)
+		}
+		if pc := p.faultPC(&r, stop.FaultAddr); pc != r.RIP {
+			r.RIP = pc
+			if err := p.cpu.WriteRegs(&r); err != nil {
+				return p.internal(err)
+			}
+		}
 	}
 	return p.fault(t, sigSEGV, code, stop.FaultAddr, 14, ec,
 		fmt.Sprintf("%s of %s address %#x", stop.FaultAccess, what, stop.FaultAddr))

@@ -14,7 +14,7 @@
 // sigsuspend, sigtimedwait/sigwaitinfo/sigwait, nanosleep interrupted
 // (EINTR and the time left), select EINTR under SA_RESTART, SIGPIPE with a
 // handler, SIGCHLD (handler, siginfo, SIG_IGN auto-reaping), kill to a child
-// with a handler, wait4 interrupted.
+// with a handler, wait4 interrupted, kill(0) and kill(-pgid).
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fenv.h>
@@ -573,6 +573,45 @@ static void step_children(void)
 		       w == c ? "returned the child" : strerror(e), alarms, w2 == c ? WEXITSTATUS(st) : -1);
 	}
 	dfl(SIGALRM);
+	// kill(0) and kill(-pgid) in a session of its own (so that natively
+	// nothing outside the test is signalled): the whole group, the caller
+	// included.
+	c = fork();
+	if (c == 0) {
+		setsid();
+		on(SIGUSR2, h_info, 0, NULL);
+		int s2[2];
+		pipe(s2);
+		pid_t g = fork();
+		if (g == 0) {
+			sigset_t u, none;
+			sigemptyset(&u);
+			sigaddset(&u, SIGUSR2);
+			sigprocmask(SIG_BLOCK, &u, &none);
+			sigdelset(&none, SIGUSR2);
+			hits = 0;
+			write(s2[1], "r", 1);
+			for (int i = 1; i <= 2; i++) {
+				while (hits < i)
+					sigsuspend(&none);
+				write(s2[1], "a", 1);
+			}
+			_exit(60 + hits);
+		}
+		read(s2[0], &b, 1);
+		hits = 0;
+		kill(0, SIGUSR2);
+		int self = hits;
+		read(s2[0], &b, 1);
+		kill(-getpid(), SIGUSR2);
+		read(s2[0], &b, 1);
+		int st2;
+		waitpid(g, &st2, 0);
+		int e = kill(-12345, SIGUSR2) == -1 ? errno : 0;
+		_exit(self * 10 + hits + (WEXITSTATUS(st2) == 62 ? 0 : 5) + (e == ESRCH ? 0 : 50));
+	}
+	waitpid(c, &st, 0);
+	printf("kill(0), kill(-pgid): %d\n", WEXITSTATUS(st));
 	// SIGCHLD ignored: children are reaped at once.
 	signal(SIGCHLD, SIG_IGN);
 	c = fork();
