@@ -115,6 +115,7 @@ type lineInfo struct {
 	// pend the one numbered epoch (committed once it completes).
 	base, pend int64
 	epoch      int
+	recent     int // == Profiler.recentGen: executed since the last experiment began
 }
 
 type hit struct {
@@ -172,10 +173,14 @@ type Profiler struct {
 	anyIDs   map[lineKey]int32
 	blocks   []blockData
 	routHits map[uint32][]hit
-	recent   map[int32]bool
-	threads  map[uint32]*thread
-	order    []*thread
-	rng      *rand.Rand
+	// recent lists the lines executed since the last experiment began
+	// (lineInfo.recent == recentGen marks them: no map write per block).
+	recent    []int32
+	recentGen int
+	last      *thread // the thread of the previous event
+	threads   map[uint32]*thread
+	order     []*thread
+	rng       *rand.Rand
 
 	global   int64 // global delay count, ×scale
 	delayed  int64 // ns of pauses requested
@@ -201,7 +206,7 @@ func New(cfg Config, opt Options) (*Profiler, error) {
 		opt.NsPerInsn = 1
 	}
 	p := &Profiler{cfg: cfg, opt: opt, lines: make([]lineInfo, 1), lineIDs: map[lineKey]int32{},
-		anyIDs: map[lineKey]int32{}, ctxIDs: map[ctxKey]int32{}, routHits: map[uint32][]hit{}, recent: map[int32]bool{},
+		anyIDs: map[lineKey]int32{}, ctxIDs: map[ctxKey]int32{}, routHits: map[uint32][]hit{}, recentGen: 1,
 		threads: map[uint32]*thread{}, rng: rand.New(rand.NewPCG(cfg.Seed, 0x636f7a)), first: true}
 	if opt.Program != "" {
 		if abs, err := filepath.Abs(opt.Program); err == nil {
@@ -265,12 +270,16 @@ func (p *Profiler) Needs() analyses.Needs {
 func (p *Profiler) MarkPartial(reason string) { p.partial = reason }
 
 func (p *Profiler) thread(tid uint32) *thread {
+	if t := p.last; t != nil && t.tid == tid {
+		return t
+	}
 	t := p.threads[tid]
 	if t == nil {
 		t = &thread{tid: tid, local: p.global}
 		p.threads[tid] = t
 		p.order = append(p.order, t)
 	}
+	p.last = t
 	return t
 }
 
@@ -348,6 +357,9 @@ func (p *Profiler) pay() {
 	for _, t := range p.order {
 		if t.exited {
 			delete(p.threads, t.tid)
+			if p.last == t {
+				p.last = nil
+			}
 			continue
 		}
 		live = append(live, t)
@@ -384,7 +396,10 @@ func (p *Profiler) block(ev *analyses.Event) {
 	if line != 0 {
 		li := &p.lines[line]
 		li.cost += cost
-		p.recent[line] = true
+		if li.recent != p.recentGen {
+			li.recent = p.recentGen
+			p.recent = append(p.recent, line)
+		}
 		if e := p.exp; e != nil && e.speedup == 0 {
 			if li.epoch != e.seq {
 				li.base += li.pend // the experiment li.epoch completed
@@ -578,10 +593,7 @@ func (p *Profiler) start(now int64) {
 	if p.hasFix {
 		line = p.fixedID
 	} else {
-		cands := make([]int32, 0, len(p.recent))
-		for l := range p.recent {
-			cands = append(cands, l)
-		}
+		cands := append([]int32(nil), p.recent...)
 		if len(cands) == 0 {
 			for l := 1; l < len(p.lines); l++ {
 				cands = append(cands, int32(l))
@@ -601,7 +613,8 @@ func (p *Profiler) start(now int64) {
 			line = best[p.rng.IntN(len(best))]
 		}
 	}
-	clear(p.recent)
+	p.recent = p.recent[:0]
+	p.recentGen++
 	if line == 0 {
 		p.exp = nil
 		return
