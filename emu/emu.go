@@ -508,9 +508,9 @@ func (e *Engine) run(pc, budget uint64) cpu.Stop {
 	e.st.insns, e.st.blocks, e.st.saved, e.st.budget = 0, 0, 0, C.uint64_t(budget)
 	e.st.reason = C.STOP_NONE
 	e.st.fault_pc = 0
+	e.st.last_block, e.st.last_len = 0, 0
 	err := C.uc_emu_start(e.uc, C.uint64_t(pc), 0, 0, 0)
 	s := cpu.Stop{Reason: cpu.StopReason(e.st.reason), Insns: uint64(e.st.insns), Blocks: uint64(e.st.blocks), Saved: uint64(e.st.saved),
-	e.st.last_block, e.st.last_len = 0, 0
 		IntNo: uint32(e.st.intno)}
 	if e.failure != nil {
 		s.Err, e.failure = e.failure, nil
