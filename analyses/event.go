@@ -29,6 +29,20 @@ const (
 	KindReturn           // a routine activation ended (from the call-tracking stage)
 )
 
+// A signal handler's entry and rt_sigreturn are Syscall events (the kernel
+// acts between two blocks), made when an analysis needs Syscalls or Calls:
+// the entry has Addr SyscallSignalEntry, Aux the handler's return address
+// (sa_restorer) and Size the signal, with SignalOnAltStack when the handler
+// runs on the alternate signal stack; the next Block of the thread is the
+// handler's first. rt_sigreturn is the Syscall event of call
+// SyscallSigreturn; the thread's next Block is where the signal interrupted
+// it (or where the handler sent it).
+const (
+	SyscallSignalEntry = 1 << 20
+	SyscallSigreturn   = 15
+	SignalOnAltStack   = 1 << 8
+)
+
 var kindNames = [...]string{"none", "block", "read", "write", "kread", "kwrite",
 	"syscall", "thread-start", "thread-exit", "switch", "block-on", "wake", "call", "return"}
 

@@ -481,17 +481,18 @@ func (p *Process) handle(t *sched.Thread, info *syscalls.SigInfo, act syscalls.S
 	if p.digest != nil {
 		p.hash(0x5167, uint64(tid), uint64(sig), act.Handler)
 	}
-	if p.cfg.Needs.Syscalls {
-		// The entry of a handler, for the analyses: a syscall event
-		// numbered after the signal (rt_sigreturn ends it).
-		p.emit(analyses.Event{Kind: analyses.KindSyscall, Tid: uint32(tid), Time: t.Clock, Addr: SignalEventNr, Aux: uint64(sig)})
+	if n := p.cfg.Needs; n.Syscalls || n.Calls {
+		// The entry of a handler, for the analyses (call tracking: there
+		// is no call instruction).
+		size := uint32(sig)
+		if entering || nested {
+			size |= analyses.SignalOnAltStack
+		}
+		p.emit(analyses.Event{Kind: analyses.KindSyscall, Tid: uint32(tid), Time: t.Clock,
+			Addr: analyses.SyscallSignalEntry, Aux: act.Restorer, Size: size})
 	}
 	return nil
 }
-
-// SignalEventNr is the syscall number of the event that marks the entry
-// of a signal handler (Aux: the signal); no Linux call has it.
-const SignalEventNr = 1 << 20
 
 // sigreturn is rt_sigreturn: the registers, FPU state, mask and alternate
 // stack come back from the frame at rsp-8 (signal_64.c, restore_sigcontext
@@ -527,6 +528,9 @@ func (p *Process) sigreturn(t *sched.Thread, r *cpu.Regs) *Result {
 	p.kernel.RestoreAltStack(t.Tid, r.RSP, ss)
 	if err := p.cpu.WriteRegs(r); err != nil {
 		return p.internal(err)
+	}
+	if n := p.cfg.Needs; n.Calls && !n.Syscalls {
+		p.emit(analyses.Event{Kind: analyses.KindSyscall, Tid: uint32(t.Tid), Time: t.Clock, Addr: nrRtSigreturn, Aux: r.RAX})
 	}
 	p.recordSyscall(t, nrRtSigreturn, r.RAX)
 	return p.deliverSignals(t)

@@ -60,6 +60,13 @@ func (s *Stage) Process(batch []analyses.Event, blocks analyses.BlockView, emit 
 			if ev.Tid == s.lastTid && s.lastHidden || ev.Tid != s.lastTid && s.tracker.InResolver(ev.Tid) {
 				ev.Flags |= analyses.FlagHidden
 			}
+		case analyses.KindSyscall:
+			switch ev.Addr {
+			case analyses.SyscallSignalEntry:
+				s.tracker.SignalEntry(ev.Tid, ev.Aux, ev.Size&analyses.SignalOnAltStack != 0)
+			case analyses.SyscallSigreturn:
+				s.tracker.Sigreturn(ev.Tid)
+			}
 		case analyses.KindThreadExit:
 			s.tracker.ThreadExit(ev.Tid)
 			if ev.Tid == s.lastTid {

@@ -26,6 +26,10 @@ type frame struct {
 	sp      uint64 // stack pointer at routine entry (after the call pushed ret)
 	ctx     NodeID // calling context (of the nearest reported frame, for hidden ones)
 	hidden  bool   // a transparent frame (linker stub, resolver) or a descendant of a resolver: not reported
+	// barrier marks where a signal interrupted the thread: the frame of
+	// the handler goes above it, rt_sigreturn pops down to it and it, it
+	// is never reported and returns do not cross it.
+	barrier bool
 }
 
 // stack is the shadow stack of one thread.
@@ -36,6 +40,7 @@ type stack struct {
 	prevEnd  analyses.End         // terminator of the thread's previous block
 	prevNext uint64               // address following the previous block (its fall-through/return address)
 	prevKind analyses.RoutineKind // kind of the previous block's routine
+	lastSP   uint64               // stack pointer at the previous block
 }
 
 // Tracker maintains a shadow stack per thread from Block events.
@@ -257,12 +262,54 @@ func (t *Tracker) Block(ev *analyses.Event, b *analyses.BlockInfo) (hidden bool)
 	s.prevEnd = ev.End
 	s.prevNext = bi.next
 	s.prevKind = t.routines.list[bi.routine].Kind
+	s.lastSP = sp
 	return s.hidden > 0
+}
+
+// SignalEntry says that thread tid's next block is a signal handler's
+// first (the kernel built a signal frame; there was no call), which will
+// return to restorer (sa_restorer, which calls rt_sigreturn). The handler
+// is reported as called by the interrupted routine. A barrier frame under
+// it keeps the interrupted frames: at the stack pointer of the interrupted
+// block, so that a siglongjmp past it unwinds it, or, when the handler
+// runs on the alternate stack (whose addresses say nothing about the
+// thread's stack), only rt_sigreturn ends it.
+func (t *Tracker) SignalEntry(tid uint32, restorer uint64, onAltStack bool) {
+	s := t.stackOf(tid, true)
+	n := len(s.frames)
+	if n == 0 {
+		return
+	}
+	top := s.frames[n-1]
+	sp := s.lastSP
+	if onAltStack {
+		sp = ^uint64(0)
+	}
+	s.frames = append(s.frames, frame{routine: top.routine, sp: sp, ctx: top.ctx, barrier: true})
+	s.prevEnd, s.prevNext = analyses.EndCall, restorer
+}
+
+// Sigreturn ends thread tid's innermost signal handler (rt_sigreturn):
+// its frames and the barrier go; the thread goes on where the signal
+// interrupted it.
+func (t *Tracker) Sigreturn(tid uint32) {
+	s := t.stackOf(tid, false)
+	if s == nil {
+		return
+	}
+	for i := len(s.frames) - 1; i >= 1; i-- {
+		if s.frames[i].barrier {
+			for len(s.frames) > i {
+				t.pop(s)
+			}
+			return
+		}
+	}
 }
 
 // returnTo pops to the frame whose return address is addr, if any.
 func (t *Tracker) returnTo(s *stack, addr uint64) {
-	for i := len(s.frames) - 1; i >= 1; i-- {
+	for i := len(s.frames) - 1; i >= 1 && !s.frames[i].barrier; i-- {
 		if s.frames[i].ret == addr {
 			for len(s.frames) > i {
 				t.pop(s)
@@ -295,6 +342,9 @@ func (t *Tracker) push(s *stack, r RoutineID, entry, ret, sp uint64) {
 func (t *Tracker) pop(s *stack) {
 	f := s.frames[len(s.frames)-1]
 	s.frames = s.frames[:len(s.frames)-1]
+	if f.barrier {
+		return
+	}
 	if f.hidden {
 		s.hidden--
 		return

@@ -1,0 +1,147 @@
+package calls
+
+import (
+	"testing"
+
+	"emuprof/analyses"
+	"emuprof/analyses/tracetest"
+)
+
+// Signal handlers are entered without a call (the kernel builds a frame)
+// and left through sa_restorer and rt_sigreturn, or by siglongjmp.
+var sigSyms = fakeSyms{
+	{0x1000, 0x1100, "main"},
+	{0x2000, 0x2100, "f"},
+	{0x3000, 0x3100, "handler"},
+	{0x5000, 0x5100, "g"},
+	{0x9000, 0x9100, "__restore_rt"},
+}
+
+var sigTrace = tracetest.New(sigSyms)
+
+func sblk(tid uint32, addr, sp uint64, n uint16, end analyses.End) analyses.Event {
+	id := sigTrace.BlockID(addr, uint32(n), 1, end)
+	return analyses.Event{Kind: analyses.KindBlock, Tid: tid, Block: id, Addr: addr, Aux: sp, Size: 1, End: end}
+}
+
+func sigEntry(tid uint32, restorer uint64, alt bool) analyses.Event {
+	size := uint32(10)
+	if alt {
+		size |= analyses.SignalOnAltStack
+	}
+	return analyses.Event{Kind: analyses.KindSyscall, Tid: tid, Addr: analyses.SyscallSignalEntry, Aux: restorer, Size: size}
+}
+
+func sigReturn(tid uint32) analyses.Event {
+	return analyses.Event{Kind: analyses.KindSyscall, Tid: tid, Addr: analyses.SyscallSigreturn}
+}
+
+// runStage feeds the events through a Stage and logs its Call/Return events.
+func runStage(t *testing.T, evs ...analyses.Event) (*Stage, []string) {
+	t.Helper()
+	st := NewStage()
+	var log []string
+	st.Process(evs, sigTrace.Blocks.View(), func(b []analyses.Event) {
+		for _, e := range b {
+			switch e.Kind {
+			case analyses.KindCall:
+				log = append(log, "+"+st.Routines().Get(RoutineID(e.Block)).Name)
+			case analyses.KindReturn:
+				log = append(log, "-"+st.Routines().Get(RoutineID(e.Block)).Name)
+			}
+		}
+	})
+	return st, log
+}
+
+func TestSignalHandlerFrames(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		evs   []analyses.Event
+		want  string
+		depth int
+	}{{
+		name: "return through sa_restorer and rt_sigreturn",
+		evs: []analyses.Event{
+			sblk(1, 0x1000, 0x8000, 5, call), // main calls f
+			sblk(1, 0x2000, 0x7ff8, 5, syscallEnd),
+			sigEntry(1, 0x9000, false),
+			sblk(1, 0x3000, 0x7000, 5, call), // the handler calls g
+			sblk(1, 0x5000, 0x6ff8, 5, ret),
+			sblk(1, 0x3005, 0x7000, 5, ret),         // returns to __restore_rt
+			sblk(1, 0x9000, 0x7008, 2, syscallEnd), // rt_sigreturn
+			sigReturn(1),
+			sblk(1, 0x2005, 0x7ff8, 3, ret), // f goes on, returns
+			sblk(1, 0x1005, 0x8000, 3, oth),
+		},
+		want:  "+main +f +handler +g -g -handler -f",
+		depth: 1,
+	}, {
+		name: "siglongjmp out of the handler",
+		evs: []analyses.Event{
+			sblk(1, 0x1000, 0x8000, 5, call),
+			sblk(1, 0x2000, 0x7ff8, 5, oth), // faults
+			sigEntry(1, 0x9000, false),
+			sblk(1, 0x3000, 0x7000, 5, jmp), // longjmp
+			sblk(1, 0x1010, 0x8000, 5, oth), // back in main
+		},
+		want:  "+main +f +handler -handler -f",
+		depth: 1,
+	}, {
+		name: "on the alternate stack, above the thread's stack",
+		evs: []analyses.Event{
+			sblk(1, 0x1000, 0x8000, 5, call),
+			sblk(1, 0x2000, 0x7ff8, 5, oth),
+			sigEntry(1, 0x9000, true),
+			sblk(1, 0x3000, 0x90000, 5, call),
+			sblk(1, 0x5000, 0x8fff8, 5, ret),
+			sblk(1, 0x3005, 0x90000, 5, ret),
+			sblk(1, 0x9000, 0x90008, 2, syscallEnd),
+			sigReturn(1),
+			sblk(1, 0x2005, 0x7ff8, 3, ret),
+			sblk(1, 0x1005, 0x8000, 3, oth),
+		},
+		want:  "+main +f +handler +g -g -handler -f",
+		depth: 1,
+	}, {
+		name: "nested: a second signal in the handler",
+		evs: []analyses.Event{
+			sblk(1, 0x1000, 0x8000, 5, oth),
+			sigEntry(1, 0x9000, false),
+			sblk(1, 0x3000, 0x7000, 5, oth),
+			sigEntry(1, 0x9000, false),
+			sblk(1, 0x3000, 0x6000, 5, ret),
+			sblk(1, 0x9000, 0x6008, 2, syscallEnd),
+			sigReturn(1),
+			sblk(1, 0x3005, 0x7000, 5, ret),
+			sblk(1, 0x9000, 0x7008, 2, syscallEnd),
+			sigReturn(1),
+			sblk(1, 0x1005, 0x8000, 3, oth),
+		},
+		want:  "+main +handler +handler -handler -handler",
+		depth: 1,
+	}} {
+		t.Run(c.name, func(t *testing.T) {
+			st, log := runStage(t, c.evs...)
+			if got := joinLog(log); got != c.want {
+				t.Errorf("got  %s\nwant %s", got, c.want)
+			}
+			if d := st.Tracker().Depth(1); d != c.depth {
+				t.Errorf("depth %d, want %d (stack %v)", d, c.depth, st.Tracker().Stack(1))
+			}
+		})
+	}
+}
+
+const syscallEnd = analyses.EndSyscall
+
+func joinLog(l []string) string {
+	s := ""
+	for i, x := range l {
+		if i > 0 {
+			s += " "
+		}
+		s += x
+	}
+	return s
+}
