@@ -195,6 +195,12 @@ type Profiler struct {
 	// wholeRuns: every experiment is a whole run (--exact), so no phase
 	// correction applies.
 	wholeRuns bool
+	// Coz macro sites' addresses are link-time: a position-independent
+	// executable's load bias comes from its first routine seen.
+	cozPIE       bool
+	cozSyms      map[string]uint64
+	cozBias      uint64
+	cozBiasKnown bool
 }
 
 // New returns a profiler, or an error naming a bad configuration.
@@ -237,6 +243,9 @@ func New(cfg Config, opt Options) (*Profiler, error) {
 	}
 	if fl, caller, ok := strings.Cut(cfg.FixedLine, " <- "); ok && cfg.Context {
 		cfg.FixedLine, p.fixedCaller = fl, caller
+	}
+	if opt.Program != "" {
+		p.addCozPoints(opt.Program) // COZ_PROGRESS & co., when the program uses them
 	}
 	if cfg.FixedLine != "" {
 		sp, err := parseSpec(cfg.FixedLine)
@@ -476,10 +485,44 @@ func (p *Profiler) blockData(id uint32) *blockData {
 				if bi.Line == sp.line && fileMatches(bi.File, sp.name) {
 					bd.hits = append(bd.hits, hit{point: i, end: end, line: true})
 				}
+			case pointCoz:
+				if bias, ok := p.cozBiasFor(bi); ok {
+					for _, a := range sp.addrs {
+						if a+bias >= bi.Addr && a+bias < bi.Addr+uint64(bi.Len) {
+							bd.hits = append(bd.hits, hit{point: i, end: end})
+						}
+					}
+				}
 			}
 		}
 	}
 	return bd
+}
+
+// cozBiasFor returns the main executable's load bias, once a block of it
+// tells it (a routine's runtime entry minus its symbol's value).
+func (p *Profiler) cozBiasFor(bi *analyses.BlockInfo) (uint64, bool) {
+	switch {
+	case !p.cozPIE:
+		return 0, true
+	case p.cozBiasKnown:
+		return p.cozBias, true
+	case !p.isMain(bi):
+		return 0, false
+	}
+	if v, ok := p.cozSyms[bi.Routine.Name]; ok && bi.Routine.Entry >= v {
+		p.cozBias, p.cozBiasKnown = bi.Routine.Entry-v, true
+	}
+	return p.cozBias, p.cozBiasKnown
+}
+
+// isMain says whether a block is the main executable's.
+func (p *Profiler) isMain(bi *analyses.BlockInfo) bool {
+	obj := bi.Routine.Object
+	if abs, err := filepath.Abs(obj); err == nil {
+		obj = filepath.Clean(abs)
+	}
+	return obj == p.mainExe
 }
 
 func (p *Profiler) inScope(bi *analyses.BlockInfo) bool {

@@ -13,6 +13,7 @@ const (
 	pointSymbol pointKind = iota // each Call of a routine with this name
 	pointLine                    // each entry into a source line (file:line)
 	pointAddr                    // each execution of the instruction at an address
+	pointCoz                     // each execution of a Coz macro site (addrs, link-time)
 )
 
 // spec is one progress point location, parsed from --progress or one half of
@@ -24,6 +25,9 @@ type spec struct {
 	name string // symbol, or file (suffix-matched against DWARF paths)
 	line int
 	addr uint64
+	// addrs are the instructions of a Coz macro's sites that read its
+	// _initialized flag, one execution per visit (cozmacros.go).
+	addrs []uint64
 }
 
 // parseSpec reads SYMBOL, FILE:LINE or 0xADDRESS.

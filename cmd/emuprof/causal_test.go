@@ -484,3 +484,40 @@ func TestCausalContext(t *testing.T) {
 		}
 	}
 }
+
+// TestCausalCozMacros: causal_latency uses Coz's macros (testdata/include/
+// coz.h: COZ_BEGIN("item") in item_begin, COZ_END("item") in item_end,
+// COZ_PROGRESS_NAMED("served") after each item_end). Without --progress,
+// emuprof finds them in the executable and counts them in every build: one
+// experiment over the whole run sees "served" 700 times and "item" arrive
+// and depart 700 times, exactly as the symbol points item_end and
+// item_begin,item_end given on the command line, over the same duration.
+func TestCausalCozMacros(t *testing.T) {
+	for _, v := range variants {
+		prog := guestBin(t, v, "causal_latency")
+		e2e := []string{"--end-to-end", "--fixed-line", "causal_latency.c:42", "--fixed-speedup", "0"}
+		macros := runCausal(t, e2e, prog, "700")
+		syms := runCausal(t, append(e2e, "--progress", "item_end", "--latency", "item_begin,item_end"), prog, "700")
+		if got := strings.Join(macros.prof.Points, ","); got != "served,item" {
+			t.Errorf("%s: points %q, want served,item", v, got)
+		}
+		if len(macros.prof.Experiments) != 1 || len(syms.prof.Experiments) != 1 {
+			t.Fatalf("%s: %d and %d experiments, want 1", v, len(macros.prof.Experiments), len(syms.prof.Experiments))
+		}
+		m, s := macros.prof.Experiments[0], syms.prof.Experiments[0]
+		if m.Duration != s.Duration {
+			t.Errorf("%s: duration %d with the macros, %d with symbol points", v, m.Duration, s.Duration)
+		}
+		want := []causal.PointDelta{{Name: "served", Arrivals: 700}, {Name: "item", Latency: true, Arrivals: 700, Departures: 700}}
+		for i, w := range want {
+			g := m.Points[i]
+			g.Area, g.Difference = 0, 0
+			if g != w {
+				t.Errorf("%s: point %d %+v, want %+v", v, i, g, w)
+			}
+			if sp := s.Points[i]; sp.Arrivals != m.Points[i].Arrivals || sp.Departures != m.Points[i].Departures {
+				t.Errorf("%s: point %d: macros %+v, symbols %+v", v, i, m.Points[i], sp)
+			}
+		}
+	}
+}
