@@ -66,9 +66,13 @@ done <<'EOF'
 /usr/bin/factor coreutils
 /usr/bin/script bsdutils
 /usr/bin/setsid util-linux
+/usr/bin/lbzip2 lbzip2
+/usr/bin/pbzip2 pbzip2
 EOF
 # python3 with the standard library the tests import (python3-minimal lacks json and mmap).
 /usr/bin/python3 -c 'import hashlib, json, mmap' 2>/dev/null || need+=(python3)
+# perl with its XS modules (Time::HiRes: the signals tests; perl-base lacks it).
+/usr/bin/perl -MTime::HiRes -e1 2>/dev/null || need+=(perl)
 
 if [ ${#need[@]} -gt 0 ]; then
 	mapfile -t need < <(printf '%s\n' "${need[@]}" | sort -u)
