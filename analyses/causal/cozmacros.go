@@ -152,11 +152,13 @@ func cozSites(path string) (sites []cozSite, pie bool, syms map[string]uint64) {
 				if s == nil {
 					continue
 				}
-				// The arguments of the counter's request, just before.
+				// The arguments of the counter's request, just before:
+				// the nearest mov $TYPE, %edi and lea NAME(%rip), %reg.
+				typed := false
 				for q := p - 1; q >= max(0, p-64); q-- {
-					if data[q] == 0xbf && q+5 <= p && s.typ == 1 {
+					if data[q] == 0xbf && q+5 <= p && !typed {
 						if v := int64(binary.LittleEndian.Uint32(data[q+1:])); v >= 1 && v <= 3 {
-							s.typ = v
+							s.typ, typed = v, true
 						}
 					}
 					if q+7 <= p && (data[q] == 0x48 || data[q] == 0x4c) && data[q+1] == 0x8d && data[q+2]&0xc7 == 0x05 && s.name == "" {
