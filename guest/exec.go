@@ -3,6 +3,7 @@ package guest
 import (
 	"encoding/binary"
 	"fmt"
+	"path/filepath"
 
 	"emuprof/analyses"
 	"emuprof/cpu"
@@ -202,6 +203,7 @@ func (p *Process) execve(t *sched.Thread, r *cpu.Regs, dirfd int, pathAddr, argv
 	}
 	p.execs++
 	p.cfg.Args = argv
+	p.name = filepath.Base(execFn)
 	p.startImage()
 	p.followExec(t, analyses.KindThreadStart)
 	p.releaseVfork()

@@ -25,6 +25,7 @@ import (
 type Image struct {
 	Pid, Parent int
 	Program     string   // host path of the executable
+	Name        string   // its name as exec'd (a symlink's own name: gcc, not x86_64-linux-gnu-gcc-12)
 	Args        []string // its argv
 	Exec        int      // 0: the process's first image; n: after its n-th exec
 }
@@ -47,7 +48,7 @@ type Follower interface {
 
 // image describes p's current image.
 func (p *Process) image() Image {
-	img := Image{Pid: p.pid, Parent: p.forkParent, Program: p.cfg.Program, Args: p.cfg.Args, Exec: p.execs}
+	img := Image{Pid: p.pid, Parent: p.forkParent, Program: p.cfg.Program, Name: p.name, Args: p.cfg.Args, Exec: p.execs}
 	if p == p.m.root {
 		img.Parent = int(p.getppid())
 	}

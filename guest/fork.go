@@ -111,7 +111,7 @@ func (p *Process) fork(t *sched.Thread, c *syscalls.Call, r *cpu.Regs, flags, sp
 	}
 	q := &Process{cfg: cfg, cpu: c2, as: as, layout: p.layout, sched: p.sched, m: p.m,
 		threads: map[int]*threadState{}, digest: p.digest, pid: pid, parent: p, forkParent: p.pid,
-		pgid: p.pgid, sid: p.sid}
+		pgid: p.pgid, sid: p.sid, name: p.name}
 	q.syms = syms
 	q.kernel = p.kernel.Fork(t.Tid, pid, as)
 	q.bindKernel()

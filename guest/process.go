@@ -7,6 +7,7 @@ import (
 	"hash"
 	"maps"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 
 	"emuprof/analyses"
@@ -80,8 +81,9 @@ type Process struct {
 	sharedVM bool          // CLONE_VM child that has not exec'd (fork.go)
 
 	// Followed images (follow.go).
-	execs      int // execs done by this process
-	forkParent int // the pid of the process that forked it (0: the first)
+	execs      int    // execs done by this process
+	name       string // the program's name as exec'd (Linux's comm: a symlink's own name)
+	forkParent int    // the pid of the process that forked it (0: the first)
 
 	pgid, sid int // process group and session (pgrp.go)
 }
@@ -111,7 +113,7 @@ func Load(cfg Config, c cpu.CPU) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Process{cfg: cfg, cpu: c, layout: layout, threads: map[int]*threadState{}, pid: cfg.Pid}
+	p := &Process{cfg: cfg, cpu: c, layout: layout, threads: map[int]*threadState{}, pid: cfg.Pid, name: filepath.Base(execFn)}
 	p.m = &machine{root: p, owner: map[int]*Process{}, ttySid: cfg.Pid, fgPgrp: cfg.Pid}
 	p.pgid, p.sid = cfg.Pid, cfg.Pid // it leads its group and session
 	p.as = mm.New(c)

@@ -66,9 +66,26 @@ type processRecord struct {
 	Parent  int      `json:"parent"`
 	Exec    int      `json:"exec"`
 	Program string   `json:"program"`
+	Name    string   `json:"name"` // as exec'd (a symlink's own name)
 	Args    []string `json:"args"`
 	Partial string   `json:"partial,omitempty"`
 	Files   []string `json:"files"`
+}
+
+// name is the image's program name as exec'd.
+func (im *followedImage) name() string {
+	if im.Name != "" {
+		return im.Name
+	}
+	return filepath.Base(im.Program)
+}
+
+// name is the program's name as exec'd.
+func (r *processRecord) name() string {
+	if r.Name != "" {
+		return r.Name
+	}
+	return filepath.Base(r.Program)
 }
 
 // start registers the first process's first image, whose analyses the
@@ -83,10 +100,14 @@ func (fw *follower) start(img guest.Image, engine cpu.CPU, syms analyses.Symbols
 	fw.cur[img.Pid] = im
 }
 
-// stem is the file name stem of an image: <program>_<pid>, with .<n> when
-// the process ran the same program before.
+// stem is the file name stem of an image: <program>_<pid> (the program's
+// name as exec'd), with .<n> when the process ran the same program before.
 func (fw *follower) stem(img guest.Image) string {
-	base := fmt.Sprintf("%s_%d", filepath.Base(img.Program), img.Pid)
+	name := img.Name
+	if name == "" {
+		name = filepath.Base(img.Program)
+	}
+	base := fmt.Sprintf("%s_%d", name, img.Pid)
 	s := base
 	for n := 2; fw.stems[s]; n++ {
 		s = fmt.Sprintf("%s.%d", base, n)
@@ -219,7 +240,7 @@ func (fw *follower) finish(res *guest.Result) ([]string, error) {
 	}
 	var recs []processRecord
 	for _, im := range fw.images {
-		r := processRecord{Pid: im.Pid, Parent: im.Parent, Exec: im.Exec, Program: im.Program, Args: im.Args, Partial: im.partial, Files: []string{}}
+		r := processRecord{Pid: im.Pid, Parent: im.Parent, Exec: im.Exec, Program: im.Program, Name: im.Name, Args: im.Args, Partial: im.partial, Files: []string{}}
 		if r.Args == nil {
 			r.Args = []string{}
 		}
@@ -280,7 +301,7 @@ func processSection(files []string) *report.Section {
 				status = " <span class=\"partial\">(partial: " + report.Esc(r.Partial) + ")</span>"
 			}
 			fmt.Fprintf(&b, "<tr><td>%d</td><td>%d</td><td>%d</td><td>%s</td><td><code>%s</code>%s</td><td>%s</td></tr>\n",
-				r.Pid, r.Parent, r.Exec, report.Esc(filepath.Base(r.Program)), report.Esc(shellJoin(r.Args)), status, strings.Join(links, " "))
+				r.Pid, r.Parent, r.Exec, report.Esc(r.name()), report.Esc(shellJoin(r.Args)), status, strings.Join(links, " "))
 		}
 		b.WriteString("</tbody></table>\n")
 	}
@@ -308,7 +329,7 @@ func (fw *follower) printProcesses(w io.Writer) {
 	}
 	var names []string
 	for _, im := range fw.images {
-		names = append(names, fmt.Sprintf("%d %s", im.Pid, filepath.Base(im.Program)))
+		names = append(names, fmt.Sprintf("%d %s", im.Pid, im.name()))
 	}
 	fmt.Fprintf(w, "emuprof: profiled %d process images: %s\n", len(fw.images), strings.Join(names, ", "))
 	for _, w2 := range fw.warnings {
