@@ -94,6 +94,7 @@ type Engine struct {
 	scratch   []byte
 	failure   error      // error raised inside a callback
 	closeMu   sync.Mutex // Stop may race with Close (Ctrl-C at the end of a run)
+	mem       hostMem    // the guest memory's regions and host memory (hostmem.go)
 }
 
 // checkEventLayout compares struct emu_event (sizes, field offsets, kind
@@ -245,6 +246,7 @@ func (e *Engine) Close() {
 	if e.uc != nil {
 		C.uc_close(e.uc)
 		e.uc = nil
+		e.freeHost()
 	}
 	if e.st != nil {
 		C.emu_state_free(e.st)
@@ -645,25 +647,6 @@ func ucProt(p mm.Prot) C.uint32_t {
 		r |= C.UC_PROT_EXEC
 	}
 	return r
-}
-
-// MapPages maps zeroed, page-aligned memory.
-func (e *Engine) MapPages(addr, size uint64, prot mm.Prot) error {
-	return ucErrf(C.uc_mem_map(e.uc, C.uint64_t(addr), C.size_t(size), ucProt(prot)), "mapping %#x+%#x", addr, size)
-}
-
-// UnmapPages unmaps page-aligned memory.
-func (e *Engine) UnmapPages(addr, size uint64) error {
-	e.forgetCode(addr, size)
-	return ucErrf(C.uc_mem_unmap(e.uc, C.uint64_t(addr), C.size_t(size)), "unmapping %#x+%#x", addr, size)
-}
-
-// ProtectPages changes the protection of page-aligned memory.
-func (e *Engine) ProtectPages(addr, size uint64, prot mm.Prot) error {
-	if prot&mm.ProtExec == 0 {
-		e.forgetCode(addr, size)
-	}
-	return ucErrf(C.uc_mem_protect(e.uc, C.uint64_t(addr), C.size_t(size), ucProt(prot)), "protecting %#x+%#x", addr, size)
 }
 
 // ReadMem copies guest memory into p.

@@ -31,6 +31,7 @@ type Config struct {
 	EpochNanos                     int64  // CLOCK_REALTIME at virtual time 0
 	UnsupportedENOSYS              bool   // return -ENOSYS for unknown syscalls instead of stopping
 	MaxInsns                       uint64 // stop a runaway guest (0: no limit)
+	MaxMemory                      uint64 // most bytes of memory a process may back (0: mm.DefaultLimit); more: ENOMEM
 	CPUs                           int    // virtual CPUs (default 8)
 	Quantum                        uint64 // scheduling quantum in instructions (default 10000)
 	SchedSeed                      uint64 // 0: unperturbed schedule

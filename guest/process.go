@@ -117,6 +117,9 @@ func Load(cfg Config, c cpu.CPU) (*Process, error) {
 	p.m = &machine{root: p, owner: map[int]*Process{}, ttySid: cfg.Pid, fgPgrp: cfg.Pid}
 	p.pgid, p.sid = cfg.Pid, cfg.Pid // it leads its group and session
 	p.as = mm.New(c)
+	if cfg.MaxMemory > 0 {
+		p.as.SetLimit(cfg.MaxMemory)
+	}
 	p.syms = cfg.Symbols
 	if p.syms == nil {
 		p.syms = loader.NewSymbolTable()

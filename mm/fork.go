@@ -3,45 +3,69 @@ package mm
 import (
 	"bytes"
 	"fmt"
+	"slices"
 )
 
 // Fork returns a copy of the address space over the backend b (a new, empty
 // CPU memory): every area is mapped there with its protection and its
 // contents are copied, as fork(2) gives the child a copy of the parent's
-// memory. It returns how many bytes were copied. File handles (VMA.File) are
-// carried along as they are: the caller accounts for them.
+// memory. Only backed pages are mapped in b (the child's reservations stay
+// bookkeeping, like the parent's: backed.go); the limit is the parent's.
+// The copy is at page granularity: only pages holding a non-zero byte are
+// written (fresh pages are zero), in runs of consecutive pages, so a fork
+// costs one copy of the pages the parent touched. It returns how many
+// bytes were copied. File handles (VMA.File) are carried along as they
+// are: the caller accounts for them.
 func (as *AddressSpace) Fork(b Backend) (*AddressSpace, uint64, error) {
-	child := &AddressSpace{b: b, brkStart: as.brkStart, brk: as.brk}
-	var buf []byte
+	child := &AddressSpace{b: b, brkStart: as.brkStart, brk: as.brk, limit: as.limit}
+	child.vmas = slices.Clone(as.vmas)
+	const chunk = 1 << 20
+	buf := make([]byte, chunk)
 	var copied uint64
 	for _, v := range as.vmas {
-		if err := b.MapPages(v.Start, v.Size(), v.Prot); err != nil {
-			return nil, copied, &BackendError{"map", v.Start, v.Size(), err}
-		}
-		child.vmas = append(child.vmas, v)
-		const chunk = 1 << 20
-		for a := v.Start; a < v.End; a += chunk {
-			n := min(v.End-a, chunk)
-			if uint64(cap(buf)) < n {
-				buf = make([]byte, chunk)
+		for _, c := range as.backed.in(v.Start, v.End) {
+			if err := child.back(c.lo, c.hi, v.Prot); err != nil {
+				return nil, copied, err
 			}
-			p := buf[:n]
-			if err := as.b.ReadMem(a, p); err != nil {
-				return nil, copied, fmt.Errorf("mm: fork: reading %#x+%#x: %w", a, n, err)
+			for a := c.lo; a < c.hi; a += chunk {
+				n := min(c.hi-a, chunk)
+				p := buf[:n]
+				if err := as.b.ReadMem(a, p); err != nil {
+					return nil, copied, fmt.Errorf("mm: fork: reading %#x+%#x: %w", a, n, err)
+				}
+				// Write each run of non-zero pages with one call.
+				for off := uint64(0); off < n; {
+					if allZero(p[off : off+PageSize]) {
+						off += PageSize
+						continue
+					}
+					end := off + PageSize
+					for end < n && !allZero(p[end:end+PageSize]) {
+						end += PageSize
+					}
+					if err := b.WriteMem(a+off, p[off:end]); err != nil {
+						return nil, copied, fmt.Errorf("mm: fork: writing %#x+%#x: %w", a+off, end-off, err)
+					}
+					copied += end - off
+					off = end
+				}
 			}
-			if allZero(p) {
-				continue // fresh pages are zero
-			}
-			if err := b.WriteMem(a, p); err != nil {
-				return nil, copied, fmt.Errorf("mm: fork: writing %#x+%#x: %w", a, n, err)
-			}
-			copied += n
 		}
 	}
 	return child, copied, nil
 }
 
-// zeros is a chunk of zero bytes to compare with.
-var zeros = make([]byte, 1<<20)
+// zeros is a page of zero bytes to compare with.
+var zeros = make([]byte, PageSize)
 
-func allZero(p []byte) bool { return bytes.Equal(p, zeros[:len(p)]) }
+// allZero reports whether p holds only zero bytes.
+func allZero(p []byte) bool {
+	for len(p) > 0 {
+		n := min(len(p), len(zeros))
+		if !bytes.Equal(p[:n], zeros[:n]) {
+			return false
+		}
+		p = p[n:]
+	}
+	return true
+}

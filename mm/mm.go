@@ -122,15 +122,20 @@ type AddressSpace struct {
 	vmas     []VMA // sorted by Start, disjoint
 	brkStart uint64
 	brk      uint64
+	backed   spans  // the pages mapped in b (backed.go)
+	nbacked  uint64 // bytes in backed
+	limit    uint64 // most bytes backed (0: no limit)
 }
 
-// New returns an empty address space over b.
+// New returns an empty address space over b, with the default limit on
+// its backed memory (DefaultLimit; see SetLimit).
 func New(b Backend) *AddressSpace {
-	return &AddressSpace{b: b}
+	return &AddressSpace{b: b, limit: DefaultLimit}
 }
 
-// Backend returns the CPU memory the address space manages.
-func (as *AddressSpace) Backend() Backend { return as.b }
+// Backend returns the guest memory as the kernel sees it (Mem): the CPU's
+// memory, where mapped pages that are not backed read as zeros.
+func (as *AddressSpace) Backend() Backend { return as.Mem() }
 
 // PageUp rounds x up to a page boundary (saturating at the top).
 func PageUp(x uint64) uint64 {
@@ -241,18 +246,25 @@ func (as *AddressSpace) MapFixed(addr, size uint64, prot Prot, name string, off 
 }
 
 // Map maps the area v (End is rounded up to a page), replacing whatever was
-// mapped there. The new pages are zero-filled.
+// mapped there. The new pages are zero-filled; they are backed unless v is
+// PROT_NONE (backed.go). Backing more than the limit fails with ErrNoMem,
+// and nothing changes.
 func (as *AddressSpace) Map(v VMA) error {
 	end, err := checkRange(v.Start, v.End-v.Start)
 	if v.End <= v.Start || err != nil {
 		return fmt.Errorf("mm: map %#x-%#x: %w", v.Start, v.End, ErrInvalid)
 	}
 	v.End = end
+	if v.Prot != ProtNone && !as.allows(v.Size()-as.backed.covered(v.Start, v.End)) {
+		return fmt.Errorf("mm: map %#x-%#x: more than the memory limit (%d bytes): %w", v.Start, v.End, as.limit, ErrNoMem)
+	}
 	if err := as.Unmap(v.Start, v.Size()); err != nil {
 		return err
 	}
-	if err := as.b.MapPages(v.Start, v.Size(), v.Prot); err != nil {
-		return &BackendError{"map", v.Start, v.Size(), err}
+	if v.Prot != ProtNone {
+		if err := as.back(v.Start, v.End, v.Prot); err != nil {
+			return err
+		}
 	}
 	i := as.index(v.Start)
 	as.vmas = slices.Insert(as.vmas, i, v)
@@ -272,19 +284,17 @@ func (as *AddressSpace) Unmap(addr, size uint64) error {
 	i := as.index(addr)
 	j := i
 	for j < len(as.vmas) && as.vmas[j].Start < end {
-		v := as.vmas[j]
-		if err := as.b.UnmapPages(v.Start, v.Size()); err != nil {
-			as.vmas = slices.Delete(as.vmas, i, j)
-			return &BackendError{"unmap", v.Start, v.Size(), err}
-		}
 		j++
 	}
+	err = as.unback(addr, end)
 	as.vmas = slices.Delete(as.vmas, i, j)
-	return nil
+	return err
 }
 
 // Protect changes the protection of [addr, addr+size), which must be fully
-// mapped (ErrNoMem otherwise, and nothing changes).
+// mapped (ErrNoMem otherwise, and nothing changes). Unbacked pages made
+// accessible are backed (zero-filled); backing more than the limit fails
+// with ErrNoMem, and nothing changes.
 func (as *AddressSpace) Protect(addr, size uint64, prot Prot) error {
 	end, err := checkRange(addr, size)
 	if err != nil {
@@ -292,6 +302,9 @@ func (as *AddressSpace) Protect(addr, size uint64, prot Prot) error {
 	}
 	if !as.Mapped(addr, end-addr) {
 		return fmt.Errorf("mm: protect %#x-%#x: %w", addr, end, ErrNoMem)
+	}
+	if prot != ProtNone && !as.allows(end-addr-as.backed.covered(addr, end)) {
+		return fmt.Errorf("mm: protect %#x-%#x: more than the memory limit (%d bytes): %w", addr, end, as.limit, ErrNoMem)
 	}
 	as.split(addr)
 	as.split(end)
@@ -302,8 +315,17 @@ func (as *AddressSpace) Protect(addr, size uint64, prot Prot) error {
 		if v.Prot == prot {
 			continue
 		}
-		if err := as.b.ProtectPages(v.Start, v.Size(), prot); err != nil {
-			return &BackendError{"protect", v.Start, v.Size(), err}
+		for _, c := range as.backed.in(v.Start, v.End) {
+			if err := as.b.ProtectPages(c.lo, c.hi-c.lo, prot); err != nil {
+				return backendErr("protect", c.lo, c.hi-c.lo, err)
+			}
+		}
+		if prot != ProtNone {
+			for _, g := range as.backed.gaps(v.Start, v.End) {
+				if err := as.back(g.lo, g.hi, prot); err != nil {
+					return err
+				}
+			}
 		}
 		v.Prot = prot
 	}

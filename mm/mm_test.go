@@ -8,8 +8,9 @@ import (
 
 const rw = ProtRead | ProtWrite
 
-// consistent checks that the backend holds exactly the pages of the VMAs,
-// with their protections, and that the VMAs are sorted, disjoint and merged.
+// consistent checks that the backend holds exactly the backed pages of the
+// VMAs, with their protections, that every accessible page is backed
+// (backed.go), and that the VMAs are sorted, disjoint and merged.
 func consistent(t *testing.T, as *AddressSpace, mb *MemBackend) {
 	t.Helper()
 	n := 0
@@ -26,16 +27,25 @@ func consistent(t *testing.T, as *AddressSpace, mb *MemBackend) {
 				t.Fatalf("unmerged vmas %+v %+v", p, v)
 			}
 		}
+		if v.Prot == ProtNone {
+			continue // its backed pages are checked below
+		}
 		for a := v.Start; a < v.End; a += PageSize {
 			prot, ok := mb.PageProt(a)
-			if !ok || prot != v.Prot {
-				t.Fatalf("page %#x: backend prot %v mapped %v, vma %+v", a, prot, ok, v)
+			if !ok || !as.IsBacked(a) || prot != v.Prot {
+				t.Fatalf("page %#x: in backend %v (prot %v), backed %v, vma %+v", a, ok, prot, as.IsBacked(a), v)
 			}
-			n++
 		}
 	}
-	if n != len(mb.pages) {
-		t.Fatalf("backend has %d pages, vmas cover %d", len(mb.pages), n)
+	for a, pg := range mb.pages {
+		v, ok := as.Find(a)
+		if !ok || !as.IsBacked(a) || pg.prot != v.Prot {
+			t.Fatalf("backend page %#x (prot %v): vma %+v %v, backed %v", a, pg.prot, v, ok, as.IsBacked(a))
+		}
+		n++
+	}
+	if n != len(mb.pages) || uint64(n)*PageSize != as.Backed() {
+		t.Fatalf("backend has %d pages, vmas have %d backed, Backed() %#x", len(mb.pages), n, as.Backed())
 	}
 }
 

@@ -90,17 +90,30 @@ func (as *AddressSpace) move(v VMA, old, oldLen, dst, newLen uint64) (uint64, er
 	if err := as.Map(nv); err != nil {
 		return 0, err
 	}
+	// Only backed pages have contents; a PROT_NONE area's backed pages
+	// are backed at the destination too, so that they keep them.
 	n := min(oldLen, newLen)
 	buf := make([]byte, min(n, copyChunk))
-	for done := uint64(0); done < n; {
-		c := buf[:min(n-done, uint64(len(buf)))]
-		if err := as.b.ReadMem(old+done, c); err != nil {
-			return 0, &BackendError{"read", old + done, uint64(len(c)), err}
+	for _, c := range as.backed.in(old, old+n) {
+		for _, g := range as.backed.gaps(dst+(c.lo-old), dst+(c.hi-old)) {
+			if !as.allows(g.hi - g.lo) {
+				_ = as.Unmap(dst, newLen)
+				return 0, fmt.Errorf("mm: remap %#x+%#x: more than the memory limit: %w", old, oldLen, ErrNoMem)
+			}
+			if err := as.back(g.lo, g.hi, nv.Prot); err != nil {
+				return 0, err
+			}
 		}
-		if err := as.b.WriteMem(dst+done, c); err != nil {
-			return 0, &BackendError{"write", dst + done, uint64(len(c)), err}
+		for a := c.lo; a < c.hi; {
+			p := buf[:min(c.hi-a, uint64(len(buf)))]
+			if err := as.b.ReadMem(a, p); err != nil {
+				return 0, &BackendError{"read", a, uint64(len(p)), err}
+			}
+			if err := as.b.WriteMem(dst+(a-old), p); err != nil {
+				return 0, &BackendError{"write", dst + (a - old), uint64(len(p)), err}
+			}
+			a += uint64(len(p))
 		}
-		done += uint64(len(c))
 	}
 	if err := as.Unmap(old, oldLen); err != nil {
 		return 0, err

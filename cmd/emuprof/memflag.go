@@ -1,0 +1,53 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+
+	"emuprof/mm"
+)
+
+// --max-memory: the most memory a guest process may back (mm.SetLimit).
+// The default is fixed (mm.DefaultLimit), not taken from the host, so that
+// runs behave alike everywhere.
+const defaultMaxMemory = "8G"
+
+// minMemory is the smallest --max-memory: enough for a small program.
+const minMemory = 1 << 20
+
+// maxMemory reads the --max-memory value.
+func maxMemory(s string) (uint64, error) {
+	n, err := parseSize(s)
+	if err != nil || n < minMemory || n > mm.TaskSize {
+		return 0, fmt.Errorf("--max-memory %q: want a size from 1M to 128T (bytes, or a number with K, M, G or T)", s)
+	}
+	return n, nil
+}
+
+// parseSize reads a size in bytes, or with a binary suffix K, M, G or T.
+func parseSize(s string) (uint64, error) {
+	shift := 0
+	if n := len(s); n > 0 {
+		switch s[n-1] {
+		case 'k', 'K':
+			shift = 10
+		case 'm', 'M':
+			shift = 20
+		case 'g', 'G':
+			shift = 30
+		case 't', 'T':
+			shift = 40
+		}
+		if shift > 0 {
+			s = s[:n-1]
+		}
+	}
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("size %q: %w", s, err)
+	}
+	if n > ^uint64(0)>>shift {
+		return 0, fmt.Errorf("size %q: too large", s)
+	}
+	return n << shift, nil
+}

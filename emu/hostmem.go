@@ -1,0 +1,265 @@
+package emu
+
+/*
+#include <stdint.h>
+#include <sys/mman.h>
+#include <unicorn/unicorn.h>
+
+// Host memory behind guest pages: reserved address space without memory
+// (MAP_NORESERVE, PROT_NONE), committed as fresh zero pages when the guest
+// maps them and given back when it unmaps them.
+static void *emu_reserve(size_t n) {
+	void *p = mmap(0, n, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	return p == MAP_FAILED ? 0 : p;
+}
+static int emu_commit(uintptr_t p, size_t n) {
+	return mmap((void *)p, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) == MAP_FAILED ? -1 : 0;
+}
+static int emu_release(uintptr_t p, size_t n) {
+	return mmap((void *)p, n, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) == MAP_FAILED ? -1 : 0;
+}
+static void emu_unreserve(uintptr_t p, size_t n) { munmap((void *)p, n); }
+static uc_err emu_map_ptr(uc_engine *uc, uint64_t addr, size_t n, uint32_t perms, uintptr_t host) {
+	return uc_mem_map_ptr(uc, addr, n, perms, (void *)host);
+}
+*/
+import "C"
+
+import (
+	"fmt"
+	"slices"
+
+	"emuprof/mm"
+)
+
+// Guest memory lives in host memory the engine owns (uc_mem_map_ptr), not
+// in memory Unicorn allocates (uc_mem_map), for two reasons:
+//
+//   - Unicorn splits a region when part of it is unmapped or protected; a
+//     region it allocated is split by copying all of it (split_region's
+//     copy_region), one it was given is split in place. mprotect of a
+//     page of a large mapping cost a copy of the whole mapping.
+//   - Unicorn (QEMU's physical memory map) holds at most 4096 sections:
+//     a process with more regions aborted the emulator. Regions given by
+//     pointer can be merged when they are adjacent in host memory too, so
+//     neighbouring mappings with one protection become one region, as
+//     Linux merges neighbouring areas.
+//
+// Each guest slot of slotSize bytes (aligned) is mirrored by a host
+// reservation of the same size, taken the first time a page of the slot is
+// mapped: guest address a lives at host slotBase + a%slotSize, so regions
+// within a slot are host-contiguous whenever they are guest-contiguous.
+// The reservation costs no memory: pages are committed when mapped and
+// given back when unmapped.
+const (
+	slotShift = 36 // 64 GiB slots
+	slotSize  = 1 << slotShift
+	// maxRegions keeps the number of Unicorn regions below QEMU's limit on
+	// memory sections (4096, with a few sections of its own); beyond it,
+	// mapping fails like Linux past vm.max_map_count (ENOMEM). Unicorn's
+	// cost per mapping grows with the number of regions: 1000 regions that
+	// cannot merge take about 1 s of mapping, 4000 over a minute.
+	maxRegions = 4000
+)
+
+// region is one Unicorn memory region [lo, hi) with its permissions.
+type region struct {
+	lo, hi uint64
+	perms  C.uint32_t
+}
+
+// hostMem is the engine's record of its regions and host reservations.
+type hostMem struct {
+	regions []region          // sorted, disjoint: what Unicorn has mapped
+	slots   map[uint64]uint64 // guest slot number -> host address of its reservation
+	max     int               // most regions (0: maxRegions; tests set less)
+}
+
+// full reports whether n more regions would be too many; the error wraps
+// mm.ErrNoMem, which the guest sees as ENOMEM.
+func (h *hostMem) full(n int) error {
+	limit := h.max
+	if limit == 0 {
+		limit = maxRegions
+	}
+	if len(h.regions)+n > limit {
+		return fmt.Errorf("emu: more than %d memory regions: %w", limit, mm.ErrNoMem)
+	}
+	return nil
+}
+
+// host returns the host address of guest address a, reserving its slot.
+func (e *Engine) host(a uint64) (uint64, error) {
+	if e.mem.slots == nil {
+		e.mem.slots = map[uint64]uint64{}
+	}
+	s := a >> slotShift
+	base, ok := e.mem.slots[s]
+	if !ok {
+		p := C.emu_reserve(slotSize)
+		if p == nil {
+			return 0, fmt.Errorf("emu: reserving host memory for %#x: %w", a, mm.ErrNoMem)
+		}
+		base = uint64(uintptr(p))
+		e.mem.slots[s] = base
+	}
+	return base + a&(slotSize-1), nil
+}
+
+// releaseHost gives the host memory of [lo, hi) back.
+func (e *Engine) releaseHost(lo, hi uint64) {
+	for a := lo; a < hi; {
+		end := min(hi, (a|(slotSize-1))+1)
+		if base, ok := e.mem.slots[a>>slotShift]; ok {
+			C.emu_release(C.uintptr_t(base+a&(slotSize-1)), C.size_t(end-a))
+		}
+		a = end
+	}
+}
+
+// freeHost releases every host reservation (the engine is closed).
+func (e *Engine) freeHost() {
+	for _, base := range e.mem.slots {
+		C.emu_unreserve(C.uintptr_t(base), slotSize)
+	}
+	e.mem.slots = nil
+	e.mem.regions = nil
+}
+
+// first returns the index of the first region ending above a.
+func (h *hostMem) first(a uint64) int {
+	i, _ := slices.BinarySearchFunc(h.regions, a, func(r region, a uint64) int {
+		if r.hi <= a {
+			return -1
+		}
+		return 1
+	})
+	return i
+}
+
+// cut splits the regions at a, as Unicorn splits them.
+func (h *hostMem) cut(a uint64) {
+	i := h.first(a)
+	if i < len(h.regions) && h.regions[i].lo < a {
+		r := h.regions[i]
+		h.regions = slices.Insert(h.regions, i+1, region{a, r.hi, r.perms})
+		h.regions[i].hi = a
+	}
+}
+
+// mapPtr maps [lo, hi), inside one slot, at its host memory.
+func (e *Engine) mapPtr(lo, hi uint64, perms C.uint32_t) error {
+	ha, err := e.host(lo)
+	if err != nil {
+		return err
+	}
+	if err := ucErrf(C.emu_map_ptr(e.uc, C.uint64_t(lo), C.size_t(hi-lo), perms, C.uintptr_t(ha)), "mapping %#x+%#x", lo, hi-lo); err != nil {
+		return err
+	}
+	i := e.mem.first(lo)
+	e.mem.regions = slices.Insert(e.mem.regions, i, region{lo, hi, perms})
+	return nil
+}
+
+// coalesce merges runs of adjacent regions with the same permissions in
+// one slot around [lo, hi) into one region each (no data moves: they are
+// adjacent in host memory too).
+func (e *Engine) coalesce(lo, hi uint64) error {
+	rs := &e.mem.regions
+	i := e.mem.first(lo)
+	if i > 0 {
+		i--
+	}
+	for i < len(*rs) && (*rs)[i].lo <= hi {
+		j := i + 1
+		for j < len(*rs) && (*rs)[j].lo == (*rs)[j-1].hi && (*rs)[j].perms == (*rs)[i].perms &&
+			(*rs)[j].lo>>slotShift == (*rs)[i].lo>>slotShift {
+			j++
+		}
+		if j-i > 1 {
+			m := region{(*rs)[i].lo, (*rs)[j-1].hi, (*rs)[i].perms}
+			for _, r := range (*rs)[i:j] {
+				if err := ucErrf(C.uc_mem_unmap(e.uc, C.uint64_t(r.lo), C.size_t(r.hi-r.lo)), "unmapping %#x+%#x", r.lo, r.hi-r.lo); err != nil {
+					return err
+				}
+			}
+			*rs = slices.Delete(*rs, i, j)
+			if err := e.mapPtr(m.lo, m.hi, m.perms); err != nil {
+				return err
+			}
+		}
+		i++
+	}
+	return nil
+}
+
+// MapPages maps zeroed, page-aligned memory.
+func (e *Engine) MapPages(addr, size uint64, prot mm.Prot) error {
+	end := addr + size
+	if err := e.mem.full(int((end-1)>>slotShift-addr>>slotShift) + 1); err != nil {
+		return err
+	}
+	perms := ucProt(prot)
+	for a := addr; a < end; {
+		hi := min(end, (a|(slotSize-1))+1)
+		ha, err := e.host(a)
+		if err != nil {
+			return err
+		}
+		if C.emu_commit(C.uintptr_t(ha), C.size_t(hi-a)) != 0 {
+			return fmt.Errorf("emu: committing host memory for %#x+%#x: %w", a, hi-a, mm.ErrNoMem)
+		}
+		if err := e.mapPtr(a, hi, perms); err != nil {
+			e.releaseHost(a, hi)
+			return err
+		}
+		a = hi
+	}
+	return e.coalesce(addr, end)
+}
+
+// UnmapPages unmaps page-aligned memory.
+func (e *Engine) UnmapPages(addr, size uint64) error {
+	if err := e.mem.full(1); err != nil {
+		return err
+	}
+	e.forgetCode(addr, size)
+	if err := ucErrf(C.uc_mem_unmap(e.uc, C.uint64_t(addr), C.size_t(size)), "unmapping %#x+%#x", addr, size); err != nil {
+		return err
+	}
+	end := addr + size
+	e.mem.cut(addr)
+	e.mem.cut(end)
+	i := e.mem.first(addr)
+	j := i
+	for j < len(e.mem.regions) && e.mem.regions[j].lo < end {
+		j++
+	}
+	e.mem.regions = slices.Delete(e.mem.regions, i, j)
+	e.releaseHost(addr, end)
+	return nil
+}
+
+// ProtectPages changes the protection of page-aligned memory.
+func (e *Engine) ProtectPages(addr, size uint64, prot mm.Prot) error {
+	if err := e.mem.full(2); err != nil {
+		return err
+	}
+	if prot&mm.ProtExec == 0 {
+		e.forgetCode(addr, size)
+	}
+	perms := ucProt(prot)
+	if err := ucErrf(C.uc_mem_protect(e.uc, C.uint64_t(addr), C.size_t(size), perms), "protecting %#x+%#x", addr, size); err != nil {
+		return err
+	}
+	end := addr + size
+	e.mem.cut(addr)
+	e.mem.cut(end)
+	for i := e.mem.first(addr); i < len(e.mem.regions) && e.mem.regions[i].lo < end; i++ {
+		e.mem.regions[i].perms = perms
+	}
+	return e.coalesce(addr, end)
+}
+
+// Regions returns how many Unicorn regions the engine has (for tests).
+func (e *Engine) Regions() int { return len(e.mem.regions) }

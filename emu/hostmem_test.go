@@ -1,0 +1,84 @@
+package emu
+
+import (
+	"errors"
+	"testing"
+
+	"emuprof/mm"
+)
+
+// Adjacent mappings with one protection become one Unicorn region; a
+// protection change splits in place (contents kept) and merges back.
+func TestRegionsCoalesce(t *testing.T) {
+	e, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	const base, page = 0x10000000, 0x1000
+	rw := mm.ProtRead | mm.ProtWrite
+	for i := uint64(0); i < 8; i++ {
+		if err := e.MapPages(base+i*page, page, rw); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := e.Regions(); n != 1 {
+		t.Fatalf("8 adjacent pages: %d regions", n)
+	}
+	if err := e.WriteMem(base+3*page, []byte("kept")); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.ProtectPages(base+3*page, page, mm.ProtRead); err != nil {
+		t.Fatal(err)
+	}
+	if n := e.Regions(); n != 3 {
+		t.Fatalf("after mprotect of a page: %d regions", n)
+	}
+	if err := e.ProtectPages(base+3*page, page, rw); err != nil {
+		t.Fatal(err)
+	}
+	if n := e.Regions(); n != 1 {
+		t.Fatalf("after mprotect back: %d regions", n)
+	}
+	b := make([]byte, 4)
+	if err := e.ReadMem(base+3*page, b); err != nil || string(b) != "kept" {
+		t.Fatalf("contents %q %v", b, err)
+	}
+	if err := e.UnmapPages(base+2*page, 2*page); err != nil {
+		t.Fatal(err)
+	}
+	if n := e.Regions(); n != 2 {
+		t.Fatalf("after unmapping a hole: %d regions", n)
+	}
+	// A remapped page is fresh (zero), not what the host memory held.
+	if err := e.MapPages(base+3*page, page, rw); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.ReadMem(base+3*page, b); err != nil || string(b) != "\x00\x00\x00\x00" {
+		t.Fatalf("remapped page %q %v", b, err)
+	}
+}
+
+// Past the most regions (maxRegions), mapping fails with an error wrapping mm.ErrNoMem (the
+// guest's ENOMEM) instead of QEMU's assertion.
+func TestTooManyRegions(t *testing.T) {
+	e, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	e.mem.max = 64 // Unicorn's mapping gets slow with thousands of regions
+	var i uint64
+	for ; i < 64+10; i++ {
+		prot := mm.ProtRead
+		if i%2 == 1 {
+			prot |= mm.ProtWrite
+		}
+		if err = e.MapPages(0x10000000+i*0x1000, 0x1000, prot); err != nil {
+			break
+		}
+	}
+	if !errors.Is(err, mm.ErrNoMem) || i != 64 {
+		t.Fatalf("after %d regions: %v", i, err)
+	}
+}

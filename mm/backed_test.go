@@ -1,0 +1,239 @@
+package mm
+
+import (
+	"bytes"
+	"errors"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+const tib = 1 << 40
+
+// A PROT_NONE reservation of 1 TiB is bookkeeping only; the pieces made
+// accessible are backed, keep their contents through PROT_NONE and back,
+// and go away with munmap.
+func TestReservationBackedWhenAccessible(t *testing.T) {
+	mb := NewMemBackend()
+	as := New(mb)
+	base, err := as.FindFree(tib, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := as.Map(VMA{Start: base, End: base + tib}); err != nil {
+		t.Fatalf("reserving 1 TiB: %v", err)
+	}
+	if len(mb.Calls) != 0 || as.Backed() != 0 {
+		t.Fatalf("a reservation reached the backend: %v", mb.Calls)
+	}
+	mid := base + tib/2
+	if err := as.Protect(mid, 3*PageSize, rw); err != nil {
+		t.Fatal(err)
+	}
+	consistent(t, as, mb)
+	if want := []string{"map 0x" + hex(mid) + "+0x3000 rw-"}; strings.Join(mb.Calls, ";") != want[0] {
+		t.Fatalf("calls %v, want %v", mb.Calls, want)
+	}
+	if err := as.Mem().WriteMem(mid+10, []byte("hello")); err != nil {
+		t.Fatal(err)
+	}
+	if err := as.Protect(mid, 3*PageSize, ProtNone); err != nil {
+		t.Fatal(err)
+	}
+	if err := as.Protect(mid, 2*PageSize, ProtRead); err != nil {
+		t.Fatal(err)
+	}
+	consistent(t, as, mb)
+	got := make([]byte, 5)
+	if err := mb.ReadMem(mid+10, got); err != nil || string(got) != "hello" {
+		t.Fatalf("contents after PROT_NONE and back: %q, %v", got, err)
+	}
+	if as.Backed() != 3*PageSize {
+		t.Fatalf("backed %#x, want 3 pages", as.Backed())
+	}
+	// /proc/self/maps: the reservation with the readable piece inside,
+	// the third page merged back into it, as Linux shows it.
+	if n := len(as.VMAs()); n != 3 {
+		t.Fatalf("%d areas: %+v", n, as.VMAs())
+	}
+	if err := as.Unmap(base, tib); err != nil {
+		t.Fatal(err)
+	}
+	consistent(t, as, mb)
+	if len(mb.pages) != 0 || as.Backed() != 0 {
+		t.Fatalf("pages left after munmap: %d", len(mb.pages))
+	}
+}
+
+func hex(a uint64) string { return strings.TrimPrefix(strings.ToLower(formatHex(a)), "0x") }
+
+func formatHex(a uint64) string {
+	const digits = "0123456789abcdef"
+	if a == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; a > 0; a >>= 4 {
+		b = append([]byte{digits[a&15]}, b...)
+	}
+	return string(b)
+}
+
+// The kernel's view (Mem) reads unbacked pages as zeros and backs them
+// only to store something that is not zero.
+func TestMemBacksOnNonZeroWrite(t *testing.T) {
+	mb := NewMemBackend()
+	as := New(mb)
+	if err := as.Map(VMA{Start: 0x100000, End: 0x200000}); err != nil {
+		t.Fatal(err)
+	}
+	m := as.Mem()
+	buf := []byte{1, 2, 3}
+	if err := m.ReadMem(0x100ffe, buf); err != nil || !bytes.Equal(buf, []byte{0, 0, 0}) {
+		t.Fatalf("read of unbacked pages: %v %v", buf, err)
+	}
+	if err := m.WriteMem(0x100000, make([]byte, 3*PageSize)); err != nil || as.Backed() != 0 {
+		t.Fatalf("zeros backed pages: %v, backed %#x", err, as.Backed())
+	}
+	if err := m.WriteMem(0x100ffe, []byte{7, 8, 9}); err != nil {
+		t.Fatal(err)
+	}
+	if as.Backed() != 2*PageSize {
+		t.Fatalf("backed %#x, want the two pages written", as.Backed())
+	}
+	consistent(t, as, mb)
+	got := make([]byte, 5)
+	if err := m.ReadMem(0x100ffd, got); err != nil || !bytes.Equal(got, []byte{0, 7, 8, 9, 0}) {
+		t.Fatalf("read back %v %v", got, err)
+	}
+	if err := m.ReadMem(0x200000, got); err == nil {
+		t.Fatal("read past the mapping succeeded")
+	}
+}
+
+// The limit on backed memory makes mmap, mprotect and brk fail with
+// ErrNoMem and change nothing; reservations are free.
+func TestLimit(t *testing.T) {
+	mb := NewMemBackend()
+	as := New(mb)
+	as.SetLimit(16 * PageSize)
+	if err := as.Map(VMA{Start: 0x100000, End: 0x100000 + tib}); err != nil {
+		t.Fatalf("reservation under a limit: %v", err)
+	}
+	if err := as.Map(VMA{Start: 0x10000, End: 0x10000 + 17*PageSize, Prot: rw}); !errors.Is(err, ErrNoMem) {
+		t.Fatalf("map over the limit: %v", err)
+	}
+	if err := as.Map(VMA{Start: 0x10000, End: 0x10000 + 10*PageSize, Prot: rw}); err != nil {
+		t.Fatal(err)
+	}
+	if err := as.Protect(0x100000, 7*PageSize, rw); !errors.Is(err, ErrNoMem) {
+		t.Fatalf("mprotect over the limit: %v", err)
+	}
+	consistent(t, as, mb)
+	if err := as.Protect(0x100000, 6*PageSize, rw); err != nil {
+		t.Fatal(err)
+	}
+	// Replacing backed memory frees what it replaces.
+	if err := as.Map(VMA{Start: 0x10000, End: 0x10000 + 10*PageSize, Prot: ProtRead}); err != nil {
+		t.Fatalf("replacing within the limit: %v", err)
+	}
+	as.SetBrk(0x80000)
+	if got := as.Brk(0x80000 + PageSize); got != 0x80000 {
+		t.Fatalf("brk past the limit moved to %#x", got)
+	}
+	consistent(t, as, mb)
+}
+
+// Fork copies backed pages only; the child's reservations stay unbacked.
+func TestForkLazy(t *testing.T) {
+	mb := NewMemBackend()
+	as := New(mb)
+	if err := as.Map(VMA{Start: 0x100000, End: 0x100000 + tib}); err != nil {
+		t.Fatal(err)
+	}
+	if err := as.Protect(0x200000, PageSize, rw); err != nil {
+		t.Fatal(err)
+	}
+	if err := as.Mem().WriteMem(0x200010, []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if err := as.Protect(0x200000, PageSize, ProtNone); err != nil {
+		t.Fatal(err)
+	}
+	cb := NewMemBackend()
+	child, copied, err := as.Fork(cb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	consistent(t, child, cb)
+	if copied != PageSize || child.Backed() != PageSize || child.Limit() != as.Limit() {
+		t.Fatalf("copied %#x, backed %#x", copied, child.Backed())
+	}
+	b := make([]byte, 1)
+	if err := cb.ReadMem(0x200010, b); err != nil || b[0] != 'x' {
+		t.Fatalf("child's copy %q %v", b, err)
+	}
+}
+
+// mremap moves the backed pages of a PROT_NONE area with their contents.
+func TestRemapKeepsBackedPages(t *testing.T) {
+	mb := NewMemBackend()
+	as := New(mb)
+	if err := as.Map(VMA{Start: 0x100000, End: 0x200000}); err != nil {
+		t.Fatal(err)
+	}
+	if err := as.Map(VMA{Start: 0x200000, End: 0x201000, Prot: ProtRead}); err != nil {
+		t.Fatal(err) // in the way of growing in place
+	}
+	if err := as.Protect(0x180000, PageSize, rw); err != nil {
+		t.Fatal(err)
+	}
+	if err := as.Mem().WriteMem(0x180000, []byte("kept")); err != nil {
+		t.Fatal(err)
+	}
+	if err := as.Protect(0x180000, PageSize, ProtNone); err != nil {
+		t.Fatal(err)
+	}
+	dst, err := as.Remap(0x100000, 0x100000, 0x200000, RemapHow{MayMove: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	consistent(t, as, mb)
+	if as.Backed() != 2*PageSize {
+		t.Fatalf("backed %#x: want the moved page and the blocker", as.Backed())
+	}
+	b := make([]byte, 4)
+	if err := mb.ReadMem(dst+0x80000, b); err != nil || string(b) != "kept" {
+		t.Fatalf("moved contents %q %v", b, err)
+	}
+}
+
+// spans agrees with a page bitmap under random adds and removes.
+func TestSpansModel(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	var s spans
+	var model [64]bool
+	for step := 0; step < 5000; step++ {
+		lo := r.Uint64N(64)
+		hi := lo + r.Uint64N(64-lo) + 1
+		add := r.IntN(2) == 0
+		if add {
+			s.add(lo, hi)
+		} else {
+			s.remove(lo, hi)
+		}
+		for i := lo; i < hi; i++ {
+			model[i] = add
+		}
+		for i := uint64(0); i < 64; i++ {
+			if (s.covered(i, i+1) == 1) != model[i] {
+				t.Fatalf("step %d: page %d covered %v, model %v (spans %v)", step, i, !model[i], model[i], s)
+			}
+		}
+		for i := range s {
+			if s[i].lo >= s[i].hi || (i > 0 && s[i-1].hi >= s[i].lo) {
+				t.Fatalf("step %d: bad spans %v", step, s)
+			}
+		}
+	}
+}
