@@ -87,6 +87,9 @@ func (p *Process) slice(t *sched.Thread) *Result {
 	if err := p.switchTo(t); err != nil {
 		return p.internal(err)
 	}
+	if len(p.m.sig.dying) > 0 && p.dies() {
+		return nil
+	}
 	ts := p.threads[t.Tid]
 	if ts.blocked {
 		return nil // woken for a signal that went elsewhere: it waits on

@@ -113,8 +113,11 @@ type sigMachine struct {
 	timed []*Process
 	// timer is set while a timer's signal is sent: the wake is at its
 	// expiry, by nobody.
-	timer    bool
-	timerAt  int64
+	timer   bool
+	timerAt int64
+	// dying are the processes a fatal signal from another process will
+	// kill when they next run (doom).
+	dying    map[*Process]int
 	fpInit   [cpu.FPStateSize]byte
 	fpInitOK bool
 }
@@ -650,8 +653,54 @@ func (p *Process) sendTo(t *sched.Thread, q *Process, sig int) {
 		p.hash(0x6b11, uint64(q.pid), uint64(sig))
 	}
 	if res.Fatal {
-		q.killedBySignal(sig)
+		p.doom(q, sig, t.Clock+killLatency)
 	}
+}
+
+// killLatency is the virtual time a fatal signal takes to kill another
+// process. On Linux the target dies in its own context: its threads wake
+// with SIGKILL pending and exit when they next run, on another CPU, tens
+// of microseconds later; meanwhile the sender goes on (a shell's `kill
+// $!; wait $!` is in wait before its child is gone, and reports the
+// death). Killing the target within kill(2) would have its parent see
+// the death, and SIGCHLD, the instant kill returns.
+const killLatency = 50_000 // ns
+
+// doom makes process q die of sig when one of its threads next runs, not
+// before virtual time at.
+func (p *Process) doom(q *Process, sig int, at int64) {
+	s := &p.m.sig
+	if s.dying == nil {
+		s.dying = map[*Process]int{}
+	}
+	if _, ok := s.dying[q]; ok || q.exited {
+		return
+	}
+	s.dying[q] = sig
+	for _, tid := range q.tids() {
+		th := p.sched.Thread(tid)
+		switch {
+		case th == nil || th.State == sched.Exited:
+		case th.State == sched.Blocked:
+			p.sched.Interrupt(th, nil, at)
+		case th.Clock < at:
+			p.sched.Delay(th, at-th.Clock)
+		}
+	}
+}
+
+// dies ends p if a fatal signal from another process doomed it; it
+// reports whether it did.
+func (p *Process) dies() bool {
+	sig, ok := p.m.sig.dying[p]
+	if !ok {
+		return false
+	}
+	delete(p.m.sig.dying, p)
+	if !p.exited {
+		p.killedBySignal(sig)
+	}
+	return true
 }
 
 // killCall is kill(2) (kill_something_info): to a process, to the
