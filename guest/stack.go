@@ -5,22 +5,58 @@ import (
 	"fmt"
 
 	"emuprof/cpu"
+	"emuprof/loader/cfi"
 	"emuprof/mm"
 )
 
 const maxFrames = 24
 
-// backtrace symbolizes a thread's stack, best effort: frame 0 is the pc;
-// callers come from the saved frame-pointer chain when it is intact, and
-// otherwise from a scan of the stack for return addresses (words that point
-// into executable memory just after a call instruction), which is what works
-// for code built without frame pointers.
+// backtrace symbolizes a thread's stack as gdb's bt does: frame 0 is the
+// pc; callers come from the .eh_frame CFI of each object (loader.Unwind),
+// named by their call instruction (the return address - 1), and the walk
+// stops after main, like gdb's (backtrace past-main off). When the pc has
+// no CFI (musl's libc is built without unwind tables), callers come from
+// the saved frame-pointer chain when it is intact, and otherwise from a
+// scan of the stack for return addresses (words that point into
+// executable memory just after a call instruction).
 func (p *Process) backtrace(r *cpu.Regs) []string {
 	lines := []string{"  #0  " + p.syms.FormatLong(r.RIP)}
+	pcs := p.syms.Unwind(dwarfRegs(r), p.readWord, maxFrames+1)
+	if len(pcs) > 1 {
+		for i, ret := range pcs[1:] {
+			lines = append(lines, fmt.Sprintf("  #%-2d %s", i+1, p.syms.FormatCaller(ret)))
+			if p.syms.Lookup(ret-1).Func == "main" {
+				break
+			}
+		}
+		return lines
+	}
 	for i, pc := range p.callers(r) {
-		lines = append(lines, fmt.Sprintf("  #%-2d %s", i+1, p.syms.FormatLong(pc)))
+		lines = append(lines, fmt.Sprintf("  #%-2d %s", i+1, p.syms.FormatCaller(pc)))
+		if p.syms.Lookup(pc-1).Func == "main" {
+			break
+		}
 	}
 	return lines
+}
+
+// dwarfRegs gives a thread's registers by DWARF number.
+func dwarfRegs(r *cpu.Regs) cfi.Regs {
+	var d cfi.Regs
+	for n, v := range [...]uint64{r.RAX, r.RDX, r.RCX, r.RBX, r.RSI, r.RDI, r.RBP, r.RSP,
+		r.R8, r.R9, r.R10, r.R11, r.R12, r.R13, r.R14, r.R15, r.RIP} {
+		d.R[n], d.Known[n] = v, true
+	}
+	return d
+}
+
+// readWord reads a word of the guest's memory for the unwinder.
+func (p *Process) readWord(addr uint64) (uint64, bool) {
+	var b [8]byte
+	if p.cpu.ReadMem(addr, b[:]) != nil {
+		return 0, false
+	}
+	return binary.LittleEndian.Uint64(b[:]), true
 }
 
 func (p *Process) callers(r *cpu.Regs) []uint64 {

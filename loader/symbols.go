@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 
 	"emuprof/analyses"
+	"emuprof/loader/cfi"
 )
 
 // SymbolTable names guest addresses. Every ELF object mapped into the guest
@@ -45,6 +46,8 @@ type symObject struct {
 	file         *elf.File
 	linesOnce    sync.Once
 	lines        lineTable
+	cfiOnce      sync.Once
+	cfi          *cfi.Table // .eh_frame, read on the first unwind (unwind.go)
 }
 
 // Location of a pc.
@@ -160,7 +163,11 @@ func (t *SymbolTable) Format(pc uint64) string { return t.format(pc, false) }
 func (t *SymbolTable) FormatLong(pc uint64) string { return t.format(pc, true) }
 
 func (t *SymbolTable) format(pc uint64, long bool) string {
-	loc := t.lookup(pc, long)
+	return formatLoc(t.lookup(pc, long), pc)
+}
+
+// formatLoc renders loc, the location of pc.
+func formatLoc(loc Location, pc uint64) string {
 	var s string
 	switch {
 	case !loc.Known:
@@ -389,9 +396,23 @@ func functionSymbols(f *elf.File, base string, bias, lo, hi uint64) (out []rawSy
 	}
 	// Functions without a symbol (internal functions of stripped libraries)
 	// still have unwind info: name them by address, below every real name.
+	// An FDE that starts inside a named function describes part of it
+	// (clone3's child, which starts with the return address undefined):
+	// the function keeps its name there, as in gdb.
+	named := slices.Clone(out)
+	slices.SortFunc(named, func(a, b rawSym) int { return cmp.Compare(a.addr, b.addr) })
+	inside := func(g uint64) bool {
+		i, _ := slices.BinarySearchFunc(named, g, func(s rawSym, g uint64) int { return cmp.Compare(s.addr, g) })
+		for j := i - 1; j >= 0 && j >= i-8; j-- {
+			if named[j].addr < g && g < named[j].addr+named[j].size {
+				return true
+			}
+		}
+		return false
+	}
 	starts, sizes := ehFrameFunctions(f)
 	for i, a := range starts {
-		if g := a + bias; g >= lo && g < hi {
+		if g := a + bias; g >= lo && g < hi && !inside(g) {
 			out = append(out, rawSym{addr: g, size: sizes[i], name: base + "!0x" + strconv.FormatUint(a, 16), rank: 9})
 		}
 	}
