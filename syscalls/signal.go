@@ -472,3 +472,27 @@ func (k *Kernel) ForgetRestart(tid int) {
 // Identity returns the process id and user id signals sent by the process
 // carry.
 func (k *Kernel) Identity() (pid, uid int) { return k.cfg.Pid, k.cfg.Uid }
+
+// maskedWait gives a call that waits with a signal mask at addr (ppoll,
+// epoll_pwait: set_user_sigmask) its mask: it holds while the call waits,
+// so that a signal it unblocks interrupts the wait (EINTR, never
+// restarted) and the handler runs under it, the frame saving the old mask;
+// a call that returns without waiting puts the old mask back at once.
+func (k *Kernel) maskedWait(c *Call, addr uint64, out Outcome) Outcome {
+	if addr == 0 {
+		return out
+	}
+	mask, e := k.getU64(addr)
+	if e != 0 {
+		return out
+	}
+	if out.Wait == nil || out.Err != nil {
+		k.RestoreMask(c.Tid)
+		return out
+	}
+	k.Suspend(c.Tid, mask)
+	if k.Deliverable(c.Tid) {
+		return fail(eINTR)
+	}
+	return out
+}

@@ -812,8 +812,8 @@ func sysEpollWait(k *Kernel, c *Call) Outcome {
 	return k.epollWait(c, fdArg(c.Args[0]), c.Args[1], int32(c.Args[2]), epollMs(c.Args[3]))
 }
 
-// epollSigmask checks epoll_pwait's signal mask argument (the mask itself
-// changes nothing: no signal is delivered asynchronously).
+// epollSigmask checks the signal mask argument of epoll_pwait, ppoll and
+// pselect6 (maskedWait applies it).
 func (k *Kernel) epollSigmask(addr, size uint64) Errno {
 	if addr == 0 {
 		return 0
@@ -829,7 +829,7 @@ func sysEpollPwait(k *Kernel, c *Call) Outcome {
 	if e := k.epollSigmask(c.Args[4], c.Args[5]); e != 0 {
 		return fail(e)
 	}
-	return k.epollWait(c, fdArg(c.Args[0]), c.Args[1], int32(c.Args[2]), epollMs(c.Args[3]))
+	return k.maskedWait(c, c.Args[4], k.epollWait(c, fdArg(c.Args[0]), c.Args[1], int32(c.Args[2]), epollMs(c.Args[3])))
 }
 
 func sysEpollPwait2(k *Kernel, c *Call) Outcome {
@@ -847,5 +847,5 @@ func sysEpollPwait2(k *Kernel, c *Call) Outcome {
 	if e := k.epollSigmask(c.Args[4], c.Args[5]); e != 0 {
 		return fail(e)
 	}
-	return k.epollWait(c, fdArg(c.Args[0]), c.Args[1], int32(c.Args[2]), timeout)
+	return k.maskedWait(c, c.Args[4], k.epollWait(c, fdArg(c.Args[0]), c.Args[1], int32(c.Args[2]), timeout))
 }

@@ -634,7 +634,7 @@ func sysPpoll(k *Kernel, c *Call) Outcome {
 	if e := k.epollSigmask(c.Args[3], c.Args[4]); e != 0 {
 		return fail(e)
 	}
-	return k.poll(c, c.Args[0], c.Args[1], timeout)
+	return k.maskedWait(c, c.Args[3], k.poll(c, c.Args[0], c.Args[1], timeout))
 }
 
 // poll reports the readiness of an array of struct pollfd. Regular files,

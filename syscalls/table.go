@@ -124,7 +124,7 @@ func declareTable() []entry {
 	partial(293, "O_DIRECT (packet mode) refused (EINVAL)", sysPipe2)
 	full(8, sysLseek)
 	partial(7, "waits (in virtual time) for pipe activity or the timeout; files and std streams are always ready", sysPoll)
-	partial(271, "as poll; the signal mask argument is ignored", sysPpoll)
+	partial(271, "as poll; the signal mask holds while the call waits", sysPpoll)
 	partial(23, "as poll (sys_select.go); a wait that times out leaves the sets as given", sysSelect)
 	partial(270, "as select; the signal mask holds while the call waits", sysPselect6)
 
@@ -134,8 +134,8 @@ func declareTable() []entry {
 	partial(233, "pipes, eventfds, timerfds, epoll instances, standard streams, terminals; Linux's ready-list "+
 		"order; regular files EPERM", sysEpollCtl)
 	full(232, sysEpollWait) // waits park the thread; timeouts in virtual time
-	partial(281, "the signal mask is checked, not applied (no signal is delivered asynchronously)", sysEpollPwait)
-	partial(441, "the signal mask is checked, not applied (no signal is delivered asynchronously)", sysEpollPwait2)
+	full(281, sysEpollPwait) // the signal mask holds while the call waits
+	full(441, sysEpollPwait2)
 	full(284, sysEventfd)
 	full(290, sysEventfd2)
 	partial(283, "timers on the virtual clock; TFD_TIMER_CANCEL_ON_SET never cancels (the clock is never set)", sysTimerfdCreate)

@@ -12,7 +12,8 @@
 // stack overflow caught on it, signals to another thread (EINTR and
 // SA_RESTART on a pipe read), alarm/setitimer/getitimer, pause,
 // sigsuspend, sigtimedwait/sigwaitinfo/sigwait, nanosleep interrupted
-// (EINTR and the time left), select EINTR under SA_RESTART, SIGPIPE with a
+// (EINTR and the time left), ppoll and epoll_pwait with a mask, select EINTR
+// under SA_RESTART, SIGPIPE with a
 // handler, SIGCHLD (handler, siginfo, SIG_IGN auto-reaping), kill to a child
 // with a handler, wait4 interrupted, kill(0) and kill(-pgid).
 #define _GNU_SOURCE
@@ -25,6 +26,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/select.h>
 #include <sys/syscall.h>
@@ -453,6 +456,25 @@ static void step_timers(void)
 	struct timespec req = {10, 0}, rem = {0, 0};
 	r = nanosleep(&req, &rem);
 	printf("nanosleep: %d %s rem %ld s\n", r, strerror(errno), (long)rem.tv_sec);
+	// ppoll and epoll_pwait with a mask that unblocks SIGALRM: the timer
+	// interrupts them, the handler runs, the old mask comes back.
+	sigprocmask(SIG_BLOCK, &s, &old_mask);
+	sigset_t unblock;
+	sigprocmask(SIG_BLOCK, NULL, &unblock);
+	sigdelset(&unblock, SIGALRM);
+	alarms = 0;
+	setitimer(ITIMER_REAL, &it, NULL);
+	r = ppoll(NULL, 0, NULL, &unblock);
+	printf("ppoll with a mask: %d %s alarms %d blocked after %d\n", r, strerror(errno), alarms, blocked(SIGALRM));
+	int ep = epoll_create1(0);
+	struct epoll_event ev;
+	alarms = 0;
+	setitimer(ITIMER_REAL, &it, NULL);
+	r = epoll_pwait(ep, &ev, 1, -1, &unblock);
+	printf("epoll_pwait with a mask: %d %s alarms %d blocked after %d\n", r, strerror(errno), alarms,
+	       blocked(SIGALRM));
+	close(ep);
+	sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	// select is never restarted, SA_RESTART or not.
 	on(SIGALRM, h_alarm, SA_RESTART, NULL);
 	setitimer(ITIMER_REAL, &it, NULL);
