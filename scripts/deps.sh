@@ -37,6 +37,8 @@ while read -r path pkg; do
 	[ -x "$path" ] || need+=("$pkg")
 done <<'EOF'
 /usr/bin/strip binutils
+/usr/bin/readelf binutils
+/usr/bin/gdb gdb
 /usr/bin/pigz pigz
 /usr/bin/xz xz-utils
 /bin/gzip gzip
