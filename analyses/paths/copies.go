@@ -49,11 +49,14 @@ const ShardFormat = "emuprof-paths-shard 1"
 
 // PlanFile is the input of P3's static analysis, from a planning run.
 type PlanFile struct {
-	Format  string     `json:"format"`
-	Program string     `json:"program"`
-	K       int        `json:"k"`
-	PBL     bool       `json:"pbl,omitempty"`
-	Procs   []PlanProc `json:"procs"`
+	Format  string `json:"format"`
+	Program string `json:"program"`
+	K       int    `json:"k"`
+	PBL     bool   `json:"pbl,omitempty"`
+	// Cost "profile" and AnyCallers: PlanOptions.
+	Cost       string     `json:"cost,omitempty"`
+	AnyCallers bool       `json:"any_callers,omitempty"`
+	Procs      []PlanProc `json:"procs"`
 }
 
 // PlanProc is one procedure of a plan: its DAG (vertices 0 = ENTRY ...
@@ -65,6 +68,9 @@ type PlanProc struct {
 	Callers  int        `json:"callers"`
 	Vertices int        `json:"vertices"`
 	Edges    [][2]int32 `json:"edges"`
+	// Execs: the planning run's path executions (vertex paths), with
+	// cost "profile".
+	Execs []PathCount `json:"execs,omitempty"`
 }
 
 // CopyRun makes a Profiler one copy of a P3 plan.
@@ -108,9 +114,9 @@ func (pf *PlanFile) Plan() (*Plan, error) {
 		if err != nil {
 			return nil, fmt.Errorf("plan: %s: %w", pp.Name, err)
 		}
-		procs[i] = Proc{Name: pp.Name, G: g, BL: BallLarus(g), Callers: pp.Callers}
+		procs[i] = Proc{Name: pp.Name, G: g, BL: BallLarus(g), Callers: pp.Callers, Execs: pp.Execs}
 	}
-	return PlanP3(procs, pf.K, pf.PBL), nil
+	return PlanP3With(procs, pf.K, PlanOptions{PBL: pf.PBL, Profile: pf.Cost == "profile", AnyCallers: pf.AnyCallers}), nil
 }
 
 // NewCopyRun prepares copy i of the plan.
@@ -445,14 +451,20 @@ func IsShard(path string) bool {
 
 // planFile builds the plan file of the routines in list (sorted as the
 // profile sorts them) for k copies.
-func (p *Profiler) planFile(program string, list []*routine) *PlanFile {
-	pf := &PlanFile{Format: PlanFormat, Program: program, K: p.P3.K, PBL: p.P3.PBL, Procs: []PlanProc{}}
-	for _, rt := range list {
+func (p *Profiler) planFile(program string, list []*routine, execs [][]PathCount) *PlanFile {
+	pf := &PlanFile{Format: PlanFormat, Program: program, K: p.P3.K, PBL: p.P3.PBL, AnyCallers: p.P3.AnyCallers, Procs: []PlanProc{}}
+	if p.P3.Profile {
+		pf.Cost = "profile"
+	}
+	for i, rt := range list {
 		g := rt.dag.G
 		pp := PlanProc{Name: rt.info.Name, Object: rt.info.Object, Entry: hex(rt.info.Entry),
 			Callers: len(p.callSites[rt.info.Entry]), Vertices: g.N, Edges: make([][2]int32, len(g.Edges))}
-		for i, e := range g.Edges {
-			pp.Edges[i] = [2]int32{e.From, e.To}
+		for j, e := range g.Edges {
+			pp.Edges[j] = [2]int32{e.From, e.To}
+		}
+		if p.P3.Profile {
+			pp.Execs = execs[i]
 		}
 		pf.Procs = append(pf.Procs, pp)
 	}

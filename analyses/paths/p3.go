@@ -21,6 +21,28 @@ type Proc struct {
 	G       *Graph
 	BL      *Numbering
 	Callers int // caller_count: call sites of the procedure ([P3] §3.2)
+	// Execs are the procedure's path executions measured by a planning
+	// run, for PlanOptions.Profile (nil: none).
+	Execs []PathCount
+}
+
+// PlanOptions choose the plan. The zero value is the paper's P3.
+type PlanOptions struct {
+	// PBL: every procedure is one task ([P3] §4.1).
+	PBL bool
+	// Profile: a task's cost is its probe executions on the planning
+	// run's paths (Proc.Execs: every executed path of the procedure pays
+	// the probes of the task's labels it crosses), not its static probe
+	// count. [SPEC] extension: the paper balances static probes, which
+	// says nothing about which procedures are hot; in an emulator the
+	// plan comes from a discovery run (spec §1.1 (b)) whose counts are
+	// at hand.
+	Profile bool
+	// AnyCallers partitions procedures whatever their caller count (the
+	// paper only partitions those with at most one caller, to limit the
+	// overlap of probes between copies; with Profile the overlap is
+	// measured instead of feared).
+	AnyCallers bool
 }
 
 // Task is a set of paths of one procedure: the paths whose edges all lie
@@ -67,11 +89,35 @@ const MaxEnumerate = 1 << 20
 // every procedure is one task (PBL: "all procedures are considered as
 // unprofitable", [P3] §4.1).
 func PlanP3(procs []Proc, k int, pbl bool) *Plan {
+	return PlanP3With(procs, k, PlanOptions{PBL: pbl})
+}
+
+// PlanP3With is PlanP3 with options.
+func PlanP3With(procs []Proc, k int, opt PlanOptions) *Plan {
+	pbl := opt.PBL
 	pl := &Plan{K: k, Procs: procs}
+	// With Profile, a procedure is worth partitioning only if, whole, it
+	// would cost more than a copy's fair share of the probe executions:
+	// splitting any other adds overlapping probes and balances nothing
+	// that whole procedures cannot.
+	var fair int
+	if opt.Profile {
+		all := make([]bool, 0)
+		total := 0
+		for _, p := range procs {
+			all = all[:0]
+			for range p.G.Edges {
+				all = append(all, true)
+			}
+			total += profileCost(p, Task{E: all}, true)
+		}
+		fair = total / max(k, 1)
+	}
 	for pi, p := range procs {
 		var ts []Task
 		enumerable := !p.BL.Overflow && p.BL.NumPaths[Entry] <= MaxEnumerate
-		if !pbl && enumerable && p.Callers <= 1 {
+		worth := !opt.Profile || profileCost(p, Task{}, true) > fair
+		if !pbl && enumerable && worth && (p.Callers <= 1 || opt.AnyCallers) {
 			// Algorithm 2 line 5: the threshold is the maximum of the
 			// entry's out-degree and the number of cores ([P3] §4.1).
 			ts = FindPartition(p.G, max(len(p.G.Out[Entry]), k))
@@ -91,6 +137,9 @@ func PlanP3(procs []Proc, k int, pbl bool) *Plan {
 		}
 		for i := range ts {
 			ts[i].Proc, ts[i].Index = pi, i
+			if opt.Profile {
+				ts[i].Cost = profileCost(p, ts[i], len(ts) == 1)
+			}
 			pl.Tasks = append(pl.Tasks, ts[i])
 		}
 	}
@@ -667,4 +716,26 @@ func pathProbes(g *Graph, labels []uint64, path []int32) int {
 		}
 	}
 	return n
+}
+
+// profileCost is a task's probe executions on the procedure's measured
+// paths (PlanOptions.Profile): its labels (Ball-Larus for a whole
+// procedure, PSPP for a part) summed over every executed path, since a
+// copy pays a probe whenever the execution crosses it, whichever path it
+// profiles.
+func profileCost(p Proc, t Task, whole bool) int {
+	var labels []uint64
+	switch {
+	case whole && p.BL.Overflow:
+		labels = bigNonZero(p.BL)
+	case whole:
+		labels = p.BL.Val
+	default:
+		labels = PSPP(p.G, t.E)
+	}
+	var hits uint64
+	for _, x := range p.Execs {
+		hits += uint64(pathProbes(p.G, labels, x.Path)) * x.Count
+	}
+	return int(min(hits, 1<<62))
 }

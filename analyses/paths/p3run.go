@@ -22,6 +22,14 @@ type P3Config struct {
 	PlanOut string
 	// Copies: the command runs K copies as emulations (CopiesFlag).
 	Copies int
+	// Profile and AnyCallers: PlanOptions (--p3-cost profile,
+	// --p3-callers any).
+	Profile, AnyCallers bool
+}
+
+// options returns the plan options of c.
+func (c P3Config) options() PlanOptions {
+	return PlanOptions{PBL: c.PBL, Profile: c.Profile, AnyCallers: c.AnyCallers}
 }
 
 // CopyStat describes one copy of a P3 plan.
@@ -50,6 +58,9 @@ func (p *Profiler) runP3(list []*routine, execs [][]pathExec, out *Profile) ([][
 		for _, x := range execs[i] {
 			vexecs[i] = append(vexecs[i], PathCount{rt.dag.VertexPath(x.seq), x.count})
 		}
+		if p.P3.Profile {
+			procs[i].Execs = vexecs[i]
+		}
 	}
 	fp := fmt.Sprintf("completions %d truncations %d", p.Completions, p.Truncations)
 	measure := func(pl *Plan) []CopyProfile {
@@ -64,9 +75,9 @@ func (p *Profiler) runP3(list []*routine, execs [][]pathExec, out *Profile) ([][
 		}
 		return copies
 	}
-	pl := PlanP3(procs, p.P3.K, p.P3.PBL)
+	pl := PlanP3With(procs, p.P3.K, p.P3.options())
 	if p.P3.PlanOut != "" {
-		data, err := json.MarshalIndent(p.planFile(out.Program, list), "", " ")
+		data, err := json.MarshalIndent(p.planFile(out.Program, list, vexecs), "", " ")
 		if err != nil {
 			return nil, err
 		}
@@ -81,7 +92,7 @@ func (p *Profiler) runP3(list []*routine, execs [][]pathExec, out *Profile) ([][
 	}
 	st := &P3Stats{K: p.P3.K, PBL: p.P3.PBL, Procs: len(procs)}
 	st.SBLHits = measure(PlanP3(procs, 1, true))[0].Hits
-	for _, c := range measure(PlanP3(procs, p.P3.K, true)) {
+	for _, c := range measure(PlanP3With(procs, p.P3.K, PlanOptions{PBL: true, Profile: p.P3.Profile})) {
 		st.PBLHits = max(st.PBLHits, c.Hits)
 	}
 	perProc := map[int]int{}

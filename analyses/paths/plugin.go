@@ -38,6 +38,9 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 	fs.IntVar(&p3.K, "p3", 0, "paths: P3 over K copies: plan the partition, measure each copy, merge (0: Ball-Larus only)")
 	fs.BoolVar(&p3.PBL, "pbl", false, "paths: with --p3, plan PBL (whole procedures per copy) instead of P3")
 	fs.StringVar(&p3.PlanOut, "plan-out", "", "paths: with --p3 K, also write P3's plan for K copies to this file (input of --copy and --copies)")
+	var cost, callers string
+	fs.StringVar(&cost, "p3-cost", "static", "paths: P3's task cost: static (probes, as the paper) or profile (probe executions on the planning run's paths)")
+	fs.StringVar(&callers, "p3-callers", "one", "paths: P3 partitions procedures with at most one caller (one, as the paper) or any")
 	var copySpec, planPath string
 	fs.StringVar(&copySpec, "copy", "", "paths: run copy I of K (I/K, 0-based) of the plan given by --plan, as its own emulation, and write its shard <app>_paths.copyIofK.json (join shards with emuprof merge)")
 	fs.StringVar(&planPath, "plan", "", "paths: the plan file (--plan-out) for --copy or --copies")
@@ -65,6 +68,18 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 			p := New(Options{Symbols: env.Symbols, Block: env.Block, SPFrames: true})
 			p.Copy = cr
 			return &instance{Profiler: p, program: env.Program, app: env.AppName(), top: top}, nil
+		}
+		switch cost {
+		case "static", "profile":
+			p3.Profile = cost == "profile"
+		default:
+			return nil, platform.BadFlag("p3-cost", cost, "want static or profile")
+		}
+		switch callers {
+		case "one", "any":
+			p3.AnyCallers = callers == "any"
+		default:
+			return nil, platform.BadFlag("p3-callers", callers, "want one or any")
 		}
 		if p3.PlanOut != "" && p3.K == 0 {
 			return nil, platform.BadFlag("plan-out", p3.PlanOut, "needs --p3 K")

@@ -634,18 +634,15 @@ func (p *Profiler) spFrames(ev *analyses.Event) bool {
 		}
 		return false
 	}
-	for n := len(t.frames); n > 1; n = len(t.frames) {
+	for n := len(t.frames); n > 0; n = len(t.frames) {
+		// Never the root by stack pointer (a thread's first block may lie
+		// deep in its routine's frame), but any frame after a ret.
 		top := &t.frames[n-1]
-		if top.sp < sp || top.lastTerm == analyses.EndRet && top.rt != nil {
+		if n > 1 && top.sp < sp || top.lastTerm == analyses.EndRet && top.rt != nil {
 			p.pop(t)
 			continue
 		}
 		break
-	}
-	if n := len(t.frames); n == 1 && t.frames[0].lastTerm == analyses.EndRet && t.frames[0].sp <= sp && ev.Addr == bi.Routine.Entry {
-		// The root activation returned and a new one begins at the
-		// same depth (the caller is not profiled).
-		p.pop(t)
 	}
 	entry := ev.Addr == bi.Routine.Entry
 	call := false
