@@ -68,6 +68,7 @@ const (
 	nrSetitimer      = 38
 	nrRtSigtimedwait = 128
 	nrRtSigsuspend   = 130
+	nrRtSigqueueinfo = 129
 	nrNanosleep      = 35
 	nrClockNanosleep = 230
 
@@ -180,6 +181,10 @@ func (p *Process) signalSyscall(t *sched.Thread, c *syscalls.Call, r *cpu.Regs) 
 		return out, true
 	case nrKill:
 		return p.killCall(t, c), true
+	case nrRtSigqueueinfo:
+		if pid := int(int32(a[0])); pid > 0 && pid != p.pid {
+			return p.sigqueueTo(t, c, pid), true
+		}
 	}
 	return syscalls.Outcome{}, false
 }
@@ -655,6 +660,33 @@ func (p *Process) sendTo(t *sched.Thread, q *Process, sig int) {
 	if res.Fatal {
 		p.doom(q, sig, t.Clock+killLatency)
 	}
+}
+
+// sigqueueTo is rt_sigqueueinfo to another process pid.
+func (p *Process) sigqueueTo(t *sched.Thread, c *syscalls.Call, pid int) syscalls.Outcome {
+	sig := int(int32(c.Args[1]))
+	if sig < 0 || sig > 64 {
+		return ret(errno(eINVAL))
+	}
+	info, e := p.kernel.QueuedInfo(c, sig, c.Args[2])
+	if e != 0 {
+		return ret(errno(int(e)))
+	}
+	q := p.m.owner[pid]
+	if q == nil || q.pid != pid {
+		return ret(errno(eSRCH))
+	}
+	if sig == 0 || q.exited {
+		return ret(0)
+	}
+	res := q.kernel.Send(q.pid, info, true)
+	if p.digest != nil {
+		p.hash(0x6b12, uint64(q.pid), uint64(sig))
+	}
+	if res.Fatal {
+		p.doom(q, sig, t.Clock+killLatency)
+	}
+	return ret(0)
 }
 
 // killLatency is the virtual time a fatal signal takes to kill another

@@ -56,4 +56,3 @@ func clone(b []byte) []byte {
 	}
 	return append([]byte(nil), b...)
 }
-

@@ -271,6 +271,13 @@ func (k *Kernel) queuedInfo(c *Call, sig int, addr uint64, target int) (SigInfo,
 	return i, 0
 }
 
+// QueuedInfo reads the siginfo rt_sigqueueinfo sends to another process
+// (the runtime sends it): EPERM when it pretends to come from the kernel
+// or kill(2).
+func (k *Kernel) QueuedInfo(c *Call, sig int, addr uint64) (SigInfo, Errno) {
+	return k.queuedInfo(c, sig, addr, -1)
+}
+
 func sysRtSigqueueinfo(k *Kernel, c *Call) Outcome {
 	pid := int(int32(c.Args[0]))
 	sig, e := signalArg(c.Args[1])

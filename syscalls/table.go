@@ -133,7 +133,7 @@ func declareTable() []entry {
 	full(291, sysEpollCreate1)
 	partial(233, "pipes, eventfds, timerfds, epoll instances, standard streams, terminals; Linux's ready-list "+
 		"order; regular files EPERM", sysEpollCtl)
-	full(232, sysEpollWait) // waits park the thread; timeouts in virtual time
+	full(232, sysEpollWait)  // waits park the thread; timeouts in virtual time
 	full(281, sysEpollPwait) // the signal mask holds while the call waits
 	full(441, sysEpollPwait2)
 	full(284, sysEventfd)

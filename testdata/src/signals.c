@@ -558,13 +558,14 @@ static void step_children(void)
 		write(sync[1], "r", 1);
 		while (hits == 0)
 			pause();
-		_exit(40 + lastsig);
+		_exit(lastsig + (lastcode == SI_QUEUE ? 100 : 0) + lastval);
 	}
 	char b;
 	read(sync[0], &b, 1);
-	kill(c, SIGUSR1);
+	union sigval sv = {.sival_int = 7};
+	sigqueue(c, SIGUSR1, sv);
 	waitpid(c, &st, 0);
-	printf("child handler: exit %d\n", WEXITSTATUS(st));
+	printf("child handler (sigqueue): exit %d\n", WEXITSTATUS(st));
 	c = fork();
 	if (c == 0) {
 		write(sync[1], "r", 1);
