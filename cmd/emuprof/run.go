@@ -32,9 +32,12 @@ type runFlags struct {
 	seed        uint64
 	pid         int
 	maxInsns    uint64
+	maxMemory   string
 	unsupported string
 	traceDigest bool
 	stats       bool
+	quiet       bool        // --quiet: no live status line
+	status      *liveStatus // the run's status line (status.go), nil if none
 	cpus        int
 	quantum     uint64
 	schedSeed   uint64
@@ -52,9 +55,11 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the guest's randomness (getrandom, AT_RANDOM)")
 	fl.IntVar(&f.pid, "pid", 1000, "the guest's process id")
 	fl.Uint64Var(&f.maxInsns, "max-insns", 0, "stop the guest after this many instructions (0: no limit)")
+	fl.StringVar(&f.maxMemory, "max-memory", defaultMaxMemory, "most memory a guest process may use (accessible pages; reservations are free): more gets ENOMEM, as from Linux; bytes or K, M, G, T")
 	fl.StringVar(&f.unsupported, "unsupported", "stop", "what an unsupported syscall does: stop (exit 2) or enosys (return -ENOSYS, warn at the end)")
 	fl.BoolVar(&f.traceDigest, "trace-digest", false, "print a hash of the executed block sequence and syscall results")
 	fl.BoolVar(&f.stats, "stats", false, "print the virtual duration and per-thread figures")
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no live status line on stderr (shown only when stderr is a terminal, for runs longer than a second)")
 	fl.IntVar(&f.cpus, "cpus", 8, "virtual CPUs: at most this many threads advance in the same virtual time")
 	fl.Uint64Var(&f.quantum, "quantum", 10000, "scheduling quantum in guest instructions")
 	fl.Uint64Var(&f.schedSeed, "sched-seed", 0, "perturb the schedule deterministically (0: unperturbed)")
@@ -74,6 +79,7 @@ func (f *runFlags) config(args []string) (guest.Config, error) {
 	if err := f.validate(); err != nil {
 		return guest.Config{}, err
 	}
+	maxMem, _ := maxMemory(f.maxMemory) // validated
 	prog := args[0]
 	if !strings.Contains(prog, "/") {
 		if p, err := lookPath(prog); err == nil {
@@ -94,7 +100,7 @@ func (f *runFlags) config(args []string) (guest.Config, error) {
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 		StdinTTY: isTTY(os.Stdin), StdoutTTY: isTTY(os.Stdout), StderrTTY: isTTY(os.Stderr),
 		Pid: f.pid, Uid: os.Getuid(), Gid: os.Getgid(), Seed: f.seed,
-		UnsupportedENOSYS: f.unsupported == "enosys", MaxInsns: f.maxInsns,
+		UnsupportedENOSYS: f.unsupported == "enosys", MaxInsns: f.maxInsns, MaxMemory: maxMem,
 		CPUs: f.cpus, Quantum: f.quantum, SchedSeed: f.schedSeed, TraceDigest: f.traceDigest,
 		StdinClosed: syscalls.HostStdinClosed(), // `emuprof ... <&-`: the guest's fd 0 is closed too
 	}, nil
@@ -121,6 +127,9 @@ func (f *runFlags) validate() error {
 	}
 	if f.quantum < 1 || f.quantum > maxQuantum {
 		return bad("--quantum %d: want 1 to %d instructions", f.quantum, uint64(maxQuantum))
+	}
+	if _, err := maxMemory(f.maxMemory); err != nil {
+		return bad("%v", err)
 	}
 	if f.pid < 1 || f.pid > maxPid {
 		return bad("--pid %d: want a process id from 1 to %d", f.pid, maxPid)
@@ -195,7 +204,8 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 	}
 	defer warnSpeedup()
 	engine, err := emu.New(emu.Options{Memory: needs.Memory, Blocks: needs.Blocks, StackPointer: needs.Blocks,
-		Bare: f.bareEngine, NsPerInsn: nsPerInsn, Symbols: blockSyms, Lines: needs.Lines, Speedup: speedup})
+		Bare: f.bareEngine, NsPerInsn: nsPerInsn, Symbols: blockSyms, Lines: needs.Lines, Speedup: speedup,
+		BlockFilter: needs.BlockFilter})
 	if err != nil {
 		return nil, fmt.Errorf("starting the emulator: %w", err)
 	}
@@ -219,7 +229,7 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 		if err != nil {
 			return nil, err
 		}
-		return e, nil
+		return f.status.CPU(e), nil
 	}
 	var pipe *platform.Pipeline
 	if pipeline != nil {
@@ -245,11 +255,25 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 	if f.strace {
 		cfg.Strace = os.Stderr
 	}
-	proc, err := guest.Load(cfg, engine)
+	// The live status line: counted per run slice, drawn by a ticker;
+	// the guest's writes to the terminal erase it first.
+	f.status = newLiveStatus(os.Stderr, f.quiet, nsPerInsn)
+	defer f.status.Stop()
+	cfg.Stdout = f.status.Writer(cfg.Stdout, cfg.StdoutTTY)
+	cfg.Stderr = f.status.Writer(cfg.Stderr, cfg.StderrTTY)
+	if pipe != nil && f.status != nil {
+		for _, in := range pipe.Instances() {
+			f.status.Watch(in)
+		}
+		cfg.Analyses = append([]analyses.Analysis{statusPhase{f.status}}, cfg.Analyses...)
+	}
+	proc, err := guest.Load(cfg, f.status.CPU(engine))
 	if err != nil {
 		return nil, &exitError{code: 2, msg: err.Error()}
 	}
+	f.status.Start()
 	res := runGuest(proc, pipe)
+	f.status.Stop() // the line goes before anything else is said on stderr
 	stops.adjust(res)
 	if pipe != nil && pipe.Err() != nil {
 		// A bug in an analysis: its results are lost, the run is not.
