@@ -133,6 +133,9 @@ func (p *Process) slice(t *sched.Thread) *Result {
 		return p.syscall(t)
 	case cpu.StopQuantum, cpu.StopRequest:
 	case cpu.StopFault:
+		if _, mapped := p.as.Find(stop.FaultAddr); mapped {
+			stop.FaultProt = true // an unbacked PROT_NONE page (mm/backed.go)
+		}
 		return p.memoryFault(t, &stop)
 	case cpu.StopInvalid:
 		return p.fault(t, sigILL, syscalls.IllIllopn, p.cpu.PC(), 6, 0, "invalid instruction")

@@ -1,0 +1,51 @@
+package main
+
+// Memory like Linux (issue 8 point 5): reservations cost nothing until they
+// are made accessible, and a guest allocating without bound gets ENOMEM at
+// --max-memory instead of growing emuprof until the host kills it.
+
+import (
+	"strings"
+	"testing"
+)
+
+// The reserve guest reserves 1 TiB PROT_NONE + MAP_NORESERVE, mprotects,
+// touches, unmaps, remaps pieces and forks: its output (addresses relative
+// to the reservation, /proc/self/maps included) must be the native one.
+// Before lazy backing, the reservation stopped the run (exit 2).
+func TestReserveGuest(t *testing.T) {
+	for _, v := range variants {
+		t.Run(v, func(t *testing.T) {
+			prog := guestBin(t, v, "reserve")
+			dir := t.TempDir()
+			native := run(t, nil, dir, prog)
+			if !strings.Contains(native.stdout, "reserve 1 TiB: ok") || native.code != 0 {
+				t.Fatalf("native run: %q (status %d)", native.stdout, native.code)
+			}
+			sameRun(t, "reserve", native, run(t, nil, dir, emuprofBin, append(emuArgs(), prog)...), true)
+		})
+	}
+}
+
+// Mapping and touching 1 MiB blocks without bound ends in the guest's own
+// ENOMEM at --max-memory; the flag's bad values are refused before the run.
+func TestMaxMemory(t *testing.T) {
+	prog := guestBin(t, "glibc-static", "reserve")
+	dir := t.TempDir()
+	e := run(t, nil, dir, emuprofBin, append(emuArgs("--max-memory", "64M"), prog, "100000")...)
+	// 64 MiB less the program's own memory (its stack, data and heap).
+	if !strings.HasPrefix(e.stdout, "mmap failed after 5") || !strings.Contains(e.stdout, "Cannot allocate memory") || e.code != 0 {
+		t.Errorf("--max-memory 64M: %q, status %d, stderr %.300s", e.stdout, e.code, e.stderr)
+	}
+	// The default (8 GiB) lets a run map 200 MiB.
+	e = run(t, nil, dir, emuprofBin, append(emuArgs(), prog, "200")...)
+	if e.stdout != "mapped 200 MiB\n" || e.code != 0 {
+		t.Errorf("default limit: %q, status %d, stderr %.300s", e.stdout, e.code, e.stderr)
+	}
+	for _, bad := range []string{"0", "1K", "12Q", "-5", "200T", ""} {
+		e := run(t, nil, dir, emuprofBin, append(emuArgs("--max-memory", bad), prog)...)
+		if e.code != 2 || !strings.Contains(e.stderr, "--max-memory") || strings.Count(e.stderr, "\n") != 1 {
+			t.Errorf("--max-memory %q: status %d, stderr %q", bad, e.code, e.stderr)
+		}
+	}
+}
