@@ -337,17 +337,30 @@ func TestCausalLatency(t *testing.T) {
 	prog := guestBin(t, "glibc-static", "causal_latency")
 	const line = "causal_latency.c:42" // serve()'s loop
 	r := runCausal(t, []string{"--latency", "item_begin,item_end", "--progress", "serve", "--fixed-line", line}, prog, "2000")
+	// Two latency points: ours (the symbols) and the guest's COZ_BEGIN and
+	// COZ_END("item") inside them, found by emuprof: the same counts in
+	// every experiment.
 	nlat := 0
-	for _, rec := range r.recs {
-		if rec.Type == "latency-point" {
-			nlat++
-			if rec.Fields["name"] != "item_begin,item_end" {
-				t.Errorf("latency point %q", rec.Fields["name"])
+	for _, x := range r.prof.Experiments {
+		var sym, coz *causal.PointDelta
+		for i := range x.Points {
+			switch x.Points[i].Name {
+			case "item_begin,item_end":
+				sym = &x.Points[i]
+			case "item":
+				coz = &x.Points[i]
 			}
+		}
+		if sym == nil || coz == nil {
+			t.Fatalf("experiment without both latency points: %+v", x.Points)
+		}
+		nlat++
+		if sym.Arrivals != coz.Arrivals || sym.Departures != coz.Departures || sym.Difference != coz.Difference {
+			t.Errorf("experiment at %d ns: symbols %+v, macros %+v", x.Start, *sym, *coz)
 		}
 	}
 	if nlat < 50 {
-		t.Fatalf("%d latency-point records", nlat)
+		t.Fatalf("%d experiments", nlat)
 	}
 	var lr *causal.LineResult
 	for i := range r.prof.Lines {
