@@ -24,12 +24,14 @@ type boundFunc struct {
 	F    func(n float64) float64
 }
 
-// boundFuncs are the candidates, slowest-growing first: aprof-plot's ratio
+// boundFuncs are the candidates, slowest-growing first: a constant (so that
+// a cost that does not grow is not called linear), then aprof-plot's ratio
 // menu (n, n log log n, n log n, n^1.5, n^2, n^3) without n log log n: the
 // ratio of an n log n cost to it, log n / log log n, falls up to n = e^e
 // (about 15) and rises only slowly after, so on the sizes profiles mostly
 // hold n log log n passes for a bound of n log n costs.
 var boundFuncs = []boundFunc{
+	{"1", func(float64) float64 { return 1 }},
 	{"n", func(n float64) float64 { return n }},
 	{"n log n", func(n float64) float64 { return n * math.Log(n) }},
 	{"n^1.5", func(n float64) float64 { return math.Pow(n, 1.5) }},

@@ -19,7 +19,8 @@ func boundPoints(cost func(n float64) float64) []Point {
 
 // Curve bounding names the slowest-growing candidate that bounds the cost
 // (PLDI'12's guess ratio: T/f flattens when T is in O(f), grows when not):
-// gg_sort's combsort, n log n in Figure 5(a), a linear scan, insertion
+// gg_sort's combsort, n log n in Figure 5(a), a linear scan, a constant
+// cost, insertion
 // sort's n², and a cubic loop nest; an exponential cost has no candidate.
 func TestGuessBound(t *testing.T) {
 	for _, c := range []struct {
@@ -27,6 +28,7 @@ func TestGuessBound(t *testing.T) {
 		want string
 	}{
 		{func(n float64) float64 { return 3*n + 40 }, "n"},
+		{func(n float64) float64 { return 250 }, "1"},
 		{func(n float64) float64 { return 5*n*math.Log(n) + 100 }, "n log n"},
 		{func(n float64) float64 { return n*n/2 + 7*n }, "n^2"},
 		{func(n float64) float64 { return n * n * n }, "n^3"},
