@@ -69,6 +69,8 @@ const (
 	nrRtSigtimedwait = 128
 	nrRtSigsuspend   = 130
 	nrRtSigqueueinfo = 129
+	nrTkill          = 200
+	nrTgkill         = 234
 	nrNanosleep      = 35
 	nrClockNanosleep = 230
 
@@ -184,6 +186,15 @@ func (p *Process) signalSyscall(t *sched.Thread, c *syscalls.Call, r *cpu.Regs) 
 	case nrRtSigqueueinfo:
 		if pid := int(int32(a[0])); pid > 0 && pid != p.pid {
 			return p.sigqueueTo(t, c, pid), true
+		}
+	case nrTkill, nrTgkill:
+		// A thread of another process.
+		tgid, tid, sig := 0, int(int32(a[0])), a[1]
+		if c.Nr == nrTgkill {
+			tgid, tid, sig = int(int32(a[0])), int(int32(a[1])), a[2]
+		}
+		if q := p.m.owner[tid]; tid > 0 && q != nil && q != p && (c.Nr == nrTkill || tgid == q.pid) {
+			return p.threadKillTo(t, q, tid, int(int32(sig))), true
 		}
 	}
 	return syscalls.Outcome{}, false
@@ -660,6 +671,28 @@ func (p *Process) sendTo(t *sched.Thread, q *Process, sig int) {
 	if res.Fatal {
 		p.doom(q, sig, t.Clock+killLatency)
 	}
+}
+
+// threadKillTo is tkill or tgkill to thread tid of another process q.
+func (p *Process) threadKillTo(t *sched.Thread, q *Process, tid, sig int) syscalls.Outcome {
+	if sig < 0 || sig > 64 {
+		return ret(errno(eINVAL))
+	}
+	if th := p.sched.Thread(tid); th == nil || th.State == sched.Exited || q.exited {
+		return ret(errno(eSRCH))
+	}
+	if sig == 0 {
+		return ret(0)
+	}
+	pid, uid := p.kernel.Identity()
+	res := q.kernel.Send(tid, syscalls.KillInfo(sig, syscalls.SITkill, pid, uid), false)
+	if p.digest != nil {
+		p.hash(0x6b13, uint64(tid), uint64(sig))
+	}
+	if res.Fatal {
+		p.doom(q, sig, t.Clock+killLatency)
+	}
+	return ret(0)
 }
 
 // sigqueueTo is rt_sigqueueinfo to another process pid.

@@ -573,9 +573,9 @@ static void step_children(void)
 			pause();
 	}
 	read(sync[0], &b, 1);
-	kill(c, SIGTERM);
+	syscall(SYS_tgkill, c, c, SIGTERM);
 	waitpid(c, &st, 0);
-	printf("child killed: signaled %d sig %d code %d status %d\n", WIFSIGNALED(st), WTERMSIG(st), chld_code,
+	printf("child killed (tgkill): signaled %d sig %d code %d status %d\n", WIFSIGNALED(st), WTERMSIG(st), chld_code,
 	       chld_status);
 	// wait4 interrupted by a timer: EINTR without SA_RESTART, restarted
 	// with it.
