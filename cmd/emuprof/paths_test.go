@@ -266,3 +266,98 @@ func TestPathsThreads(t *testing.T) {
 		})
 	}
 }
+
+// P3's copies as separate emulations (issue 11 point 5): `--copies K`
+// runs a planning run and K concurrent child emulations, each observing
+// only the routines it profiles, and merges their shards. The merge must
+// equal the single-emulation `--p3 K` profile byte for byte (and SBL's
+// but for copies and probe_hits), on several guests, builds and K; stdin
+// is read once and replayed to every run; `--copy i/K` shards joined by
+// `emuprof merge --plan` give the same bytes.
+func TestPathsCopies(t *testing.T) {
+	var text bytes.Buffer
+	for i := 0; i < 2000; i++ {
+		fmt.Fprintf(&text, "%d line %d\n", (i*7919)%2003, i)
+	}
+	cases := []struct {
+		name  string
+		prog  string
+		args  []string
+		k     int
+		stdin []byte
+		flags []string
+	}{
+		{"pathfreq-static", guestBin(t, "glibc-static", "pathfreq"), nil, 2, nil, nil},
+		{"pathfreq-musl", guestBin(t, "musl-static", "pathfreq"), nil, 3, nil, nil},
+		{"pathfreq-dynamic", guestBin(t, "glibc-dynamic", "pathfreq"), nil, 2, nil, nil},
+		{"pathfreq-pie", guestBin(t, "glibc-static-pie", "pathfreq"), nil, 8, nil, nil},
+		{"pathfreq_mt", guestBin(t, "glibc-static", "pathfreq_mt"), nil, 4, nil, []string{"--quantum", "5"}},
+		{"qsort-musl", guestBin(t, "musl-static", "qsort"), []string{"2000"}, 2, nil, []string{"--p3-cost", "profile"}},
+		{"sort-stdin", "/usr/bin/sort", nil, 4, text.Bytes(), []string{"--p3-cost", "profile", "--p3-callers", "any"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			k := strconv.Itoa(c.k)
+			emu := func(out string, extra ...string) outcome {
+				a := append([]string{"paths", "--out", filepath.Join(dir, out), "--clear-env"}, c.flags...)
+				a = append(append(append(a, extra...), "--", c.prog), c.args...)
+				o := run(t, c.stdin, dir, emuprofBin, a...)
+				if o.code != 0 {
+					t.Fatalf("emuprof %v: exit %d\n%s", a, o.code, o.stderr)
+				}
+				return o
+			}
+			file := func(out string) []byte {
+				data, err := os.ReadFile(filepath.Join(dir, out, filepath.Base(c.prog)+"_paths.json"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return data
+			}
+			one := emu("p3", "--p3", k, "--plan-out", filepath.Join(dir, "plan.json"))
+			copies := emu("copies", "--copies", k)
+			if got, want := file("copies"), file("p3"); !bytes.Equal(got, want) {
+				t.Errorf("--copies %s: merged profile differs from --p3 %s's", k, k)
+			}
+			guestOut := func(s string) string {
+				if i := strings.Index(s, "paths: "); i >= 0 {
+					return s[:i]
+				}
+				return s
+			}
+			if g, w := guestOut(copies.stdout), guestOut(one.stdout); g != w || w == "" {
+				t.Errorf("--copies: the guest's output %q, not the program's %q", g, w)
+			}
+			sbl := runPaths(t, c.flags, c.prog, c.args...)
+			if c.stdin == nil {
+				want, _ := stripCopies(t, sbl.file)
+				got, _ := stripCopies(t, filepath.Join(dir, "copies", filepath.Base(c.prog)+"_paths.json"))
+				if !bytes.Equal(got, want) {
+					t.Errorf("--copies %s: merged profile differs from SBL's", k)
+				}
+			}
+			// Shards, as on other machines, joined by emuprof merge.
+			var shards []string
+			for i := 0; i < c.k; i++ {
+				emu("shards", "--copy", fmt.Sprintf("%d/%d", i, c.k), "--plan", filepath.Join(dir, "plan.json"))
+				shards = append(shards, filepath.Join(dir, "shards", paths.ShardName(c.prog, i, c.k)))
+			}
+			merged := filepath.Join(dir, "merged.json")
+			o := run(t, nil, dir, emuprofBin, append([]string{"merge", "--plan", filepath.Join(dir, "plan.json"), "-o", merged}, shards...)...)
+			if o.code != 0 {
+				t.Fatalf("emuprof merge: exit %d\n%s", o.code, o.stderr)
+			}
+			if got, _ := os.ReadFile(merged); !bytes.Equal(got, file("p3")) {
+				t.Errorf("merge of the --copy shards differs from --p3 %s's profile", k)
+			}
+			// A shard missing, or of another plan, fails the merge loudly.
+			if c.k > 1 {
+				o := run(t, nil, dir, emuprofBin, append([]string{"merge", "--plan", filepath.Join(dir, "plan.json"), "-o", merged}, shards[1:]...)...)
+				if o.code != 2 || !strings.Contains(o.stderr, "shards for a plan of") {
+					t.Errorf("merge without copy 0: exit %d, %q", o.code, o.stderr)
+				}
+			}
+		})
+	}
+}
