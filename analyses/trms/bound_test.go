@@ -94,3 +94,18 @@ func TestRenderHTMLCurveBounding(t *testing.T) {
 		}
 	}
 }
+
+// A program of thousands of threads has a report per thread: the section
+// names the first and last few, and how many.
+func TestFileList(t *testing.T) {
+	if got := fileList([]string{"a", "b"}); got != "a, b" {
+		t.Errorf("%q", got)
+	}
+	var many []string
+	for i := range 4002 {
+		many = append(many, fmt.Sprintf("p_%d.aprof", i))
+	}
+	if got, want := fileList(many), "4002 reports: p_0.aprof, p_1.aprof, p_2.aprof … p_4000.aprof, p_4001.aprof"; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+}

@@ -140,7 +140,7 @@ func renderProgram(b *strings.Builder, rms, drms *Report, names, skipped []strin
 	if drms.Partial != "" {
 		fmt.Fprintf(b, "<p class=\"partial\">Partial profile: %s</p>\n", report.Esc(drms.Partial))
 	}
-	fmt.Fprintf(b, "<p class=\"note\">From %s.", report.Esc(strings.Join(names, ", ")))
+	fmt.Fprintf(b, "<p class=\"note\">From %s.", report.Esc(fileList(names)))
 	if len(skipped) > 0 {
 		fmt.Fprintf(b, " Not counted again (their threads are in the files above): %s.", report.Esc(strings.Join(skipped, ", ")))
 	}
@@ -233,6 +233,17 @@ func renderProgram(b *strings.Builder, rms, drms *Report, names, skipped []strin
 		b.WriteString("</div>\n")
 	}
 	return nil
+}
+
+// fileList names the files of a program: all of them, or for many (a
+// report per thread of a program with thousands of threads) the first and
+// last few and how many.
+func fileList(names []string) string {
+	const most = 8
+	if len(names) <= most {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%d reports: %s … %s", len(names), strings.Join(names[:3], ", "), strings.Join(names[len(names)-2:], ", "))
 }
 
 func pctCell(p float64) report.Cell {
