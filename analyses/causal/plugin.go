@@ -23,8 +23,11 @@ var Plugin = platform.Plugin{
 and a virtual speedup (0, 5 ... 100 %); every execution of that line pauses every other
 thread by the speedup times its cost, exactly, in virtual time, and the rate of visits to
 the progress points (--progress SYMBOL|FILE:LINE|0xADDR, each call, entry or execution;
---latency BEGIN,END for Little's law) measures the effect. Writes profile.coz (Coz's
-format, for its viewer), <app>_causal.json (curves per line) and a summary per line.`,
+--latency BEGIN,END for Little's law; Coz's COZ_PROGRESS/COZ_BEGIN/COZ_END macros are
+found in the executable) measures the effect. --context splits a line by caller; --exact
+runs one whole execution per (line, speedup) pair, --shard I/K a share of them (emuprof merge
+joins the shards). Writes profile.coz (Coz's format, for its viewer), <app>_causal.json
+(curves per line) and a summary per line.`,
 	Flags:  flags,
 	Render: RenderHTML,
 }
