@@ -2,7 +2,9 @@ package guest
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 
 	"emuprof/analyses"
@@ -160,6 +162,9 @@ func (p *Process) execve(t *sched.Thread, r *cpu.Regs, dirfd int, pathAddr, argv
 	var interp *loader.Object
 	if exe.Interp != "" {
 		ipath, err := loader.ResolveInterp(host, exe.Interp, p.cfg.Sysroot)
+		if errors.Is(err, fs.ErrPermission) {
+			return ret(errno(eACCES)) // open_exec of the interpreter
+		}
 		if err != nil {
 			return ret(errno(eNOENT)) // as Linux says for a missing PT_INTERP
 		}

@@ -31,9 +31,13 @@ import (
 type BadInputError struct {
 	Path   string
 	Reason string
+	Err    error // what it is, when callers must tell (fs.ErrPermission), or nil
 }
 
 func (e *BadInputError) Error() string { return e.Path + ": " + e.Reason }
+
+// Unwrap returns Err.
+func (e *BadInputError) Unwrap() error { return e.Err }
 
 func badInput(path, format string, args ...any) error {
 	return &BadInputError{Path: path, Reason: oneLine(fmt.Sprintf(format, args...))}

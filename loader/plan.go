@@ -5,6 +5,7 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -276,6 +277,12 @@ func ResolveInterp(exePath, interp, sysroot string) (string, error) {
 	}
 	if fi.IsDir() {
 		return "", badInput(exePath, "interpreter %s in sysroot %s is a directory", interp, sysroot)
+	}
+	// binfmt_elf opens the interpreter with open_exec: a regular file the
+	// caller may execute, EACCES otherwise.
+	if !fi.Mode().IsRegular() || !executable(fi) {
+		return "", &BadInputError{Path: exePath, Err: fs.ErrPermission,
+			Reason: fmt.Sprintf("interpreter %s in sysroot %s: permission denied (not an executable file)", interp, sysroot)}
 	}
 	joined := filepath.Join(sysroot, interp)
 	if fj, err := os.Stat(joined); err == nil && os.SameFile(fi, fj) {

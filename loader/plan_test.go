@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"debug/elf"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -244,6 +245,13 @@ func TestResolveInterp(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := os.Symlink("usr/lib64", filepath.Join(root, "lib64")); err != nil {
+		t.Fatal(err)
+	}
+	// Not executable: refused like open_exec refuses it (EACCES).
+	if _, err := ResolveInterp("prog", "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", root); !errors.Is(err, fs.ErrPermission) {
+		t.Fatalf("interpreter without x: %v", err)
+	}
+	if err := os.Chmod(target, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Symlink("/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", filepath.Join(root, "usr/lib64/ld-linux-x86-64.so.2")); err != nil {
