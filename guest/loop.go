@@ -115,13 +115,19 @@ func (p *Process) slice(t *sched.Thread) *Result {
 			budget = left
 		}
 	}
-	if len(p.m.sig.timed) > 0 {
+	if len(p.m.sig.timed) > 0 || p.kernel.CPUTimersArmed() {
 		budget = p.timerBudget(t, budget)
 	}
 	p.cpu.SetClock(p.sched.StartTime(t))
+	ran := t.RunNs
 	stop := p.cpu.Run(p.cpu.PC(), budget)
 	p.m.insns += stop.Insns
 	p.sched.RanSaved(t, stop.Insns, stop.Blocks, stop.Saved)
+	if p.kernel.CPUTimersArmed() {
+		if sig := p.kernel.ChargeCPU(t.Tid, t.RunNs-ran); sig != 0 {
+			p.doom(p, sig, t.Clock)
+		}
+	}
 	if p.interrupted() {
 		return &Result{ExitStatus: 130, Signal: 2, Reason: reasonInterrupted, Partial: true}
 	}

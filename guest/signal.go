@@ -625,15 +625,22 @@ func (p *Process) fireTimers() {
 }
 
 // timerBudget caps a slice of thread t so that it stops when the earliest
-// process timer expires (0: no limit).
+// process timer expires, or when its process's ITIMER_VIRTUAL or
+// ITIMER_PROF runs out (0: no limit).
 func (p *Process) timerBudget(t *sched.Thread, budget uint64) uint64 {
+	ns := p.sched.Config().NsPerInsn
+	if left := p.kernel.CPUTimerLeft(); left > 0 {
+		n := uint64(max((left+ns-1)/ns, 1))
+		if budget == 0 || n < budget {
+			budget = n
+		}
+	}
 	start := p.sched.StartTime(t)
 	for _, q := range p.m.sig.timed {
 		d := q.kernel.TimerDeadline()
 		if d == 0 {
 			continue
 		}
-		ns := p.sched.Config().NsPerInsn
 		n := uint64(1)
 		if d > start {
 			n = uint64((d - start + ns - 1) / ns)

@@ -5,8 +5,10 @@ package syscalls
 // asks TimerDeadline, and calls FireTimer when the process's virtual time
 // reaches it (SIGALRM, from the kernel, to the process), so that the
 // signal arrives at the same guest instruction on every run.
-// ITIMER_VIRTUAL and ITIMER_PROF are recorded and reported, and never
-// expire.
+// ITIMER_VIRTUAL and ITIMER_PROF count the process's virtual CPU time
+// (the runtime charges each run slice with ChargeCPU and stops slices
+// when one runs out): SIGVTALRM and SIGPROF, to the running thread
+// preferably (account_process_tick's check_cpu_itimer).
 
 const (
 	itimerReal    = 0
@@ -15,8 +17,8 @@ const (
 )
 
 // itimer is one interval timer. For ITIMER_REAL, deadline is the absolute
-// virtual time of its expiry (0: disarmed); for the others, value is what
-// was set.
+// virtual time of its expiry (0: disarmed); for the others, value is the
+// CPU time left (0: disarmed).
 type itimer struct {
 	deadline, value, interval int64
 }
@@ -71,9 +73,16 @@ func (k *Kernel) setItimer(which int, now, value, interval int64) (oldValue, old
 		}
 	} else {
 		t.value = value
+		if value > 0 {
+			t.value += tickNsec // set_cpu_itimer
+		}
 	}
 	return oldValue, oldInterval
 }
+
+// tickNsec is the emulated kernel's tick (HZ=250, Debian's), which
+// set_cpu_itimer adds to a CPU-time timer's first expiry.
+const tickNsec = 4_000_000
 
 func sysSetitimer(k *Kernel, c *Call) Outcome {
 	which := int(int32(c.Args[0]))
@@ -140,3 +149,52 @@ func (k *Kernel) FireTimer(now int64) SendResult {
 // guest to resume (it restarts interrupted calls itself), so this is
 // do_no_restart_syscall.
 func sysRestartSyscall(*Kernel, *Call) Outcome { return fail(eINTR) }
+
+// CPUTimersArmed reports whether ITIMER_VIRTUAL or ITIMER_PROF runs.
+func (k *Kernel) CPUTimersArmed() bool {
+	return k.itimers[itimerVirtual].value > 0 || k.itimers[itimerProf].value > 0
+}
+
+// CPUTimerLeft returns the CPU time left before the first of ITIMER_VIRTUAL
+// and ITIMER_PROF expires (0: neither runs).
+func (k *Kernel) CPUTimerLeft() int64 {
+	left := int64(0)
+	for _, w := range [2]int{itimerVirtual, itimerProf} {
+		if v := k.itimers[w].value; v > 0 && (left == 0 || v < left) {
+			left = v
+		}
+	}
+	return left
+}
+
+// ChargeCPU counts ns of CPU time that thread tid ran against
+// ITIMER_VIRTUAL and ITIMER_PROF; one that runs out sends SIGVTALRM or
+// SIGPROF to the process, preferably to tid, and is rearmed with its
+// interval (the intervals that passed meanwhile are overruns). It reports
+// whether a signal kills the process.
+func (k *Kernel) ChargeCPU(tid int, ns int64) (fatal int) {
+	for _, w := range [2]int{itimerVirtual, itimerProf} {
+		t := &k.itimers[w]
+		if t.value <= 0 || ns <= 0 {
+			continue
+		}
+		if t.value -= ns; t.value > 0 {
+			continue
+		}
+		if t.interval > 0 {
+			for t.value <= 0 {
+				t.value += t.interval
+			}
+		} else {
+			t.value = 0
+		}
+		sig := sigVtalrm
+		if w == itimerProf {
+			sig = sigProf
+		}
+		if r := k.Send(tid, NewSigInfo(sig, SIKernel), true); r.Fatal && fatal == 0 {
+			fatal = sig
+		}
+	}
+	return fatal
+}

@@ -313,9 +313,9 @@ func declareTable() []entry {
 	full(130, byRuntime) // rt_sigsuspend
 	full(128, byRuntime) // rt_sigtimedwait
 	full(219, sysRestartSyscall)
-	full(37, sysAlarm) // on the virtual clock
-	partial(38, "ITIMER_REAL on the virtual clock; ITIMER_VIRTUAL and ITIMER_PROF are recorded and never expire", sysSetitimer)
-	partial(36, "ITIMER_VIRTUAL and ITIMER_PROF never run down", sysGetitimer)
+	full(37, sysAlarm)     // on the virtual clock
+	full(38, sysSetitimer) // on the virtual clock and virtual CPU time
+	full(36, sysGetitimer)
 
 	// Refused so that C libraries take their fallbacks.
 	for _, nr := range []int{188, 189, 190, 191, 192, 193, 194, 195, 196, 197, 198, 199} {

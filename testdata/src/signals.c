@@ -475,6 +475,26 @@ static void step_timers(void)
 	       blocked(SIGALRM));
 	close(ep);
 	sigprocmask(SIG_SETMASK, &old_mask, NULL);
+	// CPU-time timers: SIGPROF every 2 ms of CPU time, SIGVTALRM once, in
+	// a busy loop.
+	on(SIGPROF, h_info, 0, NULL);
+	on(SIGVTALRM, h_alarm, 0, NULL);
+	struct itimerval prof = {{0, 2000}, {0, 2000}}, virt = {{0, 0}, {0, 5000}}, left;
+	hits = 0;
+	alarms = 0;
+	setitimer(ITIMER_PROF, &prof, NULL);
+	setitimer(ITIMER_VIRTUAL, &virt, NULL);
+	getitimer(ITIMER_VIRTUAL, &left);
+	// Linux adds a tick (4 ms at HZ=250) to a CPU timer's first expiry.
+	int inrange = left.it_value.tv_sec == 0 && left.it_value.tv_usec > 5000 && left.it_value.tv_usec <= 9000;
+	while (hits < 3 || alarms < 1)
+		spins++;
+	setitimer(ITIMER_PROF, &zero, &old);
+	printf("ITIMER_PROF and ITIMER_VIRTUAL: prof signals >= 3 %d sig %d vtalrm %d code %d interval %ld in range %d\n",
+	       hits >= 3, lastsig, alarms, lastcode, (long)old.it_interval.tv_usec, inrange);
+	dfl(SIGPROF);
+	dfl(SIGVTALRM);
+	on(SIGALRM, h_alarm, 0, NULL);
 	// select is never restarted, SA_RESTART or not.
 	on(SIGALRM, h_alarm, SA_RESTART, NULL);
 	setitimer(ITIMER_REAL, &it, NULL);
