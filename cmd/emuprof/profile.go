@@ -213,7 +213,7 @@ func (f *profileFlags) profile(list string, args []string) error {
 	if err != nil {
 		return fmt.Errorf("writing the HTML report: %w", err)
 	}
-	stdout := &quietStdout{w: os.Stdout} // `| head`: the files are written, the rest of the summary is not wanted
+	stdout := &quietStdout{w: f.run.out()} // `| head`: the files are written, the rest of the summary is not wanted
 	for _, inst := range insts {
 		if err := inst.Summary(stdout); err != nil {
 			return err

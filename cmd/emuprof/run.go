@@ -26,6 +26,7 @@ import (
 
 // runFlags are the flags every command that runs a guest accepts.
 type runFlags struct {
+	stdout io.Writer // emuprof's stdout once the run started (stopwrite.go); nil: os.Stdout
 	sysroot     string
 	env         []string
 	clearEnv    bool
@@ -251,6 +252,14 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 	cfg.Interrupt = stops.interrupt
 	if cfg.Stdin != nil {
 		cfg.Stdin = newInterruptibleReader(cfg.Stdin, stops.interrupt) // a guest waiting for input stops too
+	}
+	// A guest blocked writing to a full pipe stops too.
+	if cfg.Stdout != nil {
+		cfg.Stdout = newInterruptibleWriter(cfg.Stdout, stops.interrupt)
+		f.stdout = cfg.Stdout // the summaries too, after the run
+	}
+	if cfg.Stderr != nil {
+		cfg.Stderr = newInterruptibleWriter(cfg.Stderr, stops.interrupt)
 	}
 	if f.strace {
 		cfg.Strace = os.Stderr

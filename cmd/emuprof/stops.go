@@ -161,7 +161,7 @@ func (q *quietStdout) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	n, err := q.w.Write(p)
-	if err != nil && errors.Is(err, syscall.EPIPE) {
+	if err != nil && (errors.Is(err, syscall.EPIPE) || errors.Is(err, errInterrupted)) {
 		q.closed = true
 		return len(p), nil
 	}
