@@ -80,7 +80,8 @@ type CopyRun struct {
 	Digest  string // of the plan file's bytes
 	plan    *Plan
 	index   map[rkey]int
-	fp      uint64 // FNV-1a of the execution's syscall and thread events
+	fp      uint64  // FNV-1a of the execution's syscall and thread events
+	known   []uint8 // per block id: 1 profiled, 2 not, 0 not yet asked
 	started bool
 }
 
@@ -164,6 +165,26 @@ func (cr *CopyRun) Wants(bi *analyses.BlockInfo) bool {
 // resolver.
 func isDynamicLinker(object string) bool {
 	return strings.HasPrefix(filepath.Base(object), "ld-")
+}
+
+// profilesBlock is profiles, remembered per block id (no string hashing
+// per event).
+func (cr *CopyRun) profilesBlock(id uint32, bi *analyses.BlockInfo) bool {
+	if int(id) >= len(cr.known) {
+		cr.known = append(cr.known, make([]uint8, int(id)+1-len(cr.known)+len(cr.known)/2)...)
+	}
+	switch cr.known[id] {
+	case 1:
+		return true
+	case 2:
+		return false
+	}
+	ok := cr.profiles(bi)
+	cr.known[id] = 2
+	if ok {
+		cr.known[id] = 1
+	}
+	return ok
 }
 
 // profiles reports whether the copy profiles the routine of block bi.

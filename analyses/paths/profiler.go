@@ -623,7 +623,7 @@ func (p *Profiler) spFrames(ev *analyses.Event) bool {
 	if bi.Routine.Name == "" || bi.Routine.Kind.Transparent() {
 		return false
 	}
-	if p.Copy != nil && !p.Copy.profiles(bi) {
+	if p.Copy != nil && !p.Copy.profilesBlock(ev.Block, bi) {
 		if isDynamicLinker(bi.Routine.Object) {
 			return false // seen for the resolver only
 		}
