@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/term"
+
 	"emuprof/analyses"
 	"emuprof/cpu"
 )
@@ -42,6 +44,7 @@ type Progresser interface {
 // terminal, --quiet) does nothing.
 type liveStatus struct {
 	term      io.Writer // the terminal (stderr)
+	width     int       // its columns (0: unknown): a longer line would wrap, and only its last row be erased
 	nsPerInsn int64
 	start     time.Time
 
@@ -74,7 +77,11 @@ func newLiveStatus(stderr *os.File, quiet bool, nsPerInsn int64) *liveStatus {
 	if quiet || !isTTY(stderr) {
 		return nil
 	}
-	return newStatusOn(stderr, nsPerInsn)
+	s := newStatusOn(stderr, nsPerInsn)
+	if w, _, err := term.GetSize(int(stderr.Fd())); err == nil {
+		s.width = w
+	}
+	return s
 }
 
 func newStatusOn(w io.Writer, nsPerInsn int64) *liveStatus {
@@ -165,7 +172,11 @@ func (s *liveStatus) draw() {
 		return
 	default:
 	}
-	io.WriteString(s.term, "\r\x1b[K"+s.line(time.Since(s.start)))
+	line := s.line(time.Since(s.start))
+	if r := []rune(line); s.width > 1 && len(r) >= s.width {
+		line = string(r[:s.width-1])
+	}
+	io.WriteString(s.term, "\r\x1b[K"+line)
 	s.shown = true
 }
 

@@ -143,3 +143,15 @@ func TestStatusLine(t *testing.T) {
 		t.Error("no counter without a status line")
 	}
 }
+
+// A line longer than the terminal is cut to its width: a wrapped line
+// would leave rows that "\r\x1b[K" does not erase.
+func TestStatusLineWidth(t *testing.T) {
+	var term bytes.Buffer
+	s := newStatusOn(&term, 1)
+	s.width = 30
+	s.draw()
+	if got := strings.TrimPrefix(term.String(), "\r\x1b[K"); len([]rune(got)) != 29 || !strings.HasPrefix(got, "emuprof: 0 instructions") {
+		t.Errorf("drew %q, want the first 29 columns", got)
+	}
+}
