@@ -16,6 +16,8 @@ fi
 command -v make >/dev/null || need+=(make)
 command -v gcc >/dev/null || need+=(gcc)
 command -v musl-gcc >/dev/null || need+=(musl-tools)
+# The C++ guest (cxxsort: demangled names in .aprof reports): g++ and a static libstdc++.
+command -v g++ >/dev/null || need+=(g++)
 # Static glibc (libc.a, libm.a; rcrt1.o for static-pie): gcc only recommends libc6-dev.
 for f in libc.a libm.a rcrt1.o; do
 	[ -e "/usr/lib/x86_64-linux-gnu/$f" ] || need+=(libc6-dev)
