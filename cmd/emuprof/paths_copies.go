@@ -116,6 +116,10 @@ func (f *profileFlags) pathsCopies(list string, args []string) (bool, error) {
 		return true, &exitError{code: 2, msg: err.Error()}
 	}
 	results := make([]childResult, k)
+	status := newLiveStatus(os.Stderr, f.run.quiet, 1) // the copies' own stderr is captured: this line is the only one
+	status.SetPhase(fmt.Sprintf("running %d copies of the program", k))
+	done := status.Counter("copies done", k)
+	status.Start()
 	var wg sync.WaitGroup
 	for i := range k {
 		wg.Add(1)
@@ -126,9 +130,11 @@ func (f *profileFlags) pathsCopies(list string, args []string) (bool, error) {
 				"--out="+filepath.Join(work, "copy"+strconv.Itoa(i)), "--")
 			argv = append(argv, args...)
 			results[i] = runChild(self, argv, stdinPath)
+			done.Done()
 		}()
 	}
 	wg.Wait()
+	status.Stop()
 	var shards []*paths.Shard
 	for i, r := range results {
 		if r.err != nil {

@@ -48,10 +48,11 @@ type liveStatus struct {
 	nsPerInsn int64
 	start     time.Time
 
-	insns   atomic.Uint64
-	clock   atomic.Int64 // virtual ns: the latest end of a run slice
-	threads atomic.Int64 // threads seen so far
-	phase   atomic.Pointer[string]
+	counting atomic.Bool // an engine feeds the counters (CPU was called)
+	insns    atomic.Uint64
+	clock    atomic.Int64 // virtual ns: the latest end of a run slice
+	threads  atomic.Int64 // threads seen so far
+	phase    atomic.Pointer[string]
 	// finishing: the analyses' Finish began when finishedAt instructions
 	// had run (statusPhase).
 	finishing  atomic.Bool
@@ -212,6 +213,11 @@ func (s *liveStatus) counts() (uint64, int64) {
 func (s *liveStatus) line(elapsed time.Duration) string {
 	n, clock := s.counts()
 	var b strings.Builder
+	if !s.counting.Load() { // work in other processes (--copies): the phase, time and counters
+		fmt.Fprintf(&b, "emuprof: %s, %s", *s.phase.Load(), elapsed.Round(time.Second))
+		s.writeSources(&b)
+		return b.String()
+	}
 	fmt.Fprintf(&b, "emuprof: %s instructions", metric(float64(n)))
 	if sec := elapsed.Seconds(); sec > 0 {
 		fmt.Fprintf(&b, " (%s/s)", metric(float64(n)/sec))
@@ -225,18 +231,23 @@ func (s *liveStatus) line(elapsed time.Duration) string {
 		threads = "thread"
 	}
 	fmt.Fprintf(&b, ", virtual %s, %d %s, %s", time.Duration(clock).Round(time.Microsecond), s.threads.Load(), threads, phase)
+	s.writeSources(&b)
+	return b.String()
+}
+
+// writeSources writes the analyses' and counters' progress.
+func (s *liveStatus) writeSources(b *strings.Builder) {
 	for _, p := range s.sources {
 		what, done, total := p.Progress()
 		if what == "" {
 			continue
 		}
 		if total > 0 {
-			fmt.Fprintf(&b, ", %s %d/%d", what, done, total)
+			fmt.Fprintf(b, ", %s %d/%d", what, done, total)
 		} else {
-			fmt.Fprintf(&b, ", %s %d", what, done)
+			fmt.Fprintf(b, ", %s %d", what, done)
 		}
 	}
-	return b.String()
 }
 
 // metric writes v with an SI prefix: 950, 12.3 k, 4.56 M, 7.89 G.
@@ -281,6 +292,7 @@ func (s *liveStatus) CPU(c cpu.CPU) cpu.CPU {
 	if s == nil {
 		return c
 	}
+	s.counting.Store(true)
 	return &meteredCPU{CPU: c, s: s}
 }
 

@@ -113,6 +113,7 @@ func TestLiveStatus(t *testing.T) {
 func TestStatusLine(t *testing.T) {
 	var term bytes.Buffer
 	s := newStatusOn(&term, 2)
+	s.counting.Store(true) // as if an engine were wrapped
 	c := s.Counter("copies", 8)
 	c.Done()
 	c.Done()
@@ -149,9 +150,23 @@ func TestStatusLine(t *testing.T) {
 func TestStatusLineWidth(t *testing.T) {
 	var term bytes.Buffer
 	s := newStatusOn(&term, 1)
+	s.counting.Store(true)
 	s.width = 30
 	s.draw()
 	if got := strings.TrimPrefix(term.String(), "\r\x1b[K"); len([]rune(got)) != 29 || !strings.HasPrefix(got, "emuprof: 0 instructions") {
 		t.Errorf("drew %q, want the first 29 columns", got)
+	}
+}
+
+// Work in other processes (paths --copies): no engine feeds the line, so
+// it says the phase, the time and the copies done, not zero instructions.
+func TestStatusLineCopies(t *testing.T) {
+	var term bytes.Buffer
+	s := newStatusOn(&term, 1)
+	s.SetPhase("running 4 copies of the program")
+	c := s.Counter("copies done", 4)
+	c.Done()
+	if got, want := s.line(3*time.Second), "emuprof: running 4 copies of the program, 3s, copies done 1/4"; got != want {
+		t.Errorf("line %q, want %q", got, want)
 	}
 }
