@@ -200,9 +200,19 @@ func (pl *Plan) copyProc(c, pi int) CopyProc {
 		}
 		return cp
 	}
-	cp := CopyProc{Mode: ModePSPP, E: Trim(p.G, e), Labels: PSPP(p.G, e)}
+	return CopyProc{Mode: ModePSPP, E: Trim(p.G, e), Labels: PSPP(p.G, e)}
+}
+
+// ids returns the id table of copy c's PSPP instance of procedure pi
+// (CopyProc.IDs), enumerated on first use: only the procedures a copy
+// profiled need it.
+func (pl *Plan) ids(c, pi int) map[uint64][]int32 {
+	cp := &pl.Copies[c][pi]
+	if cp.IDs != nil {
+		return cp.IDs
+	}
 	cp.IDs = map[uint64][]int32{}
-	p.G.EnumeratePaths(0, func(path, edges []int32) bool {
+	pl.Procs[pi].G.EnumeratePaths(0, func(path, edges []int32) bool {
 		var id uint64
 		for _, ei := range edges {
 			if !cp.E[ei] {
@@ -213,7 +223,7 @@ func (pl *Plan) copyProc(c, pi int) CopyProc {
 		cp.IDs[id] = slices.Clone(path)
 		return true
 	})
-	return cp
+	return cp.IDs
 }
 
 // Probes returns the static probes of copy c (edges with a non-zero label
@@ -621,7 +631,7 @@ func (pl *Plan) Merge(copies []CopyProfile) ([][]PathCount, error) {
 					}
 				} else {
 					var ok bool
-					if path, ok = cp.IDs[id]; !ok {
+					if path, ok = pl.ids(c, pi)[id]; !ok {
 						return nil, fmt.Errorf("paths: merge: %s: copy %d counted id %d, not one of its paths", p.Name, c, id)
 					}
 				}
@@ -697,7 +707,7 @@ func (pl *Plan) Simulate(execs [][]PathCount, fingerprint string) []CopyProfile 
 				out[c].Hits += hits * x.Count
 				if cp.Mode == ModeBL {
 					out[c].Counts[pi][id] += x.Count
-				} else if _, ok := cp.IDs[id]; ok {
+				} else if _, ok := pl.ids(c, pi)[id]; ok {
 					out[c].Counts[pi][id] += x.Count
 				}
 			}
