@@ -272,8 +272,8 @@ func (fw *follower) setRootFiles(paths []string) {
 
 // processSection is report.html's view of a process tree, from the
 // <app>_processes.json among files: one row per process image (pid,
-// parent, program, how it ended) with links to its files. Nil when there
-// is none.
+// parent, program, how it ended) and the names of its files. Nil when
+// there is none.
 func processSection(files []string) *report.Section {
 	var b strings.Builder
 	for _, path := range files {
@@ -292,9 +292,9 @@ func processSection(files []string) *report.Section {
 		fmt.Fprintf(&b, "<p>%d process images: each process's profile is its own, before and after each exec.</p>\n", len(recs))
 		b.WriteString("<table class=\"sortable\"><thead><tr><th>pid</th><th>parent</th><th>exec</th><th>program</th><th>command</th><th>files</th></tr></thead><tbody>\n")
 		for _, r := range recs {
-			var links []string
+			var links []string // named, not linked: the page refers to nothing outside itself
 			for _, f := range r.Files {
-				links = append(links, fmt.Sprintf("<a href=\"%s\">%s</a>", report.Esc(f), report.Esc(f)))
+				links = append(links, "<code>"+report.Esc(f)+"</code>")
 			}
 			status := ""
 			if r.Partial != "" {

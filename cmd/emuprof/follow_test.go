@@ -130,12 +130,9 @@ func TestFollowPipeline(t *testing.T) {
 				t.Fatalf("report: exit %d: %s", o.code, o.stderr)
 			}
 		}
-		page, err := os.ReadFile(filepath.Join(dir, "report.html"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, s := range []string{`id="processes"`, "<td>1002</td><td>1000</td><td>1</td><td>sort</td>", `<a href="sort_1002_trms.json">`} {
-			if !strings.Contains(string(page), s) {
+		page, _ := checkPage(t, filepath.Join(dir, "report.html")) // well-formed, self-contained
+		for _, s := range []string{`id="processes"`, "<td>1002</td><td>1000</td><td>1</td><td>sort</td>", "<code>sort_1002_trms.json</code>"} {
+			if !strings.Contains(page, s) {
 				t.Errorf("%s: report.html lacks %q", dir, s)
 			}
 		}
