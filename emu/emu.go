@@ -95,6 +95,7 @@ type Engine struct {
 	failure   error      // error raised inside a callback
 	closeMu   sync.Mutex // Stop may race with Close (Ctrl-C at the end of a run)
 	mem       hostMem    // the guest memory's regions and host memory (hostmem.go)
+	touch     func(addr, size uint64) bool
 }
 
 // checkEventLayout compares struct emu_event (sizes, field offsets, kind
@@ -457,6 +458,12 @@ func (e *Engine) Run(pc, budget uint64) cpu.Stop {
 		budget = ^uint64(0)
 	}
 	var total cpu.Stop
+	if len(e.mem.later) > 0 {
+		// Regions mapped from inside the engine in the last run.
+		if err := e.coalesceLater(); err != nil {
+			return cpu.Stop{Err: err}
+		}
+	}
 	for {
 		// A slice may take several engine runs (retranslation, an
 		// instruction completed here): later runs' events continue the

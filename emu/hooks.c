@@ -130,6 +130,11 @@ static void hook_syscall(uc_engine *uc, void *user) {
 
 static bool hook_invalid(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value, void *user) {
 	struct emu_state *s = user;
+	// A page the address space backs on first touch (MAP_NORESERVE):
+	// once Go has mapped it, the engine makes the access again.
+	if (s->want_touch && (type == UC_MEM_READ_UNMAPPED || type == UC_MEM_WRITE_UNMAPPED) &&
+	    emuTouch(s->handle, addr, size))
+		return true;
 	s->reason = STOP_FAULT;
 	s->fault_addr = addr;
 	s->fault_type = type;

@@ -76,6 +76,7 @@ struct emu_state {
 	int64_t prior;       // cost (hundredths of instructions) of the slice's earlier engine runs
 	int want_blocks; // append Block events
 	int want_sp;     // read RSP into Block events
+	int want_touch;  // ask Go to back an unmapped page on a fault (emuTouch)
 
 	struct emu_event *buf;
 	struct emu_event *spare; // the other buffer: Go drains one while hooks fill this

@@ -27,6 +27,7 @@ import "C"
 
 import (
 	"fmt"
+	"runtime/cgo"
 	"slices"
 
 	"emuprof/mm"
@@ -70,6 +71,8 @@ type region struct {
 
 // hostMem is the engine's record of its regions and host reservations.
 type hostMem struct {
+	inHook  bool              // mapping from inside the engine (emuTouch)
+	later   []region          // ranges to coalesce once the engine has stopped
 	regions []region          // sorted, disjoint: what Unicorn has mapped
 	slots   map[uint64]uint64 // guest slot number -> host address of its reservation
 	max     int               // most regions (0: maxRegions; tests set less)
@@ -215,7 +218,24 @@ func (e *Engine) MapPages(addr, size uint64, prot mm.Prot) error {
 		}
 		a = hi
 	}
+	if e.mem.inHook {
+		// Regions are not unmapped under the running engine: they are
+		// merged when it stops (Run).
+		e.mem.later = append(e.mem.later, region{lo: addr, hi: end})
+		return nil
+	}
 	return e.coalesce(addr, end)
+}
+
+// coalesceLater merges the regions mapped from inside the engine.
+func (e *Engine) coalesceLater() error {
+	for _, r := range e.mem.later {
+		if err := e.coalesce(r.lo, r.hi); err != nil {
+			return err
+		}
+	}
+	e.mem.later = e.mem.later[:0]
+	return nil
 }
 
 // UnmapPages unmaps page-aligned memory.
@@ -259,6 +279,29 @@ func (e *Engine) ProtectPages(addr, size uint64, prot mm.Prot) error {
 		e.mem.regions[i].perms = perms
 	}
 	return e.coalesce(addr, end)
+}
+
+// SetTouch installs f, asked from inside the engine when the guest reads
+// or writes an unmapped address: f may map the page (the address space
+// backs MAP_NORESERVE memory on first touch) and reports whether it did;
+// the engine then makes the access again. nil: every such access faults.
+func (e *Engine) SetTouch(f func(addr, size uint64) bool) {
+	e.touch = f
+	e.st.want_touch = 0
+	if f != nil {
+		e.st.want_touch = 1
+	}
+}
+
+//export emuTouch
+func emuTouch(h C.uintptr_t, addr C.uint64_t, size C.int) C.bool {
+	e := cgo.Handle(h).Value().(*Engine)
+	if e.touch == nil {
+		return false
+	}
+	e.mem.inHook = true
+	defer func() { e.mem.inHook = false }()
+	return C.bool(e.touch(uint64(addr), uint64(max(size, 1))))
 }
 
 // Regions returns how many Unicorn regions the engine has (for tests).

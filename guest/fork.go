@@ -100,6 +100,7 @@ func (p *Process) fork(t *sched.Thread, c *syscalls.Call, r *cpu.Regs, flags, sp
 		c2.Close()
 		return syscalls.Outcome{}, p.internal(fmt.Errorf("fork: %w", err))
 	}
+	lazyTouch(c2, as)
 	p.m.forks++
 	p.m.forkBytes += copied
 	cfg := p.cfg

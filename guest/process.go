@@ -120,6 +120,7 @@ func Load(cfg Config, c cpu.CPU) (*Process, error) {
 	if cfg.MaxMemory > 0 {
 		p.as.SetLimit(cfg.MaxMemory)
 	}
+	lazyTouch(c, p.as)
 	p.syms = cfg.Symbols
 	if p.syms == nil {
 		p.syms = loader.NewSymbolTable()
@@ -311,4 +312,17 @@ func (p *Process) Run() *Result {
 		res.Unsupported = append(res.Unsupported, fmt.Sprintf("%d (%s)", nr, syscalls.Name(nr)))
 	}
 	return res
+}
+
+// lazyTouch lets the engine c back as's MAP_NORESERVE pages on their first
+// touch (mm.AddressSpace.Touch), from inside the faulting access.
+func lazyTouch(c cpu.CPU, as *mm.AddressSpace) {
+	if t, ok := c.(interface {
+		SetTouch(func(addr, size uint64) bool)
+	}); ok {
+		t.SetTouch(func(addr, size uint64) bool {
+			backed, _ := as.Touch(addr, size)
+			return backed
+		})
+	}
 }

@@ -18,8 +18,13 @@ import (
 // once backed stay backed (with their contents) while they are mapped,
 // whatever their protection becomes; unmapping them unbacks them.
 //
+// Private anonymous MAP_NORESERVE areas are lazier still: their pages are
+// backed when the guest first touches them (Touch, called on the CPU's
+// fault), a chunk at a time, so a read-write reservation of 1 TiB costs
+// nothing either.
+//
 // Invariant: every mapped page whose protection is not PROT_NONE is
-// backed, and every backed page is mapped.
+// backed, except in NoReserve areas, and every backed page is mapped.
 //
 // The number of backed bytes is what the guest's memory costs; it is
 // limited (SetLimit, emuprof's --max-memory) so that a guest allocating
@@ -134,6 +139,58 @@ func (as *AddressSpace) Backed() uint64 { return as.nbacked }
 func (as *AddressSpace) IsBacked(addr uint64) bool {
 	i := as.backed.first(addr)
 	return i < len(as.backed) && as.backed[i].lo <= addr
+}
+
+// toBack is how many bytes of [lo, hi) mprotect must back to make them
+// accessible: the pages not backed yet, outside NoReserve areas.
+func (as *AddressSpace) toBack(lo, hi uint64) uint64 {
+	var n uint64
+	for i := as.index(lo); i < len(as.vmas) && as.vmas[i].Start < hi; i++ {
+		if v := as.vmas[i]; !v.NoReserve {
+			a, b := max(v.Start, lo), min(v.End, hi)
+			n += b - a - as.backed.covered(a, b)
+		}
+	}
+	return n
+}
+
+// touchChunk is how much of a NoReserve area Touch backs at once.
+const touchChunk = 64 << 10
+
+// Touch backs the pages of an access of size bytes at addr that lie in an
+// accessible NoReserve area and are not backed yet (with the
+// touchChunk-aligned chunk around them, within the area and what is not
+// backed): the CPU faulted there and the access can be made again. It
+// reports whether it backed anything; past the limit it backs nothing
+// more and returns ErrNoMem.
+func (as *AddressSpace) Touch(addr, size uint64) (bool, error) {
+	a, err := as.touch(addr)
+	if err != nil || size <= 1 || PageDown(addr+size-1) == PageDown(addr) {
+		return a, err
+	}
+	b, err := as.touch(addr + size - 1)
+	return a || b, err
+}
+
+func (as *AddressSpace) touch(addr uint64) (bool, error) {
+	v, ok := as.Find(addr)
+	if !ok || !v.NoReserve || v.Prot == ProtNone || as.IsBacked(addr) {
+		return false, nil
+	}
+	lo := max(v.Start, addr&^(touchChunk-1))
+	hi := min(v.End, lo+touchChunk)
+	for _, g := range as.backed.gaps(lo, hi) {
+		if g.lo <= addr && addr < g.hi {
+			if !as.allows(g.hi - g.lo) {
+				return false, fmt.Errorf("mm: touching %#x: more than the memory limit (%d bytes): %w", addr, as.limit, ErrNoMem)
+			}
+			if err := as.back(g.lo, g.hi, v.Prot); err != nil {
+				return false, err
+			}
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // allows reports whether n more bytes may be backed.

@@ -237,3 +237,39 @@ func TestSpansModel(t *testing.T) {
 		}
 	}
 }
+
+// A read-write MAP_NORESERVE area is backed a chunk at a time as it is
+// touched, within the limit.
+func TestNoReserveTouch(t *testing.T) {
+	mb := NewMemBackend()
+	as := New(mb)
+	as.SetLimit(2 * touchChunk)
+	base := uint64(0x10000000)
+	if err := as.Map(VMA{Start: base, End: base + tib, Prot: rw, NoReserve: true}); err != nil {
+		t.Fatalf("1 TiB read-write NORESERVE: %v", err)
+	}
+	if as.Backed() != 0 {
+		t.Fatalf("backed %#x at mmap", as.Backed())
+	}
+	if ok, err := as.Touch(base+tib/2+5, 1); !ok || err != nil {
+		t.Fatalf("touch: %v %v", ok, err)
+	}
+	if ok, _ := as.Touch(base+tib/2+7, 4); ok {
+		t.Fatal("a backed page touched again")
+	}
+	if as.Backed() != touchChunk || !as.IsBacked(base+tib/2) || !as.IsBacked(base+tib/2+touchChunk-1) {
+		t.Fatalf("backed %#x", as.Backed())
+	}
+	consistent(t, as, mb)
+	if ok, err := as.Touch(base, 8); !ok || err != nil {
+		t.Fatal(err)
+	}
+	if _, err := as.Touch(base+3*touchChunk, 1); !errors.Is(err, ErrNoMem) {
+		t.Fatalf("touch past the limit: %v", err)
+	}
+	// mprotect does not back it; the areas keep NoReserve apart.
+	if err := as.Protect(base+tib-touchChunk, touchChunk, ProtRead); err != nil || as.Backed() != 2*touchChunk {
+		t.Fatalf("mprotect: %v, backed %#x", err, as.Backed())
+	}
+	consistent(t, as, mb)
+}

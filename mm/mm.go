@@ -101,6 +101,11 @@ type VMA struct {
 	Offset uint64
 	// Shared is true for MAP_SHARED mappings.
 	Shared bool
+	// NoReserve marks a private anonymous MAP_NORESERVE area: its pages
+	// are backed when first touched (Touch), even when accessible, and
+	// count against the limit only then (backed.go). Areas with and
+	// without it do not merge, as Linux's VM_NORESERVE areas do not.
+	NoReserve bool
 	// File is the caller's handle on the open file behind a mapping (nil:
 	// none; otherwise a pointer, as it is compared). mm only carries it
 	// along through splits, moves and growth; areas with different handles
@@ -221,7 +226,7 @@ func (as *AddressSpace) split(at uint64) {
 
 // mergeable reports whether b can extend a (a directly below b).
 func mergeable(a, b VMA) bool {
-	if a.End != b.Start || a.Prot != b.Prot || a.Name != b.Name || a.Shared != b.Shared || a.File != b.File {
+	if a.End != b.Start || a.Prot != b.Prot || a.Name != b.Name || a.Shared != b.Shared || a.File != b.File || a.NoReserve != b.NoReserve {
 		return false
 	}
 	return !a.fileBacked() || a.Offset+a.Size() == b.Offset
@@ -255,13 +260,14 @@ func (as *AddressSpace) Map(v VMA) error {
 		return fmt.Errorf("mm: map %#x-%#x: %w", v.Start, v.End, ErrInvalid)
 	}
 	v.End = end
-	if v.Prot != ProtNone && !as.allows(v.Size()-as.backed.covered(v.Start, v.End)) {
+	eager := v.Prot != ProtNone && !v.NoReserve
+	if eager && !as.allows(v.Size()-as.backed.covered(v.Start, v.End)) {
 		return fmt.Errorf("mm: map %#x-%#x: more than the memory limit (%d bytes): %w", v.Start, v.End, as.limit, ErrNoMem)
 	}
 	if err := as.Unmap(v.Start, v.Size()); err != nil {
 		return err
 	}
-	if v.Prot != ProtNone {
+	if eager {
 		if err := as.back(v.Start, v.End, v.Prot); err != nil {
 			return err
 		}
@@ -303,7 +309,7 @@ func (as *AddressSpace) Protect(addr, size uint64, prot Prot) error {
 	if !as.Mapped(addr, end-addr) {
 		return fmt.Errorf("mm: protect %#x-%#x: %w", addr, end, ErrNoMem)
 	}
-	if prot != ProtNone && !as.allows(end-addr-as.backed.covered(addr, end)) {
+	if prot != ProtNone && !as.allows(as.toBack(addr, end)) {
 		return fmt.Errorf("mm: protect %#x-%#x: more than the memory limit (%d bytes): %w", addr, end, as.limit, ErrNoMem)
 	}
 	as.split(addr)
@@ -320,7 +326,7 @@ func (as *AddressSpace) Protect(addr, size uint64, prot Prot) error {
 				return backendErr("protect", c.lo, c.hi-c.lo, err)
 			}
 		}
-		if prot != ProtNone {
+		if prot != ProtNone && !v.NoReserve {
 			for _, g := range as.backed.gaps(v.Start, v.End) {
 				if err := as.back(g.lo, g.hi, prot); err != nil {
 					return err

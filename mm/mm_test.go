@@ -27,7 +27,7 @@ func consistent(t *testing.T, as *AddressSpace, mb *MemBackend) {
 				t.Fatalf("unmerged vmas %+v %+v", p, v)
 			}
 		}
-		if v.Prot == ProtNone {
+		if v.Prot == ProtNone || v.NoReserve {
 			continue // its backed pages are checked below
 		}
 		for a := v.Start; a < v.End; a += PageSize {

@@ -61,7 +61,7 @@ func (as *AddressSpace) Remap(old, oldSize, newSize uint64, how RemapHow) (uint6
 	}
 	grow := newLen - oldLen
 	if old+newLen <= TaskSize && old+newLen > old && !as.Overlaps(oldEnd, grow) {
-		ext := VMA{Start: oldEnd, End: oldEnd + grow, Prot: v.Prot, Name: v.Name, Shared: v.Shared, File: v.File}
+		ext := VMA{Start: oldEnd, End: oldEnd + grow, Prot: v.Prot, Name: v.Name, Shared: v.Shared, File: v.File, NoReserve: v.NoReserve}
 		if v.fileBacked() {
 			ext.Offset = v.Offset + (oldEnd - v.Start)
 		}
@@ -83,7 +83,7 @@ func (as *AddressSpace) Remap(old, oldSize, newSize uint64, how RemapHow) (uint6
 // move maps newLen bytes at dst like v, copies the old contents there and
 // unmaps the old range.
 func (as *AddressSpace) move(v VMA, old, oldLen, dst, newLen uint64) (uint64, error) {
-	nv := VMA{Start: dst, End: dst + newLen, Prot: v.Prot, Name: v.Name, Shared: v.Shared, File: v.File}
+	nv := VMA{Start: dst, End: dst + newLen, Prot: v.Prot, Name: v.Name, Shared: v.Shared, File: v.File, NoReserve: v.NoReserve}
 	if v.fileBacked() {
 		nv.Offset = v.Offset + (old - v.Start)
 	}

@@ -128,6 +128,9 @@ func sysMmap(k *Kernel, c *Call) Outcome {
 	}
 
 	v := mm.VMA{Start: addr, End: addr + size, Prot: mm.Prot(prot & 7), Shared: shared}
+	// Private anonymous MAP_NORESERVE memory is backed as it is touched
+	// (Linux: VM_NORESERVE, no commit charge).
+	v.NoReserve = anon && !shared && flags&mapNoReserve != 0
 	if !anon {
 		v.Name, v.Offset = f.guest, off
 		if shared {

@@ -163,6 +163,25 @@ int main(int argc, char **argv) {
 	dst[GiB - 1] = 42;
 	printf("moved byte: %d\n", dst[GiB - 1]);
 
+	/* A read-write MAP_NORESERVE mapping of 32 GiB: pages are given as they
+	 * are touched (one byte per GiB, and a string a syscall writes). */
+	char *big = mmap(NULL, 32 * GiB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (big == MAP_FAILED) {
+		printf("rw noreserve 32 GiB: %s\n", strerror(errno));
+	} else {
+		unsigned long s = 0;
+		for (unsigned long g = 0; g < 32; g++)
+			big[g * GiB + g] = (char)(g + 1);
+		for (unsigned long g = 0; g < 32; g++)
+			s = s * 31 + big[g * GiB + g] + big[g * GiB + 4096];
+		FILE *f = fopen("/proc/self/maps", "r");
+		size_t n = f ? fread(big + 17 * GiB + 100, 1, 20, f) : 0;
+		if (f)
+			fclose(f);
+		printf("rw noreserve 32 GiB: sum %lx, read %zu bytes, first byte nonzero %d\n", s, n, big[17 * GiB + 100] != 0);
+		printf("munmap 32 GiB: %d\n", munmap(big, 32 * GiB));
+	}
+
 	/* fork: the child sees the same memory, and its stores stay its own. */
 	fflush(stdout);
 	pid_t pid = fork();
