@@ -68,7 +68,7 @@ func TestSignalHandlerFrames(t *testing.T) {
 			sigEntry(1, 0x9000, false),
 			sblk(1, 0x3000, 0x7000, 5, call), // the handler calls g
 			sblk(1, 0x5000, 0x6ff8, 5, ret),
-			sblk(1, 0x3005, 0x7000, 5, ret),         // returns to __restore_rt
+			sblk(1, 0x3005, 0x7000, 5, ret),        // returns to __restore_rt
 			sblk(1, 0x9000, 0x7008, 2, syscallEnd), // rt_sigreturn
 			sigReturn(1),
 			sblk(1, 0x2005, 0x7ff8, 3, ret), // f goes on, returns
