@@ -391,7 +391,7 @@ func (p *Process) copyBack() {
 		}
 		for a := v.Start; a < v.End; a += uint64(len(buf)) {
 			b := buf[:min(uint64(len(buf)), v.End-a)]
-			if p.cpu.ReadMem(a, b) != nil || par.cpu.WriteMem(a, b) != nil {
+			if p.as.Backend().ReadMem(a, b) != nil || par.as.Backend().WriteMem(a, b) != nil {
 				break
 			}
 		}
