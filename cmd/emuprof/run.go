@@ -26,7 +26,7 @@ import (
 
 // runFlags are the flags every command that runs a guest accepts.
 type runFlags struct {
-	stdout io.Writer // emuprof's stdout once the run started (stopwrite.go); nil: os.Stdout
+	stdout      io.Writer // emuprof's stdout once the run started (stopwrite.go); nil: os.Stdout
 	sysroot     string
 	env         []string
 	clearEnv    bool
