@@ -281,7 +281,7 @@ func (p *Profiler) shard(program string) (*Shard, error) {
 		}
 		sh.Routines = append(sh.Routines, rec)
 	}
-	mine := pl.Simulate(execs, "")[cr.I]
+	mine := pl.SimulateCopy(cr.I, execs, "")
 	sh.Hits += mine.Hits
 	for i := range sh.Routines {
 		r := &sh.Routines[i]

@@ -677,39 +677,44 @@ func (pl *Plan) Merge(copies []CopyProfile) ([][]PathCount, error) {
 func (pl *Plan) Simulate(execs [][]PathCount, fingerprint string) []CopyProfile {
 	out := make([]CopyProfile, pl.K)
 	for c := range out {
-		out[c].Counts = make([]map[uint64]uint64, len(pl.Procs))
-		out[c].BigCounts = make([]map[string]PathCount, len(pl.Procs))
-		out[c].Fingerprint = fingerprint
-		for pi := range pl.Procs {
-			cp := pl.Copies[c][pi]
-			out[c].Counts[pi] = map[uint64]uint64{}
-			if cp.Mode == ModeNone {
-				continue
-			}
-			g := pl.Procs[pi].G
-			if pl.Procs[pi].BL.Overflow {
-				out[c].BigCounts[pi] = map[string]PathCount{}
-				for _, x := range execs[pi] {
-					out[c].Hits += uint64(pathProbes(g, cp.Labels, x.Path)) * x.Count
-					out[c].BigCounts[pi][fmt.Sprint(x.Path)] = x
-				}
-				continue
-			}
+		out[c] = pl.SimulateCopy(c, execs, fingerprint)
+	}
+	return out
+}
+
+// SimulateCopy is Simulate for copy c alone. A path counts when it is
+// interesting to the copy (all its edges in the copy's E): by PSPP's
+// validity, exactly when its id is one of the copy's interesting ids.
+func (pl *Plan) SimulateCopy(c int, execs [][]PathCount, fingerprint string) CopyProfile {
+	out := CopyProfile{Counts: make([]map[uint64]uint64, len(pl.Procs)), BigCounts: make([]map[string]PathCount, len(pl.Procs)), Fingerprint: fingerprint}
+	for pi := range pl.Procs {
+		cp := pl.Copies[c][pi]
+		out.Counts[pi] = map[uint64]uint64{}
+		if cp.Mode == ModeNone {
+			continue
+		}
+		g := pl.Procs[pi].G
+		if pl.Procs[pi].BL.Overflow {
+			out.BigCounts[pi] = map[string]PathCount{}
 			for _, x := range execs[pi] {
-				var id uint64
-				var hits uint64
-				for _, ei := range g.PathEdges(x.Path) {
-					id += cp.Labels[ei]
-					if cp.Labels[ei] != 0 {
-						hits++
-					}
+				out.Hits += uint64(pathProbes(g, cp.Labels, x.Path)) * x.Count
+				out.BigCounts[pi][fmt.Sprint(x.Path)] = x
+			}
+			continue
+		}
+		for _, x := range execs[pi] {
+			var id, hits uint64
+			interesting := true
+			for _, ei := range g.PathEdges(x.Path) {
+				id += cp.Labels[ei]
+				if cp.Labels[ei] != 0 {
+					hits++
 				}
-				out[c].Hits += hits * x.Count
-				if cp.Mode == ModeBL {
-					out[c].Counts[pi][id] += x.Count
-				} else if _, ok := pl.ids(c, pi)[id]; ok {
-					out[c].Counts[pi][id] += x.Count
-				}
+				interesting = interesting && cp.E[ei]
+			}
+			out.Hits += hits * x.Count
+			if cp.Mode == ModeBL || interesting {
+				out.Counts[pi][id] += x.Count
 			}
 		}
 	}
