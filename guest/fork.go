@@ -207,6 +207,7 @@ func (p *Process) processExit(ws int) {
 		p.m.warnings = append(p.m.warnings, err.Error())
 	}
 	p.releaseVfork()
+	p.notifyOrphans() // PR_SET_PDEATHSIG (signal.go)
 	for _, c := range p.children {
 		c.parent = nil
 		if c.zombie {

@@ -829,6 +829,32 @@ func (p *Process) killCall(t *sched.Thread, c *syscalls.Call) syscalls.Outcome {
 	return p.kernel.Do(&c2)
 }
 
+// notifyOrphans sends the children of the exiting process p that asked
+// for it (prctl PR_SET_PDEATHSIG) their signal, from p (as
+// forget_original_parent does when their parent thread exits; emuprof
+// knows the parent process, not the thread).
+func (p *Process) notifyOrphans() {
+	at := p.sched.Now()
+	if c := p.m.cur; c != nil {
+		at = c.Clock
+	}
+	_, uid := p.kernel.Identity()
+	for _, c := range p.children {
+		if c.exited || c.zombie {
+			continue
+		}
+		for _, tid := range c.tids() {
+			sig := c.kernel.PdeathSig(tid)
+			if sig <= 0 || sig > 64 || !c.kernel.ThreadAlive(tid) {
+				continue
+			}
+			if c.kernel.Send(tid, syscalls.KillInfo(sig, syscalls.SIUser, p.pid, uid), true).Fatal {
+				p.doom(c, sig, at+killLatency)
+			}
+		}
+	}
+}
+
 // notifyParent sends SIGCHLD to the parent of the exited process p
 // (do_notify_parent) and reports whether p is reaped at once: its parent
 // ignores SIGCHLD or set SA_NOCLDWAIT.

@@ -496,3 +496,12 @@ func (k *Kernel) maskedWait(c *Call, addr uint64, out Outcome) Outcome {
 	}
 	return out
 }
+
+// PdeathSig returns the signal thread tid asked for when its parent dies
+// (prctl PR_SET_PDEATHSIG; 0: none).
+func (k *Kernel) PdeathSig(tid int) int {
+	if t := k.threads[tid]; t != nil {
+		return t.pdeathsig
+	}
+	return 0
+}

@@ -271,7 +271,7 @@ func declareTable() []entry {
 	full(218, sysSetTidAddress)
 	full(273, sysSetRobustList)
 	partial(158, "ARCH_SET_FS and ARCH_GET_FS only", sysArchPrctl)
-	partial(157, "PR_SET_NAME, PR_GET_NAME, dumpable, pdeathsig (recorded; the parent never dies first); "+
+	partial(157, "PR_SET_NAME, PR_GET_NAME, dumpable, pdeathsig (sent when the parent process exits, not its thread); "+
 		"others, PR_SET_VMA included, EINVAL", sysPrctl)
 	const rlimitNote = "Linux's checks; RLIMIT_NOFILE, RLIMIT_FSIZE (EFBIG, SIGXFSZ), RLIMIT_MEMLOCK, RLIMIT_AS and " +
 		"RLIMIT_DATA are enforced, the others recorded only (RLIMIT_CPU, RLIMIT_STACK, RLIMIT_CORE...)"

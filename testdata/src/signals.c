@@ -15,7 +15,7 @@
 // (EINTR and the time left), ppoll and epoll_pwait with a mask, select EINTR
 // under SA_RESTART, SIGPIPE with a
 // handler, SIGCHLD (handler, siginfo, SIG_IGN auto-reaping), kill to a child
-// with a handler, wait4 interrupted, kill(0) and kill(-pgid).
+// with a handler, wait4 interrupted, kill(0) and kill(-pgid), PR_SET_PDEATHSIG.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fenv.h>
@@ -29,6 +29,7 @@
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/select.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -391,7 +392,7 @@ static void step_threads(void)
 		pthread_t th;
 		hits = 0;
 		pthread_create(&th, NULL, reader, res);
-		pause_ms(50);
+		pause_ms(200); // natively: long enough for the reader to block in read
 		pthread_kill(th, SIGUSR1);
 		pause_ms(50);
 		write(pfd[1], "x", 1);
@@ -603,7 +604,7 @@ static void step_children(void)
 		on(SIGALRM, h_alarm, restart ? SA_RESTART : 0, NULL);
 		c = fork();
 		if (c == 0) {
-			pause_ms(100);
+			pause_ms(300);
 			_exit(5);
 		}
 		struct itimerval it = {{0, 0}, {0, 30000}};
@@ -655,6 +656,34 @@ static void step_children(void)
 	}
 	waitpid(c, &st, 0);
 	printf("kill(0), kill(-pgid): %d\n", WEXITSTATUS(st));
+	// PR_SET_PDEATHSIG: a grandchild gets SIGUSR1 when its parent exits,
+	// and says so through a pipe.
+	int pd[2];
+	pipe(pd);
+	c = fork();
+	if (c == 0) {
+		int ready[2];
+		pipe(ready);
+		if (fork() == 0) {
+			on(SIGUSR1, h_info, 0, NULL);
+			hits = 0;
+			prctl(PR_SET_PDEATHSIG, SIGUSR1);
+			write(ready[1], "r", 1);
+			while (hits == 0)
+				pause();
+			char m = (char)('a' + lastsig + (lastcode == SI_USER ? 1 : 0));
+			write(pd[1], &m, 1);
+			_exit(0);
+		}
+		read(ready[0], &b, 1);
+		_exit(0);
+	}
+	waitpid(c, &st, 0);
+	close(pd[1]);
+	char m = 0;
+	read(pd[0], &m, 1);
+	close(pd[0]);
+	printf("PR_SET_PDEATHSIG: %c\n", m);
 	// SIGCHLD ignored: children are reaped at once.
 	signal(SIGCHLD, SIG_IGN);
 	c = fork();
