@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"emuprof/cpu"
 	"emuprof/mm"
 )
 
@@ -80,5 +81,43 @@ func TestTooManyRegions(t *testing.T) {
 	}
 	if !errors.Is(err, mm.ErrNoMem) || i != 64 {
 		t.Fatalf("after %d regions: %v", i, err)
+	}
+}
+
+// SetTouch's function maps the page a store faults on, from inside the
+// engine: the store is made again and the run goes on to the syscall.
+func TestTouchMapsInsideTheEngine(t *testing.T) {
+	const lazy = 0x40000000
+	// movabs rdx, lazy; mov qword [rdx+8], 0x2a; mov rax, [rdx+8]; syscall
+	code := []byte{0x48, 0xba, 0, 0, 0, 0x40, 0, 0, 0, 0,
+		0x48, 0xc7, 0x42, 0x08, 0x2a, 0, 0, 0,
+		0x48, 0x8b, 0x42, 0x08,
+		0x0f, 0x05}
+	e := newEngine(t, Options{Blocks: true}, code)
+	var asked []uint64
+	e.SetTouch(func(addr, size uint64) bool {
+		asked = append(asked, addr)
+		return addr>>12 == lazy>>12 && e.MapPages(lazy, 0x1000, mm.ProtRead|mm.ProtWrite) == nil
+	})
+	s := e.Run(codeAddr, 0)
+	if s.Reason != cpu.StopSyscall || s.Err != nil {
+		t.Fatalf("stop = %+v", s)
+	}
+	var r cpu.Regs
+	if err := e.ReadRegs(&r); err != nil || r.RAX != 0x2a {
+		t.Fatalf("rax %#x (%v), want 0x2a", r.RAX, err)
+	}
+	if len(asked) != 1 || asked[0] != lazy+8 {
+		t.Fatalf("touch asked for %#x", asked)
+	}
+}
+
+// A touch function that maps nothing leaves the fault a fault.
+func TestTouchDeclined(t *testing.T) {
+	// mov rax, [0x50000000]
+	e := newEngine(t, Options{}, []byte{0x48, 0x8b, 0x04, 0x25, 0, 0, 0, 0x50})
+	e.SetTouch(func(uint64, uint64) bool { return false })
+	if s := e.Run(codeAddr, 0); s.Reason != cpu.StopFault || s.FaultAddr != 0x50000000 {
+		t.Fatalf("stop = %+v, want a read fault", s)
 	}
 }
