@@ -422,9 +422,26 @@ func (k *Kernel) NewThread(parent, tid int) {
 	}
 }
 
-// ExitThread forgets thread tid: its pending signals are lost, and process
-// signals go to the threads left.
-func (k *Kernel) ExitThread(tid int) { delete(k.threads, tid) }
+// ExitThread forgets thread tid: its pending signals are lost, and the
+// process's pending signals go to the threads left that take them
+// (retarget_shared_pending).
+func (k *Kernel) ExitThread(tid int) {
+	delete(k.threads, tid)
+	left := k.sharedSigs.mask
+	for _, u := range k.liveTids() {
+		if left == 0 {
+			break
+		}
+		t := k.threads[u]
+		if take := left &^ t.sigmask; take != 0 {
+			left &^= take
+			t.sigPending = true
+			if k.OnSignal != nil {
+				k.OnSignal(u)
+			}
+		}
+	}
+}
 
 // ThreadAlive reports whether tid is a thread of the process.
 func (k *Kernel) ThreadAlive(tid int) bool { return k.threads[tid] != nil }
