@@ -481,19 +481,18 @@ func (p *Profiler) block(ev *analyses.Event) {
 	var e *cacheEntry
 	for try := 0; ; try++ {
 		e = p.entry(ev.Block, rt, ev.Addr, bi.Len)
-		if p.enter(f, ev, e) {
+		placed, learnt := p.enter(f, ev, e)
+		if placed {
 			break
 		}
-		if try > 8 {
-			// Never expected: the block cannot be placed in the CFG.
-			// The path in progress ends here, cut short, and is counted
-			// as lost rather than guessed.
-			if f.cur >= 0 {
-				p.truncate(f)
-			}
-			f.cur, f.retAddr = -1, 0
-			f.lastEnd = ev.Addr + uint64(bi.Len)
-			rt.lost++
+		if !learnt || try > 8 {
+			// Never expected: the block cannot be placed in the CFG,
+			// and what the run taught (a root or an edge already known)
+			// does not place it either; rebuilding again would only
+			// repeat the same DAG on every execution. The path in
+			// progress ends here, cut short, and is counted as lost
+			// rather than guessed.
+			p.lose(f, rt, ev.Addr+uint64(bi.Len))
 			return
 		}
 	}
@@ -505,7 +504,10 @@ func (p *Profiler) block(ev *analyses.Event) {
 			continue
 		}
 		from := rt.cfg.Blocks[f.cur]
-		rt.addEdge(from.End, rt.cfg.Blocks[e.verts[k]].Start)
+		if !rt.addEdge(from.End, rt.cfg.Blocks[e.verts[k]].Start) {
+			p.lose(f, rt, ev.Addr+uint64(bi.Len)) // known and still not placed: as above
+			return
+		}
 		p.rebuild(rt, true)
 		e = p.entry(ev.Block, rt, ev.Addr, bi.Len)
 		k = indexOf(e.verts, f.cur) // retry the step from where f is
@@ -525,31 +527,36 @@ func indexOf(xs []int32, x int32) int {
 }
 
 // enter moves f into the first static block of emulator block e (at
-// ev.Addr). It returns false after changing the CFG (the caller maps the
-// block again and retries).
-func (p *Profiler) enter(f *frame, ev *analyses.Event, e *cacheEntry) bool {
+// ev.Addr) and reports placed. Otherwise it reports whether it learnt
+// something and changed the CFG (the caller maps the block again and
+// retries) or found nothing new to learn (the block cannot be placed).
+func (p *Profiler) enter(f *frame, ev *analyses.Event, e *cacheEntry) (placed, learnt bool) {
 	rt := f.rt
 	if len(e.verts) == 0 {
 		// Code the disassembly never reached.
-		rt.addRoot(ev.Addr, f.cur >= 0 && f.retAddr == 0)
+		if !rt.addRoot(ev.Addr, f.cur >= 0 && f.retAddr == 0) {
+			return false, false
+		}
 		p.rebuild(rt, true)
-		return false
+		return false, true
 	}
 	w := e.verts[0]
 	if f.cur >= 0 && !e.leader && w == f.cur && f.lastEnd == ev.Addr {
-		return true // the emulator cut a static block (page end, syscall...)
+		return true, false // the emulator cut a static block (page end, syscall...)
 	}
 	if f.cur >= 0 && w == f.cur {
 		if n, ok := rt.isRepString(ev.Addr); ok && f.lastEnd == ev.Addr+n {
-			return true // the next iteration of a rep string instruction
+			return true, false // the next iteration of a rep string instruction
 		}
 	}
 	if !e.leader {
 		// A jump into the middle of a static block, or a path starting
 		// there (from another routine, a landing site).
-		rt.addRoot(ev.Addr, f.cur >= 0 && f.retAddr == 0)
+		if !rt.addRoot(ev.Addr, f.cur >= 0 && f.retAddr == 0) {
+			return false, false
+		}
 		p.rebuild(rt, true)
-		return false
+		return false, true
 	}
 	if f.cur >= 0 && f.retAddr != 0 && ev.Addr != f.retAddr {
 		// The frame resumes elsewhere than where its call returns: a
@@ -560,19 +567,34 @@ func (p *Profiler) enter(f *frame, ev *analyses.Event, e *cacheEntry) bool {
 	}
 	if f.cur < 0 {
 		if !rt.vi[w].isHead {
-			rt.addHead(ev.Addr)
+			if !rt.addHead(ev.Addr) {
+				return false, false
+			}
 			p.rebuild(rt, false)
-			return false
+			return false, true
 		}
 		p.startAt(f, w)
-		return true
+		return true, false
 	}
 	if p.step(f, w) {
-		return true
+		return true, false
 	}
-	rt.addEdge(rt.cfg.Blocks[f.cur].End, ev.Addr)
+	if !rt.addEdge(rt.cfg.Blocks[f.cur].End, ev.Addr) {
+		return false, false
+	}
 	p.rebuild(rt, true)
-	return false
+	return false, true
+}
+
+// lose ends f's path in progress, cut short, at a block that cannot be
+// placed in rt's CFG, and counts the execution as lost.
+func (p *Profiler) lose(f *frame, rt *routine, end uint64) {
+	if f.cur >= 0 {
+		p.truncate(f)
+	}
+	f.cur, f.retAddr = -1, 0
+	f.lastEnd = end
+	rt.lost++
 }
 
 // spFrames keeps thread ev.Tid's frames from the stack pointer (Aux) of a

@@ -227,21 +227,26 @@ func (rt *routine) extentCFG() *CFG {
 // is an entry point, which no disassembly of this routine alone can know;
 // one reached by a transition inside the routine means the disassembly
 // missed it (dynamic).
-func (rt *routine) addRoot(a uint64, dynamic bool) {
+func (rt *routine) addRoot(a uint64, dynamic bool) (changed bool) {
 	if rt.rootSet == nil {
 		rt.rootSet = map[uint64]bool{}
 	}
 	if !rt.rootSet[a] {
 		rt.rootSet[a] = true
 		rt.roots = append(rt.roots, a)
+		changed = true
 	}
 	if dynamic {
 		rt.dynamic = true
 		if rt.dynRoots == nil {
 			rt.dynRoots = map[uint64]bool{}
 		}
-		rt.dynRoots[a] = true
+		if !rt.dynRoots[a] {
+			rt.dynRoots[a] = true
+			changed = true
+		}
 	}
+	return changed
 }
 
 // isRepString reports whether the instruction at a is a rep-prefixed
@@ -284,16 +289,18 @@ func isRep(inst x86asm.Inst) bool {
 	return false
 }
 
-func (rt *routine) addEdge(fromEnd, to uint64) {
+func (rt *routine) addEdge(fromEnd, to uint64) (changed bool) {
 	if rt.seen == nil {
 		rt.seen = map[[2]uint64]bool{}
 	}
 	k := [2]uint64{fromEnd, to}
-	if !rt.seen[k] {
-		rt.seen[k] = true
-		rt.dynEdges = append(rt.dynEdges, k)
-		rt.dynamic = true
+	if rt.seen[k] {
+		return false
 	}
+	rt.seen[k] = true
+	rt.dynEdges = append(rt.dynEdges, k)
+	rt.dynamic = true
+	return true
 }
 
 func (rt *routine) addHead(a uint64) bool {
