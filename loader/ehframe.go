@@ -3,6 +3,8 @@ package loader
 import (
 	"debug/elf"
 	"encoding/binary"
+
+	"emuprof/loader/cfi"
 )
 
 // ehFrameFunctions returns the [start, start+size) ranges of the functions
@@ -48,9 +50,9 @@ func ehFrameFunctions(f *elf.File) (starts, sizes []uint64) {
 				enc = cieEncodingAt(data, cie)
 			}
 			fieldAddr := sec.Addr + uint64(idOff+4)
-			start, n := readEncoded(body, enc, fieldAddr)
+			start, n := cfi.ReadEncoded(body, enc, fieldAddr)
 			if n > 0 {
-				size, m := readEncoded(body[n:], enc&0x0f, 0)
+				size, m := cfi.ReadEncoded(body[n:], enc&0x0f, 0)
 				if m > 0 && size > 0 && start != 0 {
 					starts, sizes = append(starts, start), append(sizes, size)
 				}
@@ -90,20 +92,20 @@ func cieEncoding(b []byte) byte {
 	if len(aug) > 1 && aug[:2] == "eh" {
 		i += 8
 	}
-	_, n := uleb(b[min(i, len(b)):]) // code alignment
+	_, n := cfi.ULEB128(b[min(i, len(b)):]) // code alignment
 	i += n
-	_, n = uleb(b[min(i, len(b)):]) // data alignment (sleb, same length)
+	_, n = cfi.ULEB128(b[min(i, len(b)):]) // data alignment (sleb, same length)
 	i += n
 	if version == 1 {
 		i++
 	} else {
-		_, n = uleb(b[min(i, len(b)):])
+		_, n = cfi.ULEB128(b[min(i, len(b)):])
 		i += n
 	}
 	if len(aug) == 0 || aug[0] != 'z' {
 		return 0
 	}
-	_, n = uleb(b[min(i, len(b)):]) // augmentation data length
+	_, n = cfi.ULEB128(b[min(i, len(b)):]) // augmentation data length
 	i += n
 	for _, c := range aug[1:] {
 		if i >= len(b) {
@@ -117,7 +119,7 @@ func cieEncoding(b []byte) byte {
 		case 'P':
 			enc := b[i]
 			i++
-			_, n := readEncoded(b[i:], enc&0x0f, 0)
+			_, n := cfi.ReadEncoded(b[i:], enc&0x0f, 0)
 			if n == 0 {
 				return 0
 			}
@@ -125,69 +127,4 @@ func cieEncoding(b []byte) byte {
 		}
 	}
 	return 0
-}
-
-// readEncoded reads a DW_EH_PE-encoded pointer at the start of b, whose
-// address is at (for pc-relative encodings). It returns the value and the
-// bytes read, 0 if b is too short or the encoding is unknown.
-func readEncoded(b []byte, enc byte, at uint64) (uint64, int) {
-	var v uint64
-	var n int
-	switch enc & 0x0f {
-	case 0x00, 0x04, 0x0c:
-		if len(b) < 8 {
-			return 0, 0
-		}
-		v, n = binary.LittleEndian.Uint64(b), 8
-	case 0x02:
-		if len(b) < 2 {
-			return 0, 0
-		}
-		v, n = uint64(binary.LittleEndian.Uint16(b)), 2
-	case 0x0a:
-		if len(b) < 2 {
-			return 0, 0
-		}
-		v, n = uint64(int64(int16(binary.LittleEndian.Uint16(b)))), 2
-	case 0x03:
-		if len(b) < 4 {
-			return 0, 0
-		}
-		v, n = uint64(binary.LittleEndian.Uint32(b)), 4
-	case 0x0b:
-		if len(b) < 4 {
-			return 0, 0
-		}
-		v, n = uint64(int64(int32(binary.LittleEndian.Uint32(b)))), 4
-	case 0x01, 0x09:
-		v, n = uleb(b)
-		if n == 0 {
-			return 0, 0
-		}
-	default:
-		return 0, 0
-	}
-	switch enc & 0x70 {
-	case 0x00:
-	case 0x10: // pcrel
-		v += at
-	default:
-		return 0, 0 // datarel, textrel, funcrel: not used for code ranges here
-	}
-	return v, n
-}
-
-// uleb reads an unsigned LEB128 number; n is 0 if it does not end in b.
-func uleb(b []byte) (v uint64, n int) {
-	var shift uint
-	for i, c := range b {
-		if shift < 64 {
-			v |= uint64(c&0x7f) << shift
-		}
-		shift += 7
-		if c&0x80 == 0 {
-			return v, i + 1
-		}
-	}
-	return 0, 0
 }

@@ -519,6 +519,14 @@ func (in *interp) run(insns []byte, r *Row, initial *Row) error {
 	return nil
 }
 
+// ReadEncoded reads a DW_EH_PE-encoded pointer at the start of b, whose
+// address is at (for pc-relative encodings). It returns the value and the
+// bytes read, 0 if b is too short or the encoding is omitted or unknown.
+func ReadEncoded(b []byte, enc byte, at uint64) (uint64, int) { return readEncoded(b, enc, at) }
+
+// ULEB128 reads an unsigned LEB128 number; n is 0 if it does not end in b.
+func ULEB128(b []byte) (v uint64, n int) { return uleb(b) }
+
 // readEncoded reads a DW_EH_PE-encoded pointer whose address is at.
 func readEncoded(b []byte, enc byte, at uint64) (uint64, int) {
 	if enc == 0xff { // DW_EH_PE_omit
