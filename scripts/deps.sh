@@ -68,6 +68,9 @@ done <<'EOF'
 /usr/bin/tclsh tcl
 /usr/bin/diff diffutils
 /usr/bin/factor coreutils
+/usr/bin/git git
+/usr/bin/diff3 diffutils
+/usr/bin/xargs findutils
 /usr/bin/script bsdutils
 /usr/bin/setsid util-linux
 /usr/bin/lbzip2 lbzip2
