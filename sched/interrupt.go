@@ -25,13 +25,8 @@ func (s *Scheduler) Interrupt(t *Thread, waker *Thread, at int64) bool {
 // run loop fires the process timers that expire by then first.
 func (s *Scheduler) Next() (at int64, ok bool) {
 	for _, t := range s.live {
-		var a int64
-		switch {
-		case t.State == Runnable:
-			a = t.Clock
-		case t.State == Blocked && t.Wait.Deadline > 0:
-			a = max(t.Clock, t.Wait.Deadline)
-		default:
+		a, ready := t.readyAt()
+		if !ready {
 			continue
 		}
 		if !ok || a < at {

@@ -332,6 +332,19 @@ func (s *Scheduler) Now() int64 { return s.now }
 // Makespan returns the largest clock any thread has reached.
 func (s *Scheduler) Makespan() int64 { return s.makespan }
 
+// readyAt is when t could run next: its clock if runnable, its wake-up
+// deadline (not before its clock) if blocked with a timeout; ready is false
+// otherwise.
+func (t *Thread) readyAt() (at int64, ready bool) {
+	switch {
+	case t.State == Runnable:
+		return t.Clock, true
+	case t.State == Blocked && t.Wait.Deadline > 0:
+		return max(t.Clock, t.Wait.Deadline), true
+	}
+	return 0, false
+}
+
 // Pick chooses the thread to run next: the runnable thread with the smallest
 // clock (ties: least RunNs then lowest tid, or a random priority with a
 // Seed), unless a
@@ -346,13 +359,8 @@ func (s *Scheduler) Pick() *Thread {
 	var bestPrio uint32
 	drawn := false
 	for _, t := range s.live {
-		var at int64
-		switch {
-		case t.State == Runnable:
-			at = t.Clock
-		case t.State == Blocked && t.Wait.Deadline > 0:
-			at = max(t.Clock, t.Wait.Deadline)
-		default:
+		at, ready := t.readyAt()
+		if !ready {
 			continue
 		}
 		switch {
