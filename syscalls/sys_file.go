@@ -620,16 +620,9 @@ func sysPoll(k *Kernel, c *Call) Outcome {
 }
 
 func sysPpoll(k *Kernel, c *Call) Outcome {
-	timeout := int64(-1)
-	if c.Args[2] != 0 {
-		ts, e := k.getTimespec(c.Args[2])
-		if e != 0 {
-			return fail(e)
-		}
-		if ts.sec < 0 || ts.nsec < 0 || ts.nsec >= 1e9 {
-			return fail(eINVAL)
-		}
-		timeout = ts.ns()
+	timeout, e := k.timeoutArg(c.Args[2])
+	if e != 0 {
+		return fail(e)
 	}
 	if e := k.epollSigmask(c.Args[3], c.Args[4]); e != 0 {
 		return fail(e)

@@ -33,17 +33,27 @@ func sysSelect(k *Kernel, c *Call) Outcome {
 	return out
 }
 
+// timeoutArg reads the optional struct timespec timeout of pselect6 and
+// ppoll at addr: -1 (wait forever) when addr is 0, EINVAL when it is not a
+// valid time.
+func (k *Kernel) timeoutArg(addr uint64) (int64, Errno) {
+	if addr == 0 {
+		return -1, 0
+	}
+	ts, e := k.getTimespec(addr)
+	if e != 0 {
+		return 0, e
+	}
+	if ts.sec < 0 || ts.nsec < 0 || ts.nsec >= 1e9 {
+		return 0, eINVAL
+	}
+	return ts.ns(), 0
+}
+
 func sysPselect6(k *Kernel, c *Call) Outcome {
-	timeout := int64(-1)
-	if c.Args[4] != 0 {
-		ts, e := k.getTimespec(c.Args[4])
-		if e != 0 {
-			return fail(e)
-		}
-		if ts.sec < 0 || ts.nsec < 0 || ts.nsec >= 1e9 {
-			return fail(eINVAL)
-		}
-		timeout = ts.ns()
+	timeout, e := k.timeoutArg(c.Args[4])
+	if e != 0 {
+		return fail(e)
 	}
 	var mask uint64
 	hasMask := false
