@@ -19,6 +19,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/spf13/pflag"
 
@@ -106,6 +107,17 @@ type exactInstance struct {
 	prof       *Profile
 	exps       []Experiment
 	ranAlready bool
+	// runsDone of runsTotal runs of this shard have ended (Progress).
+	runsDone, runsTotal atomic.Int64
+}
+
+// Progress says how many of the shard's runs have ended, for a live
+// status line; it may be called from another goroutine.
+func (x *exactInstance) Progress() (what string, done, total int) {
+	if t := x.runsTotal.Load(); t > 0 {
+		return "causal --exact runs", int(x.runsDone.Load()), int(t)
+	}
+	return "", 0, 0
 }
 
 // SetRerun gives the instance the means to run the program again.
@@ -200,6 +212,7 @@ func (x *exactInstance) run() error {
 		return x.err
 	}
 	sh.Pairs = len(sh.Lines) * len(sh.Speedups)
+	x.runsTotal.Store(int64((sh.Pairs - x.i + x.k - 1) / x.k))
 	for j := x.i; j < sh.Pairs; j += x.k {
 		line, s := sh.Lines[j/len(sh.Speedups)].Line, sh.Speedups[j%len(sh.Speedups)]
 		cfg := x.cfg
@@ -222,6 +235,7 @@ func (x *exactInstance) run() error {
 			return x.err
 		}
 		sh.Runs = append(sh.Runs, ShardRun{Pair: j, Experiment: exps[0], Units: exps[0].units})
+		x.runsDone.Add(1)
 	}
 	x.shard = sh
 	if x.k > 1 {
