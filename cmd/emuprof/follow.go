@@ -148,7 +148,7 @@ func (fw *follower) Fork(img guest.Image, syms *loader.SymbolTable) (cpu.CPU, []
 		e.Close()
 		return nil, nil, err
 	}
-	return e, as, nil
+	return fw.f.run.status.CPU(e), as, nil // its instructions on the status line too
 }
 
 // Exec implements guest.Follower.

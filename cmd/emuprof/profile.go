@@ -181,6 +181,11 @@ func (f *profileFlags) profile(list string, args []string) error {
 	if res == nil {
 		return runErr // nothing ran: bad input
 	}
+	// The status line again while the analyses write (causal --exact and
+	// --validate run the program again there), until the messages.
+	f.run.status.SetPhase("writing the profiles")
+	f.run.status.Start()
+	defer f.run.status.Stop()
 	// checkOutput found out creatable; every analysis writes into it.
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
 		return fmt.Errorf("--out %s: %v", f.out, hostErr(err))
@@ -206,12 +211,15 @@ func (f *profileFlags) profile(list string, args []string) error {
 		if err != nil {
 			return fmt.Errorf("writing the process list: %w", err)
 		}
-		fw.printProcesses(os.Stderr)
 	}
 	ps, err := f.writeReport(plugins, insts, paths, res, args)
 	paths = append(paths, ps...)
 	if err != nil {
 		return fmt.Errorf("writing the HTML report: %w", err)
+	}
+	f.run.status.Stop()
+	if fw != nil {
+		fw.printProcesses(os.Stderr)
 	}
 	stdout := &quietStdout{w: f.run.out()} // `| head`: the files are written, the rest of the summary is not wanted
 	for _, inst := range insts {

@@ -39,6 +39,9 @@ type runFlags struct {
 	stats       bool
 	quiet       bool        // --quiet: no live status line
 	status      *liveStatus // the run's status line (status.go), nil if none
+	// rerun: this run is one an analysis makes after the first (causal
+	// --exact, --validate); it feeds the first run's status line.
+	rerun bool
 	cpus        int
 	quantum     uint64
 	schedSeed   uint64
@@ -195,6 +198,11 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 	if nsPerInsn <= 0 {
 		nsPerInsn = 1
 	}
+	resume := func() {} // a rerun's: starts the first run's line again, after this run's messages
+	if f.rerun {
+		defer func() { resume() }()
+		defer f.status.beginRun()()
+	}
 	var blockSyms analyses.Symbols // name blocks only for analyses that see them
 	if needs.Blocks && (len(cfg.Analyses) > 0 || pipeline != nil) {
 		blockSyms = cfg.Symbols
@@ -266,11 +274,13 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 	}
 	// The live status line: counted per run slice, drawn by a ticker;
 	// the guest's writes to the terminal erase it first.
-	f.status = newLiveStatus(os.Stderr, f.quiet, nsPerInsn)
-	defer f.status.Stop()
+	if !f.rerun {
+		f.status = newLiveStatus(os.Stderr, f.quiet, nsPerInsn)
+		defer f.status.Stop()
+	}
 	cfg.Stdout = f.status.Writer(cfg.Stdout, cfg.StdoutTTY)
 	cfg.Stderr = f.status.Writer(cfg.Stderr, cfg.StderrTTY)
-	if pipe != nil && f.status != nil {
+	if pipe != nil && f.status != nil && !f.rerun {
 		for _, in := range pipe.Instances() {
 			f.status.Watch(in)
 		}
@@ -280,9 +290,16 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 	if err != nil {
 		return nil, &exitError{code: 2, msg: err.Error()}
 	}
-	f.status.Start()
+	if !f.rerun {
+		f.status.Start()
+	}
 	res := runGuest(proc, pipe)
-	f.status.Stop() // the line goes before anything else is said on stderr
+	// The line goes before anything else is said on stderr.
+	if f.rerun {
+		resume = f.status.Pause()
+	} else {
+		f.status.Stop()
+	}
 	stops.adjust(res)
 	if pipe != nil && pipe.Err() != nil {
 		// A bug in an analysis: its results are lost, the run is not.

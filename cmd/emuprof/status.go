@@ -48,10 +48,9 @@ type liveStatus struct {
 	nsPerInsn int64
 	start     time.Time
 
-	counting atomic.Bool // an engine feeds the counters (CPU was called)
-	insns    atomic.Uint64
-	clock    atomic.Int64 // virtual ns: the latest end of a run slice
-	threads  atomic.Int64 // threads seen so far
+	counting atomic.Bool   // an engine feeds the counters (CPU was called)
+	insns    atomic.Uint64 // of every run: the first, and those an analysis makes after it
+	run      atomic.Pointer[runCounts]
 	phase    atomic.Pointer[string]
 	// finishing: the analyses' Finish began when finishedAt instructions
 	// had run (statusPhase).
@@ -67,10 +66,22 @@ type liveStatus struct {
 	mu      sync.Mutex // held while the line or a guest write goes to the terminal
 	shown   bool       // a status line is on the terminal
 	sources []Progresser
-	seen    map[uint32]bool // tids; only the guest's goroutine touches it
-	stopped chan struct{}
+	halted  bool          // Stop was called and Start not since: draw nothing
+	stopped chan struct{} // closed by Stop: the ticker Start started ends
 	done    sync.WaitGroup
 }
+
+// runCounts are the figures of one guest run that the line shows: the
+// run's own virtual time, threads and processes. Runs an analysis makes
+// after the first (causal --exact, --validate) get theirs (beginRun).
+type runCounts struct {
+	clock     atomic.Int64    // virtual ns: the latest end of a run slice
+	threads   atomic.Int64    // threads seen so far
+	processes atomic.Int64    // engines started: the first process and every one it created
+	seen      map[uint32]bool // tids; only the guest's goroutine touches it
+}
+
+func newRunCounts() *runCounts { return &runCounts{seen: map[uint32]bool{}} }
 
 // newLiveStatus returns the status line for a run whose stderr is
 // stderr: nil when quiet or when stderr is not a terminal.
@@ -89,9 +100,21 @@ func newStatusOn(w io.Writer, nsPerInsn int64) *liveStatus {
 	if nsPerInsn <= 0 {
 		nsPerInsn = 1
 	}
-	s := &liveStatus{term: w, nsPerInsn: nsPerInsn, seen: map[uint32]bool{}, stopped: make(chan struct{})}
+	s := &liveStatus{term: w, nsPerInsn: nsPerInsn}
+	s.run.Store(newRunCounts())
 	s.SetPhase("running")
 	return s
+}
+
+// beginRun gives the runs started from now on (by an analysis, after the
+// first) counts of their own, while their instructions add to the total;
+// the returned function gives the line the previous counts back.
+func (s *liveStatus) beginRun() (end func()) {
+	if s == nil {
+		return func() {}
+	}
+	prev := s.run.Swap(newRunCounts())
+	return func() { s.run.Store(prev) }
 }
 
 // Watch adds the instances that report their own progress.
@@ -109,27 +132,40 @@ func (s *liveStatus) Watch(insts ...any) {
 }
 
 // SetPhase names what emuprof is doing now ("running", "writing the
-// profiles"...).
+// profiles"...); it overrides "finishing the analyses".
 func (s *liveStatus) SetPhase(phase string) {
 	if s != nil {
 		s.phase.Store(&phase)
+		s.finishing.Store(false)
 	}
 }
 
-// Start starts the ticker.
+// Start starts the ticker: the line appears once a second has gone by
+// since the first Start, and is redrawn until Stop. After a Stop, Start
+// starts it again (the analyses' write phase, after messages on stderr).
 func (s *liveStatus) Start() {
 	if s == nil {
 		return
 	}
-	s.start = time.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped != nil && !s.halted {
+		return // running
+	}
+	if s.start.IsZero() {
+		s.start = time.Now()
+	}
+	s.halted = false
+	stopped := make(chan struct{})
+	s.stopped = stopped
 	s.done.Add(1)
 	go func() {
 		defer s.done.Done()
-		delay := time.NewTimer(statusDelay)
+		delay := time.NewTimer(max(0, statusDelay-time.Since(s.start)))
 		defer delay.Stop()
 		select {
 		case <-delay.C:
-		case <-s.stopped:
+		case <-stopped:
 			return
 		}
 		tick := time.NewTicker(statusEvery)
@@ -138,7 +174,7 @@ func (s *liveStatus) Start() {
 			s.draw()
 			select {
 			case <-tick.C:
-			case <-s.stopped:
+			case <-stopped:
 				return
 			}
 		}
@@ -148,30 +184,43 @@ func (s *liveStatus) Start() {
 // Stop stops the ticker and erases the line; the terminal is the
 // caller's again. Stop may be called more than once.
 func (s *liveStatus) Stop() {
+	s.pause()
+}
+
+// pause is Stop, and reports whether the ticker was running.
+func (s *liveStatus) pause() (running bool) {
 	if s == nil {
-		return
+		return false
 	}
 	s.mu.Lock()
-	select {
-	case <-s.stopped:
-	default:
+	running = s.stopped != nil && !s.halted
+	if running {
 		close(s.stopped)
 	}
+	s.halted = true
 	s.mu.Unlock()
 	s.done.Wait()
 	s.mu.Lock()
 	s.erase()
 	s.mu.Unlock()
+	return running
+}
+
+// Pause stops the line for messages on stderr; the returned function
+// starts it again if it was running.
+func (s *liveStatus) Pause() (resume func()) {
+	if !s.pause() {
+		return func() {}
+	}
+	return s.Start
 }
 
 // draw writes the status line over the previous one.
 func (s *liveStatus) draw() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	select {
-	case <-s.stopped:
+	if s.halted {
 		return
-	default:
 	}
 	line := s.line(time.Since(s.start))
 	if r := []rune(line); s.width > 1 && len(r) >= s.width {
@@ -200,7 +249,7 @@ type liveCounter interface {
 func (s *liveStatus) counts() (uint64, int64) {
 	s.liveMu.Lock()
 	defer s.liveMu.Unlock()
-	n, clock := s.insns.Load(), s.clock.Load()
+	n, clock := s.insns.Load(), s.run.Load().clock.Load()
 	if s.live != nil {
 		i, now := s.live.Live()
 		n += i
@@ -226,11 +275,12 @@ func (s *liveStatus) line(elapsed time.Duration) string {
 	if s.finishing.Load() && s.finishedAt.Load() == s.insns.Load() {
 		phase = "finishing the analyses"
 	}
-	threads := "threads"
-	if s.threads.Load() == 1 {
-		threads = "thread"
+	run := s.run.Load()
+	fmt.Fprintf(&b, ", virtual %s, %s", time.Duration(clock).Round(time.Microsecond), plural(run.threads.Load(), "thread"))
+	if p := run.processes.Load(); p > 1 {
+		fmt.Fprintf(&b, " in %d processes", p)
 	}
-	fmt.Fprintf(&b, ", virtual %s, %d %s, %s", time.Duration(clock).Round(time.Microsecond), s.threads.Load(), threads, phase)
+	fmt.Fprintf(&b, ", %s", phase)
 	s.writeSources(&b)
 	return b.String()
 }
@@ -248,6 +298,14 @@ func (s *liveStatus) writeSources(b *strings.Builder) {
 			fmt.Fprintf(b, ", %s %d", what, done)
 		}
 	}
+}
+
+// plural is "1 thread", "3 threads".
+func plural(n int64, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // metric writes v with an SI prefix: 950, 12.3 k, 4.56 M, 7.89 G.
@@ -285,15 +343,19 @@ func (g *statusGuard) Write(b []byte) (int, error) {
 	return g.w.Write(b)
 }
 
-// CPU returns c counting for the status line: instructions and virtual
-// time at the end of every run slice (and, from the engine, during it),
-// threads as they are switched to.
+// CPU returns c, the engine of one process, counting for the status
+// line: instructions and virtual time at the end of every run slice (and,
+// from the engine, during it), threads as they are switched to. Every
+// process's engine is to be wrapped (the first one's, and its children's,
+// followed or not): the line counts processes by their engines.
 func (s *liveStatus) CPU(c cpu.CPU) cpu.CPU {
 	if s == nil {
 		return c
 	}
 	s.counting.Store(true)
-	return &meteredCPU{CPU: c, s: s}
+	run := s.run.Load()
+	run.processes.Add(1)
+	return &meteredCPU{CPU: c, s: s, run: run}
 }
 
 // meteredCPU is a CPU whose run slices feed the status line. It only
@@ -301,7 +363,19 @@ func (s *liveStatus) CPU(c cpu.CPU) cpu.CPU {
 type meteredCPU struct {
 	cpu.CPU
 	s     *liveStatus
-	start int64 // virtual ns at the start of the next slice
+	run   *runCounts // of the run this engine is in
+	start int64      // virtual ns at the start of the next slice
+}
+
+// SetTouch passes the address space's first-touch backing to the engine
+// (guest.lazyTouch asks for it by this method, outside cpu.CPU): without
+// it, MAP_NORESERVE memory would fault on a terminal only.
+func (c *meteredCPU) SetTouch(f func(addr, size uint64) bool) {
+	if t, ok := c.CPU.(interface {
+		SetTouch(func(addr, size uint64) bool)
+	}); ok {
+		t.SetTouch(f)
+	}
 }
 
 func (c *meteredCPU) SetClock(ns int64) {
@@ -310,9 +384,9 @@ func (c *meteredCPU) SetClock(ns int64) {
 }
 
 func (c *meteredCPU) SetTid(tid uint32) {
-	if !c.s.seen[tid] {
-		c.s.seen[tid] = true
-		c.s.threads.Store(int64(len(c.s.seen)))
+	if r := c.run; !r.seen[tid] {
+		r.seen[tid] = true
+		r.threads.Store(int64(len(r.seen)))
 	}
 	c.CPU.SetTid(tid)
 }
@@ -328,8 +402,8 @@ func (c *meteredCPU) Run(pc, budget uint64) cpu.Stop {
 	c.s.liveMu.Lock()
 	c.s.live = nil
 	c.s.insns.Add(st.Insns)
-	if end := c.start + int64(st.Insns)*c.s.nsPerInsn; end > c.s.clock.Load() {
-		c.s.clock.Store(end)
+	if end := c.start + int64(st.Insns)*c.s.nsPerInsn; end > c.run.clock.Load() {
+		c.run.clock.Store(end)
 	}
 	c.s.liveMu.Unlock()
 	return st

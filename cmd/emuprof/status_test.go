@@ -118,8 +118,8 @@ func TestStatusLine(t *testing.T) {
 	c.Done()
 	c.Done()
 	s.insns.Store(2_500_000)
-	s.clock.Store(5_000_000)
-	s.threads.Store(3)
+	s.run.Load().clock.Store(5_000_000)
+	s.run.Load().threads.Store(3)
 	got := s.line(2 * time.Second)
 	want := "emuprof: 2.50 M instructions (1.25 M/s), virtual 5ms, 3 threads, running, copies 2/8"
 	if got != want {
