@@ -38,17 +38,18 @@ type runFlags struct {
 	traceDigest bool
 	stats       bool
 	quiet       bool        // --quiet: no live status line
+	noFold      bool        // --no-fold: no runs of blocks as one event (tests compare)
 	status      *liveStatus // the run's status line (status.go), nil if none
 	// rerun: this run is one an analysis makes after the first (causal
 	// --exact, --validate); it feeds the first run's status line.
-	rerun bool
-	cpus        int
-	quantum     uint64
-	schedSeed   uint64
-	bareEngine  bool
-	memHooks    bool
-	strace      bool
-	speedups    []string
+	rerun      bool
+	cpus       int
+	quantum    uint64
+	schedSeed  uint64
+	bareEngine bool
+	memHooks   bool
+	strace     bool
+	speedups   []string
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -71,6 +72,8 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	_ = fl.MarkHidden("bare-engine")
 	fl.BoolVar(&f.memHooks, "bench-mem-hooks", false, "benchmarking only: install the block and memory hooks and discard their events")
 	_ = fl.MarkHidden("bench-mem-hooks")
+	fl.BoolVar(&f.noFold, "no-fold", false, "testing only: one Block event per block even where the analyses take runs of blocks (the profiles are the same)")
+	_ = fl.MarkHidden("no-fold")
 	fl.BoolVar(&f.strace, "strace", false, "print every system call the guest makes, with its result, to stderr")
 	fl.StringArrayVar(&f.speedups, "speedup", nil, "actually speed up a source line (FILE:LINE=PCT) or an address range (0xLO-0xHI=PCT): its instructions cost PCT % less virtual time; repeatable")
 }
@@ -207,6 +210,10 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 	if needs.Blocks && (len(cfg.Analyses) > 0 || pipeline != nil) {
 		blockSyms = cfg.Symbols
 	}
+	fold := needs.Fold
+	if f.noFold {
+		fold = nil
+	}
 	speedup, warnSpeedup, err := f.speedup(cfg.Symbols)
 	if err != nil {
 		return nil, err
@@ -214,7 +221,7 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 	defer warnSpeedup()
 	engine, err := emu.New(emu.Options{Memory: needs.Memory, Blocks: needs.Blocks, StackPointer: needs.Blocks,
 		Bare: f.bareEngine, NsPerInsn: nsPerInsn, Symbols: blockSyms, Lines: needs.Lines, Speedup: speedup,
-		BlockFilter: needs.BlockFilter})
+		BlockFilter: needs.BlockFilter, Fold: fold})
 	if err != nil {
 		return nil, fmt.Errorf("starting the emulator: %w", err)
 	}
@@ -224,7 +231,7 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 		// Followed processes: engines with the analyses' hooks (follow.go).
 		fw.newEngine = func(syms *loader.SymbolTable) (*emu.Engine, error) {
 			o := emu.Options{Memory: needs.Memory, Blocks: needs.Blocks, StackPointer: needs.Blocks,
-				Bare: f.bareEngine, NsPerInsn: nsPerInsn, Lines: needs.Lines}
+				Bare: f.bareEngine, NsPerInsn: nsPerInsn, Lines: needs.Lines, Fold: fold}
 			if blockSyms != nil {
 				o.Symbols = syms
 			}

@@ -65,7 +65,7 @@ func setRerun(pipe *platform.Pipeline, cfg guest.Config, f *runFlags) {
 // the analysis obs makes (if not nil); the guest's output is discarded.
 func rerun(cfg guest.Config, f runFlags, speedup string, obs platform.Factory) (int64, error) {
 	f.stats, f.traceDigest, f.strace = false, false, false
-	f.rerun = true // its instructions count on the first run's status line
+	f.rerun = true     // its instructions count on the first run's status line
 	if speedup != "" { // on top of the run's own --speedup, if any
 		f.speedups = append(slices.Clone(f.speedups), speedup)
 	}

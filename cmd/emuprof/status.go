@@ -48,9 +48,10 @@ type liveStatus struct {
 	nsPerInsn int64
 	start     time.Time
 
-	counting atomic.Bool   // an engine feeds the counters (CPU was called)
-	insns    atomic.Uint64 // of every run: the first, and those an analysis makes after it
-	run      atomic.Pointer[runCounts]
+	counting atomic.Bool               // an engine feeds the counters (CPU was called)
+	insns    atomic.Uint64             // of every run: the first, and those an analysis makes after it
+	run      atomic.Pointer[runCounts] // shown: of the run whose slice ended last
+	next     atomic.Pointer[runCounts] // of the run the engines wrapped from now on are in
 	phase    atomic.Pointer[string]
 	// finishing: the analyses' Finish began when finishedAt instructions
 	// had run (statusPhase).
@@ -73,7 +74,8 @@ type liveStatus struct {
 
 // runCounts are the figures of one guest run that the line shows: the
 // run's own virtual time, threads and processes. Runs an analysis makes
-// after the first (causal --exact, --validate) get theirs (beginRun).
+// after the first (causal --exact, --validate) get theirs (beginRun); the
+// line shows the figures of the run that ran last.
 type runCounts struct {
 	clock     atomic.Int64    // virtual ns: the latest end of a run slice
 	threads   atomic.Int64    // threads seen so far
@@ -102,19 +104,22 @@ func newStatusOn(w io.Writer, nsPerInsn int64) *liveStatus {
 	}
 	s := &liveStatus{term: w, nsPerInsn: nsPerInsn}
 	s.run.Store(newRunCounts())
+	s.next.Store(s.run.Load())
 	s.SetPhase("running")
 	return s
 }
 
-// beginRun gives the runs started from now on (by an analysis, after the
-// first) counts of their own, while their instructions add to the total;
-// the returned function gives the line the previous counts back.
+// beginRun gives the engines wrapped from now on, those of a run an
+// analysis makes (after the first, or during it when a followed process's
+// analyses write), figures of their own, shown from the end of its first
+// slice; its instructions add to the total. end makes the engines wrapped
+// after it count in the previous run again.
 func (s *liveStatus) beginRun() (end func()) {
 	if s == nil {
 		return func() {}
 	}
-	prev := s.run.Swap(newRunCounts())
-	return func() { s.run.Store(prev) }
+	prev := s.next.Swap(newRunCounts())
+	return func() { s.next.Store(prev) }
 }
 
 // Watch adds the instances that report their own progress.
@@ -353,7 +358,7 @@ func (s *liveStatus) CPU(c cpu.CPU) cpu.CPU {
 		return c
 	}
 	s.counting.Store(true)
-	run := s.run.Load()
+	run := s.next.Load()
 	run.processes.Add(1)
 	return &meteredCPU{CPU: c, s: s, run: run}
 }
@@ -402,6 +407,9 @@ func (c *meteredCPU) Run(pc, budget uint64) cpu.Stop {
 	c.s.liveMu.Lock()
 	c.s.live = nil
 	c.s.insns.Add(st.Insns)
+	if c.s.run.Load() != c.run {
+		c.s.run.Store(c.run)
+	}
 	if end := c.start + int64(st.Insns)*c.s.nsPerInsn; end > c.run.clock.Load() {
 		c.run.clock.Store(end)
 	}
