@@ -164,6 +164,18 @@ type Needs struct {
 	// run without events. Only for analyses that do without the call
 	// stage (Calls needs every block).
 	BlockFilter func(*BlockInfo) bool
+	// Fold, when not nil, says the analysis takes a run of blocks as one
+	// Block event for the blocks it accepts (asked once per block, at
+	// translation): consecutive blocks of one thread, of the same routine
+	// and file:line, each entered from the previous one by falling through
+	// or by a conditional branch, with no other event between them. The
+	// event then has Block = the run's last block, Addr = its first block's
+	// address, Aux = the stack pointer at its first block, Size = the run's
+	// instructions, End = the last block's terminator, and Time = the
+	// run's start. Call tracking handles runs itself. An analysis that
+	// counts blocks, or needs every block's stack pointer, leaves it nil;
+	// then nothing is folded.
+	Fold func(*BlockInfo) bool
 }
 
 // Or merges two sets of needs. A block filter survives only if every side
@@ -171,7 +183,8 @@ type Needs struct {
 func (n Needs) Or(m Needs) Needs {
 	o := Needs{n.Blocks || m.Blocks, n.Memory || m.Memory, n.KernelMem || m.KernelMem,
 		n.Syscalls || m.Syscalls, n.Threads || m.Threads, n.Calls || m.Calls, n.Lines || m.Lines,
-		n.TimeControl || m.TimeControl, nil}
+		n.TimeControl || m.TimeControl, nil, nil}
+	o.Fold = orFold(n, m)
 	nf, mf := n.BlockFilter, m.BlockFilter
 	switch {
 	case o.Calls || n.Blocks && nf == nil || m.Blocks && mf == nil:
@@ -183,6 +196,22 @@ func (n Needs) Or(m Needs) Needs {
 		o.BlockFilter = func(b *BlockInfo) bool { return nf(b) || mf(b) }
 	}
 	return o
+}
+
+// orFold combines two sides' Fold: a block is folded only if every side
+// that sees blocks accepts it.
+func orFold(n, m Needs) func(*BlockInfo) bool {
+	nb, mb := n.Blocks || n.Calls, m.Blocks || m.Calls
+	switch {
+	case nb && n.Fold == nil || mb && m.Fold == nil:
+		return nil
+	case !mb:
+		return n.Fold
+	case !nb:
+		return m.Fold
+	}
+	nf, mf := n.Fold, m.Fold
+	return func(b *BlockInfo) bool { return nf(b) && mf(b) }
 }
 
 // Delay is a pause of a thread's virtual clock that an analysis asks for

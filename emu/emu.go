@@ -65,6 +65,12 @@ type Options struct {
 	// still counted for quanta and virtual time). Path profiling's copies
 	// observe only the routines they profile this way.
 	BlockFilter func(bi *analyses.BlockInfo) bool
+	// Fold, when not nil, is asked once per block when it is first
+	// translated; consecutive blocks of one thread that it accepts, of the
+	// same routine and file:line, entered by falling through or by a
+	// conditional branch, are reported as one Block event
+	// (analyses.Needs.Fold says what the event then holds).
+	Fold func(bi *analyses.BlockInfo) bool
 }
 
 // Engine is one Unicorn instance running one guest process.
@@ -81,7 +87,9 @@ type Engine struct {
 
 	speedup func(uint64) int
 	filter  func(*analyses.BlockInfo) bool
-	starts  []uint32 // instruction offsets of the block being translated
+	fold    func(*analyses.BlockInfo) bool
+	runKeys map[runKey]uint32 // Options.Fold's keys: routine and line of foldable blocks
+	starts  []uint32          // instruction offsets of the block being translated
 
 	rdtsc func(uint64) uint64
 	// patched maps the address of each instruction the guest executes that
@@ -101,13 +109,13 @@ type Engine struct {
 // checkEventLayout compares struct emu_event (sizes, field offsets, kind
 // codes) with analyses.Event: a mismatch would make every batch garbage.
 func checkEventLayout() error {
-	var c [10]C.uint64_t
+	var c [11]C.uint64_t
 	C.emu_event_layout(&c[0])
 	var ev analyses.Event
-	goSide := [10]uint64{uint64(unsafe.Sizeof(ev)), uint64(unsafe.Offsetof(ev.Aux)), uint64(unsafe.Offsetof(ev.Time)),
+	goSide := [11]uint64{uint64(unsafe.Sizeof(ev)), uint64(unsafe.Offsetof(ev.Aux)), uint64(unsafe.Offsetof(ev.Time)),
 		uint64(unsafe.Offsetof(ev.Size)), uint64(unsafe.Offsetof(ev.Tid)), uint64(unsafe.Offsetof(ev.Block)),
 		uint64(unsafe.Offsetof(ev.Kind)), uint64(unsafe.Offsetof(ev.End)), uint64(analyses.KindRead),
-		uint64(analyses.KindWrite)<<8 | uint64(analyses.KindBlock)}
+		uint64(analyses.KindWrite)<<8 | uint64(analyses.KindBlock), uint64(analyses.EndCond)<<8 | uint64(analyses.EndOther)}
 	for i := range c {
 		if uint64(c[i]) != goSide[i] {
 			return fmt.Errorf("emu: struct emu_event and analyses.Event differ (item %d: C %d, Go %d)", i, uint64(c[i]), goSide[i])
@@ -142,7 +150,8 @@ func New(opts Options) (*Engine, error) {
 		opts.BufferEvents = 1 << 16
 	}
 	e := &Engine{patched: map[uint64]patchKind{}, codePages: map[uint64]bool{},
-		blocks: analyses.NewBlockTable(), syms: opts.Symbols, lines: opts.Lines, speedup: opts.Speedup, filter: opts.BlockFilter}
+		blocks: analyses.NewBlockTable(), syms: opts.Symbols, lines: opts.Lines, speedup: opts.Speedup, filter: opts.BlockFilter,
+		fold: opts.Fold, runKeys: map[runKey]uint32{}}
 	if err := ucErr("uc_open", C.uc_open(C.UC_ARCH_X86, C.UC_MODE_64, &e.uc)); err != nil {
 		return nil, err
 	}
@@ -274,6 +283,7 @@ func (e *Engine) Emit(ev analyses.Event) {
 	}
 	e.events[e.st.n] = ev
 	e.st.n++
+	e.st.fold_at = 0
 }
 
 // SetClock sets the virtual time of the running thread at the start of the
@@ -298,6 +308,7 @@ func (e *Engine) Drain() {
 	e.st.buf, e.st.spare = e.st.spare, e.st.buf
 	e.events = unsafe.Slice((*analyses.Event)(unsafe.Pointer(e.st.buf)), int(e.st.cap))
 	e.st.n = 0
+	e.st.fold_at = 0
 	if e.sink != nil {
 		e.sink(batch)
 	}
@@ -346,7 +357,33 @@ func emuBlockMiss(h C.uintptr_t, addr C.uint64_t, length C.uint32_t) {
 	if e.filter != nil && !e.filter(&bi) {
 		quiet = 1
 	}
-	C.emu_table_put(e.st, addr, length, C.uint32_t(info.Insns), C.uint32_t(saved), C.uint8_t(info.End), C.uint32_t(id), quiet)
+	C.emu_table_put(e.st, addr, length, C.uint32_t(info.Insns), C.uint32_t(saved), C.uint8_t(info.End), C.uint32_t(id), quiet, C.uint32_t(e.runKey(&bi)))
+}
+
+// runKey identifies a block's routine and line for Options.Fold: blocks
+// with equal non-zero keys may be reported as one run. Blocks of no named
+// routine are never folded.
+type runKey struct {
+	entry  uint64
+	object string
+	file   string
+	line   int
+}
+
+func (e *Engine) runKey(bi *analyses.BlockInfo) uint32 {
+	if e.fold == nil || bi.Routine.Name == "" || !e.fold(bi) {
+		return 0
+	}
+	k := runKey{bi.Routine.Entry, bi.Routine.Object, bi.File, bi.Line}
+	if !e.lines {
+		k.file, k.line, _ = e.syms.Line(bi.Addr) // the analysis may look lines up itself
+	}
+	id, ok := e.runKeys[k]
+	if !ok {
+		id = uint32(len(e.runKeys) + 1)
+		e.runKeys[k] = id
+	}
+	return id
 }
 
 // saved is what a block's sped-up instructions save, in hundredths of an

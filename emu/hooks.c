@@ -28,7 +28,7 @@ static void table_insert(struct emu_block *tab, uint64_t mask, struct emu_block 
 	tab[i] = *src;
 }
 
-void emu_table_put(struct emu_state *s, uint64_t addr, uint32_t len, uint32_t insns, uint32_t saved, uint8_t end, uint32_t id, uint8_t quiet) {
+void emu_table_put(struct emu_state *s, uint64_t addr, uint32_t len, uint32_t insns, uint32_t saved, uint8_t end, uint32_t id, uint8_t quiet, uint32_t fold) {
 	if (table_find(s, addr, len))
 		return;
 	if ((s->tcount + 1) * 2 > s->tmask + 1) {
@@ -43,7 +43,7 @@ void emu_table_put(struct emu_state *s, uint64_t addr, uint32_t len, uint32_t in
 		s->table = nt;
 		s->tmask = nsize - 1;
 	}
-	struct emu_block b = {addr, len, insns, id, saved, end, 1, quiet};
+	struct emu_block b = {addr, len, insns, id, saved, end, 1, quiet, fold};
 	table_insert(s->table, s->tmask, &b);
 	s->tcount++;
 }
@@ -91,6 +91,20 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
 	s->last_block = addr;
 	s->last_len = len;
 	if (s->want_blocks && !b->quiet) {
+		// A block of the same routine and line as the run the last event
+		// describes, entered by falling through or a conditional branch,
+		// extends that event: it becomes the run's last block (Options.Fold).
+		if (b->fold && s->fold_at && s->fold_at == s->n && s->fold_key == b->fold &&
+		    (s->fold_end == END_OTHER || s->fold_end == END_COND)) {
+			struct emu_event *e = &s->buf[s->n - 1];
+			if (e->tid == s->tid) {
+				e->size += b->insns;
+				e->block = b->id;
+				e->end = b->end;
+				s->fold_end = b->end;
+				return;
+			}
+		}
 		struct emu_event *e = push(s);
 		e->addr = addr;
 		e->aux = 0;
@@ -104,6 +118,11 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
 		e->end = b->end;
 		e->flags = 0;
 		e->pad = 0;
+		s->fold_at = b->fold ? s->n : 0;
+		s->fold_key = b->fold;
+		s->fold_end = b->end;
+	} else {
+		s->fold_at = 0;
 	}
 }
 
@@ -282,7 +301,7 @@ uc_err emu_remove_cache(uc_engine *uc, uint64_t begin, uint64_t end) {
 
 // The C view of struct emu_event: sizes, offsets and kind codes, which the
 // Go side compares with analyses.Event.
-void emu_event_layout(uint64_t out[10]) {
+void emu_event_layout(uint64_t out[11]) {
 	out[0] = sizeof(struct emu_event);
 	out[1] = offsetof(struct emu_event, aux);
 	out[2] = offsetof(struct emu_event, time);
@@ -293,4 +312,5 @@ void emu_event_layout(uint64_t out[10]) {
 	out[7] = offsetof(struct emu_event, end);
 	out[8] = EV_READ;
 	out[9] = (uint64_t)EV_WRITE << 8 | EV_BLOCK;
+	out[10] = (uint64_t)END_COND << 8 | END_OTHER;
 }

@@ -28,6 +28,12 @@ enum {
 	EV_WRITE = 3,
 };
 
+// Block terminators after which a run of blocks may go on (analyses.End).
+enum {
+	END_OTHER = 0, // fell through, or the block was cut
+	END_COND = 4,  // conditional branch
+};
+
 // Why uc_emu_start returned.
 enum {
 	STOP_NONE = 0,    // ran out of code or the engine stopped on its own
@@ -48,6 +54,7 @@ struct emu_block {
 	uint8_t end;
 	uint8_t used;
 	uint8_t quiet; // no Block events for this block (Options.BlockFilter)
+	uint32_t fold; // run key (Options.Fold): 0, or equal for blocks of one routine and line
 };
 
 struct emu_state {
@@ -78,6 +85,12 @@ struct emu_state {
 	int want_sp;     // read RSP into Block events
 	int want_touch;  // ask Go to back an unmapped page on a fault (emuTouch)
 
+	// Run folding (Options.Fold): buf[fold_at-1] is a Block event that
+	// the next block may extend, when fold_at == n (0: none).
+	uint32_t fold_at;
+	uint32_t fold_key;
+	uint8_t fold_end;
+
 	struct emu_event *buf;
 	struct emu_event *spare; // the other buffer: Go drains one while hooks fill this
 	uint32_t cap;
@@ -92,11 +105,11 @@ struct emu_state *emu_state_new(uc_engine *uc, uintptr_t handle, uint32_t cap);
 void emu_state_free(struct emu_state *s);
 uc_err emu_install_base(struct emu_state *s, int bare);
 uc_err emu_install_mem(struct emu_state *s);
-void emu_table_put(struct emu_state *s, uint64_t addr, uint32_t len, uint32_t insns, uint32_t saved, uint8_t end, uint32_t id, uint8_t quiet);
+void emu_table_put(struct emu_state *s, uint64_t addr, uint32_t len, uint32_t insns, uint32_t saved, uint8_t end, uint32_t id, uint8_t quiet, uint32_t fold);
 void emu_table_clear(struct emu_state *s);
 uc_err emu_remove_cache(uc_engine *uc, uint64_t begin, uint64_t end);
 
-void emu_event_layout(uint64_t out[10]);
+void emu_event_layout(uint64_t out[11]);
 uc_err emu_reg_read_batch(uc_engine *uc, int *regs, uint64_t *vals, int n);
 uc_err emu_reg_write_batch(uc_engine *uc, int *regs, uint64_t *vals, int n);
 

@@ -226,6 +226,12 @@ func (t *Tracker) unknownRoutine() RoutineID {
 func (t *Tracker) Block(ev *analyses.Event, b *analyses.BlockInfo) (hidden bool) {
 	s := t.stackOf(ev.Tid, true)
 	bi := t.info(ev, b)
+	entry := bi.entry
+	if b != nil && ev.Addr != b.Addr {
+		// A run of blocks (analyses.Needs.Fold), of one routine: b is its
+		// last block, ev.Addr its first, which decides whether it enters.
+		entry = b.Routine.Name != "" && b.Routine.Entry == ev.Addr
+	}
 	sp := ev.Aux
 	if len(s.frames) == 0 {
 		t.push(s, bi.routine, ev.Addr, 0, sp)
@@ -249,7 +255,7 @@ func (t *Tracker) Block(ev *analyses.Event, b *analyses.BlockInfo) (hidden bool)
 			// when the target is not known as a routine entry.
 			fromStub := s.prevEnd == analyses.EndJump &&
 				(s.prevKind == analyses.LinkerStub || s.prevKind == analyses.LazyBindingStub)
-			if (bi.entry || fromStub) && bi.routine != top.routine {
+			if (entry || fromStub) && bi.routine != top.routine {
 				if s.prevKind == analyses.LazyBindingStub && s.prevEnd == analyses.EndJump {
 					t.routines.markResolver(bi.routine)
 				}

@@ -135,9 +135,16 @@ func New(cfg Config, env *platform.Env) (*Analysis, error) {
 }
 
 // Needs: blocks, calls, scheduler events. Lines are looked up here, once
-// per block, on the analyses' goroutine rather than by the engine.
+// per block, on the analyses' goroutine rather than by the engine. Runs of
+// blocks of one line come as one event (Needs.Fold): their time goes to
+// one key either way. Runtime code is not folded, for spin detection.
 func (a *Analysis) Needs() analyses.Needs {
-	return analyses.Needs{Blocks: true, Calls: true, Threads: true}
+	return analyses.Needs{Blocks: true, Calls: true, Threads: true, Fold: foldable}
+}
+
+// foldable accepts the blocks of every routine but the parallel runtime's.
+func foldable(b *analyses.BlockInfo) bool {
+	return !isRuntimeRoutine(b.Routine.Name, b.Routine.Object)
 }
 
 // thread is what the analysis knows of one guest thread.
@@ -374,17 +381,22 @@ func (a *Analysis) block(ev *analyses.Event) {
 		a.cur = t
 	}
 	end := at + d
-	// Spin detection: a cycle of at most len(ring) blocks.
+	// Spin detection: a cycle of at most len(ring) blocks of runtime
+	// code; other code ends it (and may come folded into runs).
 	id := ev.Block
-	if id != 0 && slices.Contains(t.ring[:], id) {
+	bc := a.blockClass(id)
+	switch {
+	case !bc.runtime:
+		t.cyc, t.ring = 0, [len(t.ring)]uint32{}
+	case id != 0 && slices.Contains(t.ring[:], id):
 		t.cyc++
-	} else {
+	default:
 		t.cyc = 0
 	}
-	t.ring[t.ri] = id
-	t.ri = (t.ri + 1) % len(t.ring)
-
-	bc := a.blockClass(id)
+	if bc.runtime {
+		t.ring[t.ri] = id
+		t.ri = (t.ri + 1) % len(t.ring)
+	}
 	node := t.top()
 	k := a.keys.get(node, bc.line, id)
 	st := &a.keys.stats[k]
