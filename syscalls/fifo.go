@@ -175,6 +175,9 @@ func (k *Kernel) mknodat(dirfd int, pathAddr uint64, mode uint32, dev uint64) Ou
 		return fail(eEXIST)
 	}
 	perm := mode & 0o7777 &^ k.umask
+	if e := k.ovCreate(l); e != 0 {
+		return fail(e)
+	}
 	switch mode & sIFMT {
 	case 0, sIFREG:
 		hf, err := os.OpenFile(l.host, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
@@ -193,6 +196,7 @@ func (k *Kernel) mknodat(dirfd int, pathAddr uint64, mode uint32, dev uint64) Ou
 	default:
 		return fail(ePERM) // device nodes, sockets, whiteouts
 	}
-	k.touch(k.hostOf(path.Dir(l.guest)))
+	k.ovCreated(l, false, false)
+	k.touch(k.hostPath(path.Dir(l.guest)))
 	return ok(0)
 }

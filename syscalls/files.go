@@ -3,6 +3,7 @@ package syscalls
 import (
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -81,17 +82,58 @@ func (d *hostDir) release() error                            { return nil }
 func (d *hostDir) location() loc                             { return d.l }
 
 func (d *hostDir) stat(k *Kernel) (statInfo, Errno) {
-	fi, err := os.Lstat(d.l.host)
+	h := d.l.host
+	if k.ov != nil {
+		h = k.ov.hostPath(d.l.guest) // it may have been copied up since
+	}
+	fi, err := os.Lstat(h)
 	if err != nil {
 		return statInfo{}, hostErrno(err)
 	}
-	return k.hostStat(fi, d.l.host), 0
+	return k.hostStat(fi, h), 0
+}
+
+// hostEntry is a directory entry of a host directory: its name, host path
+// and attributes.
+type hostEntry struct {
+	name, host string
+	fi         fs.FileInfo
+}
+
+// entries lists the host directory at l, sorted by name (in an overlay:
+// the entries the guest sees).
+func (k *Kernel) entries(l loc) ([]hostEntry, Errno) {
+	var out []hostEntry
+	if k.ov != nil {
+		names, err := k.ov.list(l.guest)
+		if err != nil {
+			return nil, hostErrno(err)
+		}
+		for _, n := range names {
+			if h, fi, err := k.ov.lstat(path.Join(l.guest, n)); err == nil {
+				out = append(out, hostEntry{n, h, fi})
+			}
+		}
+		return out, 0
+	}
+	ents, err := os.ReadDir(l.host) // sorted by name
+	if err != nil {
+		return nil, hostErrno(err)
+	}
+	for _, de := range ents {
+		fi, err := de.Info()
+		if err != nil {
+			continue // removed meanwhile
+		}
+		out = append(out, hostEntry{de.Name(), filepath.Join(l.host, de.Name()), fi})
+	}
+	return out, 0
 }
 
 func (d *hostDir) list(k *Kernel) ([]dirent, Errno) {
-	ents, err := os.ReadDir(d.l.host) // sorted by name
-	if err != nil {
-		return nil, hostErrno(err)
+	ents, e := k.entries(d.l)
+	if e != 0 {
+		return nil, e
 	}
 	out := make([]dirent, 0, len(ents)+2)
 	self, e := d.stat(k)
@@ -109,16 +151,11 @@ func (d *hostDir) list(k *Kernel) ([]dirent, Errno) {
 	}
 	out = append(out, dirent{name: "..", ino: parent, typ: dtDir})
 	for _, de := range ents {
-		h := filepath.Join(d.l.host, de.Name())
-		if d.l.guest == "/" && isSynthPath("/"+de.Name()) {
+		if d.l.guest == "/" && isSynthPath("/"+de.name) {
 			continue // shadowed by the emulated trees
 		}
-		fi, err := de.Info()
-		if err != nil {
-			continue // removed meanwhile
-		}
-		st := k.hostStat(fi, h)
-		out = append(out, dirent{name: de.Name(), ino: st.ino, typ: direntType(st.mode)})
+		st := k.hostStat(de.fi, de.host)
+		out = append(out, dirent{name: de.name, ino: st.ino, typ: direntType(st.mode)})
 	}
 	if d.l.guest == "/" {
 		for _, name := range []string{"dev", "proc", "sys"} {

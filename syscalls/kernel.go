@@ -72,6 +72,10 @@ type Config struct {
 	CPUs int
 	// Hostname is the uname nodename (default "emuprof").
 	Hostname string
+	// Overlay, when set, keeps the guest's file changes in a private
+	// copy-on-write layer instead of the real file system (overlay.go);
+	// the processes of one run share it.
+	Overlay *Overlay
 	// OnKernelAccess receives KindKernelRead and KindKernelWrite for every
 	// range of guest memory the kernel loads from or stores into (nil:
 	// none).
@@ -208,8 +212,9 @@ type Kernel struct {
 	cfg  Config
 	as   *mm.AddressSpace
 	mem  mm.Backend
-	root string // cleaned Sysroot
-	cwd  string // guest path of the working directory
+	root string   // cleaned Sysroot
+	ov   *Overlay // Config.Overlay
+	cwd  string   // guest path of the working directory
 	// exeHost and exeGuest locate the executable ("" when unknown).
 	exeHost, exeGuest string
 	rng               *rand.ChaCha8
@@ -311,6 +316,7 @@ func New(cfg Config, as *mm.AddressSpace) *Kernel {
 		as:      as,
 		mem:     as.Backend(),
 		root:    filepath.Clean(cfg.Sysroot),
+		ov:      cfg.Overlay,
 		cwd:     "/",
 		umask:   0o022,
 		nextIno: 100,

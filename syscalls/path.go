@@ -123,6 +123,7 @@ func (k *Kernel) walk(p string, follow bool) (loc, Errno) {
 	cur := "/"
 	var syn *synthNode
 	var fi fs.FileInfo // Lstat of cur, when known
+	var curHost string // cur's host path, with fi
 	links := 0
 	mustDir := strings.HasSuffix(p, "/")
 	for i := 0; i < len(comps); i++ {
@@ -181,8 +182,7 @@ func (k *Kernel) walk(p string, follow bool) (loc, Errno) {
 			cur, syn, fi = next, n, nil
 			continue
 		}
-		h := k.hostOf(next)
-		st, err := os.Lstat(h)
+		h, st, err := k.lstatGuest(next)
 		if err != nil {
 			e := hostErrno(err)
 			if e == eNOENT && last {
@@ -212,7 +212,7 @@ func (k *Kernel) walk(p string, follow bool) (loc, Errno) {
 		if !last && !st.IsDir() {
 			return loc{}, eNOTDIR
 		}
-		cur, fi = next, st
+		cur, fi, curHost = next, st, h
 	}
 	if syn != nil {
 		if mustDir && syn.kind != synDir {
@@ -220,9 +220,11 @@ func (k *Kernel) walk(p string, follow bool) (loc, Errno) {
 		}
 		return loc{guest: cur, syn: syn}, 0
 	}
-	h := k.hostOf(cur)
+	h := curHost
 	if fi == nil {
-		st, err := os.Lstat(h)
+		var st fs.FileInfo
+		var err error
+		h, st, err = k.lstatGuest(cur)
 		if err != nil {
 			return loc{}, hostErrno(err)
 		}
@@ -232,4 +234,23 @@ func (k *Kernel) walk(p string, follow bool) (loc, Errno) {
 		return loc{}, eNOTDIR
 	}
 	return loc{guest: cur, host: h, fi: fi}, 0
+}
+
+// lstatGuest returns the host path of the resolved guest path g (in the
+// overlay, if the run has one: overlay.go) and its Lstat.
+func (k *Kernel) lstatGuest(g string) (string, fs.FileInfo, error) {
+	if k.ov != nil {
+		return k.ov.lstat(g)
+	}
+	h := k.hostOf(g)
+	fi, err := os.Lstat(h)
+	return h, fi, err
+}
+
+// hostPath returns the host path of the resolved guest path g.
+func (k *Kernel) hostPath(g string) string {
+	if k.ov != nil {
+		return k.ov.hostPath(g)
+	}
+	return k.hostOf(g)
 }

@@ -183,6 +183,12 @@ func (k *Kernel) hostStat(fi fs.FileInfo, host string) statInfo {
 	}
 	if id, ok := hostIDs(fi); ok {
 		st.dev, st.ino, st.nlink, st.rdev = id.dev, id.ino, id.nlink, id.rdev
+		if k.ov != nil && k.ov.isUpper(host) {
+			st.dev, st.ino = k.ov.guestIDs(host, id)
+			if fi.IsDir() {
+				st.nlink = k.ov.dirLinks(host)
+			}
+		}
 		if int(id.uid) != k.hostUid {
 			st.uid = id.uid
 		}

@@ -23,6 +23,8 @@ type attrTarget struct {
 	fi   fs.FileInfo // its host attributes
 	f    *os.File    // the open host file, for calls on a descriptor
 	link bool        // a symbolic link (lchown)
+	// guest is the file's guest path, for the overlay ("" when unknown).
+	guest string
 }
 
 // locTarget is the file at l.
@@ -37,7 +39,7 @@ func (k *Kernel) locTarget(l loc) (attrTarget, Errno) {
 	if e != 0 || l.syn != nil {
 		return attrTarget{st: st}, e
 	}
-	return attrTarget{st: st, host: l.host, fi: l.fi, link: l.isSymlink()}, 0
+	return attrTarget{st: st, host: l.host, fi: l.fi, link: l.isSymlink(), guest: l.guest}, 0
 }
 
 // fileTarget is the open file f.
@@ -49,7 +51,7 @@ func (k *Kernel) fileTarget(f *openFile) (attrTarget, Errno) {
 		if err != nil {
 			return attrTarget{}, hostErrno(err)
 		}
-		return attrTarget{st: k.hostStat(fi, o.host), host: o.host, fi: fi, f: o.f}, 0
+		return attrTarget{st: k.hostStat(fi, o.host), host: o.host, fi: fi, f: o.f, guest: f.guest}, 0
 	case *hostDir:
 		l = o.l
 	case *pathFile:
@@ -143,6 +145,9 @@ func (k *Kernel) chmod(t attrTarget, mode uint32) Errno {
 	if !root && !k.inGroup(t.st.gid) {
 		mode &^= sISGID
 	}
+	if e := k.ovAttr(&t); e != 0 {
+		return e
+	}
 	if err := t.hostChmod(mode); err != nil {
 		return hostErrno(err)
 	}
@@ -232,6 +237,11 @@ func (k *Kernel) chown(t attrTarget, uid, gid uint32) Errno {
 			return ePERM // see the file comment
 		}
 		return 0
+	}
+	if hu != -1 || hg != -1 || newMode != mode && !t.link {
+		if e := k.ovAttr(&t); e != 0 {
+			return e
+		}
 	}
 	if hu != -1 || hg != -1 {
 		if err := t.hostChown(hu, hg); err != nil {

@@ -90,14 +90,18 @@ func (k *Kernel) openLoc(l loc, flags, mode uint32) (*openFile, Errno) {
 		if flags&oDIRECTORY != 0 {
 			return nil, eINVAL
 		}
+		if e := k.ovCreate(l); e != 0 {
+			return nil, e
+		}
 		hf, err := os.OpenFile(l.host, hostOpenFlags(flags)|os.O_CREATE|os.O_EXCL, 0o600)
 		if err != nil {
 			return nil, hostErrno(err)
 		}
 		// Set the mode exactly: the host's umask must not apply, the guest's does.
 		_ = hf.Chmod(goMode(mode & 0o7777 &^ k.umask))
+		k.ovCreated(l, false, false)
 		k.stampFile(hf, l.host, stampA|stampM|stampC)
-		k.touch(k.hostOf(path.Dir(l.guest)))
+		k.touch(k.hostPath(path.Dir(l.guest)))
 		return newOpenFile(&hostFile{f: hf, host: l.host}, keep, l.guest), 0
 	}
 	if l.isSymlink() {
@@ -143,6 +147,14 @@ func (k *Kernel) openLoc(l loc, flags, mode uint32) (*openFile, Errno) {
 		// Host sockets and devices outside the emulated /dev are not
 		// opened: they would make the run depend on the host.
 		return nil, eNXIO
+	}
+	if acc != oRDONLY {
+		// Written: in an overlay, the upper copy is (its data is not
+		// copied when it is truncated now).
+		var e Errno
+		if l, e = k.ovWrite(l, flags&oTRUNC == 0); e != 0 {
+			return nil, e
+		}
 	}
 	hflags := hostOpenFlags(flags)
 	if flags&oTRUNC != 0 && acc != oRDONLY {

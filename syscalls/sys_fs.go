@@ -98,7 +98,7 @@ func sysFchdir(k *Kernel, c *Call) Outcome {
 // touchParent records a change of the directory holding guest path p.
 func (k *Kernel) touchParent(l loc) {
 	if l.host != "" {
-		k.touch(k.hostOf(path.Dir(l.guest)))
+		k.touch(k.hostPath(path.Dir(l.guest)))
 	}
 }
 
@@ -110,10 +110,14 @@ func (k *Kernel) mkdirat(dirfd int, pathAddr uint64, mode uint32) Outcome {
 	if l.exists() {
 		return fail(eEXIST)
 	}
+	if e := k.ovCreate(l); e != 0 {
+		return fail(e)
+	}
 	if err := os.Mkdir(l.host, 0o700); err != nil {
 		return fail(hostErrno(err))
 	}
 	_ = os.Chmod(l.host, goMode(mode&0o7777&^k.umask))
+	k.ovCreated(l, true, false)
 	k.created(l.host)
 	k.touchParent(l)
 	return ok(0)
@@ -164,8 +168,8 @@ func (k *Kernel) unlinkat(dirfd int, pathAddr uint64, flags uint32) Outcome {
 	case l.guest == "/":
 		return fail(eBUSY)
 	}
-	if err := os.Remove(l.host); err != nil {
-		return fail(hostErrno(err))
+	if e := k.ovRemove(l); e != 0 {
+		return fail(e)
 	}
 	k.unlinked(l.fi, l.host)
 	k.touchParent(l)
@@ -230,14 +234,19 @@ func (k *Kernel) renameat(olddir int, oldAddr uint64, newdir int, newAddr uint64
 				return fail(eNOTDIR)
 			}
 			// Linux replaces an empty directory; package os refuses.
-			if err := os.Remove(nl.host); err != nil {
-				return fail(hostErrno(err))
+			if e := k.ovRemove(nl); e != 0 {
+				return fail(e)
 			}
 		}
 	} else if nl.isDir() {
 		return fail(eISDIR)
 	}
-	if err := os.Rename(ol.host, nl.host); err != nil {
+	if k.ov != nil {
+		var e Errno
+		if ol, nl, e = k.ovRename(ol, nl); e != 0 {
+			return fail(e)
+		}
+	} else if err := os.Rename(ol.host, nl.host); err != nil {
 		return fail(hostErrno(err))
 	}
 	if nl.exists() && !nl.isDir() {
@@ -294,9 +303,16 @@ func (k *Kernel) linkat(olddir int, oldAddr uint64, newdir int, newAddr uint64, 
 	case nl.exists():
 		return fail(eEXIST)
 	}
+	if ol, e = k.ovWrite(ol, true); e != 0 {
+		return fail(e)
+	}
+	if e := k.ovCreate(nl); e != 0 {
+		return fail(e)
+	}
 	if err := os.Link(ol.host, nl.host); err != nil {
 		return fail(hostErrno(err))
 	}
+	k.ovCreated(nl, false, true)
 	k.stamp(ol.fi, ol.host, stampC)
 	k.touchParent(nl)
 	return ok(0)
@@ -328,9 +344,13 @@ func (k *Kernel) symlinkat(targetAddr uint64, newdir int, newAddr uint64) Outcom
 	case nl.exists():
 		return fail(eEXIST)
 	}
+	if e := k.ovCreate(nl); e != 0 {
+		return fail(e)
+	}
 	if err := os.Symlink(target, nl.host); err != nil {
 		return fail(hostErrno(err))
 	}
+	k.ovCreated(nl, false, false)
 	k.created(nl.host)
 	k.touchParent(nl)
 	return ok(0)
@@ -364,6 +384,9 @@ func sysTruncate(k *Kernel, c *Call) Outcome {
 		return fail(eINVAL)
 	}
 	if e := k.fsizeAllows(l.fi.Size(), size); e != 0 {
+		return fail(e)
+	}
+	if l, e = k.ovWrite(l, size > 0); e != 0 {
 		return fail(e)
 	}
 	if err := k.truncatePath(l.host, size); err != nil {
@@ -486,6 +509,12 @@ func sysUtimensat(k *Kernel, c *Call) Outcome {
 		return fail(ePERM)
 	case !explicit && !root && !owner && k.access(t.st, wOK) != 0:
 		return fail(eACCES)
+	}
+	if !t.link {
+		// The times reach the host file: in an overlay, its upper copy.
+		if e := k.ovAttr(&t); e != 0 {
+			return fail(e)
+		}
 	}
 	now := k.realtime(k.now)
 	cur := k.timesOf(t.fi, t.host)
