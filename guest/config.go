@@ -11,6 +11,7 @@ import (
 	"emuprof/analyses"
 	"emuprof/cpu"
 	"emuprof/loader"
+	"emuprof/syscalls"
 )
 
 // Config describes one run.
@@ -20,6 +21,9 @@ type Config struct {
 	Env     []string // envp
 	Sysroot string   // where PT_INTERP and absolute guest paths resolve ("/" default)
 	Cwd     string   // the guest's working directory (host path)
+	// Overlay, when set, keeps the guest's file changes in a private
+	// copy-on-write layer (syscalls.Overlay) instead of the real files.
+	Overlay *syscalls.Overlay
 
 	Stdin                          io.Reader
 	Stdout, Stderr                 io.Writer

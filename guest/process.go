@@ -172,6 +172,7 @@ func (p *Process) kernelConfig() syscalls.Config {
 		Pid: c.Pid, Uid: c.Uid, Gid: c.Gid, Seed: c.Seed, Cwd: c.Cwd, Sysroot: c.Sysroot,
 		EpochNanos: c.EpochNanos, CPUs: c.CPUs, Unsupported: unsupportedPolicy(c.UnsupportedENOSYS),
 		ExePath:        c.Program,
+		Overlay:        c.Overlay,
 		OnKernelAccess: p.kernelAccess,
 	}
 }

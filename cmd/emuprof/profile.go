@@ -154,6 +154,7 @@ func (f *profileFlags) profile(list string, args []string) error {
 	if err != nil {
 		return err
 	}
+	defer f.run.finishFS()
 	syms := loader.NewSymbolTable()
 	cfg.Symbols = syms
 	env := platform.NewEnv(syms, cfg.Program, args)

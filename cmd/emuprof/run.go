@@ -50,6 +50,12 @@ type runFlags struct {
 	memHooks   bool
 	strace     bool
 	speedups   []string
+	// dryFS and fsOverlay keep the guest's file changes in an overlay
+	// (syscalls.Overlay): a temporary one, discarded, or one in the given
+	// directory, saved for `paths --copies` to commit; ov is it.
+	dryFS     bool
+	fsOverlay string
+	ov        *syscalls.Overlay
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -75,6 +81,9 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.BoolVar(&f.noFold, "no-fold", false, "testing only: one Block event per block even where the analyses take runs of blocks (the profiles are the same)")
 	_ = fl.MarkHidden("no-fold")
 	fl.BoolVar(&f.strace, "strace", false, "print every system call the guest makes, with its result, to stderr")
+	fl.BoolVar(&f.dryFS, "dry-fs", false, "the guest's file changes go to a private temporary overlay, discarded at the end: the real file system is left untouched")
+	fl.StringVar(&f.fsOverlay, "fs-overlay", "", "internal (paths --copies): keep the guest's file changes in an overlay in this directory")
+	_ = fl.MarkHidden("fs-overlay")
 	fl.StringArrayVar(&f.speedups, "speedup", nil, "actually speed up a source line (FILE:LINE=PCT) or an address range (0xLO-0xHI=PCT): its instructions cost PCT % less virtual time; repeatable")
 }
 
@@ -102,7 +111,19 @@ func (f *runFlags) config(args []string) (guest.Config, error) {
 	if err != nil {
 		return guest.Config{}, fmt.Errorf("getting the working directory: %w", err)
 	}
+	if f.dryFS || f.fsOverlay != "" {
+		dir := f.fsOverlay
+		if dir == "" {
+			if dir, err = os.MkdirTemp("", "emuprof-dry-fs-"); err != nil {
+				return guest.Config{}, fmt.Errorf("--dry-fs: %w", err)
+			}
+		}
+		if f.ov, err = syscalls.NewOverlay(dir, f.sysroot); err != nil {
+			return guest.Config{}, err
+		}
+	}
 	return guest.Config{
+		Overlay: f.ov,
 		Program: prog, Args: args, Env: env, Sysroot: f.sysroot, Cwd: cwd,
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 		StdinTTY: isTTY(os.Stdin), StdoutTTY: isTTY(os.Stdout), StderrTTY: isTTY(os.Stderr),
@@ -390,6 +411,20 @@ func printStats(w io.Writer, res *guest.Result) {
 	tw.Flush()
 }
 
+// finishFS ends the run's overlay, if any: --fs-overlay's is saved for
+// its commit, --dry-fs's removed.
+func (f *runFlags) finishFS() {
+	switch {
+	case f.ov == nil:
+	case f.fsOverlay != "":
+		if err := f.ov.Save(); err != nil {
+			fmt.Fprintln(os.Stderr, "emuprof:", err)
+		}
+	default:
+		_ = os.RemoveAll(f.ov.Dir())
+	}
+}
+
 func runCommand() *cobra.Command {
 	var f runFlags
 	var progress progressFlags
@@ -402,6 +437,7 @@ func runCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			defer f.finishFS()
 			if len(f.speedups)+len(progress.progress)+len(progress.latency) > 0 {
 				return runObserved(cfg, &f, &progress)
 			}
