@@ -13,6 +13,7 @@
 #   wf            wf < inputs/words.txt
 #   deadlock      must still be running after 2 s (it always deadlocks)
 #   mmap_shared   mmap_shared run, then mmap_shared show, in TMPDIR
+#   pathsfs       pathsfs twice in a new directory, then cat log.txt
 #   racy_counter  output depends on the interleaving: only the status is checked
 #   cpuconf       output depends on the libc and the host CPU (glibc's libm picks
 #                 FMA variants where the CPU has FMA): two runs must agree, exit 0
@@ -36,6 +37,7 @@ run() { # run VARIANT NAME: prints stdout then "exit=STATUS"
 	wf) "$b" <inputs/words.txt ;;
 	deadlock) timeout 2 "$b" </dev/null ;;
 	mmap_shared) d=$PWD && cd "$tmp" && "$d/$b" run </dev/null && "$d/$b" show ;; # in $(...): cd stays local
+	pathsfs) d=$PWD && w=$(mktemp -d "$tmp/fs.XXXXXX") && cd "$w" && "$d/$b" </dev/null && "$d/$b" </dev/null && cat log.txt ;;
 	*) timeout 60 "$b" </dev/null ;;
 	esac 2>/dev/null
 	echo "exit=$?"
