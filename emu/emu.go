@@ -115,7 +115,7 @@ func checkEventLayout() error {
 	goSide := [11]uint64{uint64(unsafe.Sizeof(ev)), uint64(unsafe.Offsetof(ev.Aux)), uint64(unsafe.Offsetof(ev.Time)),
 		uint64(unsafe.Offsetof(ev.Size)), uint64(unsafe.Offsetof(ev.Tid)), uint64(unsafe.Offsetof(ev.Block)),
 		uint64(unsafe.Offsetof(ev.Kind)), uint64(unsafe.Offsetof(ev.End)), uint64(analyses.KindRead),
-		uint64(analyses.KindWrite)<<8 | uint64(analyses.KindBlock), uint64(analyses.EndCond)<<8 | uint64(analyses.EndOther)}
+		uint64(analyses.KindWrite)<<8 | uint64(analyses.KindBlock), uint64(analyses.EndCond)<<16 | uint64(analyses.EndJump)<<8 | uint64(analyses.EndOther)}
 	for i := range c {
 		if uint64(c[i]) != goSide[i] {
 			return fmt.Errorf("emu: struct emu_event and analyses.Event differ (item %d: C %d, Go %d)", i, uint64(c[i]), goSide[i])

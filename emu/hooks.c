@@ -92,10 +92,11 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
 	s->last_len = len;
 	if (s->want_blocks && !b->quiet) {
 		// A block of the same routine and line as the run the last event
-		// describes, entered by falling through or a conditional branch,
-		// extends that event: it becomes the run's last block (Options.Fold).
+		// describes, entered by falling through or a branch (not a call or
+		// a return), extends that event: it becomes the run's last block
+		// (Options.Fold).
 		if (b->fold && s->fold_at && s->fold_at == s->n && s->fold_key == b->fold &&
-		    (s->fold_end == END_OTHER || s->fold_end == END_COND)) {
+		    (s->fold_end == END_OTHER || s->fold_end == END_COND || s->fold_end == END_JUMP)) {
 			struct emu_event *e = &s->buf[s->n - 1];
 			if (e->tid == s->tid) {
 				e->size += b->insns;
@@ -312,5 +313,5 @@ void emu_event_layout(uint64_t out[11]) {
 	out[7] = offsetof(struct emu_event, end);
 	out[8] = EV_READ;
 	out[9] = (uint64_t)EV_WRITE << 8 | EV_BLOCK;
-	out[10] = (uint64_t)END_COND << 8 | END_OTHER;
+	out[10] = (uint64_t)END_COND << 16 | (uint64_t)END_JUMP << 8 | END_OTHER;
 }

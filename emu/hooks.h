@@ -31,6 +31,7 @@ enum {
 // Block terminators after which a run of blocks may go on (analyses.End).
 enum {
 	END_OTHER = 0, // fell through, or the block was cut
+	END_JUMP = 3,  // unconditional jump (a tail call only into another routine)
 	END_COND = 4,  // conditional branch
 };
 
