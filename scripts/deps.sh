@@ -44,6 +44,7 @@ done <<'EOF'
 /usr/bin/pigz pigz
 /usr/bin/xz xz-utils
 /bin/gzip gzip
+/usr/bin/tar tar
 /bin/bash bash
 /bin/ls coreutils
 /usr/bin/sort coreutils

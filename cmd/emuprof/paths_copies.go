@@ -26,6 +26,12 @@ import (
 // once and replayed to every run from a file; the guest's stdout and
 // stderr are those of copy 0 (every copy must print the same bytes). It
 // reports whether --copies was given.
+//
+// The copies must not see each other's file changes (issue 11 point 5):
+// every run, the planning run included, keeps them in a private overlay
+// (syscalls.Overlay) over the untouched files, and once all copies have
+// finished, copy 0's overlay is applied to the file system, so it ends as
+// one native run would leave it; with --dry-fs nothing is applied.
 func (f *profileFlags) pathsCopies(list string, args []string) (bool, error) {
 	fl := f.fs.Lookup(paths.CopiesFlag)
 	if fl == nil || fl.Value.String() == "0" {
@@ -61,7 +67,7 @@ func (f *profileFlags) pathsCopies(list string, args []string) (bool, error) {
 	// The flags every run shares: those given, but the ones this command
 	// sets per run.
 	var common []string
-	skip := map[string]bool{paths.CopiesFlag: true, "plan": true, "out": true}
+	skip := map[string]bool{paths.CopiesFlag: true, "plan": true, "out": true, "dry-fs": true, "fs-overlay": true}
 	f.fs.Visit(func(g *pflag.Flag) {
 		if skip[g.Name] {
 			return
@@ -101,7 +107,8 @@ func (f *profileFlags) pathsCopies(list string, args []string) (bool, error) {
 	} else {
 		planPath = filepath.Join(f.out, filepath.Base(args[0])+"_paths.plan.json")
 		argv := append([]string{"paths"}, common...)
-		argv = append(argv, "--p3="+strconv.Itoa(k), "--plan-out="+planPath, "--out="+filepath.Join(work, "plan"), "--")
+		argv = append(argv, "--p3="+strconv.Itoa(k), "--plan-out="+planPath, "--out="+filepath.Join(work, "plan"),
+			"--fs-overlay="+filepath.Join(work, "fs-plan"), "--")
 		argv = append(argv, args...)
 		r := runChild(self, argv, stdinPath)
 		if r.err != nil || r.code != 0 && !fileExists(planPath) {
@@ -127,7 +134,7 @@ func (f *profileFlags) pathsCopies(list string, args []string) (bool, error) {
 			defer wg.Done()
 			argv := append([]string{"paths"}, common...)
 			argv = append(argv, "--copy="+strconv.Itoa(i)+"/"+strconv.Itoa(k), "--plan="+planPath,
-				"--out="+filepath.Join(work, "copy"+strconv.Itoa(i)), "--")
+				"--out="+filepath.Join(work, "copy"+strconv.Itoa(i)), "--fs-overlay="+overlayDir(work, i), "--")
 			argv = append(argv, args...)
 			results[i] = runChild(self, argv, stdinPath)
 			done.Done()
@@ -135,6 +142,14 @@ func (f *profileFlags) pathsCopies(list string, args []string) (bool, error) {
 	}
 	wg.Wait()
 	status.Stop()
+	// Every copy kept its file changes in its own overlay, over the same
+	// untouched files; copy 0's reach the file system now, once (not with
+	// --dry-fs, nor when copy 0 failed in emuprof itself).
+	if g := f.fs.Lookup("dry-fs"); (g == nil || g.Value.String() != "true") && results[0].err == nil {
+		if err := syscalls.CommitOverlay(overlayDir(work, 0)); err != nil {
+			return true, fmt.Errorf("--copies: applying copy 0's file changes: %v", err)
+		}
+	}
 	var shards []*paths.Shard
 	for i, r := range results {
 		if r.err != nil {
@@ -182,6 +197,11 @@ func (f *profileFlags) pathsCopies(list string, args []string) (bool, error) {
 		return true, &exitError{code: c}
 	}
 	return true, nil
+}
+
+// overlayDir is where copy i keeps its file changes (syscalls.Overlay).
+func overlayDir(work string, i int) string {
+	return filepath.Join(work, "fs"+strconv.Itoa(i))
 }
 
 // childResult is what a child emuprof did.

@@ -6,7 +6,9 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"emuprof/analyses/paths"
 )
@@ -357,6 +360,148 @@ func TestPathsCopies(t *testing.T) {
 				if o.code != 2 || !strings.Contains(o.stderr, "shards for a plan of") {
 					t.Errorf("merge without copy 0: exit %d, %q", o.code, o.stderr)
 				}
+			}
+		})
+	}
+}
+
+func writeFile(t *testing.T, p, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// fsTree describes every file under dir: type, mode, contents or link
+// target, and the modification time of regular files when it was set
+// explicitly (older than since: the host's time of a write differs from
+// run to run).
+func fsTree(t *testing.T, dir string, since time.Time) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		s := fmt.Sprintf("%s %v", rel, fi.Mode())
+		switch {
+		case fi.Mode().IsRegular():
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			s += fmt.Sprintf(" %x", sha256.Sum256(b))
+			if fi.ModTime().Before(since) {
+				s += fmt.Sprintf(" mtime %d", fi.ModTime().Unix())
+			}
+		case fi.Mode()&fs.ModeSymlink != 0:
+			tg, _ := os.Readlink(p)
+			s += " -> " + tg
+		}
+		out = append(out, s)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestPathsCopiesFiles: under `paths --copies K` the program's file changes
+// happen once, as in a native run (each copy works in a private overlay;
+// copy 0's is applied at the end), the merged profile is plain
+// Ball-Larus's, and with --dry-fs the files stay untouched (issue 11.5).
+func TestPathsCopiesFiles(t *testing.T) {
+	old := time.Unix(1_600_000_000, 0)
+	var archive bytes.Buffer
+	{
+		src := t.TempDir()
+		for i := range 20 {
+			writeFile(t, filepath.Join(src, "tree", fmt.Sprintf("d%d", i%3), fmt.Sprintf("f%02d", i)), strings.Repeat(fmt.Sprintf("line %d\n", i), 50*i))
+		}
+		if err := os.Symlink("d0/f00", filepath.Join(src, "tree", "link")); err != nil {
+			t.Fatal(err)
+		}
+		o := run(t, nil, src, "tar", "--mtime=@1500000000", "--sort=name", "-cf", "-", "tree")
+		if o.code != 0 {
+			t.Fatalf("tar c: %s", o.stderr)
+		}
+		archive.WriteString(o.stdout)
+	}
+	var text strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&text, "%d %s\n", (i*7919)%3001, strings.Repeat("x", i%17))
+	}
+	cases := []struct {
+		name  string
+		prog  string
+		args  []string
+		k     int
+		setup map[string]string
+	}{
+		// A counter file deleted and created again, an appended log, a
+		// rename into place; the loop's length depends on the counter.
+		{"pathsfs-static", guestBin(t, "glibc-static", "pathsfs"), nil, 2, map[string]string{"state.txt": "3\n", "log.txt": "earlier\n"}},
+		{"pathsfs-musl", guestBin(t, "musl-static", "pathsfs"), nil, 3, map[string]string{"state.txt": "1\n"}},
+		{"pathsfs-dynamic", guestBin(t, "glibc-dynamic", "pathsfs"), nil, 4, nil},
+		// gzip replaces its input by the .gz, with the input's times.
+		{"gzip", "/bin/gzip", []string{"data.txt"}, 2, map[string]string{"data.txt": text.String()}},
+		// tar x creates directories, files and a link, and sets times.
+		{"tar-x", "/usr/bin/tar", []string{"-xf", "a.tar"}, 3, map[string]string{"a.tar": archive.String(), "tree/d1/f01": "replaced by tar"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			setup := func() string {
+				d := t.TempDir()
+				for name, data := range c.setup {
+					writeFile(t, filepath.Join(d, name), data)
+					if err := os.Chtimes(filepath.Join(d, name), old, old); err != nil {
+						t.Fatal(err)
+					}
+				}
+				return d
+			}
+			since := time.Now().Add(-time.Hour)
+			nat := setup()
+			if o := run(t, nil, nat, c.prog, c.args...); o.code != 0 {
+				t.Fatalf("native %s: exit %d %s", c.prog, o.code, o.stderr)
+			}
+			want := fsTree(t, nat, since)
+			out := t.TempDir()
+			emu := func(name string, extra ...string) (string, []string) {
+				d := setup()
+				a := append([]string{"paths", "-q", "--clear-env", "--out", filepath.Join(out, name)}, extra...)
+				a = append(append(a, "--", c.prog), c.args...)
+				if o := run(t, nil, d, emuprofBin, a...); o.code != 0 {
+					t.Fatalf("emuprof %v: exit %d\n%s", a, o.code, o.stderr)
+				}
+				return filepath.Join(out, name, filepath.Base(c.prog)+"_paths.json"), fsTree(t, d, since)
+			}
+			sblFile, sblTree := emu("sbl")
+			if !slices.Equal(sblTree, want) {
+				t.Errorf("plain paths left\n%s\nnative\n%s", strings.Join(sblTree, "\n"), strings.Join(want, "\n"))
+			}
+			k := strconv.Itoa(c.k)
+			copiesFile, copiesTree := emu("copies", "--copies", k)
+			if !slices.Equal(copiesTree, want) {
+				t.Errorf("--copies %s left\n%s\nnative\n%s", k, strings.Join(copiesTree, "\n"), strings.Join(want, "\n"))
+			}
+			sbl, _ := stripCopies(t, sblFile)
+			if got, _ := stripCopies(t, copiesFile); !bytes.Equal(got, sbl) {
+				t.Errorf("--copies %s: merged profile differs from SBL's", k)
+			}
+			_, dryTree := emu("dry", "--copies", k, "--dry-fs")
+			start := fsTree(t, setup(), since)
+			if !slices.Equal(dryTree, start) {
+				t.Errorf("--dry-fs left\n%s\ninstead of\n%s", strings.Join(dryTree, "\n"), strings.Join(start, "\n"))
 			}
 		})
 	}
