@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+
+	"emuprof/cpu"
 )
 
 // runOnTerminal runs emuprof with stderr on a pseudo-terminal and stdout
@@ -361,5 +363,112 @@ func TestLiveStatusReserve(t *testing.T) {
 	term, stdout := runOnTerminal(t, t.TempDir(), "run", "--clear-env", "--", prog)
 	if stdout != native.stdout || !strings.Contains(stdout, "reserve 1 TiB: ok") {
 		t.Errorf("on a terminal: stdout %q, want the native %q (stderr %q)", stdout, native.stdout, term)
+	}
+}
+
+// fakeCPU runs n instructions per slice.
+type fakeCPU struct {
+	cpu.CPU
+	n uint64
+}
+
+func (fakeCPU) SetClock(int64)                   {}
+func (fakeCPU) SetTid(uint32)                    {}
+func (c fakeCPU) Run(pc, budget uint64) cpu.Stop { return cpu.Stop{Insns: c.n} }
+
+// Runs an analysis makes after the first (beginRun) add their instructions
+// to the total; the line shows the virtual time, threads and processes of
+// the run whose slice ended last; engines wrapped after end count in the
+// first run again.
+func TestStatusRuns(t *testing.T) {
+	s := newStatusOn(io.Discard, 1000)
+	c1 := s.CPU(fakeCPU{n: 1000})
+	c1.SetTid(1000)
+	c1.SetClock(0)
+	c1.Run(0, 0)
+	first := "emuprof: 1.0 k instructions (1.0 k/s), virtual 1ms, 1 thread, running"
+	if got := s.line(time.Second); got != first {
+		t.Errorf("line %q, want %q", got, first)
+	}
+	end := s.beginRun()
+	c2 := s.CPU(fakeCPU{n: 300})
+	c3 := s.CPU(fakeCPU{n: 200})
+	if got := s.line(time.Second); got != first {
+		t.Errorf("a run that ran no slice yet: line %q, want the first run's %q", got, first)
+	}
+	c2.SetTid(1000)
+	c2.SetClock(0)
+	c2.Run(0, 0)
+	c3.SetTid(1001)
+	c3.SetClock(0)
+	c3.Run(0, 0)
+	s.SetPhase("writing the profiles")
+	if got, want := s.line(time.Second), "emuprof: 1.5 k instructions (1.5 k/s), virtual 300µs, 2 threads in 2 processes, writing the profiles"; got != want {
+		t.Errorf("line %q, want %q", got, want)
+	}
+	end()
+	c4 := s.CPU(fakeCPU{n: 1})
+	c4.SetClock(2_000_000)
+	c4.Run(0, 0)
+	if got, want := s.line(time.Second), "emuprof: 1.5 k instructions (1.5 k/s), virtual 2.001ms, 1 thread in 2 processes, writing the profiles"; got != want {
+		t.Errorf("after end: line %q, want %q", got, want)
+	}
+}
+
+// syncBuffer is a terminal the ticker writes to.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// Stop erases the line; Start after it draws again at once once the
+// first second has gone by; Pause's resume starts only a line that ran.
+func TestStatusRestart(t *testing.T) {
+	var term syncBuffer
+	s := newStatusOn(&term, 1)
+	s.start = time.Now().Add(-time.Minute)
+	wait := func(what string, n int) {
+		t.Helper()
+		for deadline := time.Now().Add(5 * time.Second); strings.Count(term.String(), "emuprof: ") < n; time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: no line drawn: %q", what, term.String())
+			}
+		}
+	}
+	s.Start()
+	wait("Start", 1)
+	resume := s.Pause()
+	got := term.String()
+	if !strings.HasSuffix(got, "\r\x1b[K") {
+		t.Errorf("Pause did not erase the line: %q", got)
+	}
+	time.Sleep(2 * statusEvery)
+	if term.String() != got {
+		t.Errorf("drawn while paused: %q", term.String())
+	}
+	s.SetPhase("writing the profiles")
+	resume()
+	wait("resume", 2)
+	s.Stop()
+	if got := term.String(); !strings.Contains(got, "\r\x1b[Kemuprof: writing the profiles, ") || !strings.HasSuffix(got, "\r\x1b[K") {
+		t.Errorf("terminal %q: want the line of the new phase, erased", got)
+	}
+	got = term.String()
+	s.Pause()() // stopped: Pause's resume does not start it
+	time.Sleep(2 * statusEvery)
+	if term.String() != got {
+		t.Errorf("a stopped line was started again: %q", term.String())
 	}
 }
