@@ -140,6 +140,9 @@ type thread struct {
 	stack                   []int32
 	routines                []uint32 // routine ids of the call stack (--context)
 	prevAny                 int32
+	// prevLine is the line the thread's previous Block event was charged
+	// to: an execution of a line is an entry into it (Selected).
+	prevLine int32
 }
 
 type experiment struct {
@@ -148,7 +151,7 @@ type experiment struct {
 	speedup  int
 	start    int64
 	g0       int64
-	selected int64
+	selected int64 // entries into the line (runs of its code by one thread)
 	selCost  int64 // ns of the selected line's code during the experiment
 	arr0     []int64
 	dep0     []int64
@@ -270,9 +273,31 @@ func New(cfg Config, opt Options) (*Profiler, error) {
 }
 
 // Needs: blocks with lines, calls (symbol progress points, attribution of
-// callees), thread events (delay inheritance), and the clock.
+// callees), thread events (delay inheritance), and the clock. Runs of
+// blocks of one line come as one event (Needs.Fold), except blocks that
+// hold a progress point: a line's cost is a sum over its blocks, and
+// nothing else here depends on how its code is cut into blocks.
 func (p *Profiler) Needs() analyses.Needs {
-	return analyses.Needs{Blocks: true, Calls: true, Threads: true, Lines: true, TimeControl: !p.cfg.Observe}
+	return analyses.Needs{Blocks: true, Calls: true, Threads: true, Lines: true, TimeControl: !p.cfg.Observe,
+		Fold: p.foldable}
+}
+
+// foldable says whether a block may come folded into a run of blocks of its
+// line: it holds no progress point. It is asked on the engine's goroutine,
+// at translation, so it reads only what New set.
+func (p *Profiler) foldable(bi *analyses.BlockInfo) bool {
+	bias, ok := uint64(0), true
+	if p.cozPIE {
+		// The load bias, from this block itself when it is the main
+		// executable's (sites are in no other object).
+		ok = false
+		if v, known := p.cozSyms[bi.Routine.Name]; known && bi.Routine.Entry >= v && p.isMain(bi) {
+			bias, ok = bi.Routine.Entry-v, true
+		} else if p.isMain(bi) {
+			return false // cannot tell: do not fold
+		}
+	}
+	return len(p.hitsFor(bi, bias, ok)) == 0
 }
 
 // MarkPartial records that the run did not finish.
@@ -417,7 +442,9 @@ func (p *Profiler) block(ev *analyses.Event) {
 			li.pend += cost
 		}
 		if e := p.exp; e != nil && e.line == line {
-			e.selected++
+			if t.prevLine != line {
+				e.selected++
+			}
 			e.selCost += cost
 			if e.speedup > 0 {
 				// The executing thread counts its own share; others
@@ -434,6 +461,7 @@ func (p *Profiler) block(ev *analyses.Event) {
 			}
 		}
 	}
+	t.prevLine = line
 	for _, h := range bd.hits {
 		if h.line && t.prevAny == bd.any {
 			continue // still inside the line: not a new entry
@@ -466,6 +494,16 @@ func (p *Profiler) blockData(id uint32) *blockData {
 			bd.scope = p.lineID(k)
 		}
 	}
+	bias, ok := p.cozBiasFor(bi)
+	bd.hits = p.hitsFor(bi, bias, ok)
+	return bd
+}
+
+// hitsFor returns the progress points a block holds; bias is the main
+// executable's load bias for Coz macro sites (cozOK false: not known yet).
+// It reads only the points' locations, which New set.
+func (p *Profiler) hitsFor(bi *analyses.BlockInfo, bias uint64, cozOK bool) []hit {
+	var hits []hit
 	for i := range p.points {
 		pt := &p.points[i]
 		for _, end := range []bool{false, true} {
@@ -479,24 +517,24 @@ func (p *Profiler) blockData(id uint32) *blockData {
 			switch sp.kind {
 			case pointAddr:
 				if sp.addr >= bi.Addr && sp.addr < bi.Addr+uint64(bi.Len) {
-					bd.hits = append(bd.hits, hit{point: i, end: end})
+					hits = append(hits, hit{point: i, end: end})
 				}
 			case pointLine:
 				if bi.Line == sp.line && fileMatches(bi.File, sp.name) {
-					bd.hits = append(bd.hits, hit{point: i, end: end, line: true})
+					hits = append(hits, hit{point: i, end: end, line: true})
 				}
 			case pointCoz:
-				if bias, ok := p.cozBiasFor(bi); ok {
+				if cozOK {
 					for _, a := range sp.addrs {
 						if a+bias >= bi.Addr && a+bias < bi.Addr+uint64(bi.Len) {
-							bd.hits = append(bd.hits, hit{point: i, end: end})
+							hits = append(hits, hit{point: i, end: end})
 						}
 					}
 				}
 			}
 		}
 	}
-	return bd
+	return hits
 }
 
 // cozBiasFor returns the main executable's load bias, once a block of it
