@@ -276,20 +276,51 @@ func TestParallelSweepAtEnd(t *testing.T) {
 	for _, c := range []struct{ variant, name string }{{"glibc-static", "threadpool"}, {"glibc-dynamic", "omp_reduce"}} {
 		t.Run(c.variant+"/"+c.name, func(t *testing.T) {
 			prog := guestBin(t, c.variant, c.name)
-			a := runParallel(t, nil, prog)
-			b := runParallel(t, []string{"--parallel-sweep-at-end"}, prog)
-			for _, f := range [][2]string{{a.json, b.json}, {a.pprof, b.pprof}} {
-				x, _ := os.ReadFile(f[0])
-				y, _ := os.ReadFile(f[1])
-				if len(x) == 0 || !bytes.Equal(x, y) {
-					t.Errorf("%s differs when swept at the end (%d and %d bytes)", filepath.Base(f[0]), len(x), len(y))
-				}
-			}
-			if a.stdout != b.stdout {
-				t.Errorf("summaries differ:\n%s\n---\n%s", a.stdout, b.stdout)
-			}
+			sameParallel(t, runParallel(t, nil, prog), runParallel(t, []string{"--parallel-sweep-at-end"}, prog), "swept at the end")
 		})
 	}
+}
+
+// sameParallel fails unless two runs wrote the same profile and summary,
+// byte for byte.
+func sameParallel(t *testing.T, a, b parRun, how string) {
+	t.Helper()
+	for _, f := range [][2]string{{a.json, b.json}, {a.pprof, b.pprof}} {
+		x, _ := os.ReadFile(f[0])
+		y, _ := os.ReadFile(f[1])
+		if len(x) == 0 || !bytes.Equal(x, y) {
+			t.Errorf("%s differs when %s (%d and %d bytes)", filepath.Base(f[0]), how, len(x), len(y))
+		}
+	}
+	if a.stdout != b.stdout {
+		t.Errorf("summaries differ when %s:\n%s\n---\n%s", how, a.stdout, b.stdout)
+	}
+}
+
+// Runs of blocks of one routine and line reach the analysis as one event
+// (analyses.Needs.Fold); the profile is the one that every block's own
+// event gives, byte for byte: guests with spin loops, locks, OpenMP,
+// recursion and lazy binding (dynamic builds, no LD_BIND_NOW), and xz.
+func TestParallelFold(t *testing.T) {
+	type c struct{ variant, name string }
+	cases := []c{{"glibc-static", "spin_flag"}, {"glibc-static", "omp_imbalance"}, {"glibc-static", "par_lock"},
+		{"glibc-dynamic", "threadpool"}, {"glibc-dynamic", "omp_reduce"}, {"musl-static", "condvar_pc"},
+		{"glibc-static-pie", "barrier"}, {"glibc-dynamic", "qsort"}, {"glibc-static", "signals"}}
+	for _, cs := range cases {
+		t.Run(cs.variant+"/"+cs.name, func(t *testing.T) {
+			prog := guestBin(t, cs.variant, cs.name)
+			sameParallel(t, runParallel(t, nil, prog), runParallel(t, []string{"--no-fold"}, prog), "every block is an event")
+		})
+	}
+	t.Run("xz", func(t *testing.T) {
+		in := filepath.Join(t.TempDir(), "in")
+		data := bytes.Repeat([]byte("emuprof folds runs of blocks; xz compresses them. "), 2000)
+		if err := os.WriteFile(in, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args := []string{"-T2", "-k", "-c", in}
+		sameParallel(t, runParallel(t, nil, "/usr/bin/xz", args...), runParallel(t, []string{"--no-fold"}, "/usr/bin/xz", args...), "every block is an event")
+	})
 }
 
 // --cpus-sweep: par_serial's 4 threads on 1, 2, 4, 8 cores. The speedup

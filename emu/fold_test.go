@@ -1,0 +1,119 @@
+package emu
+
+import (
+	"testing"
+
+	"emuprof/analyses"
+	"emuprof/cpu"
+)
+
+// foldCode is one routine: a loop of two blocks (dec/jz, then nop/nop/jmp
+// back) entered from a first block, and a syscall block after it.
+var foldCode = []byte{
+	0xb9, 100, 0, 0, 0, // +0  mov ecx, 100
+	0xff, 0xc9, //         +5  loop: dec ecx
+	0x74, 0x04, //         +7  jz +13
+	0x90, 0x90, //         +9  nop; nop
+	0xeb, 0xf8, //         +11 jmp loop
+	0x0f, 0x05, //         +13 syscall
+}
+
+// foldSyms puts foldCode in one routine; lineOf gives each address's line.
+type foldSyms struct{ lineOf func(off uint64) int }
+
+func (s foldSyms) Routine(pc uint64) (analyses.Routine, bool) {
+	return analyses.Routine{Entry: codeAddr, Name: "f", Object: "/fold"}, true
+}
+
+func (s foldSyms) Line(pc uint64) (string, int, bool) { return "fold.c", s.lineOf(pc - codeAddr), true }
+
+// foldEvents runs foldCode to its syscall in slices of budget instructions
+// (0: one slice), emitting a Go event between slices, and returns the stream.
+func foldEvents(t *testing.T, fold func(*analyses.BlockInfo) bool, lineOf func(uint64) int, budget uint64) ([]analyses.Event, *analyses.BlockTable) {
+	t.Helper()
+	e := newEngine(t, Options{Blocks: true, StackPointer: true, Symbols: foldSyms{lineOf}, Fold: fold}, foldCode)
+	e.SetTid(3)
+	var got []analyses.Event
+	e.SetSink(func(b []analyses.Event) { got = append(got, b...) })
+	pc := uint64(codeAddr)
+	for {
+		s := e.Run(pc, budget)
+		if s.Reason == cpu.StopSyscall {
+			break
+		}
+		if s.Reason != cpu.StopQuantum {
+			t.Fatalf("stop %+v", s)
+		}
+		e.Drain() // as before a scheduling decision
+		e.Emit(analyses.Event{Kind: analyses.KindSwitch, Tid: 3, Aux: 3})
+		var r cpu.Regs
+		if err := e.ReadRegs(&r); err != nil {
+			t.Fatal(err)
+		}
+		pc = r.RIP
+	}
+	e.Drain()
+	return got, e.Blocks()
+}
+
+// A run of blocks of one routine and line, entered by falling through or a
+// branch, comes as one Block event: the first block's address, the last
+// block's id and terminator, every instruction. Another line, a Go event
+// or a refusing Fold starts a new event.
+func TestFoldRuns(t *testing.T) {
+	all := func(*analyses.BlockInfo) bool { return true }
+	oneLine := func(off uint64) int {
+		if off < 13 {
+			return 1
+		}
+		return 2
+	}
+	plain, _ := foldEvents(t, nil, oneLine, 0)
+	const insns = 3 + 99*(3+2) + 1 // first block, the loop (99 times nop/jmp and dec/jz), the syscall block
+	sum := func(evs []analyses.Event) (n uint32, blocks int) {
+		for _, ev := range evs {
+			if ev.Kind == analyses.KindBlock {
+				n += ev.Size
+				blocks++
+			}
+		}
+		return
+	}
+	if n, blocks := sum(plain); n != insns || blocks != 1+2*99+1 {
+		t.Fatalf("without folding: %d instructions in %d events, want %d in %d", n, blocks, insns, 1+2*99+1)
+	}
+
+	got, table := foldEvents(t, all, oneLine, 0)
+	if len(got) != 2 {
+		t.Fatalf("%d events, want 2: %+v", len(got), got)
+	}
+	last := table.View().Get(got[0].Block)
+	if got[0].Addr != codeAddr || last.Addr != codeAddr+5 || got[0].End != analyses.EndCond || got[0].Size != insns-1 || got[0].Aux != 0x21000 {
+		t.Errorf("run %+v (last block %+v)", got[0], last)
+	}
+	if got[1].Addr != codeAddr+13 || got[1].Size != 1 || got[1].End != analyses.EndSyscall || got[1].Time != int64(insns-1) {
+		t.Errorf("syscall block %+v", got[1])
+	}
+
+	// Each block on a line of its own: nothing folds.
+	split, _ := foldEvents(t, all, func(off uint64) int { return int(off) }, 0)
+	if len(split) != len(plain) {
+		t.Errorf("blocks of different lines: %d events, want %d", len(split), len(plain))
+	}
+	// A Fold that refuses: nothing folds.
+	if refused, _ := foldEvents(t, func(*analyses.BlockInfo) bool { return false }, oneLine, 0); len(refused) != len(plain) {
+		t.Errorf("refused blocks: %d events, want %d", len(refused), len(plain))
+	}
+	// Slices of at most 50 instructions with a Go event between them: a
+	// run never spans one.
+	sliced, _ := foldEvents(t, all, oneLine, 50)
+	n, _ := sum(sliced)
+	for i, ev := range sliced {
+		if ev.Kind == analyses.KindBlock && ev.Size > 50 || ev.Kind == analyses.KindSwitch && sliced[i+1].Kind != analyses.KindBlock {
+			t.Fatalf("event %d: %+v", i, ev)
+		}
+	}
+	if n != insns {
+		t.Errorf("sliced: %d instructions, want %d", n, insns)
+	}
+}
