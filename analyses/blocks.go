@@ -12,6 +12,18 @@ type BlockInfo struct {
 	// analysis asked for lines (Needs.Lines) and the object has them.
 	File string
 	Line int
+	// Lines, when the block's instructions come from more than one
+	// file:line, lists them in order, consecutive instructions of one
+	// line as one span (the first span is File:Line; instructions without
+	// a line make spans of Line 0). Nil when the block is on one line.
+	Lines []LineSpan
+}
+
+// LineSpan is a run of a block's instructions on one source line.
+type LineSpan struct {
+	File  string
+	Line  int
+	Insns uint32
 }
 
 // blockChunkBits sizes the chunks of a BlockTable.

@@ -346,6 +346,7 @@ func emuBlockMiss(h C.uintptr_t, addr C.uint64_t, length C.uint32_t) {
 		bi.Routine, _ = e.syms.Routine(uint64(addr))
 		if e.lines {
 			bi.File, bi.Line, _ = e.syms.Line(uint64(addr))
+			bi.Lines = e.lineSpans(uint64(addr), code)
 		}
 	}
 	id := e.blocks.Add(bi)
@@ -358,6 +359,34 @@ func emuBlockMiss(h C.uintptr_t, addr C.uint64_t, length C.uint32_t) {
 		quiet = 1
 	}
 	C.emu_table_put(e.st, addr, length, C.uint32_t(info.Insns), C.uint32_t(saved), C.uint8_t(info.End), C.uint32_t(id), quiet, C.uint32_t(e.runKey(&bi)))
+}
+
+// lineSpans returns the spans of a block's instructions on distinct source
+// lines (analyses.BlockInfo.Lines), nil when the block is on one line:
+// each instruction is looked up only when the block crosses a line-table
+// row of another line.
+func (e *Engine) lineSpans(addr uint64, code []byte) []analyses.LineSpan {
+	if lr, ok := e.syms.(interface {
+		LineRange(pc uint64) (string, int, uint64, bool)
+	}); ok {
+		if _, _, end, _ := lr.LineRange(addr); end >= addr+uint64(len(code)) {
+			return nil
+		}
+	}
+	e.starts = decode.Starts(code, e.starts[:0])
+	var spans []analyses.LineSpan
+	for _, off := range e.starts {
+		file, line, _ := e.syms.Line(addr + uint64(off))
+		if n := len(spans); n > 0 && spans[n-1].File == file && spans[n-1].Line == line {
+			spans[n-1].Insns++
+			continue
+		}
+		spans = append(spans, analyses.LineSpan{File: file, Line: line, Insns: 1})
+	}
+	if len(spans) < 2 {
+		return nil
+	}
+	return spans
 }
 
 // runKey identifies a block's routine and line for Options.Fold: blocks

@@ -210,6 +210,32 @@ func (t *SymbolTable) Line(pc uint64) (file string, line int, ok bool) {
 	return file, line, line > 0
 }
 
+// LineRange is Line plus end, the first address after pc whose source
+// position may differ (the start of the next row of another file:line, or
+// the end of the object): a block that ends by then lies on one line.
+func (t *SymbolTable) LineRange(pc uint64) (file string, line int, end uint64, ok bool) {
+	o := t.object(pc)
+	if o == nil {
+		return "", 0, pc + 1, false
+	}
+	o.linesOnce.Do(o.loadLines)
+	lt := &o.lines
+	i := floor(lt.addrs, pc)
+	j := i + 1
+	if i >= 0 && !lt.rows[i].end {
+		r := lt.rows[i]
+		file, line = lt.files[r.file], int(r.line)
+		for j < len(lt.rows) && !lt.rows[j].end && lt.rows[j].file == r.file && lt.rows[j].line == r.line {
+			j++
+		}
+	}
+	end = o.hi
+	if j < len(lt.addrs) && lt.addrs[j] < end {
+		end = lt.addrs[j]
+	}
+	return file, line, end, line > 0
+}
+
 // FuncAddr returns the guest address of the function called name, searching
 // objects in the order they were added (the executable first).
 func (t *SymbolTable) FuncAddr(name string) (uint64, bool) {
