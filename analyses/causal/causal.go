@@ -11,9 +11,11 @@
 // make sampled delays equivalent to per-execution delays; here each
 // execution is delayed), no timer slack, no noise.
 //
-// Attribution. A block is attributed to the source line of its first
-// instruction (BlockInfo carries only that line; blocks whose instructions
-// come from several lines are charged to the first). A block outside the
+// Attribution. Each instruction is attributed to its own source line: a
+// block on one line is charged to it whole, and a block whose instructions
+// come from several lines (BlockInfo.Lines) charges each line its own
+// instructions, as emuprof run --speedup speeds up each instruction of the
+// line and no other. A block outside the
 // scope (library code, hidden stubs) is attributed to the in-scope line that
 // called into it, as Coz attributes out-of-scope samples to the last
 // in-scope callsite of the call chain (§4.1, "Sample Attribution"); the
@@ -122,13 +124,23 @@ type hit struct {
 	point int
 	end   bool // a latency point's END
 	line  bool // entry semantics (file:line)
+	span  int  // the span of BlockInfo.Lines it is on (line points)
 }
 
 type blockData struct {
 	done  bool
 	scope int32 // in-scope line id, or 0
-	any   int32 // id of the block's file:line, in scope or not (0: none)
+	any   int32 // id of the file:line of the block's last instruction, in scope or not (0: none)
 	hits  []hit
+	// spans: a block on several lines (BlockInfo.Lines), each charged
+	// its own instructions; nil for a block on one line.
+	spans []span
+}
+
+// span is a run of a block's instructions on one line.
+type span struct {
+	scope, any int32
+	insns      uint32
 }
 
 type thread struct {
@@ -297,7 +309,7 @@ func (p *Profiler) foldable(bi *analyses.BlockInfo) bool {
 			return false // cannot tell: do not fold
 		}
 	}
-	return len(p.hitsFor(bi, bias, ok)) == 0
+	return bi.Lines == nil && len(p.hitsFor(bi, bias, ok)) == 0
 }
 
 // MarkPartial records that the run did not finish.
@@ -417,49 +429,13 @@ func (p *Profiler) block(ev *analyses.Event) {
 		p.now = end
 	}
 	bd := p.blockData(ev.Block)
-	line := int32(0)
-	if bd.scope != 0 && ev.Flags&analyses.FlagHidden == 0 {
-		line = bd.scope
-		if p.cfg.Context {
-			line = p.inContext(line, t)
-		}
-		t.cur = line
-	} else if !p.cfg.NoCallees {
-		line = t.cur
+	if bd.spans != nil {
+		p.blockSpans(ev, t, bd)
+		return
 	}
+	line := p.lineOf(t, bd.scope, ev.Flags)
 	if line != 0 {
-		li := &p.lines[line]
-		li.cost += cost
-		if li.recent != p.recentGen {
-			li.recent = p.recentGen
-			p.recent = append(p.recent, line)
-		}
-		if e := p.exp; e != nil && e.speedup == 0 {
-			if li.epoch != e.seq {
-				li.base += li.pend // the experiment li.epoch completed
-				li.pend, li.epoch = 0, e.seq
-			}
-			li.pend += cost
-		}
-		if e := p.exp; e != nil && e.line == line {
-			if t.prevLine != line {
-				e.selected++
-			}
-			e.selCost += cost
-			if e.speedup > 0 {
-				// The executing thread counts its own share; others
-				// owe the difference (§4.4, "Minimizing Delays").
-				t.local += cost * int64(e.speedup)
-				if t.local > p.global {
-					for i := range p.points {
-						if pt := &p.points[i]; pt.latency {
-							pt.removed += (pt.arrivals - pt.departures) * (t.local - p.global)
-						}
-					}
-					p.global = t.local
-				}
-			}
-		}
+		p.charge(t, line, cost)
 	}
 	t.prevLine = line
 	for _, h := range bd.hits {
@@ -469,6 +445,88 @@ func (p *Profiler) block(ev *analyses.Event) {
 		p.visit(h, ev.Time)
 	}
 	t.prevAny = bd.any
+}
+
+// blockSpans handles a block whose instructions come from several lines:
+// each line is charged its own instructions, in order (the actual speedup
+// of emuprof run --speedup is per instruction too).
+func (p *Profiler) blockSpans(ev *analyses.Event, t *thread, bd *blockData) {
+	for _, sp := range bd.spans {
+		line := p.lineOf(t, sp.scope, ev.Flags)
+		if line != 0 {
+			p.charge(t, line, int64(sp.insns)*p.opt.NsPerInsn)
+		}
+		t.prevLine = line
+	}
+	for _, h := range bd.hits {
+		if h.line && h.span == 0 && t.prevAny == bd.spans[0].any {
+			continue // still inside the line: not a new entry
+		}
+		p.visit(h, ev.Time)
+	}
+	t.prevAny = bd.any
+}
+
+// lineOf returns the line a thread's code is charged to: scope, the code's
+// own line in scope (in its calling context with --context), which becomes
+// the thread's current line; else, for code out of scope or hidden, the
+// current line (Coz's last in-scope callsite), unless --no-callees.
+func (p *Profiler) lineOf(t *thread, scope int32, flags analyses.Flags) int32 {
+	if scope != 0 && flags&analyses.FlagHidden == 0 {
+		line := scope
+		if p.cfg.Context {
+			line = p.inContext(line, t)
+		}
+		t.cur = line
+		return line
+	}
+	if !p.cfg.NoCallees {
+		return t.cur
+	}
+	return 0
+}
+
+// charge counts cost ns of line's code executed by t: the line's cost, the
+// phase correction's, and, when line is the selected line, the delay the
+// other threads owe.
+func (p *Profiler) charge(t *thread, line int32, cost int64) {
+	li := &p.lines[line]
+	li.cost += cost
+	if li.recent != p.recentGen {
+		li.recent = p.recentGen
+		p.recent = append(p.recent, line)
+	}
+	e := p.exp
+	if e == nil {
+		return
+	}
+	if e.speedup == 0 {
+		if li.epoch != e.seq {
+			li.base += li.pend // the experiment li.epoch completed
+			li.pend, li.epoch = 0, e.seq
+		}
+		li.pend += cost
+	}
+	if e.line != line {
+		return
+	}
+	if t.prevLine != line {
+		e.selected++
+	}
+	e.selCost += cost
+	if e.speedup > 0 {
+		// The executing thread counts its own share; others owe the
+		// difference (§4.4, "Minimizing Delays").
+		t.local += cost * int64(e.speedup)
+		if t.local > p.global {
+			for i := range p.points {
+				if pt := &p.points[i]; pt.latency {
+					pt.removed += (pt.arrivals - pt.departures) * (t.local - p.global)
+				}
+			}
+			p.global = t.local
+		}
+	}
 }
 
 func (p *Profiler) blockData(id uint32) *blockData {
@@ -484,19 +542,33 @@ func (p *Profiler) blockData(id uint32) *blockData {
 	if bi == nil {
 		return bd
 	}
-	if bi.File != "" && bi.Line > 0 {
-		k := lineKey{file: bi.File, line: bi.Line}
-		if bd.any = p.anyIDs[k]; bd.any == 0 {
-			bd.any = int32(len(p.anyIDs) + 1)
-			p.anyIDs[k] = bd.any
-		}
-		if p.inScope(bi) {
-			bd.scope = p.lineID(k)
-		}
+	bd.scope, bd.any = p.lineIDsOf(bi, bi.File, bi.Line)
+	for _, ls := range bi.Lines {
+		sp := span{insns: ls.Insns}
+		sp.scope, sp.any = p.lineIDsOf(bi, ls.File, ls.Line)
+		bd.spans = append(bd.spans, sp)
+		bd.any = sp.any // the last instruction's line
 	}
 	bias, ok := p.cozBiasFor(bi)
 	bd.hits = p.hitsFor(bi, bias, ok)
 	return bd
+}
+
+// lineIDsOf returns the ids of file:line of a block (bi): in scope (0 if
+// not) and among every line (0 if none).
+func (p *Profiler) lineIDsOf(bi *analyses.BlockInfo, file string, line int) (scope, anyID int32) {
+	if file == "" || line <= 0 {
+		return 0, 0
+	}
+	k := lineKey{file: file, line: line}
+	if anyID = p.anyIDs[k]; anyID == 0 {
+		anyID = int32(len(p.anyIDs) + 1)
+		p.anyIDs[k] = anyID
+	}
+	if p.inScope(bi, file) {
+		scope = p.lineID(k)
+	}
+	return scope, anyID
 }
 
 // hitsFor returns the progress points a block holds; bias is the main
@@ -520,8 +592,13 @@ func (p *Profiler) hitsFor(bi *analyses.BlockInfo, bias uint64, cozOK bool) []hi
 					hits = append(hits, hit{point: i, end: end})
 				}
 			case pointLine:
-				if bi.Line == sp.line && fileMatches(bi.File, sp.name) {
+				if bi.Lines == nil && bi.Line == sp.line && fileMatches(bi.File, sp.name) {
 					hits = append(hits, hit{point: i, end: end, line: true})
+				}
+				for k, ls := range bi.Lines {
+					if ls.Line == sp.line && fileMatches(ls.File, sp.name) {
+						hits = append(hits, hit{point: i, end: end, line: true, span: k})
+					}
 				}
 			case pointCoz:
 				if cozOK {
@@ -563,10 +640,11 @@ func (p *Profiler) isMain(bi *analyses.BlockInfo) bool {
 	return obj == p.mainExe
 }
 
-func (p *Profiler) inScope(bi *analyses.BlockInfo) bool {
+// inScope says whether the line of a block's code in file is in scope.
+func (p *Profiler) inScope(bi *analyses.BlockInfo, file string) bool {
 	if p.cfg.Scope != "" {
-		ok1, _ := filepath.Match(p.cfg.Scope, bi.File)
-		ok2, _ := filepath.Match(p.cfg.Scope, filepath.Base(bi.File))
+		ok1, _ := filepath.Match(p.cfg.Scope, file)
+		ok2, _ := filepath.Match(p.cfg.Scope, filepath.Base(file))
 		return ok1 || ok2
 	}
 	if p.mainExe == "" {

@@ -395,3 +395,53 @@ func TestPhaseCorrection(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitBlock: a block whose instructions come from two lines
+// (BlockInfo.Lines) charges each line its own instructions: with line 10
+// sped up by 100 %, a block of 4 instructions of line 10 then 6 of line
+// 20 makes the other thread owe 4 ns, not 10; a block starting on line 20
+// with 5 instructions of line 10 at its end, 5 more; a line progress point
+// on the second span of a block counts an entry there.
+func TestSplitBlock(t *testing.T) {
+	tr := tracetest.New(syms{})
+	clk := &fakeClock{}
+	p, err := New(Config{FixedLine: "p.c:10", FixedSpeedup: 100, EndToEnd: true, Progress: []string{"p.c:20"}},
+		Options{Block: func(id uint32) *analyses.BlockInfo { return tr.Blocks.View().Get(id) }, Clock: clk, Program: "/bin/p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	split := func(addr uint64, spans ...analyses.LineSpan) {
+		var n uint32
+		for _, s := range spans {
+			n += s.Insns
+		}
+		id := tr.BlockID(addr, 4*n, n, analyses.EndOther)
+		tr.Blocks.View().Get(id).Lines = spans
+	}
+	split(0x1000, analyses.LineSpan{File: "/src/p.c", Line: 10, Insns: 4}, analyses.LineSpan{File: "/src/p.c", Line: 20, Insns: 6})
+	split(0x2000, analyses.LineSpan{File: "/src/p.c", Line: 20, Insns: 3}, analyses.LineSpan{File: "/src/p.c", Line: 10, Insns: 5})
+	from := 0
+	tr.Other(analyses.KindThreadStart, 1, 0, 0).Other(analyses.KindThreadStart, 2, 0, 1)
+	tr.Block(1, 0x1000, 0, 10, 40, analyses.EndOther)
+	if got, want := feed(p, tr, &from, clk), []delay{{2, 4}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("lines 10 then 20: delays %v, want %v", got, want)
+	}
+	tr.Block(1, 0x2000, 0, 8, 32, analyses.EndOther)
+	if got, want := feed(p, tr, &from, clk), []delay{{2, 5}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("lines 20 then 10: delays %v, want %v", got, want)
+	}
+	p.Finish()
+	x := p.Experiments()
+	if len(x) != 1 {
+		t.Fatalf("%d experiments, want 1", len(x))
+	}
+	// Line 10: 4 + 5 ns in two entries; the progress point (line 20) was
+	// entered twice: inside the first block and at the start of the second
+	// (the first ended on line 20, so that is no new entry: once).
+	if x[0].SelectedNs != 9 || x[0].Selected != 2 || x[0].Delay != 9 {
+		t.Errorf("experiment %+v: want 9 ns of line 10 in 2 executions, 9 ns of delay", x[0])
+	}
+	if got := p.points[0].arrivals; got != 1 {
+		t.Errorf("line 20 entered %d times, want 1", got)
+	}
+}
