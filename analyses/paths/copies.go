@@ -71,6 +71,13 @@ type PlanProc struct {
 	// Execs: the planning run's path executions (vertex paths), with
 	// cost "profile".
 	Execs []PathCount `json:"execs,omitempty"`
+	// Tails: the ends of the blocks the planning run gave an EXIT edge
+	// because they called a function that never returns which the
+	// disassembly could not name (an indirect call, a PLT slot it could
+	// not resolve), in order of discovery. A copy takes them from here:
+	// seeing only its own routines, it cannot always tell which frame
+	// made such a call (see Profiler.noReturnCall).
+	Tails []string `json:"tails,omitempty"`
 }
 
 // CopyRun makes a Profiler one copy of a P3 plan.
@@ -83,6 +90,17 @@ type CopyRun struct {
 	fp      uint64  // FNV-1a of the execution's syscall and thread events
 	known   []uint8 // per block id: 1 profiled, 2 not, 0 not yet asked
 	started bool
+	tails   [][]uint64 // per plan routine: PlanProc.Tails
+}
+
+// plannedTails returns the planning run's tails of the routine entered at
+// entry in object, and whether the plan has the routine.
+func (cr *CopyRun) plannedTails(entry uint64, object string) ([]uint64, bool) {
+	pi, ok := cr.index[rkey{entry, object}]
+	if !ok {
+		return nil, false
+	}
+	return cr.tails[pi], true
 }
 
 // ReadPlan reads a plan file and checks it against k (0: any).
@@ -129,13 +147,20 @@ func NewCopyRun(i int, pf *PlanFile, digest string) (*CopyRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	cr := &CopyRun{I: i, File: pf, Digest: digest, plan: pl, index: map[rkey]int{}}
+	cr := &CopyRun{I: i, File: pf, Digest: digest, plan: pl, index: map[rkey]int{}, tails: make([][]uint64, len(pf.Procs))}
 	for pi, pp := range pf.Procs {
 		e, err := strconv.ParseUint(strings.TrimPrefix(pp.Entry, "0x"), 16, 64)
 		if err != nil {
 			return nil, fmt.Errorf("plan: %s: entry %q", pp.Name, pp.Entry)
 		}
 		cr.index[rkey{e, pp.Object}] = pi
+		for _, t := range pp.Tails {
+			a, err := strconv.ParseUint(strings.TrimPrefix(t, "0x"), 16, 64)
+			if err != nil {
+				return nil, fmt.Errorf("plan: %s: tail %q", pp.Name, t)
+			}
+			cr.tails[pi] = append(cr.tails[pi], a)
+		}
 	}
 	cr.fp = fnvOffset
 	return cr, nil
@@ -486,6 +511,9 @@ func (p *Profiler) planFile(program string, list []*routine, execs [][]PathCount
 		}
 		if p.P3.Profile {
 			pp.Execs = execs[i]
+		}
+		for _, t := range rt.tails {
+			pp.Tails = append(pp.Tails, hex(t))
 		}
 		pf.Procs = append(pf.Procs, pp)
 	}

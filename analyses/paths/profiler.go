@@ -380,6 +380,14 @@ func (p *Profiler) routineOf(bi *analyses.BlockInfo) *routine {
 		}
 		return false
 	}
+	if p.Copy != nil {
+		if tails, ok := p.Copy.plannedTails(k.entry, k.object); ok {
+			rt.planned = true
+			for _, t := range tails {
+				rt.addTail(t)
+			}
+		}
+	}
 	rt.build()
 	if rt.big {
 		rt.tr = newTrie()
@@ -723,8 +731,16 @@ func (rt *routine) hasEdgeTo(b int32, addr uint64) bool {
 // function that never returns ends the path (spec §1.1); when the
 // disassembly did not know the callee (a call through the PLT), the
 // calling block gets its EXIT edge now.
+//
+// A copy takes a planned routine's tails from the plan instead
+// (PlanProc.Tails): from the stack pointer alone it cannot tell the
+// frame's own call from one made by code it does not see (gzip's main
+// calls a local function that calls exit, which main's frame would take
+// for its own call: an EXIT edge the planning run never gave main, and
+// the copy refused the plan), nor the reverse when the calling block
+// pushed before its call (_start's call of __libc_start_main).
 func (p *Profiler) noReturnCall(f *frame, name string) {
-	if f.rt == nil || f.cur < 0 || !NoReturn(name) {
+	if f.rt == nil || f.cur < 0 || !NoReturn(name) || f.rt.planned {
 		return
 	}
 	if !f.rt.vi[f.cur].hasExit && f.rt.addTail(f.rt.cfg.Blocks[f.cur].End) {

@@ -32,6 +32,7 @@ type routine struct {
 	heads    []uint64             // extra path heads (ENTRY->w dummies)
 	tails    []uint64             // ends of blocks given an extra v->EXIT
 	dynamic  bool                 // dynamic edges or leaders were added
+	planned  bool                 // a copy's routine the plan has: tails come from the plan
 	tables   int                  // jump tables resolved statically
 	unres    int                  // indirect jumps left unresolved statically
 	lost     uint64               // path executions that could not be migrated (never expected)
