@@ -67,7 +67,7 @@ func TestCopiesNoReturnTails(t *testing.T) {
 		routine("_start", 0x4000, s.pc()).routine("exit", 0x3000, e.pc())
 	trace := func() *runner {
 		r := newRunner(p).run(1, "M0", "M1", "F0", "F1") // F1 runs on into F2
-		r.sp[1] -= 16 // f's frame
+		r.sp[1] -= 16                                    // f's frame
 		r.run(1, "E0")
 		r.run(2, "S0")
 		r.sp[2] -= 8 // the push
