@@ -358,7 +358,7 @@ func emuBlockMiss(h C.uintptr_t, addr C.uint64_t, length C.uint32_t) {
 	if e.filter != nil && !e.filter(&bi) {
 		quiet = 1
 	}
-	C.emu_table_put(e.st, addr, length, C.uint32_t(info.Insns), C.uint32_t(saved), C.uint8_t(info.End), C.uint32_t(id), quiet, C.uint32_t(e.runKey(&bi)))
+	C.emu_table_put(e.st, addr, length, C.uint32_t(info.Insns), C.uint32_t(saved), C.uint8_t(info.End), C.uint32_t(id), quiet, C.uint32_t(e.runKey(&bi)), boolC(bi.Routine.Entry == bi.Addr))
 }
 
 // lineSpans returns the spans of a block's instructions on distinct source
@@ -391,7 +391,8 @@ func (e *Engine) lineSpans(addr uint64, code []byte) []analyses.LineSpan {
 
 // runKey identifies a block's routine and line for Options.Fold: blocks
 // with equal non-zero keys may be reported as one run. Blocks of no named
-// routine are never folded.
+// routine, and of linker stubs and the lazy-binding resolver (whose every
+// jump call tracking reads as a tail call), are never folded.
 type runKey struct {
 	entry  uint64
 	object string
@@ -400,7 +401,7 @@ type runKey struct {
 }
 
 func (e *Engine) runKey(bi *analyses.BlockInfo) uint32 {
-	if e.fold == nil || bi.Routine.Name == "" || !e.fold(bi) {
+	if e.fold == nil || bi.Routine.Name == "" || bi.Routine.Kind != analyses.Ordinary || !e.fold(bi) {
 		return 0
 	}
 	k := runKey{bi.Routine.Entry, bi.Routine.Object, bi.File, bi.Line}
@@ -774,4 +775,11 @@ func (e *Engine) forgetCode(addr, size uint64) {
 		}
 	}
 	e.FlushCode(addr, size)
+}
+
+func boolC(b bool) C.uint8_t {
+	if b {
+		return 1
+	}
+	return 0
 }

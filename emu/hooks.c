@@ -28,7 +28,7 @@ static void table_insert(struct emu_block *tab, uint64_t mask, struct emu_block 
 	tab[i] = *src;
 }
 
-void emu_table_put(struct emu_state *s, uint64_t addr, uint32_t len, uint32_t insns, uint32_t saved, uint8_t end, uint32_t id, uint8_t quiet, uint32_t fold) {
+void emu_table_put(struct emu_state *s, uint64_t addr, uint32_t len, uint32_t insns, uint32_t saved, uint8_t end, uint32_t id, uint8_t quiet, uint32_t fold, uint8_t head) {
 	if (table_find(s, addr, len))
 		return;
 	if ((s->tcount + 1) * 2 > s->tmask + 1) {
@@ -43,7 +43,7 @@ void emu_table_put(struct emu_state *s, uint64_t addr, uint32_t len, uint32_t in
 		s->table = nt;
 		s->tmask = nsize - 1;
 	}
-	struct emu_block b = {addr, len, insns, id, saved, end, 1, quiet, fold};
+	struct emu_block b = {addr, len, insns, id, saved, end, 1, quiet, fold, head};
 	table_insert(s->table, s->tmask, &b);
 	s->tcount++;
 }
@@ -94,8 +94,9 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
 		// A block of the same routine and line as the run the last event
 		// describes, entered by falling through or a branch (not a call or
 		// a return), extends that event: it becomes the run's last block
-		// (Options.Fold).
-		if (b->fold && s->fold_at && s->fold_at == s->n && s->fold_key == b->fold &&
+		// (Options.Fold). Not the routine's entry: a branch there may be a
+		// tail call, which call tracking must see.
+		if (b->fold && !b->head && s->fold_at && s->fold_at == s->n && s->fold_key == b->fold &&
 		    (s->fold_end == END_OTHER || s->fold_end == END_COND || s->fold_end == END_JUMP)) {
 			struct emu_event *e = &s->buf[s->n - 1];
 			if (e->tid == s->tid) {

@@ -56,6 +56,7 @@ struct emu_block {
 	uint8_t used;
 	uint8_t quiet; // no Block events for this block (Options.BlockFilter)
 	uint32_t fold; // run key (Options.Fold): 0, or equal for blocks of one routine and line
+	uint8_t head;  // a routine's entry: it starts a run, never extends one
 };
 
 struct emu_state {
@@ -106,7 +107,7 @@ struct emu_state *emu_state_new(uc_engine *uc, uintptr_t handle, uint32_t cap);
 void emu_state_free(struct emu_state *s);
 uc_err emu_install_base(struct emu_state *s, int bare);
 uc_err emu_install_mem(struct emu_state *s);
-void emu_table_put(struct emu_state *s, uint64_t addr, uint32_t len, uint32_t insns, uint32_t saved, uint8_t end, uint32_t id, uint8_t quiet, uint32_t fold);
+void emu_table_put(struct emu_state *s, uint64_t addr, uint32_t len, uint32_t insns, uint32_t saved, uint8_t end, uint32_t id, uint8_t quiet, uint32_t fold, uint8_t head);
 void emu_table_clear(struct emu_state *s);
 uc_err emu_remove_cache(uc_engine *uc, uint64_t begin, uint64_t end);
 

@@ -312,6 +312,38 @@ func TestParallelFold(t *testing.T) {
 			sameParallel(t, runParallel(t, nil, prog), runParallel(t, []string{"--no-fold"}, prog), "every block is an event")
 		})
 	}
+	// Lazy binding through a stripped Debian program's PLT: a stub's jump
+	// within the stub section is a tail call, never part of a run.
+	t.Run("cat", func(t *testing.T) {
+		sameParallel(t, runParallel(t, nil, "/bin/cat", "/etc/passwd"), runParallel(t, []string{"--no-fold"}, "/bin/cat", "/etc/passwd"), "every block is an event")
+	})
+	// Forked and exec'd processes (pgrp runs /bin/cat): every process's
+	// profile.
+	t.Run("pgrp", func(t *testing.T) {
+		prog := guestBin(t, "glibc-dynamic", "pgrp")
+		profiles := func(flags ...string) map[string][]byte {
+			dir := t.TempDir()
+			a := append(append([]string{"parallel", "--out", dir, "--clear-env"}, flags...), "--", prog)
+			if out := run(t, nil, dir, emuprofBin, a...); out.code != 0 {
+				t.Fatalf("emuprof %s: exit %d\n%s", strings.Join(a, " "), out.code, out.stderr)
+			}
+			files, _ := filepath.Glob(filepath.Join(dir, "*_parallel.*"))
+			m := map[string][]byte{}
+			for _, f := range files {
+				m[filepath.Base(f)], _ = os.ReadFile(f)
+			}
+			return m
+		}
+		a, b := profiles(), profiles("--no-fold")
+		if len(a) < 4 || len(a) != len(b) {
+			t.Fatalf("%d and %d profiles", len(a), len(b))
+		}
+		for name, data := range a {
+			if !bytes.Equal(data, b[name]) {
+				t.Errorf("%s differs when every block is an event", name)
+			}
+		}
+	})
 	t.Run("xz", func(t *testing.T) {
 		in := filepath.Join(t.TempDir(), "in")
 		data := bytes.Repeat([]byte("emuprof folds runs of blocks; xz compresses them. "), 2000)
