@@ -66,6 +66,11 @@ type Config struct {
 	// minimal virtual length.
 	MinVisits int
 	MinNs     int64
+	// Warmup is the number of visits of the first progress point an
+	// experiment runs at its speedup before it is measured: the state
+	// the previous experiment left (a queue filled or drained at
+	// another speed) settles first.
+	Warmup int
 	// NoCallees charges a line with its own instructions only, not the
 	// out-of-scope code it calls.
 	NoCallees bool
@@ -144,14 +149,19 @@ type span struct {
 }
 
 type thread struct {
-	tid                     uint32
-	local                   int64 // delay count (Coz §4.4), ×scale
-	savedLocal, savedGlobal int64
-	blocked, exited         bool
-	cur                     int32 // line the thread's current code is attributed to
-	stack                   []int32
-	routines                []uint32 // routine ids of the call stack (--context)
-	prevAny                 int32
+	tid   uint32
+	local int64 // delay count (Coz §4.4), ×scale
+	// blockEnd is when, in virtual time (ns × scale), the thread's last
+	// wait really began: where it blocked plus the delay it owed then
+	// and every increase of the global count made, in virtual time,
+	// before that (by threads the emulator ran later); wokeAt is when it
+	// was woken by another thread (0: by a timeout or the outside world).
+	blockEnd, wokeAt int64
+	blocked, exited  bool
+	cur              int32 // line the thread's current code is attributed to
+	stack            []int32
+	routines         []uint32 // routine ids of the call stack (--context)
+	prevAny          int32
 	// prevLine is the line the thread's previous Block event was charged
 	// to: an execution of a line is an entry into it (Selected).
 	prevLine int32
@@ -165,6 +175,7 @@ type experiment struct {
 	g0       int64
 	selected int64 // entries into the line (runs of its code by one thread)
 	selCost  int64 // ns of the selected line's code during the experiment
+	warm     int   // visits of the first point still to run before measuring
 	arr0     []int64
 	dep0     []int64
 	area0    []int64
@@ -381,13 +392,18 @@ func (p *Profiler) Events(batch []analyses.Event) {
 		case analyses.KindBlockOn:
 			t := p.thread(ev.Tid)
 			t.blocked = true
-			t.savedLocal, t.savedGlobal = t.local, p.global
+			t.blockEnd = ev.Time*scale + max(p.global-t.local, 0)
 		case analyses.KindWake:
 			t := p.thread(ev.Tid)
+			t.wokeAt = 0
 			if t.blocked && ev.Aux != 0 {
 				// Woken by a thread that has paid its delays: skip those
-				// inserted while blocked (§4.4, Table 2).
-				t.local = t.savedLocal + (p.global - t.savedGlobal)
+				// inserted while blocked (§4.4, Table 2). Blocked means
+				// in virtual time: from blockEnd, when the thread would
+				// have blocked had it paid what it owed at once; it owes
+				// whatever of that is still ahead of the wake-up.
+				t.local = p.global - max(t.blockEnd-ev.Time*scale, 0)
+				t.wokeAt = ev.Time * scale
 			}
 			// Woken by a timeout or the outside world: the thread pays
 			// everything inserted meanwhile, as Coz does after blocking I/O.
@@ -435,7 +451,7 @@ func (p *Profiler) block(ev *analyses.Event) {
 	}
 	line := p.lineOf(t, bd.scope, ev.Flags)
 	if line != 0 {
-		p.charge(t, line, cost)
+		p.charge(t, line, cost, ev.Time)
 	}
 	t.prevLine = line
 	for _, h := range bd.hits {
@@ -451,12 +467,15 @@ func (p *Profiler) block(ev *analyses.Event) {
 // each line is charged its own instructions, in order (the actual speedup
 // of emuprof run --speedup is per instruction too).
 func (p *Profiler) blockSpans(ev *analyses.Event, t *thread, bd *blockData) {
+	at := ev.Time
 	for _, sp := range bd.spans {
 		line := p.lineOf(t, sp.scope, ev.Flags)
+		cost := int64(sp.insns) * p.opt.NsPerInsn
 		if line != 0 {
-			p.charge(t, line, int64(sp.insns)*p.opt.NsPerInsn)
+			p.charge(t, line, cost, at)
 		}
 		t.prevLine = line
+		at += cost
 	}
 	for _, h := range bd.hits {
 		if h.line && h.span == 0 && t.prevAny == bd.spans[0].any {
@@ -486,10 +505,10 @@ func (p *Profiler) lineOf(t *thread, scope int32, flags analyses.Flags) int32 {
 	return 0
 }
 
-// charge counts cost ns of line's code executed by t: the line's cost, the
-// phase correction's, and, when line is the selected line, the delay the
-// other threads owe.
-func (p *Profiler) charge(t *thread, line int32, cost int64) {
+// charge counts cost ns of line's code executed by t from virtual time at:
+// the line's cost, the phase correction's, and, when line is the selected
+// line, the delay the other threads owe.
+func (p *Profiler) charge(t *thread, line int32, cost, at int64) {
 	li := &p.lines[line]
 	li.cost += cost
 	if li.recent != p.recentGen {
@@ -519,12 +538,36 @@ func (p *Profiler) charge(t *thread, line int32, cost int64) {
 		// difference (§4.4, "Minimizing Delays").
 		t.local += cost * int64(e.speedup)
 		if t.local > p.global {
+			inc := t.local - p.global
 			for i := range p.points {
 				if pt := &p.points[i]; pt.latency {
-					pt.removed += (pt.arrivals - pt.departures) * (t.local - p.global)
+					pt.removed += (pt.arrivals - pt.departures) * inc
 				}
 			}
 			p.global = t.local
+			p.inVirtualTime(t, at*scale, inc)
+		}
+	}
+}
+
+// inVirtualTime places an increase inc of the global count, made by t at
+// virtual time at (ns × scale), in the other threads' virtual timelines:
+// the emulator runs threads one after the other, a quantum or more at a
+// time, so another thread may already have blocked, or been woken, at a
+// later virtual time. Coz pays delays as they arise (§4.4), so a thread
+// whose wait began, in virtual time, after at still owes the increase,
+// and its wait begins that much later; a thread already woken that was
+// blocked at at does not owe it.
+func (p *Profiler) inVirtualTime(t *thread, at, inc int64) {
+	for _, o := range p.order {
+		switch {
+		case o == t || o.exited:
+		case o.blocked:
+			if at < o.blockEnd {
+				o.blockEnd += inc
+			}
+		case o.wokeAt > 0 && at >= o.blockEnd && at < o.wokeAt:
+			o.local += inc
 		}
 	}
 }
@@ -718,6 +761,12 @@ func (p *Profiler) visit(h hit, now int64) {
 		return
 	}
 	if e := p.exp; e != nil {
+		if e.warm > 0 {
+			if e.warm--; e.warm == 0 {
+				p.measureFrom(e, now)
+			}
+			return
+		}
 		if now-e.start < p.cfg.MinNs || !p.enough() {
 			return
 		}
@@ -782,10 +831,17 @@ func (p *Profiler) start(now int64) {
 	e := &experiment{seq: p.seq, line: line, start: now, g0: p.global,
 		arr0: make([]int64, len(p.points)), dep0: make([]int64, len(p.points)), area0: make([]int64, len(p.points)), rem0: make([]int64, len(p.points))}
 	e.speedup = p.draw(line)
+	e.warm = p.cfg.Warmup
+	p.measureFrom(e, now)
+	p.exp = e
+}
+
+// measureFrom starts an experiment's measurement at virtual time now.
+func (p *Profiler) measureFrom(e *experiment, now int64) {
+	e.start, e.g0, e.selected, e.selCost = now, p.global, 0, 0
 	for i := range p.points {
 		e.arr0[i], e.dep0[i], e.area0[i], e.rem0[i] = p.points[i].arrivals, p.points[i].departures, p.points[i].areaAt(now), p.points[i].removed
 	}
-	p.exp = e
 }
 
 func (p *Profiler) draw(line int32) int {

@@ -445,3 +445,35 @@ func TestSplitBlock(t *testing.T) {
 		t.Errorf("line 20 entered %d times, want 1", got)
 	}
 }
+
+// TestBlockInVirtualTime: delays are placed in virtual time, not in the
+// order the emulator ran the threads (Coz §4.4 pays them as they arise).
+// T2 runs 5 ns and blocks at 5 ns; the emulator then runs T1, which
+// executes the selected line (100 %) from 0 to 10 ns and wakes T2 at 10.
+// T2 was running from 0 to 5 while T1 ran the line, so it owes 10 ns from
+// 0, and would have blocked at 15: woken at 10, it owes 5 (the rule in
+// wall-clock order credited it everything: 0). A thread already woken at
+// 30 that was blocked, in virtual time, when T1 runs the line at 20, owes
+// nothing for it.
+func TestBlockInVirtualTime(t *testing.T) {
+	tr := tracetest.New(syms{})
+	clk := &fakeClock{}
+	p := newProf(t, endToEnd(100), tr, clk)
+	from := 0
+	tr.Other(analyses.KindThreadStart, 1, 0, 0).Other(analyses.KindThreadStart, 2, 0, 1)
+	tr.Block(2, 0x2000, 0, 5, 20, analyses.EndOther)
+	tr.Other(analyses.KindBlockOn, 2, 0x500, 0)
+	tr.Block(1, 0x1000, 0, 10, 40, analyses.EndOther)
+	tr.SetClock(2, 10).Other(analyses.KindWake, 2, 0x500, 1)
+	if got, want := feed(p, tr, &from, clk), []delay{{2, 5}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("woken before it would have blocked: delays %v, want %v", got, want)
+	}
+	// T2 blocks at 15 (after its 5 ns pause), is woken at 30; then the
+	// emulator runs T1's line from 20: T2 was blocked then.
+	tr.SetClock(2, 15).Other(analyses.KindBlockOn, 2, 0x500, 0)
+	tr.SetClock(2, 30).Other(analyses.KindWake, 2, 0x500, 1)
+	tr.SetClock(1, 20).Block(1, 0x1000, 0, 5, 40, analyses.EndOther)
+	if got := feed(p, tr, &from, clk); len(got) != 0 {
+		t.Errorf("line run while the thread was blocked: delays %v, want none", got)
+	}
+}

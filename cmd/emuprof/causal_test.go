@@ -365,7 +365,11 @@ func meanLatency(t *testing.T, prog, line string, pct int, args ...string) (late
 func TestCausalLatency(t *testing.T) {
 	prog := guestBin(t, "glibc-static", "causal_latency")
 	const line = "causal_latency.c:42" // serve()'s loop
-	r := runCausal(t, []string{"--latency", "item_begin,item_end", "--progress", "serve", "--fixed-line", line}, prog, "2000")
+	// Each experiment first runs 5 items at its speedup (--warmup), so
+	// that the queue the previous experiment left filled or drained
+	// settles, and is then measured over 20 (a period at 100 %, where the
+	// producer is the bottleneck, spans several items).
+	r := runCausal(t, []string{"--latency", "item_begin,item_end", "--progress", "serve", "--fixed-line", line, "--warmup", "5", "--min-visits", "20"}, prog, "2000")
 	// Two latency points: ours (the symbols) and the guest's COZ_BEGIN and
 	// COZ_END("item") inside them, found by emuprof: the same counts in
 	// every experiment.
@@ -413,7 +417,7 @@ func TestCausalLatency(t *testing.T) {
 	if d := math.Abs(little[0]-exact) / exact; d > 0.002 {
 		t.Errorf("Little's law %.1f ns vs exact mean latency %.1f ns: %.2f %% apart", little[0], exact, 100*d)
 	}
-	for _, s := range []int{5, 25, 50} {
+	for _, s := range []int{5, 25, 50, 75, 100} {
 		lat, per := meanLatency(t, prog, line, s, "2000")
 		actual := [2]float64{1 - per/basePeriod, 1 - lat/exact}
 		p, ok := pred[s]
@@ -422,8 +426,17 @@ func TestCausalLatency(t *testing.T) {
 			continue
 		}
 		t.Logf("%d %%: throughput predicted %.4f %% actual %.4f %%; latency predicted %.4f %% actual %.4f %%", s, 100*p[0], 100*actual[0], 100*p[1], 100*actual[1])
+		// Below 81.5 % the consumer stays the bottleneck and the queue
+		// stays full: exact to 0.1 point. Beyond, the producer is, and
+		// the emulator runs it ahead of the consumer by up to a quantum
+		// before the delays it owes are known (paid in virtual time, see
+		// Profiler.inVirtualTime): 2 points.
+		tol := 0.001
+		if s == 100 {
+			tol = 0.02
+		}
 		for k, what := range []string{"throughput", "latency"} {
-			if math.Abs(p[k]-actual[k]) > 0.001 {
+			if math.Abs(p[k]-actual[k]) > tol {
 				t.Errorf("%s at %d %%: predicted %.4f, actual %.4f", what, s, p[k], actual[k])
 			}
 		}
