@@ -102,6 +102,8 @@ func (f *profileFlags) pathsCopies(list string, args []string) (bool, error) {
 		}
 	}
 	planPath, planned := "", ""
+	// The children's own stderr is captured: this line is the only one.
+	status := newLiveStatus(os.Stderr, f.run.quiet, 1)
 	if g := f.fs.Lookup("plan"); g != nil && g.Value.String() != "" {
 		planPath = g.Value.String()
 	} else {
@@ -110,7 +112,10 @@ func (f *profileFlags) pathsCopies(list string, args []string) (bool, error) {
 		argv = append(argv, "--p3="+strconv.Itoa(k), "--plan-out="+planPath, "--out="+filepath.Join(work, "plan"),
 			"--fs-overlay="+filepath.Join(work, "fs-plan"), "--")
 		argv = append(argv, args...)
+		status.SetPhase(fmt.Sprintf("planning run (P3 for %d copies)", k))
+		status.Start()
 		r := runChild(self, argv, stdinPath)
+		status.Stop()
 		if r.err != nil || r.code != 0 && !fileExists(planPath) {
 			os.Stderr.Write(r.stderr.Bytes())
 			return true, fmt.Errorf("--copies: the planning run failed: %v", r.errOr())
@@ -123,7 +128,6 @@ func (f *profileFlags) pathsCopies(list string, args []string) (bool, error) {
 		return true, &exitError{code: 2, msg: err.Error()}
 	}
 	results := make([]childResult, k)
-	status := newLiveStatus(os.Stderr, f.run.quiet, 1) // the copies' own stderr is captured: this line is the only one
 	status.SetPhase(fmt.Sprintf("running %d copies of the program", k))
 	done := status.Counter("copies done", k)
 	status.Start()

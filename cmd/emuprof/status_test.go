@@ -329,13 +329,20 @@ func TestLiveStatusCopies(t *testing.T) {
 	dir := t.TempDir()
 	term, _ := runOnTerminal(t, dir, "paths", "--out", dir, "--clear-env", "--copies", "2", "--", prog, "150000")
 	var lines []string
+	planning := 0
 	for _, l := range strings.Split(term, "\r\x1b[K") {
 		if strings.HasPrefix(l, "emuprof: running 2 copies of the program, ") {
 			lines = append(lines, l)
 		}
+		if strings.HasPrefix(l, "emuprof: planning run (P3 for 2 copies), ") {
+			if len(lines) > 0 {
+				t.Errorf("planning line %q after the copies' lines", l)
+			}
+			planning++
+		}
 	}
-	if len(lines) == 0 {
-		t.Fatalf("no status line while the copies ran: %q", term)
+	if len(lines) == 0 || planning == 0 {
+		t.Fatalf("no status line while planning (%d) or while the copies ran (%d): %q", planning, len(lines), term)
 	}
 	prev := 0
 	for _, l := range lines {
