@@ -91,6 +91,25 @@ type CopyRun struct {
 	known   []uint8 // per block id: 1 profiled, 2 not, 0 not yet asked
 	started bool
 	tails   [][]uint64 // per plan routine: PlanProc.Tails
+	// handlers counts the signal handlers the copy saw start, first at
+	// virtual time handlerAt (see signaled).
+	handlers  int
+	handlerAt int64
+}
+
+// signaled records that a signal handler starts (a SyscallSignalEntry
+// event). A copy cannot yet frame a handler as the planning run's call
+// stage does (it reports the handler as called by the interrupted
+// routine): measured on a loop interrupted by a timer's handler, the
+// copies cut the loop's path at every signal where the planning run does
+// not, and only the comparison with the planning run's profile caught it.
+// A copy that saw a handler therefore writes no shard (see shard), so
+// that shards merged elsewhere never give a wrong profile either.
+func (cr *CopyRun) signaled(ev *analyses.Event) {
+	if cr.handlers == 0 {
+		cr.handlerAt = ev.Time
+	}
+	cr.handlers++
 }
 
 // plannedTails returns the planning run's tails of the routine entered at
@@ -270,6 +289,10 @@ func ShardName(program string, i, k int) string {
 // shard builds copy cr's shard from the profiler's observations.
 func (p *Profiler) shard(program string) (*Shard, error) {
 	cr := p.Copy
+	if cr.handlers > 0 {
+		return nil, fmt.Errorf("copy %d: %d signal handler runs (the first at virtual time %d ns): P3's copies cannot follow signal handlers yet; profile this program with --p3 %d in one emulation",
+			cr.I, cr.handlers, cr.handlerAt, cr.File.K)
+	}
 	sh := &Shard{Format: ShardFormat, Program: program, K: cr.File.K, Copy: cr.I, Plan: cr.Digest,
 		Fingerprint: strconv.FormatUint(cr.fp, 16), Partial: p.partial, Routines: []ShardRecord{}}
 	list := slices.Clone(p.list)
@@ -293,7 +316,7 @@ func (p *Profiler) shard(program string) (*Shard, error) {
 		}
 		if !sameGraph(rt.dag.G, pl.Procs[pi].G) {
 			g := pl.Procs[pi].G
-			return nil, fmt.Errorf("copy %d: %s: the CFG this run recovered (%d vertices, %d edges; added leaders %v, transitions %v) differs from the plan's (%d, %d): a plan for another input or program?",
+			return nil, fmt.Errorf("copy %d: %s: the CFG this run recovered (%d vertices, %d edges; added leaders %v, transitions %v) differs from the plan's (%d, %d): this copy did not see the run as the planning run did (a plan for another input or program, or code a copy cannot frame alone, such as vfork's return in the parent)",
 				cr.I, rt.info.Name, rt.dag.G.N, len(rt.dag.G.Edges), rec.Record.AddedLeaders, rec.Record.AddedTransitions, g.N, len(g.Edges))
 		}
 		rec.Proc = pi

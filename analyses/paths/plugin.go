@@ -46,6 +46,17 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 	fs.StringVar(&planPath, "plan", "", "paths: the plan file (--plan-out) for --copy or --copies")
 	fs.IntVar(&p3.Copies, CopiesFlag, 0, "paths: run P3's K copies as K concurrent emulations (child emuprof processes, each --copy i/K) and merge their shards; plans first with a planning run unless --plan is given")
 	return func(env *platform.Env) (platform.Instance, error) {
+		if env.App != "" && (copySpec != "" || p3.PlanOut != "") {
+			// A process the program started (a followed image): P3's plan
+			// and its copies cover the first process, whose routines the
+			// plan holds; a child is profiled with Ball-Larus alone, the
+			// same in the planning run and every copy. Its own plan or
+			// shard would overwrite the first process's (same file) and
+			// a copy would check the child's CFGs against the plan of
+			// another process (fork guests refused with "CFG differs").
+			p := New(Options{Symbols: env.Symbols, Block: env.Block, Routines: env.Routines})
+			return &instance{Profiler: p, program: env.Program, app: env.AppName(), top: top}, nil
+		}
 		if copySpec != "" {
 			i, k, err := ParseCopy(copySpec)
 			if err != nil {

@@ -127,6 +127,9 @@ func (p *Profiler) Events(batch []analyses.Event) {
 			if p.Copy != nil {
 				p.Copy.observe(ev)
 			}
+			if p.Copy != nil && ev.Kind == analyses.KindSyscall && ev.Addr == analyses.SyscallSignalEntry {
+				p.Copy.signaled(ev)
+			}
 		case analyses.KindThreadExit:
 			if p.Copy != nil {
 				p.Copy.observe(ev)

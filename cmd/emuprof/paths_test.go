@@ -519,3 +519,32 @@ func TestPathsCopiesFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestPathsCopiesRefuses: what P3's concurrent copies cannot follow yet
+// stops them loudly, with no profile written: a signal handler that runs
+// during the profiled loop (pathsig: a timer's SIGALRM) and vfork's return
+// in the parent (procs). One emulation (--p3 K) profiles both.
+func TestPathsCopiesRefuses(t *testing.T) {
+	cases := []struct {
+		name, prog, want string
+	}{
+		{"signal-handler", guestBin(t, "glibc-static", "pathsig"), "signal handler runs"},
+		{"vfork", guestBin(t, "glibc-static", "procs"), "differs from the plan's"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			o := run(t, nil, dir, emuprofBin, "paths", "-q", "--clear-env", "--out", dir, "--copies", "2", "--", c.prog)
+			if o.code != 2 || !strings.Contains(o.stderr, c.want) {
+				t.Fatalf("--copies 2: exit %d, stderr %q; want exit 2 and %q", o.code, o.stderr, c.want)
+			}
+			if fileExists(filepath.Join(dir, paths.FileName(c.prog))) {
+				t.Errorf("--copies 2 refused but wrote %s", paths.FileName(c.prog))
+			}
+			native := run(t, nil, dir, c.prog)
+			if o := run(t, nil, dir, emuprofBin, "paths", "-q", "--clear-env", "--out", dir, "--p3", "2", "--", c.prog); o.code != native.code {
+				t.Errorf("--p3 2: exit %d, natively %d\n%s", o.code, native.code, o.stderr)
+			}
+		})
+	}
+}
