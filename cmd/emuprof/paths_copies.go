@@ -59,9 +59,12 @@ func (f *profileFlags) pathsCopies(list string, args []string) (bool, error) {
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
 		return true, fmt.Errorf("--out %s: %v", f.out, hostErr(err))
 	}
-	work, err := os.MkdirTemp(f.out, ".paths-copies-")
+	// The runs' private files (replayed stdin, shards, file overlays) live
+	// outside the guest's working directory (--out defaults to it): a
+	// guest that lists or archives it must not see the copies' files.
+	work, err := os.MkdirTemp("", "emuprof-paths-copies-")
 	if err != nil {
-		return true, fmt.Errorf("--out %s: %v", f.out, hostErr(err))
+		return true, fmt.Errorf("--copies: a temporary directory: %v", hostErr(err))
 	}
 	defer os.RemoveAll(work)
 	// The flags every run shares: those given, but the ones this command
@@ -107,7 +110,10 @@ func (f *profileFlags) pathsCopies(list string, args []string) (bool, error) {
 	if g := f.fs.Lookup("plan"); g != nil && g.Value.String() != "" {
 		planPath = g.Value.String()
 	} else {
-		planPath = filepath.Join(f.out, filepath.Base(args[0])+"_paths.plan.json")
+		// Written next to the profile once the copies have run: a guest
+		// that lists its directory (--out's default) must not see it
+		// appear between the planning run and the copies.
+		planPath = filepath.Join(work, filepath.Base(args[0])+"_paths.plan.json")
 		argv := append([]string{"paths"}, common...)
 		argv = append(argv, "--p3="+strconv.Itoa(k), "--plan-out="+planPath, "--out="+filepath.Join(work, "plan"),
 			"--fs-overlay="+filepath.Join(work, "fs-plan"), "--")
@@ -152,6 +158,15 @@ func (f *profileFlags) pathsCopies(list string, args []string) (bool, error) {
 	if g := f.fs.Lookup("dry-fs"); (g == nil || g.Value.String() != "true") && results[0].err == nil {
 		if err := syscalls.CommitOverlay(overlayDir(work, 0)); err != nil {
 			return true, fmt.Errorf("--copies: applying copy 0's file changes: %v", err)
+		}
+	}
+	if planned != "" {
+		data, err := os.ReadFile(planPath)
+		if err == nil {
+			err = report.WriteBytesAtomic(filepath.Join(f.out, filepath.Base(planPath)), data)
+		}
+		if err != nil {
+			return true, fmt.Errorf("--copies: keeping the plan: %v", err)
 		}
 	}
 	var shards []*paths.Shard

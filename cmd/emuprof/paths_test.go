@@ -548,3 +548,23 @@ func TestPathsCopiesRefuses(t *testing.T) {
 		})
 	}
 }
+
+// TestPathsCopiesOutDir: with --out's default, the guest's working
+// directory, a guest that lists it sees what it would natively: the
+// copies' private files live elsewhere and the plan appears with the
+// profile, after every run (before, `ls -a` saw them appear between the
+// planning run and the copies, and the merge refused).
+func TestPathsCopiesOutDir(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a"), "x")
+	native := run(t, nil, dir, "/bin/ls", "-a")
+	o := run(t, nil, dir, emuprofBin, "paths", "-q", "--clear-env", "--copies", "2", "--", "/bin/ls", "-a")
+	if o.code != 0 || !strings.HasPrefix(o.stdout, native.stdout) {
+		t.Fatalf("--copies 2 -- ls -a: exit %d, stdout %q, natively %q\n%s", o.code, o.stdout, native.stdout, o.stderr)
+	}
+	for _, f := range []string{"ls_paths.json", "ls_paths.plan.json"} {
+		if !fileExists(filepath.Join(dir, f)) {
+			t.Errorf("%s not written", f)
+		}
+	}
+}
