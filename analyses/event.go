@@ -106,7 +106,9 @@ type Event struct {
 	Kind  Kind
 	End   End
 	Flags Flags
-	_     uint8
+	// Folded is, for a Block event, how many more blocks it stands for: a
+	// run of blocks (Needs.Fold), at most 255 more.
+	Folded uint8
 }
 
 // WaitKind says what a blocked thread waits for (BlockOn and Wake events).
@@ -172,10 +174,16 @@ type Needs struct {
 	// event then has Block = the run's last block, Addr = its first block's
 	// address, Aux = the stack pointer at its first block, Size = the run's
 	// instructions, End = the last block's terminator, and Time = the
-	// run's start. Call tracking handles runs itself. An analysis that
-	// counts blocks, or needs every block's stack pointer, leaves it nil;
-	// then nothing is folded.
+	// run's start, and Folded = its blocks but one. Call tracking handles
+	// runs itself. An analysis that needs every block's own event, or its
+	// stack pointer, leaves it nil; then nothing is folded.
 	Fold func(*BlockInfo) bool
+	// FoldRoutines: a run may span the lines of its routine (only the
+	// routine must be the same). FoldMemory: a run may go on past the
+	// Read and Write events of its blocks, which then follow its Block
+	// event (they still come in order, before the next Block event).
+	// Folding has them only if every analysis that sees blocks says so.
+	FoldRoutines, FoldMemory bool
 }
 
 // Or merges two sets of needs. A block filter survives only if every side
@@ -183,8 +191,9 @@ type Needs struct {
 func (n Needs) Or(m Needs) Needs {
 	o := Needs{n.Blocks || m.Blocks, n.Memory || m.Memory, n.KernelMem || m.KernelMem,
 		n.Syscalls || m.Syscalls, n.Threads || m.Threads, n.Calls || m.Calls, n.Lines || m.Lines,
-		n.TimeControl || m.TimeControl, nil, nil}
+		n.TimeControl || m.TimeControl, nil, nil, false, false}
 	o.Fold = orFold(n, m)
+	o.FoldRoutines, o.FoldMemory = orFoldFlag(n, m, n.FoldRoutines, m.FoldRoutines), orFoldFlag(n, m, n.FoldMemory, m.FoldMemory)
 	nf, mf := n.BlockFilter, m.BlockFilter
 	switch {
 	case o.Calls || n.Blocks && nf == nil || m.Blocks && mf == nil:
@@ -196,6 +205,12 @@ func (n Needs) Or(m Needs) Needs {
 		o.BlockFilter = func(b *BlockInfo) bool { return nf(b) || mf(b) }
 	}
 	return o
+}
+
+// orFoldFlag combines a Fold option of two sides: every side that sees
+// blocks must have it.
+func orFoldFlag(n, m Needs, nf, mf bool) bool {
+	return (nf || !n.Blocks && !n.Calls) && (mf || !m.Blocks && !m.Calls)
 }
 
 // orFold combines two sides' Fold: a block is folded only if every side

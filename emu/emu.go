@@ -71,6 +71,9 @@ type Options struct {
 	// conditional branch, are reported as one Block event
 	// (analyses.Needs.Fold says what the event then holds).
 	Fold func(bi *analyses.BlockInfo) bool
+	// FoldRoutines lets a run span the lines of its routine; FoldMemory
+	// lets it go on past its blocks' memory events (analyses.Needs).
+	FoldRoutines, FoldMemory bool
 }
 
 // Engine is one Unicorn instance running one guest process.
@@ -85,11 +88,12 @@ type Engine struct {
 	syms   analyses.Symbols
 	lines  bool
 
-	speedup func(uint64) int
-	filter  func(*analyses.BlockInfo) bool
-	fold    func(*analyses.BlockInfo) bool
-	runKeys map[runKey]uint32 // Options.Fold's keys: routine and line of foldable blocks
-	starts  []uint32          // instruction offsets of the block being translated
+	speedup  func(uint64) int
+	filter   func(*analyses.BlockInfo) bool
+	fold     func(*analyses.BlockInfo) bool
+	runKeys  map[runKey]uint32 // Options.Fold's keys: routine and line of foldable blocks
+	runLines bool              // the keys have lines (not Options.FoldRoutines)
+	starts   []uint32          // instruction offsets of the block being translated
 
 	rdtsc func(uint64) uint64
 	// patched maps the address of each instruction the guest executes that
@@ -109,13 +113,14 @@ type Engine struct {
 // checkEventLayout compares struct emu_event (sizes, field offsets, kind
 // codes) with analyses.Event: a mismatch would make every batch garbage.
 func checkEventLayout() error {
-	var c [11]C.uint64_t
+	var c [12]C.uint64_t
 	C.emu_event_layout(&c[0])
 	var ev analyses.Event
-	goSide := [11]uint64{uint64(unsafe.Sizeof(ev)), uint64(unsafe.Offsetof(ev.Aux)), uint64(unsafe.Offsetof(ev.Time)),
+	goSide := [12]uint64{uint64(unsafe.Sizeof(ev)), uint64(unsafe.Offsetof(ev.Aux)), uint64(unsafe.Offsetof(ev.Time)),
 		uint64(unsafe.Offsetof(ev.Size)), uint64(unsafe.Offsetof(ev.Tid)), uint64(unsafe.Offsetof(ev.Block)),
 		uint64(unsafe.Offsetof(ev.Kind)), uint64(unsafe.Offsetof(ev.End)), uint64(analyses.KindRead),
-		uint64(analyses.KindWrite)<<8 | uint64(analyses.KindBlock), uint64(analyses.EndCond)<<16 | uint64(analyses.EndJump)<<8 | uint64(analyses.EndOther)}
+		uint64(analyses.KindWrite)<<8 | uint64(analyses.KindBlock), uint64(analyses.EndCond)<<16 | uint64(analyses.EndJump)<<8 | uint64(analyses.EndOther),
+		uint64(unsafe.Offsetof(ev.Folded))}
 	for i := range c {
 		if uint64(c[i]) != goSide[i] {
 			return fmt.Errorf("emu: struct emu_event and analyses.Event differ (item %d: C %d, Go %d)", i, uint64(c[i]), goSide[i])
@@ -151,7 +156,7 @@ func New(opts Options) (*Engine, error) {
 	}
 	e := &Engine{patched: map[uint64]patchKind{}, codePages: map[uint64]bool{},
 		blocks: analyses.NewBlockTable(), syms: opts.Symbols, lines: opts.Lines, speedup: opts.Speedup, filter: opts.BlockFilter,
-		fold: opts.Fold, runKeys: map[runKey]uint32{}}
+		fold: opts.Fold, runKeys: map[runKey]uint32{}, runLines: !opts.FoldRoutines}
 	if err := ucErr("uc_open", C.uc_open(C.UC_ARCH_X86, C.UC_MODE_64, &e.uc)); err != nil {
 		return nil, err
 	}
@@ -182,6 +187,9 @@ func New(opts Options) (*Engine, error) {
 	}
 	if opts.StackPointer {
 		e.st.want_sp = 1
+	}
+	if opts.FoldMemory {
+		e.st.fold_mem = 1
 	}
 	if opts.NsPerInsn > 0 {
 		e.st.ns_per_insn = C.int64_t(opts.NsPerInsn)
@@ -404,8 +412,12 @@ func (e *Engine) runKey(bi *analyses.BlockInfo) uint32 {
 	if e.fold == nil || bi.Routine.Name == "" || bi.Routine.Kind != analyses.Ordinary || !e.fold(bi) {
 		return 0
 	}
-	k := runKey{bi.Routine.Entry, bi.Routine.Object, bi.File, bi.Line}
-	if !e.lines {
+	k := runKey{entry: bi.Routine.Entry, object: bi.Routine.Object}
+	switch {
+	case !e.runLines:
+	case e.lines:
+		k.file, k.line = bi.File, bi.Line
+	default:
 		k.file, k.line, _ = e.syms.Line(bi.Addr) // the analysis may look lines up itself
 	}
 	id, ok := e.runKeys[k]

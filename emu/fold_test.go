@@ -31,7 +31,12 @@ func (s foldSyms) Line(pc uint64) (string, int, bool) { return "fold.c", s.lineO
 // (0: one slice), emitting a Go event between slices, and returns the stream.
 func foldEvents(t *testing.T, fold func(*analyses.BlockInfo) bool, lineOf func(uint64) int, budget uint64) ([]analyses.Event, *analyses.BlockTable) {
 	t.Helper()
-	e := newEngine(t, Options{Blocks: true, StackPointer: true, Symbols: foldSyms{lineOf}, Fold: fold}, foldCode)
+	return foldRun(t, Options{Blocks: true, StackPointer: true, Symbols: foldSyms{lineOf}, Fold: fold}, foldCode, budget)
+}
+
+func foldRun(t *testing.T, opts Options, code []byte, budget uint64) ([]analyses.Event, *analyses.BlockTable) {
+	t.Helper()
+	e := newEngine(t, opts, code)
 	e.SetTid(3)
 	var got []analyses.Event
 	e.SetSink(func(b []analyses.Event) { got = append(got, b...) })
@@ -115,5 +120,66 @@ func TestFoldRuns(t *testing.T) {
 	}
 	if n != insns {
 		t.Errorf("sliced: %d instructions, want %d", n, insns)
+	}
+}
+
+// FoldMemory: a run goes on past its blocks' memory events, which follow
+// its Block event in order; a Block event stands for at most 256 blocks.
+// FoldRoutines: a run spans lines. Without them, the same code gives one
+// event per block.
+func TestFoldMemoryAndRoutines(t *testing.T) {
+	all := func(*analyses.BlockInfo) bool { return true }
+	perBlock := func(off uint64) int { return int(off) } // every block on a line of its own
+	opts := Options{Blocks: true, Memory: true, StackPointer: true, Symbols: foldSyms{perBlock}, Fold: all}
+	plain, _ := foldRun(t, opts, loopCode, 0)
+	opts.FoldMemory, opts.FoldRoutines = true, true
+	folded, _ := foldRun(t, opts, loopCode, 0)
+	count := func(evs []analyses.Event) (events, blocks, insns, mem int) {
+		for _, ev := range evs {
+			switch ev.Kind {
+			case analyses.KindBlock:
+				events++
+				blocks += 1 + int(ev.Folded)
+				insns += int(ev.Size)
+			case analyses.KindRead, analyses.KindWrite:
+				mem++
+			}
+		}
+		return
+	}
+	if e, b, n, m := count(plain); e != 1001 || b != 1001 || n != 3002 || m != 2000 {
+		t.Fatalf("without FoldMemory/FoldRoutines: %d events for %d blocks, %d instructions, %d accesses", e, b, n, m)
+	}
+	if e, b, n, m := count(folded); e != 4 || b != 1001 || n != 3002 || m != 2000 {
+		t.Fatalf("folded: %d events for %d blocks, %d instructions, %d accesses; want 4 for 1001, 3002, 2000", e, b, n, m)
+	}
+	// Each Block event is followed by the accesses of its blocks (one add
+	// each: a read and a write; the syscall block has none) and then by the
+	// next Block event.
+	for i := 0; i < len(folded); {
+		ev := folded[i]
+		if ev.Kind != analyses.KindBlock {
+			t.Fatalf("event %d: %+v, want a Block event", i, ev)
+		}
+		j := i + 1
+		for j < len(folded) && folded[j].Kind != analyses.KindBlock {
+			j++
+		}
+		want := 2 * (1 + int(ev.Folded))
+		if j == len(folded) {
+			want -= 2 // the syscall block
+		}
+		if j-i-1 != want || ev.Folded == 0 {
+			t.Errorf("Block event %d (%d more blocks): %d accesses follow, want %d", i, ev.Folded, j-i-1, want)
+		}
+		i = j
+	}
+	// FoldMemory alone: lines still cut runs. The first block, the loop's
+	// 999 iterations (in 4 events of at most 256) and the syscall block
+	// are on three lines.
+	opts.FoldRoutines = false
+	lines, _ := foldRun(t, opts, loopCode, 0)
+	if e, b, _, _ := count(lines); e != 6 || b != 1001 {
+		t.Errorf("FoldMemory without FoldRoutines: %d events for %d blocks, want 6 for 1001", e, b)
 	}
 }

@@ -96,10 +96,13 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
 		// a return), extends that event: it becomes the run's last block
 		// (Options.Fold). Not the routine's entry: a branch there may be a
 		// tail call, which call tracking must see.
-		if (b->fold && !b->head && s->fold_at && s->fold_at == s->n && s->fold_key == b->fold &&
+		// Between that event and this block there may only be the memory
+		// events of its blocks (fold_mem): any other event resets fold_at.
+		if (b->fold && !b->head && s->fold_at && (s->fold_at == s->n || s->fold_mem) && s->fold_key == b->fold &&
 		    (s->fold_end == END_OTHER || s->fold_end == END_COND || s->fold_end == END_JUMP)) {
-			struct emu_event *e = &s->buf[s->n - 1];
-			if (e->tid == s->tid) {
+			struct emu_event *e = &s->buf[s->fold_at - 1];
+			if (e->tid == s->tid && e->folded < 255) {
+				e->folded++;
 				e->size += b->insns;
 				e->block = b->id;
 				e->end = b->end;
@@ -119,7 +122,7 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
 		e->kind = EV_BLOCK;
 		e->end = b->end;
 		e->flags = 0;
-		e->pad = 0;
+		e->folded = 0;
 		s->fold_at = b->fold ? s->n : 0;
 		s->fold_key = b->fold;
 		s->fold_end = b->end;
@@ -140,7 +143,7 @@ static void hook_mem(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, i
 	e->kind = type == UC_MEM_WRITE ? EV_WRITE : EV_READ;
 	e->end = 0;
 	e->flags = 0;
-	e->pad = 0;
+	e->folded = 0;
 }
 
 static void hook_syscall(uc_engine *uc, void *user) {
@@ -303,7 +306,7 @@ uc_err emu_remove_cache(uc_engine *uc, uint64_t begin, uint64_t end) {
 
 // The C view of struct emu_event: sizes, offsets and kind codes, which the
 // Go side compares with analyses.Event.
-void emu_event_layout(uint64_t out[11]) {
+void emu_event_layout(uint64_t out[12]) {
 	out[0] = sizeof(struct emu_event);
 	out[1] = offsetof(struct emu_event, aux);
 	out[2] = offsetof(struct emu_event, time);
@@ -315,4 +318,5 @@ void emu_event_layout(uint64_t out[11]) {
 	out[8] = EV_READ;
 	out[9] = (uint64_t)EV_WRITE << 8 | EV_BLOCK;
 	out[10] = (uint64_t)END_COND << 16 | (uint64_t)END_JUMP << 8 | END_OTHER;
+	out[11] = offsetof(struct emu_event, folded);
 }

@@ -19,7 +19,7 @@ struct emu_event {
 	uint8_t kind;
 	uint8_t end;
 	uint8_t flags;
-	uint8_t pad;
+	uint8_t folded; // Block: how many more blocks the event stands for (a run)
 };
 
 enum {
@@ -92,6 +92,7 @@ struct emu_state {
 	uint32_t fold_at;
 	uint32_t fold_key;
 	uint8_t fold_end;
+	int fold_mem; // a run may go on past its blocks' memory events
 
 	struct emu_event *buf;
 	struct emu_event *spare; // the other buffer: Go drains one while hooks fill this
@@ -111,7 +112,7 @@ void emu_table_put(struct emu_state *s, uint64_t addr, uint32_t len, uint32_t in
 void emu_table_clear(struct emu_state *s);
 uc_err emu_remove_cache(uc_engine *uc, uint64_t begin, uint64_t end);
 
-void emu_event_layout(uint64_t out[11]);
+void emu_event_layout(uint64_t out[12]);
 uc_err emu_reg_read_batch(uc_engine *uc, int *regs, uint64_t *vals, int n);
 uc_err emu_reg_write_batch(uc_engine *uc, int *regs, uint64_t *vals, int n);
 

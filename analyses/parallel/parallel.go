@@ -139,7 +139,7 @@ func New(cfg Config, env *platform.Env) (*Analysis, error) {
 // blocks of one line come as one event (Needs.Fold): their time goes to
 // one key either way. Runtime code is not folded, for spin detection.
 func (a *Analysis) Needs() analyses.Needs {
-	return analyses.Needs{Blocks: true, Calls: true, Threads: true, Fold: foldable}
+	return analyses.Needs{Blocks: true, Calls: true, Threads: true, Fold: foldable, FoldMemory: true}
 }
 
 // foldable accepts the blocks of every routine but the parallel runtime's.

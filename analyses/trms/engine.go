@@ -350,7 +350,7 @@ func (e *engine[T]) events(batch []analyses.Event) {
 			if e.insns {
 				th.cost += uint64(ev.Size)
 			} else {
-				th.cost++
+				th.cost += 1 + uint64(ev.Folded) // a run of blocks counts each
 			}
 		case analyses.KindCall:
 			e.Call(ev.Tid, calls.RoutineID(ev.Block))

@@ -90,7 +90,8 @@ func New(cfg Config, routines *calls.Routines) (*Profiler, error) {
 
 // Needs reports the events the profiler consumes.
 func (p *Profiler) Needs() analyses.Needs {
-	return analyses.Needs{Blocks: true, Memory: true, KernelMem: true, Threads: true, Calls: true}
+	return analyses.Needs{Blocks: true, Memory: true, KernelMem: true, Threads: true, Calls: true,
+		Fold: foldAll, FoldRoutines: true, FoldMemory: true}
 }
 
 // Events handles one batch of the event stream.
@@ -336,3 +337,8 @@ func (p *Profiler) ReportFileName(r *Report) string {
 	}
 	return fmt.Sprintf("%s_%s_%d_%s.aprof", p.fileBase(), who, r.Resolution, r.Input)
 }
+
+// foldAll takes every block in runs: an activation's cost is a sum over
+// its blocks (Event.Folded counts them), and its input does not depend on
+// where its memory accesses fall between them.
+func foldAll(*analyses.BlockInfo) bool { return true }

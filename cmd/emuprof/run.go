@@ -242,7 +242,7 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 	defer warnSpeedup()
 	engine, err := emu.New(emu.Options{Memory: needs.Memory, Blocks: needs.Blocks, StackPointer: needs.Blocks,
 		Bare: f.bareEngine, NsPerInsn: nsPerInsn, Symbols: blockSyms, Lines: needs.Lines, Speedup: speedup,
-		BlockFilter: needs.BlockFilter, Fold: fold})
+		BlockFilter: needs.BlockFilter, Fold: fold, FoldRoutines: needs.FoldRoutines, FoldMemory: needs.FoldMemory})
 	if err != nil {
 		return nil, fmt.Errorf("starting the emulator: %w", err)
 	}
@@ -252,7 +252,8 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 		// Followed processes: engines with the analyses' hooks (follow.go).
 		fw.newEngine = func(syms *loader.SymbolTable) (*emu.Engine, error) {
 			o := emu.Options{Memory: needs.Memory, Blocks: needs.Blocks, StackPointer: needs.Blocks,
-				Bare: f.bareEngine, NsPerInsn: nsPerInsn, Lines: needs.Lines, Fold: fold}
+				Bare: f.bareEngine, NsPerInsn: nsPerInsn, Lines: needs.Lines, Fold: fold,
+				FoldRoutines: needs.FoldRoutines, FoldMemory: needs.FoldMemory}
 			if blockSyms != nil {
 				o.Symbols = syms
 			}
