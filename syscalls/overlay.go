@@ -310,8 +310,26 @@ func (o *Overlay) copyUpTree(g string) error {
 // prepareCreate copies up the parent of guest path g, which the guest is
 // about to create.
 func (o *Overlay) prepareCreate(g string) error {
+	if err := o.mayWrite(path.Dir(g)); err != nil {
+		return err
+	}
 	_, err := o.copyUp(path.Dir(g), true)
 	return err
+}
+
+// mayWrite refuses with EACCES, as the real file system would, a change
+// of the lower file at guest path g that the host user may not write
+// (its upper copy would be the host user's own, and writable).
+func (o *Overlay) mayWrite(g string) error {
+	if _, err := os.Lstat(o.upperOf(g)); err == nil || o.lowerHidden(g) {
+		return nil
+	}
+	if l := o.lowerOf(g); !hostWritable(l) {
+		if _, err := os.Lstat(l); err == nil {
+			return fs.ErrPermission
+		}
+	}
+	return nil
 }
 
 // created records that the guest created guest path g in the upper layer
@@ -492,12 +510,18 @@ func CommitOverlay(dir string) error {
 		mode := fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
 		if fi.IsDir() {
 			if cerr != nil {
+				// New: writable until its entries are in, then its mode.
 				if err := os.Mkdir(dst, 0o700); err != nil {
 					return err
 				}
+				dirs = append(dirs, dirTime{dst, p, fi.ModTime()})
+				return nil
 			}
+			// An existing directory (perhaps not the host user's, as
+			// /tmp): its mode and times change, at the end, only if the
+			// guest changed them.
 			dirs = append(dirs, dirTime{dst, p, fi.ModTime()})
-			return os.Chmod(dst, mode|0o700) // writable until its times are set
+			return nil
 		}
 		if id, ok := hostIDs(fi); ok && fi.Mode().IsRegular() {
 			if first, seen := links[id.ino]; seen {
@@ -543,10 +567,21 @@ func CommitOverlay(dir string) error {
 		return fmt.Errorf("overlay commit: %w", err)
 	}
 	for i := len(dirs) - 1; i >= 0; i-- {
-		if fi, err := os.Lstat(dirs[i].upper); err == nil {
-			_ = os.Chmod(dirs[i].path, fi.Mode()&(fs.ModePerm|fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky))
+		d := dirs[i]
+		if fi, err := os.Lstat(d.upper); err == nil {
+			mode := fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
+			if cur, err := os.Lstat(d.path); err == nil && cur.Mode()&(fs.ModePerm|fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky) != mode {
+				if err := os.Chmod(d.path, mode); err != nil {
+					return fmt.Errorf("overlay commit: %w", err)
+				}
+			}
 		}
-		if err := os.Chtimes(dirs[i].path, time.Time{}, dirs[i].mt); err != nil {
+		if cur, err := os.Lstat(d.path); err == nil && cur.ModTime().Equal(d.mt) {
+			continue
+		}
+		if err := os.Chtimes(d.path, time.Time{}, d.mt); err != nil && !errors.Is(err, fs.ErrPermission) {
+			// A directory the host user does not own keeps the time the
+			// commit's own changes gave it (as the guest's would).
 			return fmt.Errorf("overlay commit: %w", err)
 		}
 	}
@@ -580,6 +615,9 @@ func rewrite(src, dst string) error {
 func (k *Kernel) ovWrite(l loc, data bool) (loc, Errno) {
 	if k.ov == nil || l.syn != nil || l.host == "" || k.ov.isUpper(l.host) {
 		return l, 0
+	}
+	if err := k.ov.mayWrite(l.guest); err != nil {
+		return l, hostErrno(err)
 	}
 	u, err := k.ov.copyUp(l.guest, data)
 	if err != nil {
