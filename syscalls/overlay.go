@@ -619,6 +619,19 @@ func (k *Kernel) ovWrite(l loc, data bool) (loc, Errno) {
 	if err := k.ov.mayWrite(l.guest); err != nil {
 		return l, hostErrno(err)
 	}
+	return k.ovCopyUpData(l, data)
+}
+
+// ovCopyUp copies the existing host file at l up (a new name for it:
+// link) and returns l in the upper layer.
+func (k *Kernel) ovCopyUp(l loc) (loc, Errno) {
+	if k.ov == nil || l.syn != nil || l.host == "" || k.ov.isUpper(l.host) {
+		return l, 0
+	}
+	return k.ovCopyUpData(l, true)
+}
+
+func (k *Kernel) ovCopyUpData(l loc, data bool) (loc, Errno) {
 	u, err := k.ov.copyUp(l.guest, data)
 	if err != nil {
 		return l, hostErrno(err)

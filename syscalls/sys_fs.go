@@ -303,7 +303,7 @@ func (k *Kernel) linkat(olddir int, oldAddr uint64, newdir int, newAddr uint64, 
 	case nl.exists():
 		return fail(eEXIST)
 	}
-	if ol, e = k.ovWrite(ol, true); e != 0 {
+	if ol, e = k.ovCopyUp(ol); e != 0 { // linking needs no write permission on the file
 		return fail(e)
 	}
 	if e := k.ovCreate(nl); e != 0 {
