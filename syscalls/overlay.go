@@ -631,6 +631,8 @@ func (k *Kernel) ovCopyUp(l loc) (loc, Errno) {
 	return k.ovCopyUpData(l, true)
 }
 
+// ovCopyUpData copies the host file at l up, with its data unless data is
+// false, and returns l in the upper layer.
 func (k *Kernel) ovCopyUpData(l loc, data bool) (loc, Errno) {
 	u, err := k.ov.copyUp(l.guest, data)
 	if err != nil {
