@@ -43,7 +43,7 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 	fs.IntVar(&cfg.FixedSpeedup, "fixed-speedup", -1, "causal: use only this speedup, in percent")
 	fs.BoolVar(&cfg.EndToEnd, "end-to-end", false, "causal: one experiment over the whole run (needs --fixed-line)")
 	fs.IntVar(&cfg.MinVisits, "min-visits", 5, "causal: progress-point visits an experiment needs")
-	fs.IntVar(&cfg.Warmup, "warmup", 0, "causal: visits of the first progress point at an experiment's speedup before it is measured (queues settle)")
+	fs.IntVar(&cfg.Warmup, "warmup", 1, "causal: visits of the first progress point at an experiment's speedup before it is measured (queues settle)")
 	fs.Int64Var(&cfg.MinNs, "experiment-ns", 0, "causal: minimal virtual length of an experiment, in ns")
 	fs.BoolVar(&cfg.NoCallees, "no-callees", false, "causal: charge a line with its own instructions only, not the out-of-scope code it calls")
 	fs.Uint64Var(&cfg.Seed, "causal-seed", 1, "causal: seed of the experiment sequence")
