@@ -137,14 +137,17 @@ func New(cfg Config, env *platform.Env) (*Analysis, error) {
 // Needs: blocks, calls, scheduler events. Lines are looked up here, once
 // per block, on the analyses' goroutine rather than by the engine. Runs of
 // blocks of one line come as one event (Needs.Fold): their time goes to
-// one key either way. Runtime code is not folded, for spin detection.
+// one key either way. Runtime code is not folded, for spin detection,
+// except spin loops known by name.
 func (a *Analysis) Needs() analyses.Needs {
 	return analyses.Needs{Blocks: true, Calls: true, Threads: true, Fold: foldable, FoldMemory: true}
 }
 
-// foldable accepts the blocks of every routine but the parallel runtime's.
+// foldable accepts the blocks of every routine but the parallel runtime's,
+// except the runtime's spin loops known by name (they spin whatever cycle
+// their blocks make).
 func foldable(b *analyses.BlockInfo) bool {
-	return !isRuntimeRoutine(b.Routine.Name, b.Routine.Object)
+	return !isRuntimeRoutine(b.Routine.Name, b.Routine.Object) || spinNames[b.Routine.Name]
 }
 
 // thread is what the analysis knows of one guest thread.
@@ -382,18 +385,19 @@ func (a *Analysis) block(ev *analyses.Event) {
 	}
 	end := at + d
 	// Spin detection: a cycle of at most len(ring) blocks of runtime
-	// code; other code ends it (and may come folded into runs).
+	// code; other code, and a spin loop known by name, end it (they may
+	// come folded into runs).
 	id := ev.Block
 	bc := a.blockClass(id)
 	switch {
-	case !bc.runtime:
+	case !bc.runtime || bc.spin:
 		t.cyc, t.ring = 0, [len(t.ring)]uint32{}
 	case id != 0 && slices.Contains(t.ring[:], id):
 		t.cyc++
 	default:
 		t.cyc = 0
 	}
-	if bc.runtime {
+	if bc.runtime && !bc.spin {
 		t.ring[t.ri] = id
 		t.ri = (t.ri + 1) % len(t.ring)
 	}
