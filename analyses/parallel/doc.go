@@ -86,10 +86,12 @@
 // overhead of the context that entered the runtime. Runtime routines are
 // known by name (pthread_*, __lll_*, futex helpers, sem_*, GOMP_*, gomp_*,
 // omp_*, musl's __wait/__wake/__timedwait, ...) or by object (libpthread,
-// libgomp, libomp, ...). A thread spins when it runs runtime code that
-// cycles through the same few blocks (spinCycle consecutive blocks within
-// a cycle of at most four), as libgomp's do_spin and glibc's spinlocks do
-// while re-reading a word another thread will write. With --spin idle (the
+// libgomp, libomp, ...). A thread spins when it runs a spin loop known by
+// name (libgomp's do_spin and do_wait, glibc's pthread_spin_lock, ...) or
+// runtime code that cycles through the same few runtime blocks (spinCycle
+// consecutive blocks within a cycle of at most four; other code breaks the
+// cycle), as those loops do while re-reading a word another thread will
+// write (stripped runtimes have no names). With --spin idle (the
 // default, TM09 and spec §4.3: a spinning core does no useful work) spin
 // time is idleness, recorded as the spin metric of the spinner's context;
 // with --spin overhead (issue 13's wording) it is work and overhead.
