@@ -1,7 +1,6 @@
 package syscalls
 
 import (
-	"crypto/sha256"
 	"fmt"
 	"io/fs"
 	"os"
@@ -10,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"emuprof/internal/fstree"
 )
 
 // overlayTree writes the starting tree of the overlay tests into dir.
@@ -30,35 +31,11 @@ func overlayTree(t *testing.T, dir string) {
 	})
 }
 
-// treeOf describes every file under dir: type, mode, data or link target,
-// and the modification time of regular files.
+// treeOf describes every file under dir (fstree.Describe), with every
+// regular file's modification time.
 func treeOf(t *testing.T, dir string) []string {
 	t.Helper()
-	var out []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		fi, err := os.Lstat(p)
-		if err != nil {
-			return err
-		}
-		s := fmt.Sprintf("%s %v", rel, fi.Mode())
-		switch {
-		case fi.Mode().IsRegular():
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			s += fmt.Sprintf(" %x mtime=%d", sha256.Sum256(b), fi.ModTime().Unix())
-		case fi.Mode()&fs.ModeSymlink != 0:
-			tg, _ := os.Readlink(p)
-			s += " -> " + tg
-		}
-		out = append(out, s)
-		return nil
-	})
+	out, err := fstree.Describe(dir, time.Now().AddDate(100, 0, 0))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,9 +6,7 @@ package main
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -19,6 +17,7 @@ import (
 	"time"
 
 	"emuprof/analyses/paths"
+	"emuprof/internal/fstree"
 )
 
 type pathsRun struct {
@@ -388,40 +387,12 @@ func writeFile(t *testing.T, p, data string) {
 	}
 }
 
-// fsTree describes every file under dir: type, mode, contents or link
-// target, and the modification time of regular files when it was set
-// explicitly (older than since: the host's time of a write differs from
-// run to run).
+// fsTree describes every file under dir (fstree.Describe), with the
+// modification time of regular files when it was set explicitly (older
+// than since).
 func fsTree(t *testing.T, dir string, since time.Time) []string {
 	t.Helper()
-	var out []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		fi, err := os.Lstat(p)
-		if err != nil {
-			return err
-		}
-		s := fmt.Sprintf("%s %v", rel, fi.Mode())
-		switch {
-		case fi.Mode().IsRegular():
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			s += fmt.Sprintf(" %x", sha256.Sum256(b))
-			if fi.ModTime().Before(since) {
-				s += fmt.Sprintf(" mtime %d", fi.ModTime().Unix())
-			}
-		case fi.Mode()&fs.ModeSymlink != 0:
-			tg, _ := os.Readlink(p)
-			s += " -> " + tg
-		}
-		out = append(out, s)
-		return nil
-	})
+	out, err := fstree.Describe(dir, since)
 	if err != nil {
 		t.Fatal(err)
 	}
