@@ -170,7 +170,9 @@ type Needs struct {
 	// Block event for the blocks it accepts (asked once per block, at
 	// translation): consecutive blocks of one thread, of the same routine
 	// and file:line, each entered from the previous one by falling through
-	// or by a conditional branch, with no other event between them. The
+	// or by a branch (not a call or a return), none but the first a
+	// routine's entry, none of a linker stub or the lazy-binding resolver,
+	// with no other event between them. The
 	// event then has Block = the run's last block, Addr = its first block's
 	// address, Aux = the stack pointer at its first block, Size = the run's
 	// instructions, End = the last block's terminator, and Time = the

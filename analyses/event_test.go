@@ -1,0 +1,42 @@
+package analyses
+
+import "testing"
+
+// Folding survives Or only when every side that sees blocks takes it: a
+// block is folded if all of them accept it, and FoldRoutines and
+// FoldMemory hold if all of them say so. Sides that see no blocks do not
+// count.
+func TestNeedsOrFold(t *testing.T) {
+	even := func(b *BlockInfo) bool { return b.Addr%2 == 0 }
+	small := func(b *BlockInfo) bool { return b.Addr < 10 }
+	trms := Needs{Blocks: true, Calls: true, Fold: small, FoldRoutines: true, FoldMemory: true}
+	par := Needs{Blocks: true, Calls: true, Fold: even, FoldMemory: true}
+	paths := Needs{Blocks: true}
+	syscalls := Needs{Syscalls: true}
+	accepts := func(n Needs, addrs ...uint64) (got []uint64) {
+		for _, a := range addrs {
+			if n.Fold != nil && n.Fold(&BlockInfo{Addr: a}) {
+				got = append(got, a)
+			}
+		}
+		return got
+	}
+	for _, c := range []struct {
+		name             string
+		n                Needs
+		want             []uint64
+		routines, memory bool
+	}{
+		{"trms", Needs{}.Or(trms), []uint64{3, 4}, true, true},
+		{"trms+syscalls", syscalls.Or(trms), []uint64{3, 4}, true, true},
+		{"trms+parallel", trms.Or(par), []uint64{4}, false, true},
+		{"parallel+trms", par.Or(trms), []uint64{4}, false, true},
+		{"trms+paths", trms.Or(paths), nil, false, false},
+		{"paths+parallel", paths.Or(par), nil, false, false},
+	} {
+		got := accepts(c.n, 3, 4, 12)
+		if len(got) != len(c.want) || len(got) > 0 && got[0] != c.want[0] || c.n.FoldRoutines != c.routines || c.n.FoldMemory != c.memory {
+			t.Errorf("%s: folds %v, routines %v, memory %v; want %v, %v, %v", c.name, got, c.n.FoldRoutines, c.n.FoldMemory, c.want, c.routines, c.memory)
+		}
+	}
+}
