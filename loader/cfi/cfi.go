@@ -200,6 +200,12 @@ func parseCIE(b []byte) (cie, bool) {
 				return c, false
 			}
 			switch ch {
+			case 'R', 'L', 'P':
+				if i >= len(b) { // each needs a byte: a truncated CIE
+					return c, false
+				}
+			}
+			switch ch {
 			case 'R':
 				c.enc = b[i]
 				i++

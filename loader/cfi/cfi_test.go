@@ -193,3 +193,19 @@ func TestStep(t *testing.T) {
 		t.Fatalf("undefined RA: %v", err)
 	}
 }
+
+// A CIE whose augmentation data ends before its 'R', 'L' or 'P' byte is
+// malformed: Parse skips it (it used to index past the body and panic).
+func TestTruncatedCIE(t *testing.T) {
+	for _, aug := range []string{"zR", "zL", "zP"} {
+		body := append([]byte{1}, aug...)
+		body = append(body, 0, 1, 0x78, 16) // NUL, code align 1, data align -8, return address r16; no augmentation length
+		if _, ok := parseCIE(body); ok {
+			t.Errorf("CIE %q without augmentation data parsed", aug)
+		}
+		entry := append([]byte{byte(len(body) + 4), 0, 0, 0, 0, 0, 0, 0}, body...)
+		if tab := Parse(entry, 0x1000); tab.Covers(0x1000) {
+			t.Errorf("CIE %q: a table with no FDE covers an address", aug)
+		}
+	}
+}
