@@ -43,7 +43,7 @@ func ehFrameFunctions(f *elf.File) (starts, sizes []uint64) {
 		id := binary.LittleEndian.Uint32(data[idOff:])
 		body := data[idOff+4 : end]
 		if id == 0 {
-			encodings[off] = cieEncoding(body)
+			encodings[off] = cfi.CIEEncoding(body)
 		} else if cie := idOff - int(id); cie >= 0 {
 			enc, ok := encodings[cie]
 			if !ok {
@@ -72,59 +72,5 @@ func cieEncodingAt(data []byte, off int) byte {
 	if length == 0 || length == -1 || off+4+length > len(data) {
 		return 0
 	}
-	return cieEncoding(data[off+8 : off+4+length])
-}
-
-// cieEncoding reads a CIE body (after the CIE id) and returns the pointer
-// encoding of its FDEs (augmentation 'R'); absptr when there is none.
-func cieEncoding(b []byte) byte {
-	if len(b) < 2 {
-		return 0
-	}
-	version := b[0]
-	i := 1
-	augStart := i
-	for i < len(b) && b[i] != 0 {
-		i++
-	}
-	aug := string(b[augStart:i])
-	i++ // NUL
-	if len(aug) > 1 && aug[:2] == "eh" {
-		i += 8
-	}
-	_, n := cfi.ULEB128(b[min(i, len(b)):]) // code alignment
-	i += n
-	_, n = cfi.ULEB128(b[min(i, len(b)):]) // data alignment (sleb, same length)
-	i += n
-	if version == 1 {
-		i++
-	} else {
-		_, n = cfi.ULEB128(b[min(i, len(b)):])
-		i += n
-	}
-	if len(aug) == 0 || aug[0] != 'z' {
-		return 0
-	}
-	_, n = cfi.ULEB128(b[min(i, len(b)):]) // augmentation data length
-	i += n
-	for _, c := range aug[1:] {
-		if i >= len(b) {
-			return 0
-		}
-		switch c {
-		case 'R':
-			return b[i]
-		case 'L':
-			i++
-		case 'P':
-			enc := b[i]
-			i++
-			_, n := cfi.ReadEncoded(b[i:], enc&0x0f, 0)
-			if n == 0 {
-				return 0
-			}
-			i += n
-		}
-	}
-	return 0
+	return cfi.CIEEncoding(data[off+8 : off+4+length])
 }

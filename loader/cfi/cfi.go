@@ -525,6 +525,14 @@ func (in *interp) run(insns []byte, r *Row, initial *Row) error {
 	return nil
 }
 
+// CIEEncoding returns the pointer encoding of the FDEs of the CIE whose
+// body (after the CIE id) is b (augmentation 'R'), absptr (0) when it has
+// none or names none before it is malformed.
+func CIEEncoding(b []byte) byte {
+	c, _ := parseCIE(b)
+	return c.enc
+}
+
 // ReadEncoded reads a DW_EH_PE-encoded pointer at the start of b, whose
 // address is at (for pc-relative encodings). It returns the value and the
 // bytes read, 0 if b is too short or the encoding is omitted or unknown.
