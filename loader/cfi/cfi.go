@@ -312,6 +312,23 @@ func (in *interp) run(insns []byte, r *Row, initial *Row) error {
 		b = b[n:]
 		return v, nil
 	}
+	// offset reads an offset operand: SLEB128 in the _sf forms (always
+	// factored), else ULEB128, factored by the data alignment if factored.
+	offset := func(sf, factored bool) (int64, error) {
+		var v int64
+		var err error
+		if sf {
+			v, err = s()
+		} else {
+			var x uint64
+			x, err = u()
+			v = int64(x)
+		}
+		if sf || factored {
+			v *= in.c.dataAlign
+		}
+		return v, err
+	}
 	reg := func() (int, error) {
 		v, err := u()
 		if err != nil {
@@ -348,7 +365,6 @@ func (in *interp) run(insns []byte, r *Row, initial *Row) error {
 	for len(b) > 0 {
 		op := b[0]
 		b = b[1:]
-		var err error
 		switch op >> 6 {
 		case 1: // DW_CFA_advance_loc
 			if err := in.advance(uint64(op & 0x3f)); err != nil {
@@ -356,11 +372,11 @@ func (in *interp) run(insns []byte, r *Row, initial *Row) error {
 			}
 			continue
 		case 2: // DW_CFA_offset
-			var off uint64
-			if off, err = u(); err != nil {
+			off, err := offset(false, true)
+			if err != nil {
 				return err
 			}
-			set(int(op&0x3f), Rule{Kind: Offset, N: int64(off) * in.c.dataAlign})
+			set(int(op&0x3f), Rule{Kind: Offset, N: off})
 			continue
 		case 3: // DW_CFA_restore
 			restore(int(op & 0x3f))
@@ -401,20 +417,12 @@ func (in *interp) run(insns []byte, r *Row, initial *Row) error {
 			if err != nil {
 				return err
 			}
-			var off int64
-			if op == 0x11 || op == 0x15 {
-				off, err = s()
-				off *= in.c.dataAlign
-			} else {
-				var v uint64
-				v, err = u()
-				off = int64(v) * in.c.dataAlign
-				if op == 0x2f {
-					off = -off
-				}
-			}
+			off, err := offset(op == 0x11 || op == 0x15, true)
 			if err != nil {
 				return err
+			}
+			if op == 0x2f {
+				off = -off
 			}
 			kind := Offset
 			if op == 0x14 || op == 0x15 {
@@ -461,15 +469,7 @@ func (in *interp) run(insns []byte, r *Row, initial *Row) error {
 			if err != nil {
 				return err
 			}
-			var off int64
-			if op == 0x12 {
-				off, err = s()
-				off *= in.c.dataAlign
-			} else {
-				var v uint64
-				v, err = u()
-				off = int64(v)
-			}
+			off, err := offset(op == 0x12, false)
 			if err != nil {
 				return err
 			}
@@ -481,15 +481,7 @@ func (in *interp) run(insns []byte, r *Row, initial *Row) error {
 			}
 			r.CFAReg, r.CFAExpr = n, nil
 		case 0x0e, 0x13: // def_cfa_offset, def_cfa_offset_sf
-			var off int64
-			if op == 0x13 {
-				off, err = s()
-				off *= in.c.dataAlign
-			} else {
-				var v uint64
-				v, err = u()
-				off = int64(v)
-			}
+			off, err := offset(op == 0x13, false)
 			if err != nil {
 				return err
 			}
