@@ -490,7 +490,7 @@ func (k *Kernel) ForgetRestart(tid int) {
 // carry.
 func (k *Kernel) Identity() (pid, uid int) { return k.cfg.Pid, k.cfg.Uid }
 
-// maskedWait gives a call that waits with a signal mask at addr (ppoll,
+// maskedWait gives a call that waits with a signal mask at addr (pselect6, ppoll,
 // epoll_pwait: set_user_sigmask) its mask: it holds while the call waits,
 // so that a signal it unblocks interrupts the wait (EINTR, never
 // restarted) and the handler runs under it, the frame saving the old mask;

@@ -55,8 +55,7 @@ func sysPselect6(k *Kernel, c *Call) Outcome {
 	if e != 0 {
 		return fail(e)
 	}
-	var mask uint64
-	hasMask := false
+	var maskAddr uint64
 	if c.Args[5] != 0 {
 		var b [16]byte
 		if e := k.copyIn(c.Args[5], b[:]); e != 0 {
@@ -66,27 +65,9 @@ func sysPselect6(k *Kernel, c *Call) Outcome {
 		if e := k.epollSigmask(addr, size); e != 0 {
 			return fail(e)
 		}
-		if addr != 0 {
-			mask, _ = k.getU64(addr)
-			hasMask = true
-		}
+		maskAddr = addr
 	}
-	out := k.selectFDs(c.Args[0], [3]uint64{c.Args[1], c.Args[2], c.Args[3]}, timeout)
-	if hasMask {
-		// The mask holds while the call waits (set_user_sigmask): a
-		// signal it unblocks interrupts the wait (EINTR, never
-		// restarted), and the handler runs under it; a call that
-		// returns without waiting puts the old mask back at once.
-		if out.Wait == nil || out.Err != nil {
-			k.RestoreMask(c.Tid)
-			return out
-		}
-		k.Suspend(c.Tid, mask)
-		if k.Deliverable(c.Tid) {
-			return fail(eINTR)
-		}
-	}
-	return out
+	return k.maskedWait(c, maskAddr, k.selectFDs(c.Args[0], [3]uint64{c.Args[1], c.Args[2], c.Args[3]}, timeout))
 }
 
 // selectFDs checks the descriptors of the three sets (read, write, except;
