@@ -213,15 +213,11 @@ func TestDeterministicDigest(t *testing.T) {
 	prog := guestBin(t, "glibc-dynamic", "mallocstress")
 	var first string
 	for i := 0; i < 3; i++ {
-		out := run(t, nil, t.TempDir(), emuprofBin, append(emuArgs("--trace-digest"), prog)...)
-		m := regexp.MustCompile(`trace digest ([0-9a-f]{64})`).FindStringSubmatch(out.stderr)
-		if m == nil {
-			t.Fatalf("no digest in %q", out.stderr)
-		}
+		d := digestOf(t, run(t, nil, t.TempDir(), emuprofBin, append(emuArgs("--trace-digest"), prog)...))
 		if i == 0 {
-			first = m[1]
-		} else if m[1] != first {
-			t.Fatalf("run %d digest %s differs from %s", i, m[1], first)
+			first = d
+		} else if d != first {
+			t.Fatalf("run %d digest %s differs from %s", i, d, first)
 		}
 	}
 	// A different seed changes AT_RANDOM, so the stack protector canary and

@@ -95,11 +95,10 @@ func TestExec(t *testing.T) {
 	// The same run gives the same trace.
 	digest := func() string {
 		out := run(t, nil, work, emuprofBin, append(emuArgs("--trace-digest"), "/bin/sh", "-c", "exec env -i A=1 printenv A")...)
-		m := regexp.MustCompile(`trace digest ([0-9a-f]+)`).FindStringSubmatch(out.stderr)
-		if out.code != 0 || out.stdout != "1\n" || m == nil {
+		if out.code != 0 || out.stdout != "1\n" {
 			t.Fatalf("exit %d, stdout %q, stderr %q", out.code, out.stdout, out.stderr)
 		}
-		return m[1]
+		return digestOf(t, out)
 	}
 	if a, b := digest(), digest(); a != b {
 		t.Errorf("trace digests differ: %s, %s", a, b)
@@ -170,14 +169,13 @@ func TestProcesses(t *testing.T) {
 	var first string
 	for i := 0; i < 3; i++ {
 		out := run(t, nil, work, emuprofBin, append(emuArgs("--trace-digest"), "/bin/bash", "-c", "seq 1 1000 | sort -r | head -3")...)
-		m := regexp.MustCompile(`trace digest ([0-9a-f]+)`).FindStringSubmatch(out.stderr)
-		if out.code != 0 || out.stdout != "999\n998\n997\n" || m == nil {
+		if out.code != 0 || out.stdout != "999\n998\n997\n" {
 			t.Fatalf("exit %d, stdout %q, stderr %q", out.code, out.stdout, out.stderr)
 		}
-		if i == 0 {
-			first = m[1]
-		} else if m[1] != first {
-			t.Errorf("run %d: trace digest %s, first run %s", i+1, m[1], first)
+		if d := digestOf(t, out); i == 0 {
+			first = d
+		} else if d != first {
+			t.Errorf("run %d: trace digest %s, first run %s", i+1, d, first)
 		}
 	}
 }

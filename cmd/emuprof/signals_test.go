@@ -34,15 +34,11 @@ func TestSignalsDeterministic(t *testing.T) {
 	prog := guestBin(t, "glibc-static", "signals")
 	var first string
 	for i := 0; i < 2; i++ {
-		out := run(t, nil, t.TempDir(), emuprofBin, append(emuArgs("--trace-digest"), prog)...)
-		m := regexp.MustCompile(`trace digest ([0-9a-f]{64})`).FindStringSubmatch(out.stderr)
-		if m == nil {
-			t.Fatalf("no digest in %q", out.stderr)
-		}
+		d := digestOf(t, run(t, nil, t.TempDir(), emuprofBin, append(emuArgs("--trace-digest"), prog)...))
 		if i == 0 {
-			first = m[1]
-		} else if m[1] != first {
-			t.Fatalf("run %d: digest %s, first run %s", i, m[1], first)
+			first = d
+		} else if d != first {
+			t.Fatalf("run %d: digest %s, first run %s", i, d, first)
 		}
 	}
 }
