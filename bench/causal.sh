@@ -12,19 +12,9 @@ cd "$(dirname "$0")/.."
 REPS=${REPS:-3}
 EMUPROF=${EMUPROF:-./emuprof}
 BIN=testdata/bin/glibc-static
-tf=$(mktemp)
 out=$(mktemp -d)
-trap 'rm -rf "$tf" "$out"' EXIT
-
-best() { # best time of REPS runs of "$@", output discarded
-	local best="" t
-	for _ in $(seq "$REPS"); do
-		/usr/bin/time -o "$tf" -f "%U %S %e" "$@" >/dev/null 2>&1 </dev/null || true
-		t=$(tail -1 "$tf" | awk -v w="${WALL:-}" '{t = (w != "" ? $3 : $1 + $2); print (t < 0.01 ? 0.01 : t)}')
-		if [ -z "$best" ] || [ "$(echo "$t < $best" | bc -l)" = 1 ]; then best=$t; fi
-	done
-	echo "$best"
-}
+trap 'rm -rf "$out"' EXIT
+. bench/lib.sh
 
 # guest, arguments, progress-point flags
 cases=(

@@ -38,24 +38,13 @@ if [ ${#guests[@]} -eq 0 ]; then
 		guests=(qsort mallocstress)
 	fi
 fi
-tf=$(mktemp)
-trap 'rm -f "$tf"' EXIT
 have_valgrind=$(command -v valgrind >/dev/null && echo 1 || echo 0)
 # aprof (a valgrind tool, not packaged by Debian): its reference figure
 # when it is installed, "-" otherwise.
 have_aprof=0
 if [ "$have_valgrind" = 1 ] && valgrind --tool=aprof --help >/dev/null 2>&1; then have_aprof=1; fi
 
-best() { # best CPU time (user+sys) of REPS runs of "$@", output discarded
-	local best="" t
-	for _ in $(seq "$REPS"); do
-		/usr/bin/time -o "$tf" -f "%U %S %e" "$@" >/dev/null 2>&1 </dev/null || true
-		# GNU time counts in 10 ms ticks: floor at one tick.
-		t=$(tail -1 "$tf" | awk -v w="${WALL:-}" '{t = (w != "" ? $3 : $1 + $2); print (t < 0.01 ? 0.01 : t)}')
-		if [ -z "$best" ] || [ "$(echo "$t < $best" | bc -l)" = 1 ]; then best=$t; fi
-	done
-	echo "$best"
-}
+. bench/lib.sh
 ratio() { echo "scale=1; $1 / $2" | bc -l; }
 rss() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null </dev/null | tail -1; }
 
