@@ -352,9 +352,14 @@ func emuBlockMiss(h C.uintptr_t, addr C.uint64_t, length C.uint32_t) {
 	bi := analyses.BlockInfo{Addr: uint64(addr), Len: uint32(length), Insns: uint32(info.Insns), End: info.End}
 	if e.syms != nil {
 		bi.Routine, _ = e.syms.Routine(uint64(addr))
-		if e.lines {
+		switch {
+		case e.lines:
 			bi.File, bi.Line, _ = e.syms.Line(uint64(addr))
 			bi.Lines = e.lineSpans(uint64(addr), code)
+		case e.fold != nil && e.runLines:
+			// Runs are cut by line: the line looked up for them is
+			// the block's, for the analyses too.
+			bi.File, bi.Line, _ = e.syms.Line(uint64(addr))
 		}
 	}
 	id := e.blocks.Add(bi)
@@ -413,12 +418,8 @@ func (e *Engine) runKey(bi *analyses.BlockInfo) uint32 {
 		return 0
 	}
 	k := runKey{entry: bi.Routine.Entry, object: bi.Routine.Object}
-	switch {
-	case !e.runLines:
-	case e.lines:
+	if e.runLines {
 		k.file, k.line = bi.File, bi.Line
-	default:
-		k.file, k.line, _ = e.syms.Line(bi.Addr) // the analysis may look lines up itself
 	}
 	id, ok := e.runKeys[k]
 	if !ok {

@@ -134,8 +134,9 @@ func New(cfg Config, env *platform.Env) (*Analysis, error) {
 	return a, nil
 }
 
-// Needs: blocks, calls, scheduler events. Lines are looked up here, once
-// per block, on the analyses' goroutine rather than by the engine. Runs of
+// Needs: blocks, calls, scheduler events. A block's line comes with it
+// when the engine folds runs (it cuts them by line); otherwise it is looked
+// up here, once per block, on the analyses' goroutine. Runs of
 // blocks of one line come as one event (Needs.Fold): their time goes to
 // one key either way. Runtime code is not folded, for spin detection,
 // except spin loops known by name.
