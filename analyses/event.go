@@ -186,6 +186,16 @@ type Needs struct {
 	// event (they still come in order, before the next Block event).
 	// Folding has them only if every analysis that sees blocks says so.
 	FoldRoutines, FoldMemory bool
+	// MergeMemory: the Read and Write events of one thread between two
+	// other events may be merged. An access that repeats one of that
+	// stretch (a read of bytes read or written there, a write of bytes
+	// written there) is dropped, and one of the same kind that continues
+	// the previous access's bytes extends it. Exact for an analysis to
+	// which, between two other events, an access only matters through
+	// which bytes were read or written (RMS/TRMS: the count stays the
+	// same). Merging happens only if every analysis that sees memory says
+	// so.
+	MergeMemory bool
 }
 
 // Or merges two sets of needs. A block filter survives only if every side
@@ -193,9 +203,10 @@ type Needs struct {
 func (n Needs) Or(m Needs) Needs {
 	o := Needs{n.Blocks || m.Blocks, n.Memory || m.Memory, n.KernelMem || m.KernelMem,
 		n.Syscalls || m.Syscalls, n.Threads || m.Threads, n.Calls || m.Calls, n.Lines || m.Lines,
-		n.TimeControl || m.TimeControl, nil, nil, false, false}
+		n.TimeControl || m.TimeControl, nil, nil, false, false, false}
 	o.Fold = orFold(n, m)
 	o.FoldRoutines, o.FoldMemory = orFoldFlag(n, m, n.FoldRoutines, m.FoldRoutines), orFoldFlag(n, m, n.FoldMemory, m.FoldMemory)
+	o.MergeMemory = (n.MergeMemory || !n.Memory) && (m.MergeMemory || !m.Memory) && o.Memory
 	nf, mf := n.BlockFilter, m.BlockFilter
 	switch {
 	case o.Calls || n.Blocks && nf == nil || m.Blocks && mf == nil:

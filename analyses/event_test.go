@@ -40,3 +40,27 @@ func TestNeedsOrFold(t *testing.T) {
 		}
 	}
 }
+
+// Accesses are merged only if every analysis that sees memory accepts it;
+// analyses without memory events do not matter.
+func TestNeedsOrMergeMemory(t *testing.T) {
+	trms := Needs{Blocks: true, Memory: true, MergeMemory: true}
+	strict := Needs{Memory: true}
+	par := Needs{Blocks: true, Calls: true}
+	for _, c := range []struct {
+		name string
+		n    Needs
+		want bool
+	}{
+		{"trms", Needs{}.Or(trms), true},
+		{"trms+parallel", trms.Or(par), true},
+		{"parallel+trms", par.Or(trms), true},
+		{"trms+strict", trms.Or(strict), false},
+		{"strict+trms", strict.Or(trms), false},
+		{"parallel", Needs{}.Or(par), false},
+	} {
+		if c.n.MergeMemory != c.want {
+			t.Errorf("%s: MergeMemory %v, want %v", c.name, c.n.MergeMemory, c.want)
+		}
+	}
+}

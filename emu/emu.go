@@ -74,6 +74,9 @@ type Options struct {
 	// FoldRoutines lets a run span the lines of its routine; FoldMemory
 	// lets it go on past its blocks' memory events (analyses.Needs).
 	FoldRoutines, FoldMemory bool
+	// MergeMemory merges the Read and Write events of a stretch between
+	// two other events (analyses.Needs.MergeMemory says how).
+	MergeMemory bool
 }
 
 // Engine is one Unicorn instance running one guest process.
@@ -191,6 +194,9 @@ func New(opts Options) (*Engine, error) {
 	if opts.FoldMemory {
 		e.st.fold_mem = 1
 	}
+	if opts.MergeMemory {
+		e.st.mem_merge = 1
+	}
 	if opts.NsPerInsn > 0 {
 		e.st.ns_per_insn = C.int64_t(opts.NsPerInsn)
 	}
@@ -292,6 +298,7 @@ func (e *Engine) Emit(ev analyses.Event) {
 	e.events[e.st.n] = ev
 	e.st.n++
 	e.st.fold_at = 0
+	e.st.win_at = e.st.n
 }
 
 // SetClock sets the virtual time of the running thread at the start of the
@@ -317,6 +324,7 @@ func (e *Engine) Drain() {
 	e.events = unsafe.Slice((*analyses.Event)(unsafe.Pointer(e.st.buf)), int(e.st.cap))
 	e.st.n = 0
 	e.st.fold_at = 0
+	e.st.win_at = 0
 	if e.sink != nil {
 		e.sink(batch)
 	}

@@ -126,13 +126,51 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
 		s->fold_at = b->fold ? s->n : 0;
 		s->fold_key = b->fold;
 		s->fold_end = b->end;
+		s->win_at = s->n;
 	} else {
 		s->fold_at = 0;
+		s->win_at = s->n;
 	}
+}
+
+// mergeLookback is how many earlier accesses of the stretch a new one is
+// compared with: repeats are nearly always within the last few.
+#define MERGE_LOOKBACK 4
+// MERGE_MAX bounds a merged access, far below the 32-bit size.
+#define MERGE_MAX (1u << 20)
+
+// merge_access folds an access into the stretch of memory events since the
+// last other event (Options.MergeMemory), returning 1 if it needs no event
+// of its own: a read of bytes one of the last few accesses read or wrote,
+// or a write of bytes one of them wrote, repeats it; an access of the same
+// kind right after the previous one's bytes (or right before) extends it.
+static int merge_access(struct emu_state *s, uint8_t kind, uint64_t addr, uint32_t size) {
+	uint32_t lo = s->n - s->win_at > MERGE_LOOKBACK ? s->n - MERGE_LOOKBACK : s->win_at;
+	for (uint32_t j = s->n; j > lo; j--) {
+		struct emu_event *p = &s->buf[j - 1];
+		if (p->addr <= addr && addr + size <= p->addr + p->size && (kind == EV_READ || p->kind == EV_WRITE))
+			return 1;
+	}
+	struct emu_event *p = &s->buf[s->n - 1];
+	if (p->kind != kind || p->size + size > MERGE_MAX)
+		return 0;
+	if (p->addr + p->size == addr) {
+		p->size += size;
+		return 1;
+	}
+	if (addr + size == p->addr) {
+		p->addr = addr;
+		p->size += size;
+		return 1;
+	}
+	return 0;
 }
 
 static void hook_mem(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value, void *user) {
 	struct emu_state *s = user;
+	uint8_t kind = type == UC_MEM_WRITE ? EV_WRITE : EV_READ;
+	if (s->mem_merge && s->win_at < s->n && merge_access(s, kind, addr, (uint32_t)size))
+		return;
 	struct emu_event *e = push(s);
 	e->addr = addr;
 	e->aux = 0;
@@ -140,7 +178,7 @@ static void hook_mem(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, i
 	e->size = (uint32_t)size;
 	e->tid = s->tid;
 	e->block = 0;
-	e->kind = type == UC_MEM_WRITE ? EV_WRITE : EV_READ;
+	e->kind = kind;
 	e->end = 0;
 	e->flags = 0;
 	e->folded = 0;

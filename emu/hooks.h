@@ -93,6 +93,10 @@ struct emu_state {
 	uint32_t fold_key;
 	uint8_t fold_end;
 	int fold_mem; // a run may go on past its blocks' memory events
+	// Access merging (Options.MergeMemory): buf[win_at..n) are the memory
+	// events since the last other event; a new access may merge into them.
+	uint32_t win_at;
+	int mem_merge;
 
 	struct emu_event *buf;
 	struct emu_event *spare; // the other buffer: Go drains one while hooks fill this

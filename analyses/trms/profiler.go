@@ -91,7 +91,7 @@ func New(cfg Config, routines *calls.Routines) (*Profiler, error) {
 // Needs reports the events the profiler consumes.
 func (p *Profiler) Needs() analyses.Needs {
 	return analyses.Needs{Blocks: true, Memory: true, KernelMem: true, Threads: true, Calls: true,
-		Fold: foldAll, FoldRoutines: true, FoldMemory: true}
+		Fold: foldAll, FoldRoutines: true, FoldMemory: true, MergeMemory: true}
 }
 
 // Events handles one batch of the event stream.

@@ -78,7 +78,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	_ = fl.MarkHidden("bare-engine")
 	fl.BoolVar(&f.memHooks, "bench-mem-hooks", false, "benchmarking only: install the block and memory hooks and discard their events")
 	_ = fl.MarkHidden("bench-mem-hooks")
-	fl.BoolVar(&f.noFold, "no-fold", false, "testing only: one Block event per block even where the analyses take runs of blocks (the profiles are the same)")
+	fl.BoolVar(&f.noFold, "no-fold", false, "testing only: one Block event per block and one event per memory access even where the analyses take runs of blocks and merged accesses (the profiles are the same)")
 	_ = fl.MarkHidden("no-fold")
 	fl.BoolVar(&f.strace, "strace", false, "print every system call the guest makes, with its result, to stderr")
 	fl.BoolVar(&f.dryFS, "dry-fs", false, "the guest's file changes go to a private temporary overlay, discarded at the end: the real file system is left untouched")
@@ -231,9 +231,9 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 	if needs.Blocks && (len(cfg.Analyses) > 0 || pipeline != nil) {
 		blockSyms = cfg.Symbols
 	}
-	fold := needs.Fold
+	fold, merge := needs.Fold, needs.MergeMemory
 	if f.noFold {
-		fold = nil
+		fold, merge = nil, false
 	}
 	speedup, warnSpeedup, err := f.speedup(cfg.Symbols)
 	if err != nil {
@@ -242,7 +242,8 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 	defer warnSpeedup()
 	engine, err := emu.New(emu.Options{Memory: needs.Memory, Blocks: needs.Blocks, StackPointer: needs.Blocks,
 		Bare: f.bareEngine, NsPerInsn: nsPerInsn, Symbols: blockSyms, Lines: needs.Lines, Speedup: speedup,
-		BlockFilter: needs.BlockFilter, Fold: fold, FoldRoutines: needs.FoldRoutines, FoldMemory: needs.FoldMemory})
+		BlockFilter: needs.BlockFilter, Fold: fold, FoldRoutines: needs.FoldRoutines, FoldMemory: needs.FoldMemory,
+		MergeMemory: merge})
 	if err != nil {
 		return nil, fmt.Errorf("starting the emulator: %w", err)
 	}
@@ -253,7 +254,7 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 		fw.newEngine = func(syms *loader.SymbolTable) (*emu.Engine, error) {
 			o := emu.Options{Memory: needs.Memory, Blocks: needs.Blocks, StackPointer: needs.Blocks,
 				Bare: f.bareEngine, NsPerInsn: nsPerInsn, Lines: needs.Lines, Fold: fold,
-				FoldRoutines: needs.FoldRoutines, FoldMemory: needs.FoldMemory}
+				FoldRoutines: needs.FoldRoutines, FoldMemory: needs.FoldMemory, MergeMemory: merge}
 			if blockSyms != nil {
 				o.Symbols = syms
 			}
