@@ -32,6 +32,7 @@
 package causal
 
 import (
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"sort"
@@ -71,6 +72,13 @@ type Config struct {
 	// the previous experiment left (a queue filled or drained at
 	// another speed) settles first.
 	Warmup int
+	// Settle, in percent, makes the warm-up adaptive: an experiment is
+	// measured over its last two windows of MinVisits visits of the
+	// first progress point once their rates (per effective ns) agree
+	// within Settle %, so that what the previous experiment left (a
+	// queue filled at another speed) has drained first; 0 turns the
+	// check off (an experiment ends after MinVisits measured visits).
+	Settle int
 	// NoCallees charges a line with its own instructions only, not the
 	// out-of-scope code it calls.
 	NoCallees bool
@@ -171,16 +179,29 @@ type experiment struct {
 	seq      int // 1, 2 ... in order of start
 	line     int32
 	speedup  int
-	start    int64
-	g0       int64
 	selected int64 // entries into the line (runs of its code by one thread)
 	selCost  int64 // ns of the selected line's code during the experiment
 	warm     int   // visits of the first point still to run before measuring
-	arr0     []int64
-	dep0     []int64
-	area0    []int64
-	rem0     []int64
+	// base is the state where the measurement begins; n counts the
+	// visits of the first point since the warm-up ended (marks kept in
+	// Profiler.ring, for Settle).
+	base mark
+	n    int
 }
+
+// mark is the state of the counters at a visit of the first progress point
+// (or an experiment's start): where a measurement may begin or end.
+type mark struct {
+	t, global         int64
+	selected, selCost int64
+	// per point: arrivals, departures, in-flight integral, and its part
+	// inside inserted delays (point.removed)
+	arr, dep, area, rem []int64
+}
+
+// maxWindows bounds an experiment whose rate does not settle (Settle): after
+// maxWindows windows of MinVisits visits it is measured whole.
+const maxWindows = 8
 
 // Profiler runs experiments over one event stream.
 type Profiler struct {
@@ -208,11 +229,14 @@ type Profiler struct {
 	order     []*thread
 	rng       *rand.Rand
 
-	global   int64 // global delay count, ×scale
-	delayed  int64 // ns of pauses requested
-	now      int64 // latest virtual time seen
-	first    bool
-	exp      *experiment
+	global  int64 // global delay count, ×scale
+	delayed int64 // ns of pauses requested
+	now     int64 // latest virtual time seen
+	first   bool
+	exp     *experiment
+	// ring holds the marks of the last 2·MinVisits+1 visits of the first
+	// point in the current experiment (Settle), reused across experiments.
+	ring     []mark
 	seq      int // experiments started
 	lastDone int // seq of the last completed experiment
 	done     []Experiment
@@ -350,7 +374,7 @@ func (p *Profiler) Events(batch []analyses.Event) {
 		p.first = false
 		if p.cfg.EndToEnd {
 			p.seq++
-			p.exp = &experiment{seq: p.seq, line: p.fixedID, speedup: max(p.cfg.FixedSpeedup, 0), arr0: make([]int64, len(p.points)), dep0: make([]int64, len(p.points)), area0: make([]int64, len(p.points)), rem0: make([]int64, len(p.points))}
+			p.exp = &experiment{seq: p.seq, line: p.fixedID, speedup: max(p.cfg.FixedSpeedup, 0), base: p.newMark()}
 		}
 	}
 	for i := range batch {
@@ -763,11 +787,11 @@ func (p *Profiler) visit(h hit, now int64) {
 	if e := p.exp; e != nil {
 		if e.warm > 0 {
 			if e.warm--; e.warm == 0 {
-				p.measureFrom(e, now)
+				p.setMark(&e.base, e, now)
 			}
 			return
 		}
-		if now-e.start < p.cfg.MinNs || !p.enough() {
+		if !p.measured(e, now) {
 			return
 		}
 		p.end(now)
@@ -775,19 +799,118 @@ func (p *Profiler) visit(h hit, now int64) {
 	p.start(now)
 }
 
-// enough says whether every point was visited MinVisits times in the
-// current experiment (Coz §4.3).
-func (p *Profiler) enough() bool {
-	for i := range p.points {
-		pt := &p.points[i]
-		if pt.arrivals-p.exp.arr0[i] < int64(p.cfg.MinVisits) {
-			return false
+// measured says, at a visit of the first point at virtual time now, whether
+// the experiment has been measured long enough, and sets where its
+// measurement begins. Without Settle: MinVisits visits of every point since
+// the warm-up (Coz §4.3). With Settle, an adaptive warm-up: the experiment
+// runs until the rates of the first point over its last two windows of
+// MinVisits visits agree within Settle %, and is measured over both
+// windows; what came before them (the queue another speed left) is warm-up.
+// Rates are compared per effective ns (the inserted delays taken out, §3),
+// in virtual time, so the decision is exact and deterministic. An
+// experiment whose rate does not settle within maxWindows windows is
+// measured over everything since its warm-up.
+func (p *Profiler) measured(e *experiment, now int64) bool {
+	w := p.cfg.MinVisits
+	if p.cfg.Settle <= 0 {
+		return now-e.base.t >= p.cfg.MinNs && p.enough(&e.base)
+	}
+	e.n++
+	r := len(p.ring)
+	if r != 2*w+1 {
+		p.ring = make([]mark, 2*w+1)
+		for i := range p.ring {
+			p.ring[i] = p.newMark()
 		}
-		if pt.latency && pt.departures-p.exp.dep0[i] < int64(p.cfg.MinVisits) {
+		r = len(p.ring)
+	}
+	b := &p.ring[e.n%r]
+	p.setMark(b, e, now)
+	if e.n < 2*w {
+		return false
+	}
+	if e.n == 2*w {
+		// The window's first mark is the warm-up's end, not kept in
+		// the ring yet.
+		copyMark(&p.ring[0], &e.base)
+	}
+	a, mid := &p.ring[(e.n-2*w)%r], &p.ring[(e.n-w)%r]
+	if now-a.t >= p.cfg.MinNs && p.enough(a) && p.settled(a, mid, b) {
+		copyMark(&e.base, a)
+		return true
+	}
+	return e.n >= maxWindows*w && now-e.base.t >= p.cfg.MinNs && p.enough(&e.base)
+}
+
+// settled says whether the window a..mid and the window mid..b (as many
+// visits of the first point each) agree within Settle %: the first point's
+// rate (the effective durations, ns × scale, delays taken out, §3) and
+// every latency point's mean number in flight (L of Little's law, §4.5: a
+// queue still filling or draining changes it before the rate). Explicit
+// float64 conversions round each product, so no fused multiply-add makes
+// the answer differ between hosts.
+func (p *Profiler) settled(a, mid, b *mark) bool {
+	e1 := float64((mid.t-a.t)*scale - (mid.global - a.global))
+	e2 := float64((b.t-mid.t)*scale - (b.global - mid.global))
+	if !p.agree(e1, e2) {
+		return false
+	}
+	for i := range p.points {
+		if !p.points[i].latency {
+			continue
+		}
+		// In-flight integrals (ns × scale) over effective durations,
+		// compared as l1 = A1/e1 and l2 = A2/e2 cross-multiplied.
+		a1 := float64((mid.area[i]-a.area[i])*scale - (mid.rem[i] - a.rem[i]))
+		a2 := float64((b.area[i]-mid.area[i])*scale - (b.rem[i] - mid.rem[i]))
+		if !p.agree(float64(a1*e2), float64(a2*e1)) {
 			return false
 		}
 	}
 	return true
+}
+
+// agree says whether x and y differ by at most Settle % of the larger.
+func (p *Profiler) agree(x, y float64) bool {
+	return float64(math.Abs(x-y)*100) <= float64(float64(p.cfg.Settle)*math.Max(math.Abs(x), math.Abs(y)))
+}
+
+// enough says whether every point was visited MinVisits times since m
+// (Coz §4.3).
+func (p *Profiler) enough(m *mark) bool {
+	for i := range p.points {
+		pt := &p.points[i]
+		if pt.arrivals-m.arr[i] < int64(p.cfg.MinVisits) {
+			return false
+		}
+		if pt.latency && pt.departures-m.dep[i] < int64(p.cfg.MinVisits) {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *Profiler) newMark() mark {
+	n := len(p.points)
+	v := make([]int64, 4*n)
+	return mark{arr: v[:n:n], dep: v[n : 2*n : 2*n], area: v[2*n : 3*n : 3*n], rem: v[3*n:]}
+}
+
+// setMark records the counters at virtual time now in m.
+func (p *Profiler) setMark(m *mark, e *experiment, now int64) {
+	m.t, m.global, m.selected, m.selCost = now, p.global, e.selected, e.selCost
+	for i := range p.points {
+		pt := &p.points[i]
+		m.arr[i], m.dep[i], m.area[i], m.rem[i] = pt.arrivals, pt.departures, pt.areaAt(now), pt.removed
+	}
+}
+
+func copyMark(dst, src *mark) {
+	dst.t, dst.global, dst.selected, dst.selCost = src.t, src.global, src.selected, src.selCost
+	copy(dst.arr, src.arr)
+	copy(dst.dep, src.dep)
+	copy(dst.area, src.area)
+	copy(dst.rem, src.rem)
 }
 
 // start begins an experiment (Coz §4.2): the line is one that executed since
@@ -828,20 +951,11 @@ func (p *Profiler) start(now int64) {
 		return
 	}
 	p.seq++
-	e := &experiment{seq: p.seq, line: line, start: now, g0: p.global,
-		arr0: make([]int64, len(p.points)), dep0: make([]int64, len(p.points)), area0: make([]int64, len(p.points)), rem0: make([]int64, len(p.points))}
+	e := &experiment{seq: p.seq, line: line, base: p.newMark()}
 	e.speedup = p.draw(line)
 	e.warm = p.cfg.Warmup
-	p.measureFrom(e, now)
+	p.setMark(&e.base, e, now)
 	p.exp = e
-}
-
-// measureFrom starts an experiment's measurement at virtual time now.
-func (p *Profiler) measureFrom(e *experiment, now int64) {
-	e.start, e.g0, e.selected, e.selCost = now, p.global, 0, 0
-	for i := range p.points {
-		e.arr0[i], e.dep0[i], e.area0[i], e.rem0[i] = p.points[i].arrivals, p.points[i].departures, p.points[i].areaAt(now), p.points[i].removed
-	}
 }
 
 func (p *Profiler) draw(line int32) int {
@@ -872,17 +986,18 @@ func (p *Profiler) end(now int64) {
 	if e.line == 0 {
 		return
 	}
-	units := (now-e.start)*scale - (p.global - e.g0)
-	x := Experiment{Line: p.lineName(e.line), Speedup: e.speedup, Start: e.start, Elapsed: now - e.start,
-		Duration: (units + scale/2) / scale, Selected: e.selected, SelectedNs: e.selCost, units: units, key: p.lines[e.line].key}
+	b := &e.base
+	units := (now-b.t)*scale - (p.global - b.global)
+	x := Experiment{Line: p.lineName(e.line), Speedup: e.speedup, Start: b.t, Elapsed: now - b.t,
+		Duration: (units + scale/2) / scale, Selected: e.selected - b.selected, SelectedNs: e.selCost - b.selCost, units: units, key: p.lines[e.line].key}
 	x.Delay = x.Elapsed - x.Duration
 	for i := range p.points {
 		pt := &p.points[i]
-		d := PointDelta{Name: pt.name, Latency: pt.latency, Arrivals: pt.arrivals - e.arr0[i]}
+		d := PointDelta{Name: pt.name, Latency: pt.latency, Arrivals: pt.arrivals - b.arr[i]}
 		if pt.latency {
-			d.Departures = pt.departures - e.dep0[i]
+			d.Departures = pt.departures - b.dep[i]
 			d.Difference = pt.arrivals - pt.departures
-			d.Area = pt.areaAt(now) - e.area0[i] - (pt.removed-e.rem0[i]+scale/2)/scale
+			d.Area = pt.areaAt(now) - b.area[i] - (pt.removed-b.rem[i]+scale/2)/scale
 		}
 		x.Points = append(x.Points, d)
 	}

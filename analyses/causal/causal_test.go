@@ -477,3 +477,62 @@ func TestBlockInVirtualTime(t *testing.T) {
 		t.Errorf("line run while the thread was blocked: delays %v, want none", got)
 	}
 }
+
+// visits appends, per element of work, one visit of the progress routine
+// "done" after work instructions of line 10 (and 20 of lines 20 and 30):
+// the period between visits is work + 20 ns.
+func visits(tr *tracetest.Trace, work ...uint32) {
+	for _, w := range work {
+		if w > 0 {
+			tr.Block(1, 0x1000, 0, w, w, analyses.EndOther)
+		}
+		tr.Block(1, 0x2000, 0, 10, 30, analyses.EndCall)
+		tr.Events = append(tr.Events, analyses.Event{Kind: analyses.KindCall, Tid: 1, Block: 7, Time: tr.Events[len(tr.Events)-1].Time + 10})
+		tr.Block(1, 0x3000, 0, 10, 30, analyses.EndRet)
+		tr.Events = append(tr.Events, analyses.Event{Kind: analyses.KindReturn, Tid: 1, Block: 7})
+	}
+}
+
+// TestSettle: the adaptive warm-up (Config.Settle). The first experiment
+// begins at the first visit (11 ns); its periods are 21 ns four times (a
+// queue the previous experiment left, served at once), then 60 ns. Without
+// Settle it is measured over the next 5 visits (4 × 21 + 60 ns, a rate no
+// steady state has); with Settle 1 % it runs until its last two windows of
+// 5 visits have the same rate and is measured over those 10 visits, all at
+// 60 ns, from the fifth visit (95 ns). A rate that never settles (every
+// period longer than the last) ends the experiment after maxWindows
+// windows, measured whole.
+func TestSettle(t *testing.T) {
+	run := func(settle int, work ...uint32) []Experiment {
+		tr := tracetest.New(syms{})
+		tr.Other(analyses.KindThreadStart, 1, 0, 0)
+		visits(tr, work...)
+		p := newProf(t, Config{Progress: []string{"done"}, FixedLine: "p.c:10", FixedSpeedup: 0, Settle: settle}, tr, &fakeClock{})
+		p.Events(tr.Events)
+		p.Finish()
+		return p.Experiments()
+	}
+	queued := []uint32{1, 1, 1, 1, 1}
+	for range 40 {
+		queued = append(queued, 40)
+	}
+	if x := run(0, queued...); len(x) == 0 || x[0].Points[0].Arrivals != 5 || x[0].Duration != 4*21+60 {
+		t.Errorf("without Settle: first experiment %+v, want 5 visits in 144 ns", x)
+	}
+	x := run(1, queued...)
+	if len(x) == 0 || x[0].Points[0].Arrivals != 10 || x[0].Duration != 10*60 || x[0].Start != 11+4*21 {
+		t.Fatalf("Settle 1 %%: first experiment %+v, want 10 visits in 600 ns from 95 ns", x)
+	}
+	for _, e := range x {
+		if e.Duration != 60*e.Points[0].Arrivals {
+			t.Errorf("Settle 1 %%: experiment %+v, not at the steady 60 ns", e)
+		}
+	}
+	var growing []uint32
+	for i := range 60 {
+		growing = append(growing, uint32(1+10*i))
+	}
+	if x := run(1, growing...); len(x) == 0 || x[0].Points[0].Arrivals != maxWindows*5 {
+		t.Errorf("never settled: first experiment %+v, want %d visits", x, maxWindows*5)
+	}
+}
