@@ -75,6 +75,13 @@ type Flags uint8
 // (set by the call-tracking stage).
 const FlagHidden Flags = 1
 
+// Period returns, for a Block event of a periodic run (Needs.FoldCycles),
+// its period p (1 to 4), and 0 for any other event: the run's blocks
+// repeat the thread's last p blocks, so its i-th block (from 0) is the
+// block the thread ran p − (i mod p) blocks before the run. It is kept in
+// bits 1–3 of Flags.
+func (e *Event) Period() int { return int(e.Flags>>1) & 7 }
+
 // Event is one record of the stream. It is 40 bytes and laid out exactly like
 // struct emu_event in emu/hooks.h so that batches filled by C hooks are read
 // in place, without copying or per-event allocation.
@@ -196,6 +203,17 @@ type Needs struct {
 	// same). Merging happens only if every analysis that sees memory says
 	// so.
 	MergeMemory bool
+	// FoldCycles, when not nil (with Fold), is asked for the blocks Fold
+	// refuses; those it accepts fold only into periodic runs: a run starts
+	// at a block the thread ran p ≤ 4 blocks before, those p blocks all of
+	// its routine and line (FoldRoutines: routine), and goes on only with
+	// the block the thread ran p blocks before each, so that it repeats
+	// them (Event.Period). An analysis that needs each block's identity
+	// where it would not take ordinary runs (spin detection by block
+	// cycles) recovers it from the blocks it saw last. A block is taken
+	// this way if every analysis that sees blocks takes it in a run or in
+	// a periodic one, and not every one in a run.
+	FoldCycles func(*BlockInfo) bool
 }
 
 // Or merges two sets of needs. A block filter survives only if every side
@@ -203,8 +221,9 @@ type Needs struct {
 func (n Needs) Or(m Needs) Needs {
 	o := Needs{n.Blocks || m.Blocks, n.Memory || m.Memory, n.KernelMem || m.KernelMem,
 		n.Syscalls || m.Syscalls, n.Threads || m.Threads, n.Calls || m.Calls, n.Lines || m.Lines,
-		n.TimeControl || m.TimeControl, nil, nil, false, false, false}
+		n.TimeControl || m.TimeControl, nil, nil, false, false, false, nil}
 	o.Fold = orFold(n, m)
+	o.FoldCycles = orFoldCycles(n, m, o.Fold)
 	o.FoldRoutines, o.FoldMemory = orFoldFlag(n, m, n.FoldRoutines, m.FoldRoutines), orFoldFlag(n, m, n.FoldMemory, m.FoldMemory)
 	o.MergeMemory = (n.MergeMemory || !n.Memory) && (m.MergeMemory || !m.Memory) && o.Memory
 	nf, mf := n.BlockFilter, m.BlockFilter
@@ -240,6 +259,19 @@ func orFold(n, m Needs) func(*BlockInfo) bool {
 	}
 	nf, mf := n.Fold, m.Fold
 	return func(b *BlockInfo) bool { return nf(b) && mf(b) }
+}
+
+// orFoldCycles combines two sides' FoldCycles, given their combined Fold: a
+// block is taken in periodic runs if every side that sees blocks takes it
+// in a run or a periodic run.
+func orFoldCycles(n, m Needs, fold func(*BlockInfo) bool) func(*BlockInfo) bool {
+	if fold == nil || n.FoldCycles == nil && m.FoldCycles == nil {
+		return nil
+	}
+	takes := func(s Needs, b *BlockInfo) bool {
+		return !s.Blocks && !s.Calls || s.Fold(b) || s.FoldCycles != nil && s.FoldCycles(b)
+	}
+	return func(b *BlockInfo) bool { return takes(n, b) && takes(m, b) }
 }
 
 // Delay is a pause of a thread's virtual clock that an analysis asks for

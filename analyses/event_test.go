@@ -1,6 +1,9 @@
 package analyses
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // Folding survives Or only when every side that sees blocks takes it: a
 // block is folded if all of them accept it, and FoldRoutines and
@@ -61,6 +64,42 @@ func TestNeedsOrMergeMemory(t *testing.T) {
 	} {
 		if c.n.MergeMemory != c.want {
 			t.Errorf("%s: MergeMemory %v, want %v", c.name, c.n.MergeMemory, c.want)
+		}
+	}
+}
+
+// A block is taken in periodic runs (FoldCycles) when every side that sees
+// blocks takes it in a run or a periodic run; then only the blocks Fold
+// refuses are asked. Without a combined Fold there are none.
+func TestNeedsOrFoldCycles(t *testing.T) {
+	even := func(b *BlockInfo) bool { return b.Addr%2 == 0 }
+	small := func(b *BlockInfo) bool { return b.Addr < 10 }
+	all := func(*BlockInfo) bool { return true }
+	trms := Needs{Blocks: true, Calls: true, Fold: small}
+	par := Needs{Blocks: true, Calls: true, Fold: even, FoldCycles: all}
+	paths := Needs{Blocks: true}
+	cycles := func(n Needs, addrs ...uint64) (got []uint64) {
+		for _, a := range addrs {
+			b := &BlockInfo{Addr: a}
+			if n.FoldCycles != nil && !n.Fold(b) && n.FoldCycles(b) {
+				got = append(got, a)
+			}
+		}
+		return got
+	}
+	for _, c := range []struct {
+		name string
+		n    Needs
+		want []uint64
+	}{
+		{"parallel", Needs{Syscalls: true}.Or(par), []uint64{3, 11}},
+		{"trms+parallel", trms.Or(par), []uint64{3}},
+		{"parallel+trms", par.Or(trms), []uint64{3}},
+		{"trms", Needs{}.Or(trms), nil},
+		{"paths+parallel", paths.Or(par), nil},
+	} {
+		if got := cycles(c.n, 3, 4, 11, 12); !slices.Equal(got, c.want) {
+			t.Errorf("%s: periodic runs of %v, want %v", c.name, got, c.want)
 		}
 	}
 }

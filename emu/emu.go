@@ -71,6 +71,10 @@ type Options struct {
 	// conditional branch, are reported as one Block event
 	// (analyses.Needs.Fold says what the event then holds).
 	Fold func(bi *analyses.BlockInfo) bool
+	// FoldCycles, when not nil (with Fold), is asked for the blocks Fold
+	// refuses: those it accepts fold only into periodic runs
+	// (analyses.Needs.FoldCycles).
+	FoldCycles func(bi *analyses.BlockInfo) bool
 	// FoldRoutines lets a run span the lines of its routine; FoldMemory
 	// lets it go on past its blocks' memory events (analyses.Needs).
 	FoldRoutines, FoldMemory bool
@@ -94,6 +98,7 @@ type Engine struct {
 	speedup  func(uint64) int
 	filter   func(*analyses.BlockInfo) bool
 	fold     func(*analyses.BlockInfo) bool
+	cycles   func(*analyses.BlockInfo) bool
 	runKeys  map[runKey]uint32 // Options.Fold's keys: routine and line of foldable blocks
 	runLines bool              // the keys have lines (not Options.FoldRoutines)
 	starts   []uint32          // instruction offsets of the block being translated
@@ -159,7 +164,7 @@ func New(opts Options) (*Engine, error) {
 	}
 	e := &Engine{patched: map[uint64]patchKind{}, codePages: map[uint64]bool{},
 		blocks: analyses.NewBlockTable(), syms: opts.Symbols, lines: opts.Lines, speedup: opts.Speedup, filter: opts.BlockFilter,
-		fold: opts.Fold, runKeys: map[runKey]uint32{}, runLines: !opts.FoldRoutines}
+		fold: opts.Fold, cycles: opts.FoldCycles, runKeys: map[runKey]uint32{}, runLines: !opts.FoldRoutines}
 	if err := ucErr("uc_open", C.uc_open(C.UC_ARCH_X86, C.UC_MODE_64, &e.uc)); err != nil {
 		return nil, err
 	}
@@ -286,7 +291,10 @@ func (e *Engine) Close() {
 func (e *Engine) SetSink(f func([]analyses.Event)) { e.sink = f }
 
 // SetTid sets the thread id stamped on events from now on.
-func (e *Engine) SetTid(tid uint32) { e.st.tid = C.uint32_t(tid) }
+func (e *Engine) SetTid(tid uint32) {
+	e.st.tid = C.uint32_t(tid)
+	e.st.hist_n = 0 // the blocks it ran last are another thread's
+}
 
 // Emit appends an event produced in Go (a syscall, a scheduling decision,
 // a kernel access to guest memory) to the buffer the hooks fill, so that
@@ -379,7 +387,8 @@ func emuBlockMiss(h C.uintptr_t, addr C.uint64_t, length C.uint32_t) {
 	if e.filter != nil && !e.filter(&bi) {
 		quiet = 1
 	}
-	C.emu_table_put(e.st, addr, length, C.uint32_t(info.Insns), C.uint32_t(saved), C.uint8_t(info.End), C.uint32_t(id), quiet, C.uint32_t(e.runKey(&bi)), boolC(bi.Routine.Entry == bi.Addr))
+	key, cycle := e.runKey(&bi)
+	C.emu_table_put(e.st, addr, length, C.uint32_t(info.Insns), C.uint32_t(saved), C.uint8_t(info.End), C.uint32_t(id), quiet, C.uint32_t(key), boolC(bi.Routine.Entry == bi.Addr), boolC(cycle))
 }
 
 // lineSpans returns the spans of a block's instructions on distinct source
@@ -413,19 +422,27 @@ func (e *Engine) lineSpans(addr uint64, code []byte) []analyses.LineSpan {
 // runKey identifies a block's routine and line for Options.Fold: blocks
 // with equal non-zero keys may be reported as one run. Blocks of no named
 // routine, and of linker stubs and the lazy-binding resolver (whose every
-// jump call tracking reads as a tail call), are never folded.
+// jump call tracking reads as a tail call), are never folded. Blocks that
+// fold only into periodic runs (Options.FoldCycles) have keys of their own.
 type runKey struct {
 	entry  uint64
 	object string
 	file   string
 	line   int
+	cycle  bool
 }
 
-func (e *Engine) runKey(bi *analyses.BlockInfo) uint32 {
-	if e.fold == nil || bi.Routine.Name == "" || bi.Routine.Kind != analyses.Ordinary || !e.fold(bi) {
-		return 0
+func (e *Engine) runKey(bi *analyses.BlockInfo) (key uint32, cycle bool) {
+	if e.fold == nil || bi.Routine.Name == "" || bi.Routine.Kind != analyses.Ordinary {
+		return 0, false
 	}
-	k := runKey{entry: bi.Routine.Entry, object: bi.Routine.Object}
+	if !e.fold(bi) {
+		if e.cycles == nil || !e.cycles(bi) {
+			return 0, false
+		}
+		cycle = true
+	}
+	k := runKey{entry: bi.Routine.Entry, object: bi.Routine.Object, cycle: cycle}
 	if e.runLines {
 		k.file, k.line = bi.File, bi.Line
 	}
@@ -434,7 +451,7 @@ func (e *Engine) runKey(bi *analyses.BlockInfo) uint32 {
 		id = uint32(len(e.runKeys) + 1)
 		e.runKeys[k] = id
 	}
-	return id
+	return id, cycle
 }
 
 // saved is what a block's sped-up instructions save, in hundredths of an

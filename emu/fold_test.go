@@ -1,6 +1,7 @@
 package emu
 
 import (
+	"slices"
 	"testing"
 
 	"emuprof/analyses"
@@ -181,5 +182,103 @@ func TestFoldMemoryAndRoutines(t *testing.T) {
 	lines, _ := foldRun(t, opts, loopCode, 0)
 	if e, b, _, _ := count(lines); e != 6 || b != 1001 {
 		t.Errorf("FoldMemory without FoldRoutines: %d events for %d blocks, want 6 for 1001", e, b)
+	}
+}
+
+// Blocks that Fold refuses and FoldCycles takes come in periodic runs: a
+// run starts at a block the thread ran p ≤ 4 blocks before (those p of its
+// routine and line) and repeats them, with the period in its flags; so the
+// stream's blocks, each periodic run expanded from the blocks before it,
+// are those of the stream without folding, also across slices and thread
+// switches (after which the engine forgets the thread's last blocks).
+func TestFoldCycles(t *testing.T) {
+	oneLine := func(off uint64) int {
+		if off < 13 {
+			return 1
+		}
+		return 2
+	}
+	blocks := func(evs []analyses.Event) (ids []uint32, events, periodic int) {
+		for _, ev := range evs {
+			if ev.Kind != analyses.KindBlock {
+				continue
+			}
+			events++
+			p := ev.Period()
+			if p == 0 {
+				if ev.Folded != 0 {
+					t.Fatalf("a run that is not periodic: %+v", ev)
+				}
+				ids = append(ids, ev.Block)
+				continue
+			}
+			periodic++
+			if p > len(ids) {
+				t.Fatalf("period %d after %d blocks", p, len(ids))
+			}
+			period := ids[len(ids)-p:]
+			for i := range int(ev.Folded) + 1 {
+				ids = append(ids, period[i%p])
+			}
+			if ids[len(ids)-1] != ev.Block {
+				t.Fatalf("periodic run %+v does not end with its last block", ev)
+			}
+		}
+		return
+	}
+	opts := Options{Blocks: true, StackPointer: true, Symbols: foldSyms{oneLine},
+		Fold: func(*analyses.BlockInfo) bool { return false }, FoldCycles: func(*analyses.BlockInfo) bool { return true }}
+	plain, _ := foldEvents(t, nil, oneLine, 0)
+	want, _, _ := blocks(plain)
+	for _, budget := range []uint64{0, 50, 7} {
+		got, _ := foldRun(t, opts, foldCode, budget)
+		ids, events, periodic := blocks(got)
+		if !slices.Equal(ids, want) {
+			t.Fatalf("budget %d: blocks %v, want %v", budget, ids, want)
+		}
+		if budget == 0 && (events != 5 || periodic != 1) {
+			// The first block, the loop's two, a periodic run of the
+			// other 196, the syscall block.
+			t.Errorf("%d events, %d periodic, want 5 and 1: %+v", events, periodic, got)
+		}
+		if periodic == 0 {
+			t.Errorf("budget %d: no periodic run", budget)
+		}
+	}
+	// A thread switch makes the engine forget the thread's last blocks:
+	// no run starts before it ran a period again.
+	e := newEngine(t, opts, foldCode)
+	var got []analyses.Event
+	e.SetSink(func(b []analyses.Event) { got = append(got, b...) })
+	pc := uint64(codeAddr)
+	for {
+		e.SetTid(3)
+		s := e.Run(pc, 20)
+		if s.Reason == cpu.StopSyscall {
+			break
+		}
+		var r cpu.Regs
+		if err := e.ReadRegs(&r); err != nil {
+			t.Fatal(err)
+		}
+		pc = r.RIP
+		e.Emit(analyses.Event{Kind: analyses.KindSwitch, Tid: 3, Aux: 3})
+	}
+	e.Drain()
+	ids, _, periodic := blocks(got)
+	if !slices.Equal(ids, want) || periodic == 0 {
+		t.Fatalf("with switches: %d periodic, blocks %v, want %v", periodic, ids, want)
+	}
+	n := 0
+	for _, ev := range got {
+		switch {
+		case ev.Kind == analyses.KindSwitch:
+			n = 0
+		case ev.Kind == analyses.KindBlock:
+			if n < 2 && ev.Period() != 0 {
+				t.Fatalf("a periodic run right after a switch: %+v", got)
+			}
+			n++
+		}
 	}
 }

@@ -231,9 +231,9 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 	if needs.Blocks && (len(cfg.Analyses) > 0 || pipeline != nil) {
 		blockSyms = cfg.Symbols
 	}
-	fold, merge := needs.Fold, needs.MergeMemory
+	fold, cycles, merge := needs.Fold, needs.FoldCycles, needs.MergeMemory
 	if f.noFold {
-		fold, merge = nil, false
+		fold, cycles, merge = nil, nil, false
 	}
 	speedup, warnSpeedup, err := f.speedup(cfg.Symbols)
 	if err != nil {
@@ -242,7 +242,7 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 	defer warnSpeedup()
 	engine, err := emu.New(emu.Options{Memory: needs.Memory, Blocks: needs.Blocks, StackPointer: needs.Blocks,
 		Bare: f.bareEngine, NsPerInsn: nsPerInsn, Symbols: blockSyms, Lines: needs.Lines, Speedup: speedup,
-		BlockFilter: needs.BlockFilter, Fold: fold, FoldRoutines: needs.FoldRoutines, FoldMemory: needs.FoldMemory,
+		BlockFilter: needs.BlockFilter, Fold: fold, FoldCycles: cycles, FoldRoutines: needs.FoldRoutines, FoldMemory: needs.FoldMemory,
 		MergeMemory: merge})
 	if err != nil {
 		return nil, fmt.Errorf("starting the emulator: %w", err)
@@ -253,7 +253,7 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 		// Followed processes: engines with the analyses' hooks (follow.go).
 		fw.newEngine = func(syms *loader.SymbolTable) (*emu.Engine, error) {
 			o := emu.Options{Memory: needs.Memory, Blocks: needs.Blocks, StackPointer: needs.Blocks,
-				Bare: f.bareEngine, NsPerInsn: nsPerInsn, Lines: needs.Lines, Fold: fold,
+				Bare: f.bareEngine, NsPerInsn: nsPerInsn, Lines: needs.Lines, Fold: fold, FoldCycles: cycles,
 				FoldRoutines: needs.FoldRoutines, FoldMemory: needs.FoldMemory, MergeMemory: merge}
 			if blockSyms != nil {
 				o.Symbols = syms
