@@ -186,6 +186,12 @@ func (e *engine[T]) cellRange(addr uint64, size uint32) (first, last uint64) {
 	return addr >> e.shift, end >> e.shift
 }
 
+// segment returns the last cell of [c, last] in c's chunk: an access is
+// handled a chunk at a time, so the shadow lookups are made once per chunk.
+func segment(c, last uint64) uint64 {
+	return min(last, c|chunkMask)
+}
+
 // read is procedure read(ℓ, t) of TRMS Fig. 11, applied to every cell ℓ
 // of an access, with PLDI'12 Fig. 6 computed alongside on the same
 // thread-local timestamps ts_t (the two algorithms update ts_t
@@ -196,7 +202,7 @@ func (e *engine[T]) read(th *thread[T], addr uint64, size uint32) {
 	}
 	c, last := e.cellRange(addr, size)
 	for {
-		key, idx := c>>chunkBits, c&chunkMask
+		key, end := c>>chunkBits, segment(c, last)
 		// th.ts.get(key) and e.wts.get(key), inlined by hand (hot path).
 		var tc, wc *chunk[T]
 		if ce := &th.ts.cache[key&cacheMask]; ce.key == key {
@@ -204,40 +210,59 @@ func (e *engine[T]) read(th *thread[T], addr uint64, size uint32) {
 		} else {
 			tc = th.ts.slow(key)
 		}
-		old := tc.ts[idx]
-		tc.ts[idx] = e.count // Fig. 11 line 12 / Fig. 6 line 8
-		if n := len(th.stack); n > 0 {
-			top := &th.stack[n-1]
+		n := len(th.stack)
+		if n == 0 {
+			fill(tc.ts[c&chunkMask:end&chunkMask+1], e.count)
+		} else {
 			if ce := &e.wts.cache[key&cacheMask]; ce.key == key {
 				wc = ce.c
 			} else {
 				wc = e.wts.slow(key)
 			}
-			w := wc.ts[idx]
-			if old < top.ts { // first access w.r.t. the topmost activation
-				top.rms++ // Fig. 6 lines 1-2
-				i := -1
-				if old != 0 { // Fig. 6 lines 3-5: the deepest ancestor that accessed ℓ
-					i = th.latest(old, n-2)
-					if i >= 0 {
-						th.stack[i].rms--
-					}
-				}
-				top.trms++
-				if old < w { // Fig. 11 lines 1-2: induced, new for every ancestor too
-					induced(top, wc, idx)
-				} else if i >= 0 { // Fig. 11 lines 4-9
-					th.stack[i].trms--
-				}
-			} else if old < w { // Fig. 11 lines 1-2
-				top.trms++
-				induced(top, wc, idx)
-			}
+			e.readCells(th, tc, wc, c&chunkMask, end&chunkMask)
 		}
-		if c == last {
+		if end == last {
 			return
 		}
-		c++
+		c = end + 1
+	}
+}
+
+// readCells reads cells lo..hi of one chunk: tc and wc are their chunks
+// of ts_t and wts; the thread has a pending activation.
+func (e *engine[T]) readCells(th *thread[T], tc, wc *chunk[T], lo, hi uint64) {
+	n := len(th.stack)
+	top := &th.stack[n-1]
+	for idx := lo; idx <= hi; idx++ {
+		old := tc.ts[idx]
+		tc.ts[idx] = e.count // Fig. 11 line 12 / Fig. 6 line 8
+		w := wc.ts[idx]
+		if old < top.ts { // first access w.r.t. the topmost activation
+			top.rms++ // Fig. 6 lines 1-2
+			i := -1
+			if old != 0 { // Fig. 6 lines 3-5: the deepest ancestor that accessed ℓ
+				i = th.latest(old, n-2)
+				if i >= 0 {
+					th.stack[i].rms--
+				}
+			}
+			top.trms++
+			if old < w { // Fig. 11 lines 1-2: induced, new for every ancestor too
+				induced(top, wc, idx)
+			} else if i >= 0 { // Fig. 11 lines 4-9
+				th.stack[i].trms--
+			}
+		} else if old < w { // Fig. 11 lines 1-2
+			top.trms++
+			induced(top, wc, idx)
+		}
+	}
+}
+
+// fill sets every timestamp of s to v.
+func fill[T stamp](s []T, v T) {
+	for i := range s {
+		s[i] = v
 	}
 }
 
@@ -284,25 +309,36 @@ func (e *engine[T]) write(th *thread[T], addr uint64, size uint32) {
 	}
 	c, last := e.cellRange(addr, size)
 	for {
-		key, idx := c>>chunkBits, c&chunkMask
+		key, end := c>>chunkBits, segment(c, last)
 		var tc, wc *chunk[T]
 		if ce := &th.ts.cache[key&cacheMask]; ce.key == key {
 			tc = ce.c
 		} else {
 			tc = th.ts.slow(key)
 		}
-		tc.ts[idx] = e.count // line 1
 		if ce := &e.wts.cache[key&cacheMask]; ce.key == key {
 			wc = ce.c
 		} else {
 			wc = e.wts.slow(key)
 		}
-		wc.ts[idx] = e.count // line 2
-		wc.ext[idx>>6] &^= 1 << (idx & 63)
-		if c == last {
+		lo, hi := c&chunkMask, end&chunkMask
+		fill(tc.ts[lo:hi+1], e.count) // line 1
+		fill(wc.ts[lo:hi+1], e.count) // line 2
+		clearBits(wc.ext[:], lo, hi)
+		if end == last {
 			return
 		}
-		c++
+		c = end + 1
+	}
+}
+
+// clearBits clears bits lo..hi of the bit set b.
+func clearBits(b []uint64, lo, hi uint64) {
+	for lo <= hi {
+		w, bit := lo>>6, lo&63
+		n := min(64-bit, hi-lo+1) // bits of word w to clear
+		b[w] &^= (^uint64(0) >> (64 - n)) << bit
+		lo += n
 	}
 }
 

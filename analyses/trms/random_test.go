@@ -313,3 +313,40 @@ func TestRandomSingleThreadRMSOnly(t *testing.T) {
 		t.Error("differs from naive")
 	}
 }
+
+// wideTrace is randomTrace with its accesses moved around a shadow chunk
+// boundary (0x10000 is one at resolutions 1 and 4) and one in five made
+// wide: up to 40,000 bytes, so that accesses span two or three chunks and
+// overlap the small ones.
+func wideTrace(seed uint64, n int) []op {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	ops := randomTrace(seed, n, 3, true)
+	for i := range ops {
+		switch o := &ops[i]; o.kind {
+		case 'R', 'W', 'K', 'k':
+			if rng.IntN(5) == 0 {
+				o.addr, o.size = 0x10000-uint64(rng.IntN(20000)), uint32(1+rng.IntN(40000))
+			} else {
+				o.addr = 0x10000 + uint64(rng.IntN(64))*2 - 64
+			}
+		}
+	}
+	return ops
+}
+
+// Wide accesses, handled a shadow chunk at a time, give the naive RMS and
+// TRMS too.
+func TestWideAccessesMatchNaive(t *testing.T) {
+	for seed := uint64(1); seed <= 3; seed++ {
+		ops := wideTrace(seed, 400)
+		for _, k := range []int{1, 4} {
+			want := runNaive(k, ops)
+			for _, bits := range []int{12, 32} {
+				tr := runFast(t, Config{Resolution: k, CounterBits: bits}, ops)
+				if !slices.Equal(tr.acts, want) {
+					t.Fatalf("seed %d k=%d bits=%d: differs from naive (%d and %d activations)", seed, k, bits, len(tr.acts), len(want))
+				}
+			}
+		}
+	}
+}
