@@ -120,6 +120,33 @@ func TestSignalHandlerFrames(t *testing.T) {
 		},
 		want:  "+main +handler +handler -handler -handler",
 		depth: 1,
+	}, {
+		name: "between a call and the callee's first block",
+		evs: []analyses.Event{
+			sblk(1, 0x1000, 0x8000, 5, call), // main calls f ...
+			sigEntry(1, 0x9000, false),       // ... a signal comes first
+			sblk(1, 0x3000, 0x7000, 5, ret),
+			sblk(1, 0x9000, 0x7008, 2, syscallEnd),
+			sigReturn(1),
+			sblk(1, 0x2000, 0x7ff8, 5, ret), // f's first block: still called by main
+			sblk(1, 0x1005, 0x8000, 3, oth),
+		},
+		want:  "+main +handler -handler +f -f",
+		depth: 1,
+	}, {
+		name: "a call block faults and runs again",
+		evs: []analyses.Event{
+			sblk(1, 0x1000, 0x8000, 5, call), // its call reads memory that faults
+			sigEntry(1, 0x9000, false),
+			sblk(1, 0x3000, 0x7000, 5, ret), // the handler fixes it
+			sblk(1, 0x9000, 0x7008, 2, syscallEnd),
+			sigReturn(1),
+			sblk(1, 0x1002, 0x8000, 3, call), // the call instruction again: no call
+			sblk(1, 0x2000, 0x7ff8, 5, ret),  // now f
+			sblk(1, 0x1005, 0x8000, 3, oth),
+		},
+		want:  "+main +handler -handler +f -f",
+		depth: 1,
 	}} {
 		t.Run(c.name, func(t *testing.T) {
 			st, log := runStage(t, c.evs...)

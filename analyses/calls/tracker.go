@@ -30,15 +30,22 @@ type frame struct {
 	// the handler goes above it, rt_sigreturn pops down to it and it, it
 	// is never reported and returns do not cross it.
 	barrier bool
+	// A barrier keeps how the interrupted block ended (see Sigreturn).
+	intEnd           analyses.End
+	intNext, intAddr uint64
 }
 
 // stack is the shadow stack of one thread.
 type stack struct {
 	tid      uint32
 	frames   []frame
-	hidden   int                  // number of hidden frames on the stack
-	prevEnd  analyses.End         // terminator of the thread's previous block
-	prevNext uint64               // address following the previous block (its fall-through/return address)
+	hidden   int          // number of hidden frames on the stack
+	prevEnd  analyses.End // terminator of the thread's previous block
+	prevNext uint64       // address following the previous block (its fall-through/return address)
+	prevAddr uint64       // address of the previous block
+	// resumed: rt_sigreturn gave back an interrupted call (see Sigreturn)
+	// and the thread's next block is not yet seen.
+	resumed  bool
 	prevKind analyses.RoutineKind // kind of the previous block's routine
 	lastSP   uint64               // stack pointer at the previous block
 }
@@ -246,7 +253,10 @@ func (t *Tracker) Block(ev *analyses.Event, b *analyses.BlockInfo) (hidden bool)
 		}
 		switch s.prevEnd {
 		case analyses.EndCall:
-			if ev.Addr != s.prevNext {
+			// After rt_sigreturn, the interrupted call block again
+			// (a fault in it, fixed by the handler) is no call.
+			again := s.resumed && ev.Addr >= s.prevAddr && ev.Addr < s.prevNext
+			if ev.Addr != s.prevNext && !again {
 				t.push(s, bi.routine, ev.Addr, s.prevNext, sp)
 			}
 		case analyses.EndJump, analyses.EndCond:
@@ -267,6 +277,7 @@ func (t *Tracker) Block(ev *analyses.Event, b *analyses.BlockInfo) (hidden bool)
 	}
 	s.prevEnd = ev.End
 	s.prevNext = bi.next
+	s.prevAddr, s.resumed = ev.Addr, false
 	s.prevKind = t.routines.list[bi.routine].Kind
 	s.lastSP = sp
 	return s.hidden > 0
@@ -291,22 +302,29 @@ func (t *Tracker) SignalEntry(tid uint32, restorer uint64, onAltStack bool) {
 	if onAltStack {
 		sp = ^uint64(0)
 	}
-	s.frames = append(s.frames, frame{routine: top.routine, sp: sp, ctx: top.ctx, barrier: true})
+	s.frames = append(s.frames, frame{routine: top.routine, sp: sp, ctx: top.ctx, barrier: true,
+		intEnd: s.prevEnd, intNext: s.prevNext, intAddr: s.prevAddr})
 	s.prevEnd, s.prevNext = analyses.EndCall, restorer
 }
 
 // Sigreturn ends thread tid's innermost signal handler (rt_sigreturn):
 // its frames and the barrier go; the thread goes on where the signal
-// interrupted it.
+// interrupted it. A signal that came between a call and the callee's
+// first block leaves that call pending: the callee's first block is still
+// a call, unless the thread runs the call's own block again (a fault in
+// it that the handler fixed).
 func (t *Tracker) Sigreturn(tid uint32) {
 	s := t.stackOf(tid, false)
 	if s == nil {
 		return
 	}
 	for i := len(s.frames) - 1; i >= 1; i-- {
-		if s.frames[i].barrier {
+		if b := s.frames[i]; b.barrier {
 			for len(s.frames) > i {
 				t.pop(s)
+			}
+			if b.intEnd == analyses.EndCall {
+				s.prevEnd, s.prevNext, s.prevAddr, s.resumed = analyses.EndCall, b.intNext, b.intAddr, true
 			}
 			return
 		}
