@@ -21,6 +21,19 @@
 // in-scope callsite of the call chain (§4.1, "Sample Attribution"); the
 // call-tracking stage's Call and Return events keep that per thread.
 //
+// Experiments (Coz §4.2-4.3) begin and end at visits of the first progress
+// point. Coz's experiments last at least 100 ms, with a 10 ms cool-off
+// after each (§4.3, §5.1), so what the previous experiment left (a queue
+// filled at 0 %, drained at once at 100 %) is a small part of each; ours
+// last a few visits, and it would be most of one. So the warm-up is
+// adaptive (Config.Settle): an experiment is measured over its last two
+// windows of MinVisits visits once both have the same rate of the first
+// point and the same mean in flight of every latency point, within Settle %,
+// in virtual time with the inserted delays taken out; the visits before are
+// its warm-up. This is the truncation of an initial transient of simulation
+// output analysis (compare successive windows until the output is
+// stationary), made exact by virtual time: no host noise enters the test.
+//
 // Validation (validate.go). A prediction is checked by speeding the line up
 // for real: emuprof run --speedup FILE:LINE=PCT makes the emulator charge
 // each of the line's instructions (100−PCT) % of its virtual cost, and
