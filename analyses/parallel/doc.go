@@ -96,6 +96,21 @@
 // time is idleness, recorded as the spin metric of the spinner's context;
 // with --spin overhead (issue 13's wording) it is work and overhead.
 //
+// # Runs of blocks
+//
+// The engine may deliver consecutive blocks as one event (Needs.Fold): runs
+// of one routine and line, outside the runtime (and the spin loops known
+// by name), whose time goes to one key whatever their blocks. Spin
+// detection needs each runtime block, so runtime code comes only in
+// periodic runs (Needs.FoldCycles): a run that repeats the last p ≤ 4
+// blocks the thread ran, all of its routine and line. Those p blocks are
+// the last p entries of the thread's ring, so every block of the run is in
+// the ring when it runs: the i-th raises the cycle count to cyc + i + 1,
+// the first spinCycle − 1 − cyc blocks work and the rest spin, and the ring
+// ends with the run's last four blocks, exactly as block by block
+// (runCycle). A libgomp barrier's 3-block spin loop then costs one event
+// per 256 blocks.
+//
 // # Lock-wait blame (spec §1.4: HPCToolkit's later directed blame, not TM09)
 //
 // A futex wait is classified by the routines on the waiter's stack (lock,

@@ -115,6 +115,10 @@ type Analysis struct {
 	waitTotals [numWaitClasses]int64
 	unreleased int64
 
+	// Periodic runs of runtime blocks taken (testing: none may be
+	// missed, runCycle).
+	periodic, periodicMissed int
+
 	partial string
 	res     *Result
 }
@@ -138,11 +142,16 @@ func New(cfg Config, env *platform.Env) (*Analysis, error) {
 // when the engine folds runs (it cuts them by line); otherwise it is looked
 // up here, once per block, on the analyses' goroutine. Runs of
 // blocks of one line come as one event (Needs.Fold): their time goes to
-// one key either way. Runtime code is not folded, for spin detection,
-// except spin loops known by name.
+// one key either way. Runtime code, whose blocks spin detection must see
+// one by one, comes only in periodic runs (Needs.FoldCycles), except spin
+// loops known by name.
 func (a *Analysis) Needs() analyses.Needs {
-	return analyses.Needs{Blocks: true, Calls: true, Threads: true, Fold: foldable, FoldMemory: true}
+	return analyses.Needs{Blocks: true, Calls: true, Threads: true, Fold: foldable, FoldCycles: foldCycles, FoldMemory: true}
 }
+
+// foldCycles takes the runtime's blocks in periodic runs: spin detection
+// knows each of their blocks (runCycle).
+func foldCycles(*analyses.BlockInfo) bool { return true }
 
 // foldable accepts the blocks of every routine but the parallel runtime's,
 // except the runtime's spin loops known by name (they spin whatever cycle
@@ -205,6 +214,7 @@ type blockClass struct {
 	runtime  bool  // the block's routine is runtime code
 	spin     bool  // the routine is a spin loop through and through
 	line     int32 // leaf: the block's line (or routine)
+	insns    int64 // instructions
 	callSite int32 // the line of its last instruction, -2 until needed
 }
 
@@ -229,6 +239,7 @@ func (a *Analysis) blockClass(id uint32) *blockClass {
 			return bc
 		}
 		r := b.Routine
+		bc.insns = int64(b.Insns)
 		bc.runtime = isRuntimeRoutine(r.Name, r.Object)
 		bc.spin = bc.runtime && spinNames[r.Name]
 		name := r.Name
@@ -385,47 +396,41 @@ func (a *Analysis) block(ev *analyses.Event) {
 		a.cur = t
 	}
 	end := at + d
-	// Spin detection: a cycle of at most len(ring) blocks of runtime
-	// code; other code, and a spin loop known by name, end it (they may
-	// come folded into runs).
 	id := ev.Block
 	bc := a.blockClass(id)
-	switch {
-	case !bc.runtime || bc.spin:
-		t.cyc, t.ring = 0, [len(t.ring)]uint32{}
-	case id != 0 && slices.Contains(t.ring[:], id):
-		t.cyc++
-	default:
-		t.cyc = 0
-	}
-	if bc.runtime && !bc.spin {
-		t.ring[t.ri] = id
-		t.ri = (t.ri + 1) % len(t.ring)
-	}
 	node := t.top()
 	k := a.keys.get(node, bc.line, id)
-	st := &a.keys.stats[k]
-	spinning := bc.runtime && (bc.spin || t.cyc >= spinCycle)
-	working := true
+	runtime := bc.runtime || a.tree.nodes[node].runtime
 	switch {
-	case spinning && a.spinIdle:
-		st.spin += d
-		t.spin += d
-		working = false
+	case ev.Folded > 0 && bc.runtime && !bc.spin && ev.Period() > 0:
+		// A periodic run of runtime code: its first blocks may still
+		// work, the rest spin.
+		w, ok := a.runCycle(t, ev)
+		if ok {
+			a.periodic++
+			a.charge(t, at, at+w, k, false, runtime)
+			a.charge(t, at+w, end, k, true, runtime)
+			break
+		}
+		a.periodicMissed++
+		fallthrough // cannot happen: the engine keeps the period
 	default:
-		st.work += d
-		t.work += d
-		if spinning || bc.runtime || a.tree.nodes[node].runtime {
-			st.overhead += d
-			t.overhead += d
+		// Spin detection: a cycle of at most len(ring) blocks of runtime
+		// code; other code, and a spin loop known by name, end it (they
+		// may come folded into runs).
+		switch {
+		case !bc.runtime || bc.spin:
+			t.cyc, t.ring = 0, [len(t.ring)]uint32{}
+		case id != 0 && slices.Contains(t.ring[:], id):
+			t.cyc++
+		default:
+			t.cyc = 0
 		}
-		if spinning {
-			st.spin += d
-			t.spin += d
+		if bc.runtime && !bc.spin {
+			t.ring[t.ri] = id
+			t.ri = (t.ri + 1) % len(t.ring)
 		}
-	}
-	if working || a.threads {
-		a.addPiece(t, at, end, k, working)
+		a.charge(t, at, end, k, bc.runtime && (bc.spin || t.cyc >= spinCycle), runtime)
 	}
 	t.known = max(t.known, end)
 	t.end = t.known
@@ -440,6 +445,87 @@ func (a *Analysis) block(ev *analyses.Event) {
 		lb = max(lb, t.known-a.lagNs)
 	}
 	a.pickLB = max(a.pickLB, lb)
+}
+
+// charge attributes [start, end) of t's time, spent in key k, spinning or
+// not, to k and t, and adds it to t's timeline. runtime says whether it is
+// runtime code (a runtime routine's block or a collapsed runtime chain).
+func (a *Analysis) charge(t *thread, start, end int64, k int32, spinning, runtime bool) {
+	d := end - start
+	if d <= 0 {
+		return
+	}
+	st := &a.keys.stats[k]
+	working := true
+	switch {
+	case spinning && a.spinIdle:
+		st.spin += d
+		t.spin += d
+		working = false
+	default:
+		st.work += d
+		t.work += d
+		if spinning || runtime {
+			st.overhead += d
+			t.overhead += d
+		}
+		if spinning {
+			st.spin += d
+			t.spin += d
+		}
+	}
+	if working || a.threads {
+		a.addPiece(t, start, end, k, working)
+	}
+}
+
+// runCycle applies spin detection to a periodic run of runtime blocks
+// (Event.Period) exactly as to its blocks one by one, and returns the
+// time of its first blocks that do not spin. The run repeats the last p
+// blocks the thread ran, all runtime blocks of its routine and line, so
+// the last p entries of the ring: every block of the run is in the ring
+// when it runs, the i-th (from 0) raises the cycle count to cyc + i + 1,
+// and spins once that reaches spinCycle. ok is false if the run is not
+// what the ring says (it cannot be).
+func (a *Analysis) runCycle(t *thread, ev *analyses.Event) (work int64, ok bool) {
+	p := ev.Period()
+	n := int(ev.Folded) + 1
+	r := len(t.ring)
+	if p > r {
+		return 0, false
+	}
+	var period [len(thread{}.ring)]uint32
+	var sizes [len(thread{}.ring)]int64
+	var total int64
+	for i := range p {
+		id := t.ring[(t.ri-p+i+r)%r]
+		if id == 0 {
+			return 0, false
+		}
+		period[i] = id
+		sizes[i] = a.blockClass(id).insns
+		total += sizes[i]
+	}
+	// The run's instructions and last block must be the period's.
+	insns := int64(n/p) * total
+	for i := range n % p {
+		insns += sizes[i]
+	}
+	if period[(n-1)%p] != ev.Block || insns != int64(ev.Size) {
+		return 0, false
+	}
+	// The first m blocks work: cyc + i + 1 < spinCycle.
+	m := min(max(spinCycle-1-t.cyc, 0), n)
+	var w int64
+	for i := range m {
+		w += sizes[i%p]
+	}
+	t.cyc += n
+	for i := max(n-r, 0); i < n; i++ {
+		t.ring[(t.ri+i)%r] = period[i%p]
+	}
+	t.ri = (t.ri + n) % r
+	return w * a.cfg.NsPerInsn, true
 }
 
 // addPiece appends [start, end) to t's pending timeline.
@@ -535,6 +621,7 @@ func (a *Analysis) Finish() {
 	}
 	a.sweep(end)
 	a.blame(end, true)
+
 	a.res = a.result()
 }
 

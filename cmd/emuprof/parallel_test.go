@@ -298,18 +298,27 @@ func sameParallel(t *testing.T, a, b parRun, how string) {
 }
 
 // Runs of blocks of one routine and line reach the analysis as one event
-// (analyses.Needs.Fold); the profile is the one that every block's own
-// event gives, byte for byte: guests with spin loops, locks, OpenMP,
-// recursion and lazy binding (dynamic builds, no LD_BIND_NOW), and xz.
+// (analyses.Needs.Fold), and runtime code in periodic runs
+// (Needs.FoldCycles); the profile is the one that every block's own event
+// gives, byte for byte: guests with spin loops (libgomp's barriers,
+// glibc's and musl's locks), locks, OpenMP, recursion and lazy binding
+// (dynamic builds, no LD_BIND_NOW), and xz; spinning as idleness or as
+// overhead, idle cores or idle threads.
 func TestParallelFold(t *testing.T) {
-	type c struct{ variant, name string }
-	cases := []c{{"glibc-static", "spin_flag"}, {"glibc-static", "omp_imbalance"}, {"glibc-static", "par_lock"},
-		{"glibc-dynamic", "threadpool"}, {"glibc-dynamic", "omp_reduce"}, {"musl-static", "condvar_pc"},
-		{"glibc-static-pie", "barrier"}, {"glibc-dynamic", "qsort"}, {"glibc-static", "signals"}}
+	type c struct {
+		variant, name string
+		flags         []string
+	}
+	spinWork := []string{"--spin", "overhead", "--idle-base", "threads"}
+	cases := []c{{"glibc-static", "spin_flag", nil}, {"glibc-static", "omp_imbalance", nil}, {"glibc-static", "par_lock", nil},
+		{"glibc-dynamic", "threadpool", nil}, {"glibc-dynamic", "omp_reduce", nil}, {"musl-static", "condvar_pc", nil},
+		{"glibc-static-pie", "barrier", nil}, {"glibc-dynamic", "qsort", nil}, {"glibc-static", "signals", nil},
+		{"glibc-static", "mutex_counter", nil}, {"musl-static", "mutex_counter", nil}, {"glibc-static", "omp_reduce", nil},
+		{"glibc-static", "omp_imbalance", spinWork}, {"musl-static", "spin_flag", spinWork}}
 	for _, cs := range cases {
-		t.Run(cs.variant+"/"+cs.name, func(t *testing.T) {
+		t.Run(cs.variant+"/"+cs.name+strings.Join(cs.flags, ""), func(t *testing.T) {
 			prog := guestBin(t, cs.variant, cs.name)
-			sameParallel(t, runParallel(t, nil, prog), runParallel(t, []string{"--no-fold"}, prog), "every block is an event")
+			sameParallel(t, runParallel(t, cs.flags, prog), runParallel(t, append(cs.flags, "--no-fold"), prog), "every block is an event")
 		})
 	}
 	// Lazy binding through a stripped Debian program's PLT: a stub's jump

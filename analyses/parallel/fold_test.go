@@ -1,0 +1,194 @@
+package parallel
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"testing"
+
+	"emuprof/analyses"
+	"emuprof/analyses/platform"
+)
+
+// foldStream folds a block-by-block stream as the engine does for needs
+// (emu/hooks.c, analyses.Needs.Fold and FoldCycles): consecutive blocks of
+// a thread, of one routine and line, entered by falling through or a
+// branch, not a routine's entry, with no other event between, become one
+// event; blocks that FoldCycles takes (and Fold does not) only in periodic
+// runs, which start at a block the thread ran p ≤ 4 blocks before, those p
+// blocks of its routine and line, and go on with the block p back.
+func foldStream(evs []analyses.Event, blocks analyses.BlockView, needs analyses.Needs) []analyses.Event {
+	type runKey struct {
+		entry uint64
+		file  string
+		line  int
+		cycle bool
+	}
+	keys := map[runKey]uint32{}
+	keyOf := func(b *analyses.BlockInfo) (uint32, bool) {
+		k := runKey{entry: b.Routine.Entry, file: b.File, line: b.Line}
+		switch {
+		case b.Routine.Name == "":
+			return 0, false
+		case needs.Fold(b):
+		case needs.FoldCycles != nil && needs.FoldCycles(b):
+			k.cycle = true
+		default:
+			return 0, false
+		}
+		id, ok := keys[k]
+		if !ok {
+			id = uint32(len(keys) + 1)
+			keys[k] = id
+		}
+		return id, k.cycle
+	}
+	var (
+		out           []analyses.Event
+		open          = -1 // the event a block may extend
+		openKey       uint32
+		period        int
+		lastEnd       analyses.End
+		hist, histKey [4]uint32 // the thread's last blocks, most recent first
+		histN         int
+		histTid       = ^uint32(0)
+	)
+	pushHist := func(id, k uint32) {
+		copy(hist[1:], hist[:3])
+		copy(histKey[1:], histKey[:3])
+		hist[0], histKey[0] = id, k
+		histN = min(histN+1, 4)
+	}
+	for _, ev := range evs {
+		if ev.Kind != analyses.KindBlock {
+			out = append(out, ev)
+			open = -1
+			continue
+		}
+		if ev.Tid != histTid {
+			histN, histTid = 0, ev.Tid
+		}
+		b := blocks.Get(ev.Block)
+		k, cycle := keyOf(b)
+		head := b.Routine.Entry == b.Addr
+		if k != 0 && !head && open == len(out)-1 && openKey == k && out[open].Tid == ev.Tid && out[open].Folded < 255 &&
+			(lastEnd == analyses.EndOther || lastEnd == analyses.EndCond || lastEnd == analyses.EndJump) &&
+			(cycle && period > 0 && hist[period-1] == ev.Block || !cycle && period == 0) {
+			e := &out[open]
+			e.Folded++
+			e.Size += ev.Size
+			e.Block = ev.Block
+			e.End = ev.End
+			lastEnd = ev.End
+			pushHist(ev.Block, k)
+			continue
+		}
+		period = 0
+		if cycle {
+			for i := range histN {
+				if histKey[i] != k {
+					break
+				}
+				if hist[i] == ev.Block {
+					period = i + 1
+					break
+				}
+			}
+		}
+		ev.Flags = analyses.Flags(period << 1)
+		out = append(out, ev)
+		open, openKey, lastEnd = -1, k, ev.End
+		if k != 0 {
+			open = len(out) - 1
+		}
+		pushHist(ev.Block, k)
+	}
+	return out
+}
+
+// runFolded runs s's stream folded as the engine would for the analysis,
+// and returns the result and how many block events and periodic runs it
+// took.
+func (s *script) runFolded(t *testing.T, cfg Config) (r *Result, events, periodic int) {
+	t.Helper()
+	env := platform.NewEnv(s.syms, "/bin/prog", []string{"prog"})
+	a, err := New(cfg, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := platform.NewPipeline(env, s.tr.Blocks, []platform.Instance{a}, false)
+	evs := foldStream(s.tr.Events, s.tr.Blocks.View(), a.Needs())
+	for _, ev := range evs {
+		if ev.Kind == analyses.KindBlock {
+			events++
+		}
+	}
+	p.Events(evs)
+	p.Finish()
+	if p.Err() != nil {
+		t.Fatal(p.Err())
+	}
+	if a.periodicMissed != 0 {
+		t.Errorf("%d periodic runs did not match the ring", a.periodicMissed)
+	}
+	return a.Result(), events, a.periodic
+}
+
+// Periodic runs of runtime code (Needs.FoldCycles) give exactly the
+// result of their blocks one by one: spin cycles of periods 1 to 5 (5 is
+// no periodic run), entered with the cycle count anywhere, broken off,
+// of one line or two, interleaved with another spinning thread and with
+// user code; blocks of 1 to 3 instructions; idle base cores and threads,
+// spin idle and overhead.
+func TestPeriodicRuns(t *testing.T) {
+	const seeds = 60
+	folded, plain, periodic := 0, 0, 0
+	for seed := range uint64(seeds) {
+		rng := rand.New(rand.NewPCG(seed, 13))
+		s := newScript().start(1, 0, 0, "main").start(2, 1, 0, "w1").start(3, 1, 0, "w2")
+		s.call(2, "gomp_team_barrier_wait_end")
+		s.call(3, "pthread_mutex_lock")
+		for range 40 {
+			tid := uint32(2 + rng.IntN(2))
+			f := s.top(tid)
+			base := s.syms.base(f.fn)
+			// A pattern of 1 to 5 distinct blocks (offsets 0x40–0x50: lines
+			// 5 and 6), repeated, perhaps cut short.
+			p := 1 + rng.IntN(5)
+			offs := rng.Perm(5)[:p]
+			reps := rng.IntN(90)
+			n := p*reps + rng.IntN(p+1)
+			for i := range n {
+				off := uint64(0x40 + 4*offs[i%p])
+				insns := uint32(1 + off%3)
+				s.tr.Block(tid, base+off, f.sp, insns, 4, []analyses.End{analyses.EndCond, analyses.EndJump, analyses.EndOther}[offs[i%p]%3])
+			}
+			switch rng.IntN(4) {
+			case 0:
+				s.work(1, uint32(1+rng.IntN(50)))
+			case 1:
+				s.in(tid, "helper", uint32(1+rng.IntN(5)))
+			}
+		}
+		s.ret(2).ret(3).exit(2).exit(3).work(1, 10).exit(1)
+		for _, cfg := range []Config{cores(3), {CPUs: 4, IdleBase: "threads"}, {CPUs: 3, Spin: "overhead"}} {
+			want := s.runAll(t, cfg)
+			got, events, runs := s.runFolded(t, cfg)
+			a, _ := json.Marshal(want)
+			b, _ := json.Marshal(got)
+			if string(a) != string(b) {
+				t.Fatalf("seed %d, %+v: folded result differs:\n block by block %s\n folded        %s", seed, cfg, a, b)
+			}
+			folded += events
+			periodic += runs
+		}
+		for _, ev := range s.tr.Events {
+			if ev.Kind == analyses.KindBlock {
+				plain += 3
+			}
+		}
+	}
+	t.Logf("%d block events folded into %d with %d periodic runs", plain, folded, periodic)
+	if periodic == 0 || folded > plain*3/4 {
+		t.Errorf("%d block events folded into %d with %d periodic runs: the runs were not taken", plain, folded, periodic)
+	}
+}
