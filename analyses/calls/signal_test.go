@@ -15,6 +15,7 @@ var sigSyms = fakeSyms{
 	{0x3000, 0x3100, "handler"},
 	{0x5000, 0x5100, "g"},
 	{0x9000, 0x9100, "__restore_rt"},
+	{0x6000, 0x6100, "__libc_vfork"},
 }
 
 var sigTrace = tracetest.New(sigSyms)
@@ -147,6 +148,16 @@ func TestSignalHandlerFrames(t *testing.T) {
 		},
 		want:  "+main +handler -handler +f -f",
 		depth: 1,
+	}, {
+		name: "vfork pops its return address and pushes it back",
+		evs: []analyses.Event{
+			sblk(1, 0x1000, 0x8000, 5, call),
+			sblk(1, 0x6000, 0x7ff8, 3, syscallEnd), // pop %rdi; syscall
+			sblk(1, 0x6003, 0x8000, 3, ret),        // push %rdi; ret
+			sblk(1, 0x1005, 0x8000, 3, oth),
+		},
+		want:  "+main +__libc_vfork -__libc_vfork",
+		depth: 1,
 	}} {
 		t.Run(c.name, func(t *testing.T) {
 			st, log := runStage(t, c.evs...)
@@ -171,4 +182,18 @@ func joinLog(l []string) string {
 		s += x
 	}
 	return s
+}
+
+// TestVforkOwnCode: vfork pops its return address before its syscall and
+// pushes it back after, so its own blocks run 8 bytes above its entry
+// stack pointer; its frame stays until its ret (it was unwound there, and
+// its last block ran in the caller's frame).
+func TestVforkOwnCode(t *testing.T) {
+	st, log := runStage(t,
+		sblk(1, 0x1000, 0x8000, 5, call),
+		sblk(1, 0x6000, 0x7ff8, 3, syscallEnd),
+		sblk(1, 0x6003, 0x8000, 3, ret))
+	if got := joinLog(log); got != "+main +__libc_vfork" || st.Tracker().Depth(1) != 2 {
+		t.Errorf("calls %s, stack %v; want vfork's frame on main's", got, st.Tracker().Stack(1))
+	}
 }

@@ -57,7 +57,8 @@ type stack struct {
 //   - P ended with ret: pop to the frame whose return address is B's address
 //     if there is one; otherwise frames are unwound by stack pointer below.
 //   - at every block, frames (but the root) whose entry stack pointer is
-//     below B's stack pointer are unwound (longjmp, exceptions).
+//     below B's stack pointer are unwound (longjmp, exceptions), but not
+//     vfork's by its own code 8 bytes above (PopsReturn).
 //   - P ended with call (and B is not the fall-through, i.e. not a
 //     "call next; pop" idiom): B is the callee entry; push a frame with
 //     return address P.Addr+P.Len and stack pointer B.Aux.
@@ -249,6 +250,9 @@ func (t *Tracker) Block(ev *analyses.Event, b *analyses.BlockInfo) (hidden bool)
 		// Frames entered at a lower stack pointer than the current one
 		// have been unwound (return, longjmp, exception); never the root.
 		for len(s.frames) > 1 && s.frames[len(s.frames)-1].sp < sp {
+			if top := s.frames[len(s.frames)-1]; top.routine == bi.routine && sp <= top.sp+8 && PopsReturn(t.routines.list[bi.routine].Name) {
+				break // vfork's or sigsetjmp's own code, its return address popped
+			}
 			t.pop(s)
 		}
 		switch s.prevEnd {
@@ -281,6 +285,22 @@ func (t *Tracker) Block(ev *analyses.Event, b *analyses.BlockInfo) (hidden bool)
 	s.prevKind = t.routines.list[bi.routine].Kind
 	s.lastSP = sp
 	return s.hidden > 0
+}
+
+// PopsReturn reports whether the routine called name may pop its own
+// return address off the stack before it returns (pushing it back):
+// vfork, so that the child, which runs on the parent's stack until it
+// execs or exits, cannot clobber it (glibc's and musl's x86-64 vfork), and
+// musl's sigsetjmp, which keeps it in the jmp_buf across its call of
+// setjmp. Its own blocks then run 8 bytes above its entry stack pointer,
+// which must not read as the activation unwound (its last block ran in
+// the caller's frame, and path profiling cut the caller's path there).
+func PopsReturn(name string) bool {
+	switch name {
+	case "vfork", "__vfork", "__libc_vfork", "sigsetjmp", "__sigsetjmp":
+		return true
+	}
+	return false
 }
 
 // SignalEntry says that thread tid's next block is a signal handler's
