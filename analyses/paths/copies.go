@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"emuprof/analyses"
+	"emuprof/analyses/calls"
 )
 
 // P3's k copies as separate emulations (issue 11 point 5; spec §5.2).
@@ -91,25 +92,6 @@ type CopyRun struct {
 	known   []uint8 // per block id: 1 profiled, 2 not, 0 not yet asked
 	started bool
 	tails   [][]uint64 // per plan routine: PlanProc.Tails
-	// handlers counts the signal handlers the copy saw start, first at
-	// virtual time handlerAt (see signaled).
-	handlers  int
-	handlerAt int64
-}
-
-// signaled records that a signal handler starts (a SyscallSignalEntry
-// event). A copy cannot yet frame a handler as the planning run's call
-// stage does (it reports the handler as called by the interrupted
-// routine): measured on a loop interrupted by a timer's handler, the
-// copies cut the loop's path at every signal where the planning run does
-// not, and only the comparison with the planning run's profile caught it.
-// A copy that saw a handler therefore writes no shard (see shard), so
-// that shards merged elsewhere never give a wrong profile either.
-func (cr *CopyRun) signaled(ev *analyses.Event) {
-	if cr.handlers == 0 {
-		cr.handlerAt = ev.Time
-	}
-	cr.handlers++
 }
 
 // plannedTails returns the planning run's tails of the routine entered at
@@ -231,10 +213,21 @@ func (cr *CopyRun) profilesBlock(id uint32, bi *analyses.BlockInfo) bool {
 	return ok
 }
 
-// profiles reports whether the copy profiles the routine of block bi.
+// profiles reports whether the copy profiles the routine of block bi:
+// where its labeling has a task, and always the routines that pop their
+// own return address (calls.PopsReturn: vfork, musl's sigsetjmp). Those
+// are observed by every copy, as by the planning run, without probes (no
+// task, so no counts or hits): where they return to their caller's code
+// by a path the stack pointer cannot tell (musl's siglongjmp lands in
+// sigsetjmp's code, which then runs in the frame of its caller), the
+// planning run ends the caller's path there, and so must every copy that
+// profiles the caller.
 func (cr *CopyRun) profiles(bi *analyses.BlockInfo) bool {
 	if bi.Routine.Name == "" || bi.Routine.Kind.Transparent() {
 		return false
+	}
+	if calls.PopsReturn(bi.Routine.Name) {
+		return true
 	}
 	pi, ok := cr.index[rkey{bi.Routine.Entry, bi.Routine.Object}]
 	if !ok {
@@ -289,10 +282,6 @@ func ShardName(program string, i, k int) string {
 // shard builds copy cr's shard from the profiler's observations.
 func (p *Profiler) shard(program string) (*Shard, error) {
 	cr := p.Copy
-	if cr.handlers > 0 {
-		return nil, fmt.Errorf("copy %d: %d signal handler runs (the first at virtual time %d ns): P3's copies cannot follow signal handlers yet; profile this program with --p3 %d in one emulation",
-			cr.I, cr.handlers, cr.handlerAt, cr.File.K)
-	}
 	sh := &Shard{Format: ShardFormat, Program: program, K: cr.File.K, Copy: cr.I, Plan: cr.Digest,
 		Fingerprint: strconv.FormatUint(cr.fp, 16), Partial: p.partial, Routines: []ShardRecord{}}
 	list := slices.Clone(p.list)

@@ -1,6 +1,7 @@
 package paths
 
 import (
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -96,6 +97,101 @@ func TestCopiesNoReturnTails(t *testing.T) {
 			t.Fatalf("k %d: %v", k, err)
 		}
 		a, _ := got.Marshal()
+		b, _ := want.Marshal()
+		if string(a) != string(b) {
+			t.Errorf("k %d: merged\n%s\nplanning run\n%s", k, a, b)
+		}
+	}
+}
+
+// TestCopiesSignals: a signal handler is an activation of its own, and the
+// activation it interrupts keeps its path register and goes on with its
+// path after rt_sigreturn (spec §1.4). The planning run (call stage) and
+// every copy (stack pointer framing, seeing only its own routines) agree
+// on it: the merge equals the planning run's profile, and main's paths are
+// those of the same run without the signals. Three signals: a timer's in
+// main's loop, one between main's call of f and f's first block, and a
+// fault in f's first block (which has f's ret), which the handler fixes so
+// that the block goes on from the next instruction (a leader the run adds
+// to f's CFG, in the planning run and the copies alike).
+func TestCopiesSignals(t *testing.T) {
+	m := newAsm(0x1000).
+		label("M0").nop().
+		label("L").nop().je("L2").
+		label("L1").nop().
+		label("L2").nop().jne("L").
+		label("M1").call("F0").
+		label("M2").ret()
+	f := newAsm(0x2000).label("F0").nop().label("F1").ret()
+	h := newAsm(0x3000).
+		label("H0").nop().je("H2").
+		label("H1").nop().
+		label("H2").ret()
+	rs := newAsm(0x4000).label("R0").raw(0x0f, 0x05) // syscall (rt_sigreturn)
+	p := newProgram(m, f, h, rs).routine("main", 0x1000, m.pc()).routine("f", 0x2000, f.pc()).
+		routine("handler", 0x3000, h.pc()).routine("__restore_rt", 0x4000, rs.pc())
+	const mainSP, handlerSP = 0x7fff0000, 0x7ffe0000
+	signal := func(r *runner, resumeSP uint64, handler ...any) {
+		r.tr.Other(analyses.KindSyscall, 1, analyses.SyscallSignalEntry, p.labels["R0"])
+		r.sp[1], r.prevE[1] = handlerSP, analyses.EndOther
+		r.run(1, handler...)
+		r.run(1, "R0")
+		r.tr.Other(analyses.KindSyscall, 1, analyses.SyscallSigreturn, 0)
+		r.sp[1], r.prevE[1] = resumeSP, analyses.EndOther
+	}
+	trace := func(signals bool) *runner {
+		r := newRunner(p).run(1, "M0", "L", "L1", "L", "L2")
+		if signals {
+			signal(r, mainSP, "H0", "H1")
+		}
+		r.run(1, "L", "L2", "M1")
+		if signals {
+			signal(r, mainSP, "H0", "H2")
+			r.prevE[1] = analyses.EndCall // the call is still to come
+		}
+		r.run(1, "F0")
+		if signals {
+			signal(r, mainSP-8, "H0", "H2") // F0's nop faulted
+			r.run(1, "F1")
+		}
+		return r.run(1, "M2")
+	}
+	quiet := trace(false).profile(t)
+	for _, k := range []int{1, 2, 3, 4} {
+		plan := filepath.Join(t.TempDir(), "plan.json")
+		want, err := trace(true).profileP3(t, P3Config{K: k, PlanOut: plan}).Profile("prog")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"main"} {
+			var got Routine
+			for _, r := range want.Routines {
+				if r.Name == name {
+					got = r
+				}
+			}
+			if w := routineOut(t, quiet, name); fmt.Sprint(got.Paths) != fmt.Sprint(w.Paths) || len(got.Truncated) != 0 {
+				t.Errorf("k %d: %s with signals: paths %v truncated %v; without: %v", k, name, got.Paths, got.Truncated, w.Paths)
+			}
+		}
+		pf, digest, err := ReadPlan(plan, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var shards []*Shard
+		for i := range k {
+			sh, err := trace(true).runCopy(t, plan, i)
+			if err != nil {
+				t.Fatalf("k %d: %v", k, err)
+			}
+			shards = append(shards, sh)
+		}
+		got, err := MergeShards(pf, digest, shards)
+		if err != nil {
+			t.Fatalf("k %d: %v", k, err)
+		}
+		a, _ := got.Marshal()
+		want.Copies, want.ProbeHits = got.Copies, got.ProbeHits
 		b, _ := want.Marshal()
 		if string(a) != string(b) {
 			t.Errorf("k %d: merged\n%s\nplanning run\n%s", k, a, b)

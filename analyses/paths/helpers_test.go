@@ -46,6 +46,7 @@ func (a *asm) rel(op []byte, label string) *asm {
 }
 
 func (a *asm) je(l string) *asm   { return a.rel([]byte{0x0f, 0x84}, l) }
+func (a *asm) jne(l string) *asm  { return a.rel([]byte{0x0f, 0x85}, l) }
 func (a *asm) jmp(l string) *asm  { return a.rel([]byte{0xe9}, l) }
 func (a *asm) call(l string) *asm { return a.rel([]byte{0xe8}, l) }
 func (a *asm) ret() *asm          { return a.raw(0xc3) }

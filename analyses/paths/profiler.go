@@ -81,6 +81,10 @@ type thread struct {
 	hidden, unhide, resolverKnown bool
 	hiddenSP                      uint64
 	resolver                      rkey
+	// lastSP is the stack pointer of the thread's last Block event
+	// (spKnown: there was one): where a signal's barrier goes.
+	lastSP  uint64
+	spKnown bool
 }
 
 // frame is one activation: the routine whose CFG it walks, the block it is
@@ -91,8 +95,12 @@ type frame struct {
 	r        uint64       // Ball-Larus partial sum, or the trie node for big routines
 	lastEnd  uint64       // end address of the last emulator block run in the frame
 	retAddr  uint64       // set while the frame has called out: where it should resume
-	sp       uint64       // SPFrames: the stack pointer at the activation's first block
+	sp       uint64       // SPFrames: the stack pointer at the activation's first block; a barrier's: see signal
 	lastTerm analyses.End // SPFrames: the terminator of the frame's last block
+	// barrier marks where a signal handler interrupted the thread (see
+	// signal): no routine, never a path; what the handler runs goes
+	// above it, rt_sigreturn pops down to it and it.
+	barrier bool
 }
 
 // New returns a profiler.
@@ -113,6 +121,9 @@ func (p *Profiler) Events(batch []analyses.Event) {
 		ev := &batch[i]
 		switch ev.Kind {
 		case analyses.KindBlock:
+			if t := p.thread(ev.Tid); true {
+				t.lastSP, t.spKnown = ev.Aux, true
+			}
 			if p.opt.SPFrames && !p.spFrames(ev) {
 				continue
 			}
@@ -127,8 +138,13 @@ func (p *Profiler) Events(batch []analyses.Event) {
 			if p.Copy != nil {
 				p.Copy.observe(ev)
 			}
-			if p.Copy != nil && ev.Kind == analyses.KindSyscall && ev.Addr == analyses.SyscallSignalEntry {
-				p.Copy.signaled(ev)
+			if ev.Kind == analyses.KindSyscall {
+				switch ev.Addr {
+				case analyses.SyscallSignalEntry:
+					p.signal(ev)
+				case analyses.SyscallSigreturn:
+					p.sigreturn(ev)
+				}
 			}
 		case analyses.KindThreadExit:
 			if p.Copy != nil {
@@ -214,8 +230,98 @@ func (p *Profiler) call(ev *analyses.Event) {
 
 func (p *Profiler) ret(ev *analyses.Event) {
 	t := p.thread(ev.Tid)
-	if len(t.frames) > 0 {
+	if n := len(t.frames); n > 0 && !t.frames[n-1].barrier {
 		p.pop(t)
+	}
+}
+
+// signal handles the start of a signal handler on thread ev.Tid (a
+// SyscallSignalEntry event, before the handler's first block): the
+// handler interrupts the activation that runs, which keeps its path
+// register and goes on with its path after rt_sigreturn, as if nothing
+// had happened (spec §1.4: one register per activation; the handler is an
+// activation of its own, like a call the interrupted code did not make).
+// A barrier frame goes on the thread's stack: the handler's frames, and
+// the restorer's (sa_restorer, which runs when the handler returns and
+// calls rt_sigreturn), go above it; rt_sigreturn pops them and the
+// barrier (sigreturn). A handler left by siglongjmp pops the barrier when
+// a block runs above it on the stack: its stack pointer is just below the
+// thread's last block's, or, on the alternate stack, unknown (only
+// rt_sigreturn pops it). The rule is the same with the call stage (SBL,
+// the planning run) and without (a copy, SPFrames), so that a copy cuts
+// the interrupted routine's paths exactly where SBL does: nowhere.
+func (p *Profiler) signal(ev *analyses.Event) {
+	t := p.thread(ev.Tid)
+	sp := ^uint64(0)
+	if ev.Size&analyses.SignalOnAltStack == 0 && t.spKnown {
+		sp = t.lastSP - 8
+	}
+	// The interrupted activation resumes where it was interrupted after
+	// rt_sigreturn, which gives its return address back; anywhere else
+	// (siglongjmp) is a landing that truncates its path, as after a call
+	// (enter). A barrier keeps the address it replaced in retAddr, and
+	// the activation's last terminator in lastTerm (see sigreturn).
+	saved, term := uint64(0), analyses.EndOther
+	if n := len(t.frames); n > 0 {
+		f := &t.frames[n-1]
+		term = f.lastTerm
+		if f.rt != nil && f.cur >= 0 {
+			saved = f.retAddr
+			if f.retAddr == 0 {
+				f.retAddr = f.lastEnd
+			}
+		}
+	}
+	t.frames = append(t.frames, frame{cur: -1, sp: sp, barrier: true, retAddr: saved, lastTerm: term})
+}
+
+// sigreturn handles rt_sigreturn on thread ev.Tid: the innermost signal
+// handler's frames (the restorer's at least) and its barrier go, and the
+// interrupted activation goes on.
+func (p *Profiler) sigreturn(ev *analyses.Event) {
+	t := p.thread(ev.Tid)
+	for i := len(t.frames) - 1; i >= 0; i-- {
+		if b := t.frames[i]; b.barrier {
+			for len(t.frames) > i {
+				p.pop(t)
+			}
+			if i > 0 {
+				// As the call stage (calls.Tracker.Sigreturn): a call
+				// the signal came after is still pending; any other
+				// terminator of the interrupted block is forgotten
+				// (the block may have faulted before its ret, and an
+				// activation that did return is unwound by stack
+				// pointer).
+				f := &t.frames[i-1]
+				f.retAddr = b.retAddr
+				if b.lastTerm != analyses.EndCall {
+					f.lastTerm = analyses.EndSyscall
+				}
+			}
+			// The thread goes on at the stack pointer it was
+			// interrupted at, not the restorer's: a signal pending
+			// at rt_sigreturn (its mask restored) starts its handler
+			// before the next block, and its barrier goes where this
+			// one was.
+			t.lastSP, t.spKnown = b.sp+8, b.sp != ^uint64(0)
+			return
+		}
+	}
+}
+
+// overBarrier prepares thread t's stack for a block at stack pointer sp
+// when its top frame is a signal's barrier: a block above the barrier on
+// the stack pops it (the handler was left by siglongjmp); otherwise the
+// block begins an activation of its own above the barrier (the handler
+// itself when the call stage did not report it, the restorer).
+func (p *Profiler) overBarrier(t *thread, sp uint64) {
+	for n := len(t.frames); n > 0 && t.frames[n-1].barrier; n = len(t.frames) {
+		if t.frames[n-1].sp < sp {
+			p.pop(t)
+			continue
+		}
+		t.frames = append(t.frames, frame{cur: -1, sp: sp})
+		return
 	}
 }
 
@@ -469,6 +575,9 @@ func (p *Profiler) block(ev *analyses.Event) {
 		return
 	}
 	t := p.thread(ev.Tid)
+	if n := len(t.frames); n > 0 && t.frames[n-1].barrier {
+		p.overBarrier(t, ev.Aux)
+	}
 	if len(t.frames) == 0 {
 		t.frames = append(t.frames, frame{cur: -1})
 	}
@@ -671,11 +780,19 @@ func (p *Profiler) spFrames(ev *analyses.Event) bool {
 		// Never the root by stack pointer (a thread's first block may lie
 		// deep in its routine's frame), but any frame after a ret.
 		top := &t.frames[n-1]
-		if n > 1 && top.sp < sp || top.lastTerm == analyses.EndRet && top.rt != nil {
+		if top.rt != nil && top.rt.info.Entry == bi.Routine.Entry && sp <= top.sp+8 && calls.PopsReturn(bi.Routine.Name) {
+			break // vfork's own code (or sigsetjmp's), its return address popped, as with the call stage
+		}
+		if (n > 1 || top.barrier) && top.sp < sp || top.lastTerm == analyses.EndRet && top.rt != nil {
 			p.pop(t)
 			continue
 		}
 		break
+	}
+	if n := len(t.frames); n > 0 && t.frames[n-1].barrier {
+		// Code run by a signal handler (see signal).
+		t.frames = append(t.frames, frame{cur: -1, sp: sp, lastTerm: bi.End})
+		return true
 	}
 	entry := ev.Addr == bi.Routine.Entry
 	call := false

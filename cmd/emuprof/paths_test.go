@@ -309,16 +309,28 @@ func TestPathsCopies(t *testing.T) {
 		{"qsort-musl", guestBin(t, "musl-static", "qsort"), []string{"2000"}, 2, nil, []string{"--p3-cost", "profile"}},
 		{"sort-stdin", "/usr/bin/sort", nil, 4, text.Bytes(), []string{"--p3-cost", "profile", "--p3-callers", "any"}},
 		{"gzip-exit", "/usr/bin/gzip", []string{"-c", gzIn}, 3, nil, nil},
+		// Signal handlers: a timer's in a profiled loop (the copies cut
+		// the loop's path at every signal before, and refused), and the
+		// signals guest's nested, alternate-stack, faulting and
+		// siglongjmp handlers.
+		{"pathsig", guestBin(t, "glibc-static", "pathsig"), nil, 2, nil, nil},
+		{"signals", guestBin(t, "glibc-static", "signals"), nil, 3, nil, nil},
+		{"signals-musl", guestBin(t, "musl-static", "signals"), nil, 2, nil, nil},
+		// vfork pops its return address (and musl's sigsetjmp, whose code
+		// siglongjmp lands in): the copies refused with "CFG differs".
+		{"vfork", guestBin(t, "glibc-static", "procs"), nil, 2, nil, nil},
+		{"vfork-musl", guestBin(t, "musl-static", "procs"), nil, 3, nil, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			k := strconv.Itoa(c.k)
+			native := run(t, c.stdin, dir, c.prog, c.args...).code // procs exits with 3
 			emu := func(out string, extra ...string) outcome {
 				a := append([]string{"paths", "--out", filepath.Join(dir, out), "--clear-env"}, c.flags...)
 				a = append(append(append(a, extra...), "--", c.prog), c.args...)
 				o := run(t, c.stdin, dir, emuprofBin, a...)
-				if o.code != 0 {
+				if o.code != native {
 					t.Fatalf("emuprof %v: exit %d\n%s", a, o.code, o.stderr)
 				}
 				return o
@@ -344,9 +356,9 @@ func TestPathsCopies(t *testing.T) {
 			if g, w := guestOut(copies.stdout), guestOut(one.stdout); g != w || w == "" {
 				t.Errorf("--copies: the guest's output %q, not the program's %q", g, w)
 			}
-			sbl := runPaths(t, c.flags, c.prog, c.args...)
 			if c.stdin == nil {
-				want, _ := stripCopies(t, sbl.file)
+				emu("sbl")
+				want, _ := stripCopies(t, filepath.Join(dir, "sbl", filepath.Base(c.prog)+"_paths.json"))
 				got, _ := stripCopies(t, filepath.Join(dir, "copies", filepath.Base(c.prog)+"_paths.json"))
 				if !bytes.Equal(got, want) {
 					t.Errorf("--copies %s: merged profile differs from SBL's", k)
@@ -487,35 +499,6 @@ func TestPathsCopiesFiles(t *testing.T) {
 			start := fsTree(t, setup(), since)
 			if !slices.Equal(dryTree, start) {
 				t.Errorf("--dry-fs left\n%s\ninstead of\n%s", strings.Join(dryTree, "\n"), strings.Join(start, "\n"))
-			}
-		})
-	}
-}
-
-// TestPathsCopiesRefuses: what P3's concurrent copies cannot follow yet
-// stops them loudly, with no profile written: a signal handler that runs
-// during the profiled loop (pathsig: a timer's SIGALRM) and vfork's return
-// in the parent (procs). One emulation (--p3 K) profiles both.
-func TestPathsCopiesRefuses(t *testing.T) {
-	cases := []struct {
-		name, prog, want string
-	}{
-		{"signal-handler", guestBin(t, "glibc-static", "pathsig"), "signal handler runs"},
-		{"vfork", guestBin(t, "glibc-static", "procs"), "differs from the plan's"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			dir := t.TempDir()
-			o := run(t, nil, dir, emuprofBin, "paths", "-q", "--clear-env", "--out", dir, "--copies", "2", "--", c.prog)
-			if o.code != 2 || !strings.Contains(o.stderr, c.want) {
-				t.Fatalf("--copies 2: exit %d, stderr %q; want exit 2 and %q", o.code, o.stderr, c.want)
-			}
-			if fileExists(filepath.Join(dir, paths.FileName(c.prog))) {
-				t.Errorf("--copies 2 refused but wrote %s", paths.FileName(c.prog))
-			}
-			native := run(t, nil, dir, c.prog)
-			if o := run(t, nil, dir, emuprofBin, "paths", "-q", "--clear-env", "--out", dir, "--p3", "2", "--", c.prog); o.code != native.code {
-				t.Errorf("--p3 2: exit %d, natively %d\n%s", o.code, native.code, o.stderr)
 			}
 		})
 	}
