@@ -42,6 +42,7 @@ type engine[T stamp] struct {
 	count        T    // the global counter "count" of Fig. 11
 	limit        T    // largest value count may take (2^CounterBits - 1)
 	wts          *table[T]
+	pool         *chunkPool[T] // the shadow memories' chunks
 	threads      map[uint32]*thread[T]
 	cur          *thread[T]
 	col          *collector
@@ -50,9 +51,11 @@ type engine[T stamp] struct {
 }
 
 func newEngine[T stamp](cfg *Config, col *collector) *engine[T] {
+	pool := &chunkPool[T]{}
 	e := &engine[T]{
 		insns:   cfg.Cost == CostInsns,
-		wts:     newTable[T](),
+		pool:    pool,
+		wts:     newTable(pool),
 		threads: make(map[uint32]*thread[T]),
 		col:     col,
 		cur:     &thread[T]{tid: noThread},
@@ -75,7 +78,7 @@ func (e *engine[T]) threadOf(tid uint32) *thread[T] {
 	}
 	th, ok := e.threads[tid]
 	if !ok {
-		th = &thread[T]{tid: tid, ts: newTable[T](), stats: e.col.thread(tid)}
+		th = &thread[T]{tid: tid, ts: newTable(e.pool), stats: e.col.thread(tid)}
 		e.threads[tid] = th
 	}
 	return th
@@ -413,6 +416,7 @@ func (e *engine[T]) threadExit(tid uint32) {
 		e.pop(th)
 	}
 	th.stats.cost += th.cost
+	e.pool.put(th.ts)
 	delete(e.threads, tid)
 	if e.cur == th {
 		e.cur = &thread[T]{tid: noThread}
@@ -429,6 +433,9 @@ func (e *engine[T]) finish() {
 	for _, tid := range tids {
 		e.threadExit(tid)
 	}
+	// Every tuple is collected: the shadow memories are no longer read
+	// (status only counts their chunks).
+	e.pool.release()
 }
 
 // shadowBytes is the memory held by all shadow memories.

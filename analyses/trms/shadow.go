@@ -53,13 +53,14 @@ type chunkRef[T stamp] struct {
 
 // table is one shadow memory.
 type table[T stamp] struct {
+	pool    *chunkPool[T]
 	cache   [1 << cacheBits]cacheEntry[T]
 	regions []region[T]
 	chunks  []chunkRef[T]
 }
 
-func newTable[T stamp]() *table[T] {
-	t := &table[T]{}
+func newTable[T stamp](pool *chunkPool[T]) *table[T] {
+	t := &table[T]{pool: pool}
 	for i := range t.cache {
 		t.cache[i].key = noKey
 	}
@@ -94,7 +95,7 @@ func (t *table[T]) slow(key uint64) *chunk[T] {
 	}
 	c := n[key&nodeMask]
 	if c == nil {
-		c = new(chunk[T])
+		c = t.pool.get()
 		n[key&nodeMask] = c
 		t.chunks = append(t.chunks, chunkRef[T]{key: key, c: c})
 	}
