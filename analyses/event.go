@@ -203,16 +203,18 @@ type Needs struct {
 	// same). Merging happens only if every analysis that sees memory says
 	// so.
 	MergeMemory bool
-	// FoldCycles, when not nil (with Fold), is asked for the blocks Fold
-	// refuses; those it accepts fold only into periodic runs: a run starts
-	// at a block the thread ran p ≤ 4 blocks before, those p blocks all of
-	// its routine and line (FoldRoutines: routine), and goes on only with
-	// the block the thread ran p blocks before each, so that it repeats
-	// them (Event.Period). An analysis that needs each block's identity
-	// where it would not take ordinary runs (spin detection by block
-	// cycles) recovers it from the blocks it saw last. A block is taken
-	// this way if every analysis that sees blocks takes it in a run or in
-	// a periodic one, and not every one in a run.
+	// FoldCycles, when not nil (with Fold), is asked once per block too:
+	// the blocks it accepts may also come in periodic runs, within their
+	// routine (across its lines). A periodic run starts at a block the
+	// thread ran p ≤ 4 blocks before, those p blocks all of its routine
+	// and each named by its event (a single block, the last of an
+	// ordinary run, or one of a periodic run), and goes on only with the
+	// block the thread ran p blocks before each, so that it repeats them
+	// (Event.Period). The analysis recovers every block of the run from
+	// the blocks it saw last: for spin detection by block cycles, or to
+	// charge a loop that spans lines to its lines. A block is taken this
+	// way only if every analysis that sees blocks has FoldCycles and
+	// accepts it.
 	FoldCycles func(*BlockInfo) bool
 }
 
@@ -263,15 +265,20 @@ func orFold(n, m Needs) func(*BlockInfo) bool {
 
 // orFoldCycles combines two sides' FoldCycles, given their combined Fold: a
 // block is taken in periodic runs if every side that sees blocks takes it
-// in a run or a periodic run.
+// so.
 func orFoldCycles(n, m Needs, fold func(*BlockInfo) bool) func(*BlockInfo) bool {
-	if fold == nil || n.FoldCycles == nil && m.FoldCycles == nil {
+	nb, mb := n.Blocks || n.Calls, m.Blocks || m.Calls
+	if fold == nil || nb && n.FoldCycles == nil || mb && m.FoldCycles == nil {
 		return nil
 	}
-	takes := func(s Needs, b *BlockInfo) bool {
-		return !s.Blocks && !s.Calls || s.Fold(b) || s.FoldCycles != nil && s.FoldCycles(b)
+	switch {
+	case !mb:
+		return n.FoldCycles
+	case !nb:
+		return m.FoldCycles
 	}
-	return func(b *BlockInfo) bool { return takes(n, b) && takes(m, b) }
+	nf, mf := n.FoldCycles, m.FoldCycles
+	return func(b *BlockInfo) bool { return nf(b) && mf(b) }
 }
 
 // Delay is a pause of a thread's virtual clock that an analysis asks for

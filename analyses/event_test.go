@@ -69,19 +69,19 @@ func TestNeedsOrMergeMemory(t *testing.T) {
 }
 
 // A block is taken in periodic runs (FoldCycles) when every side that sees
-// blocks takes it in a run or a periodic run; then only the blocks Fold
-// refuses are asked. Without a combined Fold there are none.
+// blocks has FoldCycles and takes it. Without a combined Fold there are
+// none.
 func TestNeedsOrFoldCycles(t *testing.T) {
 	even := func(b *BlockInfo) bool { return b.Addr%2 == 0 }
 	small := func(b *BlockInfo) bool { return b.Addr < 10 }
 	all := func(*BlockInfo) bool { return true }
 	trms := Needs{Blocks: true, Calls: true, Fold: small}
 	par := Needs{Blocks: true, Calls: true, Fold: even, FoldCycles: all}
+	other := Needs{Blocks: true, Calls: true, Fold: all, FoldCycles: small}
 	paths := Needs{Blocks: true}
 	cycles := func(n Needs, addrs ...uint64) (got []uint64) {
 		for _, a := range addrs {
-			b := &BlockInfo{Addr: a}
-			if n.FoldCycles != nil && !n.Fold(b) && n.FoldCycles(b) {
+			if n.FoldCycles != nil && n.FoldCycles(&BlockInfo{Addr: a}) {
 				got = append(got, a)
 			}
 		}
@@ -92,9 +92,11 @@ func TestNeedsOrFoldCycles(t *testing.T) {
 		n    Needs
 		want []uint64
 	}{
-		{"parallel", Needs{Syscalls: true}.Or(par), []uint64{3, 11}},
-		{"trms+parallel", trms.Or(par), []uint64{3}},
-		{"parallel+trms", par.Or(trms), []uint64{3}},
+		{"parallel", Needs{Syscalls: true}.Or(par), []uint64{3, 4, 11, 12}},
+		{"parallel+other", par.Or(other), []uint64{3, 4}},
+		{"other+parallel", other.Or(par), []uint64{3, 4}},
+		{"trms+parallel", trms.Or(par), nil},
+		{"parallel+trms", par.Or(trms), nil},
 		{"trms", Needs{}.Or(trms), nil},
 		{"paths+parallel", paths.Or(par), nil},
 	} {

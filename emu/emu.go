@@ -71,9 +71,9 @@ type Options struct {
 	// conditional branch, are reported as one Block event
 	// (analyses.Needs.Fold says what the event then holds).
 	Fold func(bi *analyses.BlockInfo) bool
-	// FoldCycles, when not nil (with Fold), is asked for the blocks Fold
-	// refuses: those it accepts fold only into periodic runs
-	// (analyses.Needs.FoldCycles).
+	// FoldCycles, when not nil (with Fold), is asked once per block too:
+	// blocks it accepts may also come in periodic runs, within their
+	// routine (analyses.Needs.FoldCycles).
 	FoldCycles func(bi *analyses.BlockInfo) bool
 	// FoldRoutines lets a run span the lines of its routine; FoldMemory
 	// lets it go on past its blocks' memory events (analyses.Needs).
@@ -388,7 +388,7 @@ func emuBlockMiss(h C.uintptr_t, addr C.uint64_t, length C.uint32_t) {
 		quiet = 1
 	}
 	key, cycle := e.runKey(&bi)
-	C.emu_table_put(e.st, addr, length, C.uint32_t(info.Insns), C.uint32_t(saved), C.uint8_t(info.End), C.uint32_t(id), quiet, C.uint32_t(key), boolC(bi.Routine.Entry == bi.Addr), boolC(cycle))
+	C.emu_table_put(e.st, addr, length, C.uint32_t(info.Insns), C.uint32_t(saved), C.uint8_t(info.End), C.uint32_t(id), quiet, C.uint32_t(key), boolC(bi.Routine.Entry == bi.Addr), C.uint32_t(cycle))
 }
 
 // lineSpans returns the spans of a block's instructions on distinct source
@@ -422,36 +422,42 @@ func (e *Engine) lineSpans(addr uint64, code []byte) []analyses.LineSpan {
 // runKey identifies a block's routine and line for Options.Fold: blocks
 // with equal non-zero keys may be reported as one run. Blocks of no named
 // routine, and of linker stubs and the lazy-binding resolver (whose every
-// jump call tracking reads as a tail call), are never folded. Blocks that
-// fold only into periodic runs (Options.FoldCycles) have keys of their own.
+// jump call tracking reads as a tail call), are never folded.
 type runKey struct {
 	entry  uint64
 	object string
 	file   string
 	line   int
-	cycle  bool
 }
 
-func (e *Engine) runKey(bi *analyses.BlockInfo) (key uint32, cycle bool) {
+// runKey returns a block's key for ordinary runs (Options.Fold) and its
+// key for periodic runs (Options.FoldCycles: its routine), 0 when it is
+// not taken in them.
+func (e *Engine) runKey(bi *analyses.BlockInfo) (key, cycle uint32) {
 	if e.fold == nil || bi.Routine.Name == "" || bi.Routine.Kind != analyses.Ordinary {
-		return 0, false
+		return 0, 0
+	}
+	k := runKey{entry: bi.Routine.Entry, object: bi.Routine.Object}
+	if e.cycles != nil && e.cycles(bi) {
+		cycle = e.keyID(k)
 	}
 	if !e.fold(bi) {
-		if e.cycles == nil || !e.cycles(bi) {
-			return 0, false
-		}
-		cycle = true
+		return 0, cycle
 	}
-	k := runKey{entry: bi.Routine.Entry, object: bi.Routine.Object, cycle: cycle}
 	if e.runLines {
 		k.file, k.line = bi.File, bi.Line
 	}
+	return e.keyID(k), cycle
+}
+
+// keyID numbers run keys from 1.
+func (e *Engine) keyID(k runKey) uint32 {
 	id, ok := e.runKeys[k]
 	if !ok {
 		id = uint32(len(e.runKeys) + 1)
 		e.runKeys[k] = id
 	}
-	return id, cycle
+	return id
 }
 
 // saved is what a block's sped-up instructions save, in hundredths of an

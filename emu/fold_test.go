@@ -185,12 +185,14 @@ func TestFoldMemoryAndRoutines(t *testing.T) {
 	}
 }
 
-// Blocks that Fold refuses and FoldCycles takes come in periodic runs: a
-// run starts at a block the thread ran p ≤ 4 blocks before (those p of its
-// routine and line) and repeats them, with the period in its flags; so the
-// stream's blocks, each periodic run expanded from the blocks before it,
-// are those of the stream without folding, also across slices and thread
-// switches (after which the engine forgets the thread's last blocks).
+// Blocks that FoldCycles takes come in periodic runs: a run starts at a
+// block the thread ran p ≤ 4 blocks before (those p of its routine, each
+// named by its event) and repeats them, with the period in its flags; so
+// the stream's blocks, each periodic run expanded from the blocks before
+// it, are those of the stream without folding, also across slices and
+// thread switches (after which the engine forgets the thread's last
+// blocks), and across lines. Blocks inside an ordinary run (Fold) are not
+// named, and no periodic run repeats them.
 func TestFoldCycles(t *testing.T) {
 	oneLine := func(off uint64) int {
 		if off < 13 {
@@ -206,8 +208,8 @@ func TestFoldCycles(t *testing.T) {
 			events++
 			p := ev.Period()
 			if p == 0 {
-				if ev.Folded != 0 {
-					t.Fatalf("a run that is not periodic: %+v", ev)
+				for range ev.Folded {
+					ids = append(ids, 0) // inside an ordinary run
 				}
 				ids = append(ids, ev.Block)
 				continue
@@ -217,6 +219,9 @@ func TestFoldCycles(t *testing.T) {
 				t.Fatalf("period %d after %d blocks", p, len(ids))
 			}
 			period := ids[len(ids)-p:]
+			if slices.Contains(period, 0) {
+				t.Fatalf("a periodic run repeats blocks inside an ordinary run: %+v", ev)
+			}
 			for i := range int(ev.Folded) + 1 {
 				ids = append(ids, period[i%p])
 			}
@@ -268,6 +273,18 @@ func TestFoldCycles(t *testing.T) {
 	ids, _, periodic := blocks(got)
 	if !slices.Equal(ids, want) || periodic == 0 {
 		t.Fatalf("with switches: %d periodic, blocks %v, want %v", periodic, ids, want)
+	}
+	// Fold takes every block too: on one line the loop is an ordinary
+	// run; each block on a line of its own, a periodic run across lines.
+	opts.Fold = func(*analyses.BlockInfo) bool { return true }
+	got, _ = foldRun(t, opts, foldCode, 0)
+	if ids, events, periodic := blocks(got); len(ids) != len(want) || events != 2 || periodic != 0 {
+		t.Errorf("one line: %d events, %d periodic, want 2 and 0: %+v", events, periodic, got)
+	}
+	opts.Symbols = foldSyms{func(off uint64) int { return int(off) }}
+	got, _ = foldRun(t, opts, foldCode, 0)
+	if ids, events, periodic := blocks(got); !slices.Equal(ids, want) || events != 5 || periodic != 1 {
+		t.Errorf("a line per block: %d events, %d periodic, want 5 and 1: %+v", events, periodic, got)
 	}
 	n := 0
 	for _, ev := range got {

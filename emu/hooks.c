@@ -28,7 +28,7 @@ static void table_insert(struct emu_block *tab, uint64_t mask, struct emu_block 
 	tab[i] = *src;
 }
 
-void emu_table_put(struct emu_state *s, uint64_t addr, uint32_t len, uint32_t insns, uint32_t saved, uint8_t end, uint32_t id, uint8_t quiet, uint32_t fold, uint8_t head, uint8_t cycle) {
+void emu_table_put(struct emu_state *s, uint64_t addr, uint32_t len, uint32_t insns, uint32_t saved, uint8_t end, uint32_t id, uint8_t quiet, uint32_t fold, uint8_t head, uint32_t cycle) {
 	if (table_find(s, addr, len))
 		return;
 	if ((s->tcount + 1) * 2 > s->tmask + 1) {
@@ -63,17 +63,18 @@ static inline void hist_push(struct emu_state *s, const struct emu_block *b) {
 	s->hist_key[3] = s->hist_key[2];
 	s->hist_key[2] = s->hist_key[1];
 	s->hist_key[1] = s->hist_key[0];
-	s->hist_key[0] = b->fold;
+	s->hist_key[0] = b->cycle;
 	if (s->hist_n < 4)
 		s->hist_n++;
 }
 
 // cycle_period returns the smallest p (1 to 4) such that b is the block
-// the thread ran p blocks ago and the p blocks since are of b's run key,
-// or 0: a periodic run may start at b (Options.FoldCycles).
+// the thread ran p blocks ago and the p blocks since are of b's periodic-run
+// key and named by their events, or 0: a periodic run may start at b
+// (Options.FoldCycles).
 static inline uint8_t cycle_period(const struct emu_state *s, const struct emu_block *b) {
 	for (uint32_t i = 0; i < s->hist_n; i++) {
-		if (s->hist_key[i] != b->fold)
+		if (s->hist_key[i] != b->cycle || !s->hist[i])
 			return 0;
 		if (s->hist[i] == b->id)
 			return (uint8_t)(i + 1);
@@ -126,12 +127,12 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
 		// tail call, which call tracking must see.
 		// Between that event and this block there may only be the memory
 		// events of its blocks (fold_mem): any other event resets fold_at.
-		// A block that folds only into periodic runs (b->cycle) extends
-		// a periodic run, and only as the block it repeats, the one a
-		// period ago; an ordinary block extends only an ordinary run.
-		if (b->fold && !b->head && s->fold_at && (s->fold_at == s->n || s->fold_mem) && s->fold_key == b->fold &&
+		// A periodic run (fold_period) goes on only with the block it
+		// repeats, the one a period ago, of its routine (b->cycle).
+		if (!b->head && s->fold_at && (s->fold_at == s->n || s->fold_mem) &&
 		    (s->fold_end == END_OTHER || s->fold_end == END_COND || s->fold_end == END_JUMP) &&
-		    (b->cycle ? s->fold_period && s->fold_period <= s->hist_n && s->hist[s->fold_period - 1] == b->id : !s->fold_period)) {
+		    (s->fold_period ? b->cycle && s->fold_key == b->cycle && s->fold_period <= s->hist_n && s->hist[s->fold_period - 1] == b->id
+				    : b->fold && s->fold_key == b->fold)) {
 			struct emu_event *e = &s->buf[s->fold_at - 1];
 			if (e->tid == s->tid && e->folded < 255) {
 				e->folded++;
@@ -139,6 +140,8 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
 				e->block = b->id;
 				e->end = b->end;
 				s->fold_end = b->end;
+				if (!s->fold_period)
+					s->hist[0] = 0; // now inside the run: its event does not name it
 				hist_push(s, b);
 				return;
 			}
@@ -156,15 +159,16 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
 		e->end = b->end;
 		e->flags = 0;
 		e->folded = 0;
-		s->fold_at = b->fold ? s->n : 0;
-		s->fold_key = b->fold;
 		s->fold_end = b->end;
 		s->win_at = s->n;
 		// A periodic run starts at a block the thread ran a period ago,
-		// all that period in the block's routine and line: it goes on
-		// repeating those blocks (analyses.Event.Period).
+		// all that period in the block's routine and named by events:
+		// it goes on repeating those blocks (analyses.Event.Period).
+		// Otherwise an ordinary run may start.
 		s->fold_period = b->cycle ? cycle_period(s, b) : 0;
 		e->flags = (uint8_t)(s->fold_period << 1);
+		s->fold_key = s->fold_period ? b->cycle : b->fold;
+		s->fold_at = s->fold_key ? s->n : 0;
 		hist_push(s, b);
 	} else {
 		s->fold_at = 0;

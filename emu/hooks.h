@@ -57,7 +57,7 @@ struct emu_block {
 	uint8_t quiet; // no Block events for this block (Options.BlockFilter)
 	uint32_t fold; // run key (Options.Fold): 0, or equal for blocks of one routine and line
 	uint8_t head;  // a routine's entry: it starts a run, never extends one
-	uint8_t cycle; // fold only into periodic runs (Options.FoldCycles)
+	uint32_t cycle; // periodic-run key (Options.FoldCycles): 0, or equal for blocks of one routine
 };
 
 struct emu_state {
@@ -96,8 +96,9 @@ struct emu_state {
 	int fold_mem; // a run may go on past its blocks' memory events
 	uint8_t fold_period; // the run at fold_at is periodic with this period (0: not)
 	// The current thread's last blocks with events, most recent first
-	// (hist_n of them known: reset when the thread changes), for periodic
-	// runs (Options.FoldCycles).
+	// (hist_n of them: reset when the thread changes; 0 for a block inside
+	// an ordinary run, which its event does not name), and their
+	// periodic-run keys, for periodic runs (Options.FoldCycles).
 	uint32_t hist[4];
 	uint32_t hist_key[4];
 	uint32_t hist_n;
@@ -120,7 +121,7 @@ struct emu_state *emu_state_new(uc_engine *uc, uintptr_t handle, uint32_t cap);
 void emu_state_free(struct emu_state *s);
 uc_err emu_install_base(struct emu_state *s, int bare);
 uc_err emu_install_mem(struct emu_state *s);
-void emu_table_put(struct emu_state *s, uint64_t addr, uint32_t len, uint32_t insns, uint32_t saved, uint8_t end, uint32_t id, uint8_t quiet, uint32_t fold, uint8_t head, uint8_t cycle);
+void emu_table_put(struct emu_state *s, uint64_t addr, uint32_t len, uint32_t insns, uint32_t saved, uint8_t end, uint32_t id, uint8_t quiet, uint32_t fold, uint8_t head, uint32_t cycle);
 void emu_table_clear(struct emu_state *s);
 uc_err emu_remove_cache(uc_engine *uc, uint64_t begin, uint64_t end);
 

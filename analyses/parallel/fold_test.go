@@ -13,9 +13,10 @@ import (
 // (emu/hooks.c, analyses.Needs.Fold and FoldCycles): consecutive blocks of
 // a thread, of one routine and line, entered by falling through or a
 // branch, not a routine's entry, with no other event between, become one
-// event; blocks that FoldCycles takes (and Fold does not) only in periodic
-// runs, which start at a block the thread ran p ≤ 4 blocks before, those p
-// blocks of its routine and line, and go on with the block p back.
+// event (an ordinary run); blocks that FoldCycles takes also come in
+// periodic runs, which start at a block the thread ran p ≤ 4 blocks
+// before, those p blocks of its routine and named by their events, and go
+// on with the block p back.
 func foldStream(evs []analyses.Event, blocks analyses.BlockView, needs analyses.Needs) []analyses.Event {
 	type runKey struct {
 		entry uint64
@@ -24,23 +25,25 @@ func foldStream(evs []analyses.Event, blocks analyses.BlockView, needs analyses.
 		cycle bool
 	}
 	keys := map[runKey]uint32{}
-	keyOf := func(b *analyses.BlockInfo) (uint32, bool) {
-		k := runKey{entry: b.Routine.Entry, file: b.File, line: b.Line}
-		switch {
-		case b.Routine.Name == "":
-			return 0, false
-		case needs.Fold(b):
-		case needs.FoldCycles != nil && needs.FoldCycles(b):
-			k.cycle = true
-		default:
-			return 0, false
-		}
-		id, ok := keys[k]
+	id := func(k runKey) uint32 {
+		v, ok := keys[k]
 		if !ok {
-			id = uint32(len(keys) + 1)
-			keys[k] = id
+			v = uint32(len(keys) + 1)
+			keys[k] = v
 		}
-		return id, k.cycle
+		return v
+	}
+	keyOf := func(b *analyses.BlockInfo) (fold, cycle uint32) {
+		if b.Routine.Name == "" {
+			return 0, 0
+		}
+		if needs.FoldCycles != nil && needs.FoldCycles(b) {
+			cycle = id(runKey{entry: b.Routine.Entry, cycle: true})
+		}
+		if needs.Fold(b) {
+			fold = id(runKey{entry: b.Routine.Entry, file: b.File, line: b.Line})
+		}
+		return fold, cycle
 	}
 	var (
 		out           []analyses.Event
@@ -68,24 +71,28 @@ func foldStream(evs []analyses.Event, blocks analyses.BlockView, needs analyses.
 			histN, histTid = 0, ev.Tid
 		}
 		b := blocks.Get(ev.Block)
-		k, cycle := keyOf(b)
+		fold, cycle := keyOf(b)
 		head := b.Routine.Entry == b.Addr
-		if k != 0 && !head && open == len(out)-1 && openKey == k && out[open].Tid == ev.Tid && out[open].Folded < 255 &&
+		if !head && open == len(out)-1 && out[open].Tid == ev.Tid && out[open].Folded < 255 &&
 			(lastEnd == analyses.EndOther || lastEnd == analyses.EndCond || lastEnd == analyses.EndJump) &&
-			(cycle && period > 0 && hist[period-1] == ev.Block || !cycle && period == 0) {
+			(period > 0 && cycle != 0 && openKey == cycle && period <= histN && hist[period-1] == ev.Block ||
+				period == 0 && fold != 0 && openKey == fold) {
 			e := &out[open]
 			e.Folded++
 			e.Size += ev.Size
 			e.Block = ev.Block
 			e.End = ev.End
 			lastEnd = ev.End
-			pushHist(ev.Block, k)
+			if period == 0 {
+				hist[0] = 0
+			}
+			pushHist(ev.Block, cycle)
 			continue
 		}
 		period = 0
-		if cycle {
+		if cycle != 0 {
 			for i := range histN {
-				if histKey[i] != k {
+				if histKey[i] != cycle || hist[i] == 0 {
 					break
 				}
 				if hist[i] == ev.Block {
@@ -96,11 +103,14 @@ func foldStream(evs []analyses.Event, blocks analyses.BlockView, needs analyses.
 		}
 		ev.Flags = analyses.Flags(period << 1)
 		out = append(out, ev)
-		open, openKey, lastEnd = -1, k, ev.End
-		if k != 0 {
+		open, openKey, lastEnd = -1, fold, ev.End
+		if period > 0 {
+			openKey = cycle
+		}
+		if openKey != 0 {
 			open = len(out) - 1
 		}
-		pushHist(ev.Block, k)
+		pushHist(ev.Block, cycle)
 	}
 	return out
 }
@@ -133,12 +143,13 @@ func (s *script) runFolded(t *testing.T, cfg Config) (r *Result, events, periodi
 	return a.Result(), events, a.periodic
 }
 
-// Periodic runs of runtime code (Needs.FoldCycles) give exactly the
-// result of their blocks one by one: spin cycles of periods 1 to 5 (5 is
-// no periodic run), entered with the cycle count anywhere, broken off,
-// of one line or two, interleaved with another spinning thread and with
-// user code; blocks of 1 to 3 instructions; idle base cores and threads,
-// spin idle and overhead.
+// Runs and periodic runs (Needs.Fold, FoldCycles) give exactly the result
+// of their blocks one by one: cycles of periods 1 to 5 (5 is no periodic
+// run) in runtime code (spin detection), in a spin loop known by name and
+// in user code, entered with the cycle count anywhere, broken off, of one
+// line or two, interleaved with another spinning thread and with other
+// code; blocks of 1 to 3 instructions; idle base cores and threads, spin
+// idle and overhead.
 func TestPeriodicRuns(t *testing.T) {
 	const seeds = 60
 	folded, plain, periodic := 0, 0, 0
@@ -149,6 +160,10 @@ func TestPeriodicRuns(t *testing.T) {
 		s.call(3, "pthread_mutex_lock")
 		for range 40 {
 			tid := uint32(2 + rng.IntN(2))
+			called := rng.IntN(3)
+			if called > 0 {
+				s.call(tid, []string{"", "body", "do_spin"}[called])
+			}
 			f := s.top(tid)
 			base := s.syms.base(f.fn)
 			// A pattern of 1 to 5 distinct blocks (offsets 0x40–0x50: lines
@@ -161,6 +176,9 @@ func TestPeriodicRuns(t *testing.T) {
 				off := uint64(0x40 + 4*offs[i%p])
 				insns := uint32(1 + off%3)
 				s.tr.Block(tid, base+off, f.sp, insns, 4, []analyses.End{analyses.EndCond, analyses.EndJump, analyses.EndOther}[offs[i%p]%3])
+			}
+			if called > 0 {
+				s.ret(tid)
 			}
 			switch rng.IntN(4) {
 			case 0:

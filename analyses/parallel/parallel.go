@@ -115,8 +115,8 @@ type Analysis struct {
 	waitTotals [numWaitClasses]int64
 	unreleased int64
 
-	// Periodic runs of runtime blocks taken (testing: none may be
-	// missed, runCycle).
+	// Periodic runs taken (testing: none may be
+	// missed, periodicRun).
 	periodic, periodicMissed int
 
 	partial string
@@ -143,14 +143,15 @@ func New(cfg Config, env *platform.Env) (*Analysis, error) {
 // up here, once per block, on the analyses' goroutine. Runs of
 // blocks of one line come as one event (Needs.Fold): their time goes to
 // one key either way. Runtime code, whose blocks spin detection must see
-// one by one, comes only in periodic runs (Needs.FoldCycles), except spin
-// loops known by name.
+// one by one, is not taken in them, except spin loops known by name. Every
+// block may also come in a periodic run (Needs.FoldCycles), whose blocks
+// the analysis knows (periodicRun).
 func (a *Analysis) Needs() analyses.Needs {
 	return analyses.Needs{Blocks: true, Calls: true, Threads: true, Fold: foldable, FoldCycles: foldCycles, FoldMemory: true}
 }
 
-// foldCycles takes the runtime's blocks in periodic runs: spin detection
-// knows each of their blocks (runCycle).
+// foldCycles takes every block in periodic runs: the analysis knows each
+// of their blocks (periodicRun).
 func foldCycles(*analyses.BlockInfo) bool { return true }
 
 // foldable accepts the blocks of every routine but the parallel runtime's,
@@ -177,9 +178,13 @@ type thread struct {
 	phys      []calls.RoutineID
 	lastBlock uint32
 
-	ring [4]uint32 // the last blocks, for spin detection
+	ring [4]uint32 // the last runtime blocks, for spin detection
 	ri   int
 	cyc  int
+	// hist are the last blocks the thread ran, most recent first, 0 for
+	// a block inside an ordinary run (its event names only its last): a
+	// periodic run repeats the last p (Event.Period).
+	hist [histLen]uint32
 
 	pieces []piece // pending intervals for the sweep, by time
 	head   int
@@ -201,11 +206,36 @@ const (
 
 func (t *thread) top() int32 { return t.stack[len(t.stack)-1] }
 
+// histLen is how many of its last blocks a thread's hist keeps: the
+// longest period of a periodic run (analyses.Event.Period).
+const histLen = 4
+
 // piece is an interval of a thread's timeline not yet swept.
 type piece struct {
 	start, end int64
 	key        int32
 	work       bool // working (else: idle, counted only with idle base threads)
+	// A piece of a periodic run whose blocks are of more than one key
+	// (period > 0): from origin on, the run's blocks repeat the pattern
+	// of blocks of keys pk and lengths pd (ns); key is not used.
+	period uint8
+	origin int64
+	pk     [histLen]int32
+	pd     [histLen]int64
+}
+
+// share returns how much of [p.origin, x) a periodic piece spends in its
+// pattern's block i: whole patterns, then what of block i the rest covers.
+func (p *piece) share(i int, x int64) int64 {
+	var total, before int64
+	for j := range int(p.period) {
+		if j < i {
+			before += p.pd[j]
+		}
+		total += p.pd[j]
+	}
+	q, r := (x-p.origin)/total, (x-p.origin)%total
+	return q*p.pd[i] + min(max(r-before, 0), p.pd[i])
 }
 
 // blockClass is what the analysis needs of a block, worked out once.
@@ -399,17 +429,10 @@ func (a *Analysis) block(ev *analyses.Event) {
 	id := ev.Block
 	bc := a.blockClass(id)
 	node := t.top()
-	k := a.keys.get(node, bc.line, id)
-	runtime := bc.runtime || a.tree.nodes[node].runtime
 	switch {
-	case ev.Folded > 0 && bc.runtime && !bc.spin && ev.Period() > 0:
-		// A periodic run of runtime code: its first blocks may still
-		// work, the rest spin.
-		w, ok := a.runCycle(t, ev)
-		if ok {
+	case ev.Period() > 0 && ev.Folded > 0:
+		if a.periodicRun(t, ev, at, node) {
 			a.periodic++
-			a.charge(t, at, at+w, k, false, runtime)
-			a.charge(t, at+w, end, k, true, runtime)
 			break
 		}
 		a.periodicMissed++
@@ -430,7 +453,14 @@ func (a *Analysis) block(ev *analyses.Event) {
 			t.ring[t.ri] = id
 			t.ri = (t.ri + 1) % len(t.ring)
 		}
-		a.charge(t, at, end, k, bc.runtime && (bc.spin || t.cyc >= spinCycle), runtime)
+		k := a.keys.get(node, bc.line, id)
+		a.charge(t, at, end, k, bc.runtime && (bc.spin || t.cyc >= spinCycle), bc.runtime || a.tree.nodes[node].runtime)
+		// The thread's last blocks: the run's, of which the event names
+		// the last.
+		n := min(int(ev.Folded)+1, len(t.hist))
+		copy(t.hist[n:], t.hist[:len(t.hist)-n])
+		clear(t.hist[1:n])
+		t.hist[0] = id
 	}
 	t.known = max(t.known, end)
 	t.end = t.known
@@ -451,17 +481,27 @@ func (a *Analysis) block(ev *analyses.Event) {
 // not, to k and t, and adds it to t's timeline. runtime says whether it is
 // runtime code (a runtime routine's block or a collapsed runtime chain).
 func (a *Analysis) charge(t *thread, start, end int64, k int32, spinning, runtime bool) {
-	d := end - start
-	if d <= 0 {
+	if end <= start {
 		return
 	}
+	working := a.account(t, k, end-start, spinning, runtime)
+	if working || a.threads {
+		a.addPiece(t, start, end, k, working)
+	}
+}
+
+// account adds d ns of t's time in key k, spinning or not, to the metrics
+// of k and t, and reports whether it is working time.
+func (a *Analysis) account(t *thread, k int32, d int64, spinning, runtime bool) (working bool) {
+	if d <= 0 {
+		return !(spinning && a.spinIdle)
+	}
 	st := &a.keys.stats[k]
-	working := true
 	switch {
 	case spinning && a.spinIdle:
 		st.spin += d
 		t.spin += d
-		working = false
+		return false
 	default:
 		st.work += d
 		t.work += d
@@ -474,58 +514,139 @@ func (a *Analysis) charge(t *thread, start, end int64, k int32, spinning, runtim
 			t.spin += d
 		}
 	}
-	if working || a.threads {
-		a.addPiece(t, start, end, k, working)
+	return true
+}
+
+// periodicRun attributes a periodic run (Event.Period), which starts at
+// time at in context node, exactly as its blocks one by one, and reports
+// whether it could: the run repeats the last p blocks the thread ran (its
+// hist), all of one routine, and its i-th block (from 0) is the one of
+// them at i mod p. Each block is charged to its own line. Spin detection
+// (as in block): in runtime code that is not a spin loop known by name,
+// the p blocks are the last p entries of the ring (they are runtime blocks
+// of the routine, run last), so every block of the run is in the ring when
+// it runs: the i-th raises the cycle count to cyc + i + 1 and spins once
+// that reaches spinCycle; the ring ends with the run's last blocks. Other
+// code clears the ring, and a named spin loop always spins.
+func (a *Analysis) periodicRun(t *thread, ev *analyses.Event, at int64, node int32) bool {
+	const h = histLen
+	p, n := ev.Period(), int(ev.Folded)+1
+	if p > h {
+		return false
+	}
+	var (
+		ids   [h]uint32
+		keys  [h]int32
+		sizes [h]int64
+		total int64
+	)
+	for i := range p {
+		id := t.hist[p-1-i]
+		if id == 0 {
+			return false
+		}
+		bc := a.blockClass(id)
+		ids[i], keys[i], sizes[i] = id, a.keys.get(node, bc.line, id), bc.insns*a.cfg.NsPerInsn
+		total += sizes[i]
+	}
+	// The run's time and last block must be the period's.
+	d := int64(n/p) * total
+	for i := range n % p {
+		d += sizes[i]
+	}
+	if ids[(n-1)%p] != ev.Block || d != int64(ev.Size)*a.cfg.NsPerInsn {
+		return false
+	}
+	bc := a.blockClass(ids[0]) // the routine's: every block's
+	runtime := bc.runtime || a.tree.nodes[node].runtime
+	// m blocks work, the rest spin.
+	m := n
+	switch {
+	case bc.runtime && bc.spin:
+		m = 0
+		fallthrough
+	case !bc.runtime:
+		t.cyc, t.ring = 0, [len(t.ring)]uint32{}
+	default:
+		m = min(max(spinCycle-1-t.cyc, 0), n)
+		t.cyc += n
+		r := len(t.ring)
+		for i := max(n-r, 0); i < n; i++ {
+			t.ring[(t.ri+i)%r] = ids[i%p]
+		}
+		t.ri = (t.ri + n) % r
+	}
+	oneKey := true
+	for i := 1; i < p; i++ {
+		oneKey = oneKey && keys[i] == keys[0]
+	}
+	if !oneKey {
+		a.chargePattern(t, at, d, n, m, p, &keys, &sizes, bc.runtime, runtime)
+	} else {
+		w := int64(m/p) * total
+		for i := range m % p {
+			w += sizes[i]
+		}
+		a.charge(t, at, at+w, keys[0], false, runtime)
+		a.charge(t, at+w, at+d, keys[0], bc.runtime, runtime)
+	}
+	// The thread's last blocks: the run's last ones.
+	var last [h]uint32
+	for k := range h {
+		if k < n {
+			last[k] = ids[(n-1-k)%p]
+		} else {
+			last[k] = t.hist[k-n]
+		}
+	}
+	t.hist = last
+	return true
+}
+
+// chargePattern charges a periodic run whose p blocks in a period (keys,
+// lengths in ns) are of more than one key, from time at for d ns: n
+// blocks, of which the first m work and the rest spin if spin (as charge
+// does block by block). Each key is charged its blocks' time, and the
+// timeline gets one periodic piece for the working blocks (and the
+// spinning ones when spinning is work): the sweep splits it by key.
+func (a *Analysis) chargePattern(t *thread, at, d int64, n, m, p int, keys *[histLen]int32, sizes *[histLen]int64, spin, runtime bool) {
+	var w int64 // the first m blocks
+	for i := range p {
+		all := int64(n / p)
+		if i < n%p {
+			all++
+		}
+		wc := int64(m / p)
+		if i < m%p {
+			wc++
+		}
+		w += wc * sizes[i]
+		a.account(t, keys[i], wc*sizes[i], false, runtime)
+		a.account(t, keys[i], (all-wc)*sizes[i], spin, runtime)
+	}
+	pc := piece{work: true, period: uint8(p), origin: at, pk: *keys, pd: *sizes}
+	if !(spin && a.spinIdle) {
+		a.addPattern(t, at, at+d, pc) // spinning works too
+		return
+	}
+	a.addPattern(t, at, at+w, pc)
+	if a.threads {
+		a.addPiece(t, at+w, at+d, keys[0], false)
 	}
 }
 
-// runCycle applies spin detection to a periodic run of runtime blocks
-// (Event.Period) exactly as to its blocks one by one, and returns the
-// time of its first blocks that do not spin. The run repeats the last p
-// blocks the thread ran, all runtime blocks of its routine and line, so
-// the last p entries of the ring: every block of the run is in the ring
-// when it runs, the i-th (from 0) raises the cycle count to cyc + i + 1,
-// and spins once that reaches spinCycle. ok is false if the run is not
-// what the ring says (it cannot be).
-func (a *Analysis) runCycle(t *thread, ev *analyses.Event) (work int64, ok bool) {
-	p := ev.Period()
-	n := int(ev.Folded) + 1
-	r := len(t.ring)
-	if p > r {
-		return 0, false
+// addPattern appends [start, end) of a periodic piece to t's pending
+// timeline (as addPiece).
+func (a *Analysis) addPattern(t *thread, start, end int64, pc piece) {
+	if start < a.swept {
+		a.late += min(end, a.swept) - start
+		start = a.swept
 	}
-	var period [len(thread{}.ring)]uint32
-	var sizes [len(thread{}.ring)]int64
-	var total int64
-	for i := range p {
-		id := t.ring[(t.ri-p+i+r)%r]
-		if id == 0 {
-			return 0, false
-		}
-		period[i] = id
-		sizes[i] = a.blockClass(id).insns
-		total += sizes[i]
+	if end <= start {
+		return
 	}
-	// The run's instructions and last block must be the period's.
-	insns := int64(n/p) * total
-	for i := range n % p {
-		insns += sizes[i]
-	}
-	if period[(n-1)%p] != ev.Block || insns != int64(ev.Size) {
-		return 0, false
-	}
-	// The first m blocks work: cyc + i + 1 < spinCycle.
-	m := min(max(spinCycle-1-t.cyc, 0), n)
-	var w int64
-	for i := range m {
-		w += sizes[i%p]
-	}
-	t.cyc += n
-	for i := max(n-r, 0); i < n; i++ {
-		t.ring[(t.ri+i)%r] = period[i%p]
-	}
-	t.ri = (t.ri + n) % r
-	return w * a.cfg.NsPerInsn, true
+	pc.start, pc.end = start, end
+	t.pieces = append(t.pieces, pc)
 }
 
 // addPiece appends [start, end) to t's pending timeline.
@@ -541,7 +662,7 @@ func (a *Analysis) addPiece(t *thread, start, end int64, k int32, work bool) {
 	}
 	if n := len(t.pieces); n > t.head {
 		p := &t.pieces[n-1]
-		if p.end == start && p.key == k && p.work == work {
+		if p.end == start && p.key == k && p.work == work && p.period == 0 {
 			p.end = end
 			return
 		}

@@ -117,12 +117,21 @@ func (a *Analysis) attribute(t *thread, segs []segment, to int64) {
 				if o <= 0 || s.nw == 0 || s.ni == 0 {
 					continue
 				}
-				st := &a.keys.stats[p.key]
-				if st.idle == nil {
-					st.idle = make([]int64, a.cfg.CPUs+1)
+				from, to := max(s.start, p.start), min(s.end, p.end)
+				for i := range max(int(p.period), 1) {
+					k, oi := p.key, o
+					if p.period > 0 {
+						// A periodic piece: the blocks of its
+						// pattern's i-th block within the overlap.
+						k, oi = p.pk[i], p.share(i, to)-p.share(i, from)
+					}
+					st := &a.keys.stats[k]
+					if st.idle == nil {
+						st.idle = make([]int64, a.cfg.CPUs+1)
+					}
+					st.idle[s.nw] += int64(s.ni) * oi
 				}
 				v := int64(s.ni) * o
-				st.idle[s.nw] += v
 				if t.idle == nil {
 					t.idle = make([]int64, a.cfg.CPUs+1)
 				}
