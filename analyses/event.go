@@ -194,10 +194,10 @@ type Needs struct {
 	// Folding has them only if every analysis that sees blocks says so.
 	FoldRoutines, FoldMemory bool
 	// MergeMemory: the Read and Write events of one thread between two
-	// other events may be merged. An access that repeats one of that
-	// stretch (a read of bytes read or written there, a write of bytes
-	// written there) is dropped, and one of the same kind that continues
-	// the previous access's bytes extends it. Exact for an analysis to
+	// other events may be merged. An access that repeats the previous one
+	// of that stretch (a read of bytes it read or wrote, a write of bytes
+	// it wrote) is dropped, and one of the same kind that continues its
+	// bytes extends it. Exact for an analysis to
 	// which, between two other events, an access only matters through
 	// which bytes were read or written (RMS/TRMS: the count stays the
 	// same). Merging happens only if every analysis that sees memory says
