@@ -536,3 +536,38 @@ func TestSettle(t *testing.T) {
 		t.Errorf("never settled: first experiment %+v, want %d visits", x, maxWindows*5)
 	}
 }
+
+// TestSettleInFlight: the adaptive warm-up also waits for the mean number
+// in flight of a latency point (lines 40 to 50) to settle. Every period
+// between visits of "done" is the same, but during the first 6 requests
+// enter twice per period and leave once (a queue filling); then once each.
+// The throughput alone would settle at once; the experiment is measured
+// only where as many requests leave as enter.
+func TestSettleInFlight(t *testing.T) {
+	tr := tracetest.New(syms{})
+	tr.Other(analyses.KindThreadStart, 1, 0, 0)
+	for i := range 60 {
+		second := uint64(0x7000) // line 70: no request
+		if i < 6 {
+			second = 0x4000 // line 40 again: a second request enters
+		}
+		tr.Block(1, 0x4000, 0, 5, 5, analyses.EndOther) // line 40: a request enters
+		tr.Block(1, 0x6000, 0, 5, 5, analyses.EndOther)
+		tr.Block(1, second, 0, 5, 5, analyses.EndOther)
+		tr.Block(1, 0x5000, 0, 5, 5, analyses.EndOther) // line 50: one leaves
+		visits(tr, 1)
+	}
+	for _, settle := range []int{0, 1} {
+		p := newProf(t, Config{Progress: []string{"done"}, Latency: []string{"p.c:40,p.c:50"}, FixedLine: "p.c:10", FixedSpeedup: 0, Settle: settle}, tr, &fakeClock{})
+		p.Events(tr.Events)
+		p.Finish()
+		x := p.Experiments()
+		if len(x) == 0 {
+			t.Fatalf("settle %d: no experiment", settle)
+		}
+		lat := x[0].Points[1]
+		if settled := lat.Arrivals == lat.Departures; settled != (settle > 0) {
+			t.Errorf("settle %d: first experiment from %d ns: %d requests in, %d out", settle, x[0].Start, lat.Arrivals, lat.Departures)
+		}
+	}
+}
