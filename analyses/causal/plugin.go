@@ -57,6 +57,9 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 		if cfg.Validate < 0 {
 			return nil, platform.BadFlag("validate", itoa(cfg.Validate), "want a number of lines, 0 or more")
 		}
+		if cfg.Settle < 0 {
+			return nil, platform.BadFlag("settle", itoa(cfg.Settle), "want a percentage, 0 (off) or more")
+		}
 		if inst, err := ex.instance(cfg, env, legacy, top); inst != nil || err != nil {
 			return inst, err
 		}
