@@ -9,7 +9,10 @@
 #              this machine, wall seconds of the whole (children included); only for K in
 #              COPIES_KS (default 2: this is a 2-core machine), "-" otherwise
 #   hits       probe executions (deterministic): SBL's, and the slowest copy's with its
-#              reduction against SBL; PBL's slowest copy for comparison
+#              reduction against SBL; PBL's slowest copy for comparison; with COST=profile
+#              also the reduction against "placed" SBL: one copy with the copies' probe
+#              placement (hottest successor first, event counting), i.e. what the partition
+#              itself gains
 # CPU seconds are user+sys from /usr/bin/time (best of REPS). The copies observe only the
 # routines they profile (no Block event elsewhere), so their host time follows the code of
 # their routines, not their probe counts.
@@ -55,7 +58,7 @@ hits() { # FILE: the probe_hits array
 	python3 -c 'import json,sys; print(" ".join(map(str, json.load(open(sys.argv[1]))["probe_hits"])))' "$1"
 }
 printf "# %s UTC, %d host CPUs, REPS=%s, P3 cost %s, callers %s\n" "$(date -u '+%Y-%m-%d %H:%M')" "$(nproc)" "$REPS" "$COST" "$CALLERS"
-printf "%-8s %2s %7s %7s %7s %9s %8s %8s | %10s %10s %7s %8s\n" prog K run SBL plan "copy max" "copy/SBL" copies "SBL hits" "P3 max" "P3 red" "PBL red"
+printf "%-8s %2s %7s %7s %7s %9s %8s %8s | %10s %10s %7s %8s %10s %9s\n" prog K run SBL plan "copy max" "copy/SBL" copies "SBL hits" "P3 max" "P3 red" "PBL red" "placed SBL" "vs placed"
 for entry in "${progs[@]}"; do
 	name=${entry%%|*}
 	case " $PROGS " in *" $name "*) ;; *) continue ;; esac
@@ -65,11 +68,16 @@ for entry in "${progs[@]}"; do
 	t_run=$(cpu "$EMUPROF" run --clear-env -- "${cmd[@]}")
 	t_sbl=$(cpu "$EMUPROF" paths --clear-env --out "$work/sbl" -- "${cmd[@]}")
 	sbl_hits=$(hits "$work/sbl/${app}_paths.json")
+	placed_hits=$sbl_hits
+	if [ "$COST" = profile ]; then
+		"$EMUPROF" paths --clear-env --p3 1 --p3-cost profile --out "$work/placed" -- "${cmd[@]}" >/dev/null 2>&1
+		placed_hits=$(hits "$work/placed/${app}_paths.json")
+	fi
 	for k in $KS; do
 		plan="$work/plan$k.json"
 		t_plan=$(cpu "$EMUPROF" paths --clear-env --p3 "$k" --p3-cost "$COST" --p3-callers "$CALLERS" --plan-out "$plan" --out "$work/p3" -- "${cmd[@]}")
 		p3_hits=$(hits "$work/p3/${app}_paths.json")
-		"$EMUPROF" paths --clear-env --p3 "$k" --pbl --out "$work/pbl" -- "${cmd[@]}" >/dev/null 2>&1
+		"$EMUPROF" paths --clear-env --p3 "$k" --pbl --p3-cost "$COST" --out "$work/pbl" -- "${cmd[@]}" >/dev/null 2>&1
 		pbl_hits=$(hits "$work/pbl/${app}_paths.json")
 		worst=0
 		for i in $(seq 0 $((k - 1))); do
@@ -82,13 +90,13 @@ for entry in "${progs[@]}"; do
 			cmp -s "$work/copies/${app}_paths.json" "$work/p3/${app}_paths.json" || echo "warning: $name k=$k: merged copies differ from --p3" >&2
 			;;
 		esac
-		python3 - "$name" "$k" "$t_run" "$t_sbl" "$t_plan" "$worst" "$t_copies" "$sbl_hits" "$p3_hits" "$pbl_hits" <<'EOF'
+		python3 - "$name" "$k" "$t_run" "$t_sbl" "$t_plan" "$worst" "$t_copies" "$sbl_hits" "$p3_hits" "$pbl_hits" "$placed_hits" <<'EOF'
 import sys
-name, k, run, sbl, plan, worst, copies, sblh, p3h, pblh = sys.argv[1:]
-sblh = int(sblh); p3 = max(map(int, p3h.split())); pbl = max(map(int, pblh.split()))
-print("%-8s %2s %7s %7s %7s %9s %7.2fx %8s | %10d %10d %6.1f%% %7.1f%%" % (
+name, k, run, sbl, plan, worst, copies, sblh, p3h, pblh, placed = sys.argv[1:]
+sblh = int(sblh); p3 = max(map(int, p3h.split())); pbl = max(map(int, pblh.split())); placed = int(placed)
+print("%-8s %2s %7s %7s %7s %9s %7.2fx %8s | %10d %10d %6.1f%% %7.1f%% %10d %8.1f%%" % (
     name, k, run, sbl, plan, worst, float(worst) / float(sbl), copies, sblh, p3,
-    100 - 100.0 * p3 / sblh, 100 - 100.0 * pbl / sblh))
+    100 - 100.0 * p3 / sblh, 100 - 100.0 * pbl / sblh, placed, 100 - 100.0 * p3 / placed))
 EOF
 	done
 done

@@ -272,6 +272,10 @@ func (pr *Profile) Summary(w io.Writer, top int) error {
 		}
 		fmt.Fprintf(&b, "slowest copy: %d probe hits, %.1f%% of SBL's %d (reduction %.1f%%); PBL's slowest copy: %.1f%%\n",
 			worst, pct(worst, st.SBLHits), st.SBLHits, 100-pct(worst, st.SBLHits), pct(st.PBLHits, st.SBLHits))
+		if st.SBLPlaced > 0 {
+			fmt.Fprintf(&b, "SBL with the copies' probe placement (planning run's frequencies): %d probe hits; the slowest copy pays %.1f%% of it (reduction %.1f%%)\n",
+				st.SBLPlaced, pct(worst, st.SBLPlaced), 100-pct(worst, st.SBLPlaced))
+		}
 	}
 	slices.SortStableFunc(hs, func(x, y hot) int { return cmp.Compare(y.p.Count, x.p.Count) })
 	if top > 0 && len(hs) > top {

@@ -43,6 +43,9 @@ type PlanOptions struct {
 	// overlap of probes between copies; with Profile the overlap is
 	// measured instead of feared).
 	AnyCallers bool
+	// threshold: a candidate plan's partitioning threshold in copies (0:
+	// k; see PlanP3With).
+	threshold int
 }
 
 // Task is a set of paths of one procedure: the paths whose edges all lie
@@ -66,6 +69,17 @@ type CopyProc struct {
 	Mode   int
 	E      []bool   // interesting edges (the union of the copy's tasks of the procedure)
 	Labels []uint64 // per edge
+	// Probes flags (non-zero) the edges that carry code: the non-zero
+	// labels, or, with PlanOptions.Profile, the chords with a non-zero
+	// increment when Ball's event counting places the same path sums on
+	// fewer executed edges (see placeProbes). Path ids are the labels'
+	// sums either way.
+	Probes []uint64
+	// Hot: a Ball-Larus copy numbers the paths with each vertex's
+	// out-edges in decreasing order of the planning run's executions
+	// (hotLabels), not in the DAG's order: its ids are not the profile's,
+	// and the merge decodes them with IDs as PSPP's.
+	Hot bool
 	// IDs maps the id of every interesting path (the paths the copy
 	// counts) to that path.
 	IDs map[uint64][]int32
@@ -73,12 +87,15 @@ type CopyProc struct {
 
 // Plan is P3's (or PBL's) static analysis for k copies.
 type Plan struct {
-	K      int
-	Procs  []Proc
-	Tasks  []Task
-	Owner  []int // per task: its copy
-	Load   []int // per copy: sum of its tasks' costs
-	Copies [][]CopyProc
+	K     int
+	Procs []Proc
+	// Weights: per procedure, the planning run's executions of each DAG
+	// edge (PlanOptions.Profile; nil otherwise).
+	Weights [][]uint64
+	Tasks   []Task
+	Owner   []int // per task: its copy
+	Load    []int // per copy: sum of its tasks' costs
+	Copies  [][]CopyProc
 }
 
 // MaxEnumerate bounds the paths enumerated to decode a PSPP instance's ids
@@ -93,9 +110,65 @@ func PlanP3(procs []Proc, k int, pbl bool) *Plan {
 }
 
 // PlanP3With is PlanP3 with options.
+//
+// With Profile (and not PBL), the planning run's path executions give every
+// candidate plan's exact probe executions per copy (Simulate), so the plan
+// is chosen among candidates by its slowest copy: P3 with the paper's
+// threshold for k copies, P3 with the thresholds for k/2, k/4, ... 2
+// copies (fewer, larger tasks: less overlap between copies), and PBL. The
+// paper's rule comes first and wins ties. [SPEC] extension: the paper
+// plans from static probe counts and reports the cases where P3 lost to
+// PBL ([P3] §4: "overlapping of probes among the copies").
 func PlanP3With(procs []Proc, k int, opt PlanOptions) *Plan {
+	if !opt.Profile || opt.PBL {
+		return planWith(procs, k, opt, k)
+	}
+	best := planWith(procs, k, opt, k)
+	bestHits := best.maxHits()
+	cands := []PlanOptions{}
+	for j := k / 2; j >= 2; j /= 2 {
+		o := opt
+		o.threshold = j
+		cands = append(cands, o)
+	}
+	pbl := opt
+	pbl.PBL = true
+	cands = append(cands, pbl)
+	for _, o := range cands {
+		pl := planWith(procs, k, o, max(o.threshold, 1))
+		if h := pl.maxHits(); h < bestHits {
+			best, bestHits = pl, h
+		}
+	}
+	return best
+}
+
+// maxHits returns the probe executions of the plan's slowest copy on the
+// procedures' measured paths (Proc.Execs).
+func (pl *Plan) maxHits() uint64 {
+	execs := make([][]PathCount, len(pl.Procs))
+	for pi, p := range pl.Procs {
+		execs[pi] = p.Execs
+	}
+	var worst uint64
+	for c := range pl.K {
+		worst = max(worst, pl.SimulateCopy(c, execs, "").Hits)
+	}
+	return worst
+}
+
+// planWith is Algorithm 2 for k copies, partitioning with the threshold
+// for threshK copies.
+func planWith(procs []Proc, k int, opt PlanOptions, threshK int) *Plan {
 	pbl := opt.PBL
-	pl := &Plan{K: k, Procs: procs}
+	pl := &Plan{K: k, Procs: procs, Weights: make([][]uint64, len(procs))}
+	if opt.Profile {
+		for pi, p := range procs {
+			if !p.BL.Overflow {
+				pl.Weights[pi] = edgeWeights(p)
+			}
+		}
+	}
 	// With Profile, a procedure is worth partitioning only if, whole, it
 	// would cost more than a copy's fair share of the probe executions:
 	// splitting any other adds overlapping probes and balances nothing
@@ -104,23 +177,23 @@ func PlanP3With(procs []Proc, k int, opt PlanOptions) *Plan {
 	if opt.Profile {
 		all := make([]bool, 0)
 		total := 0
-		for _, p := range procs {
+		for pi, p := range procs {
 			all = all[:0]
 			for range p.G.Edges {
 				all = append(all, true)
 			}
-			total += profileCost(p, Task{E: all}, true)
+			total += profileCost(p, Task{E: all}, true, pl.Weights[pi])
 		}
 		fair = total / max(k, 1)
 	}
 	for pi, p := range procs {
 		var ts []Task
 		enumerable := !p.BL.Overflow && p.BL.NumPaths[Entry] <= MaxEnumerate
-		worth := !opt.Profile || profileCost(p, Task{}, true) > fair
+		worth := !opt.Profile || profileCost(p, Task{}, true, pl.Weights[pi]) > fair
 		if !pbl && enumerable && worth && (p.Callers <= 1 || opt.AnyCallers) {
 			// Algorithm 2 line 5: the threshold is the maximum of the
 			// entry's out-degree and the number of cores ([P3] §4.1).
-			ts = FindPartition(p.G, max(len(p.G.Out[Entry]), k))
+			ts = FindPartition(p.G, max(len(p.G.Out[Entry]), threshK))
 		}
 		if len(ts) <= 1 { // unprofitable: one Ball-Larus task (line 6)
 			all := make([]bool, len(p.G.Edges))
@@ -138,7 +211,7 @@ func PlanP3With(procs []Proc, k int, opt PlanOptions) *Plan {
 		for i := range ts {
 			ts[i].Proc, ts[i].Index = pi, i
 			if opt.Profile {
-				ts[i].Cost = profileCost(p, ts[i], len(ts) == 1)
+				ts[i].Cost = profileCost(p, ts[i], len(ts) == 1, pl.Weights[pi])
 			}
 			pl.Tasks = append(pl.Tasks, ts[i])
 		}
@@ -198,9 +271,116 @@ func (pl *Plan) copyProc(c, pi int) CopyProc {
 			// (CopyProfile.BigCounts); Labels only flag the probes.
 			cp.Labels = bigNonZero(p.BL)
 		}
+		if labels, ok := hotLabels(p, pl.Weights[pi]); ok {
+			cp.Labels, cp.Hot = labels, true
+		}
+		cp.Probes = placeProbes(p.G, cp.Labels, pl.Weights[pi])
 		return cp
 	}
-	return CopyProc{Mode: ModePSPP, E: Trim(p.G, e), Labels: PSPP(p.G, e)}
+	labels := PSPP(p.G, e)
+	return CopyProc{Mode: ModePSPP, E: Trim(p.G, e), Labels: labels, Probes: placeProbes(p.G, labels, pl.Weights[pi])}
+}
+
+// MaxHot bounds the paths of a procedure that a copy numbers by frequency
+// (hotLabels): the merge enumerates them to decode the copy's ids.
+const MaxHot = 1 << 16
+
+// hotLabels returns a Ball-Larus numbering of p's DAG with every vertex's
+// out-edges taken in decreasing order of their executions (weights; ties
+// in the DAG's order), when it costs fewer probe executions than the
+// DAG's own numbering (both with placeProbes): the hottest successor of
+// every vertex gets label 0, so the hot paths cross few non-zero labels
+// ([BL96] §3.5 and Ball's event counting place code on cold edges; the
+// numbering's order is free, spec §1.2 step 8, as long as the decoder
+// knows it). ok is false without weights, for procedures with more than
+// MaxHot paths, and when the DAG's order is as cheap.
+func hotLabels(p Proc, weights []uint64) (labels []uint64, ok bool) {
+	if weights == nil || p.BL.Overflow || p.BL.NumPaths[Entry] > MaxHot {
+		return nil, false
+	}
+	g := p.G
+	var es []Edge
+	var order []int32
+	for v := range g.N {
+		out := slices.Clone(g.Out[v])
+		slices.SortStableFunc(out, func(a, b int32) int { return cmp.Compare(weights[b], weights[a]) })
+		for _, ei := range out {
+			es = append(es, g.Edges[ei])
+			order = append(order, ei)
+		}
+	}
+	h, err := NewGraph(g.N, es)
+	if err != nil || len(h.Edges) != len(g.Edges) {
+		return nil, false
+	}
+	n := BallLarus(h)
+	if n.Overflow {
+		return nil, false
+	}
+	labels = make([]uint64, len(g.Edges))
+	for hi, ei := range order {
+		labels[ei] = n.Val[hi]
+	}
+	cost := func(l []uint64) (c uint64) {
+		for ei, v := range placeProbes(g, l, weights) {
+			if v != 0 {
+				c += weights[ei]
+			}
+		}
+		return c
+	}
+	if cost(labels) >= cost(p.BL.Val) {
+		return nil, false
+	}
+	return labels, true
+}
+
+// edgeWeights returns the executions of each of p's DAG edges on the
+// planning run's paths (p.Execs).
+func edgeWeights(p Proc) []uint64 {
+	w := make([]uint64, len(p.G.Edges))
+	for _, x := range p.Execs {
+		for _, ei := range p.G.PathEdges(x.Path) {
+			if ei >= 0 {
+				w[ei] += x.Count
+			}
+		}
+	}
+	return w
+}
+
+// placeProbes decides which edges of g carry code for labels (a valid
+// labeling: Ball-Larus or PSPP): with edge weights (the planning run's
+// edge executions), Ball's event counting ([Ball94] via [BL96]; spec §1.6,
+// ChordIncrements) moves the increments onto the chords of a maximum
+// spanning tree, so that the hot edges carry none and every path keeps
+// its sum, hence its id; it is taken when its non-zero chords are executed
+// less often than the labels' non-zero edges. The result flags the probe
+// edges (non-zero entries).
+func placeProbes(g *Graph, labels, weights []uint64) []uint64 {
+	if weights == nil {
+		return labels
+	}
+	inc, _ := ChordIncrements(g, labels, weights)
+	var byLabels, byChords uint64
+	for ei := range labels {
+		if labels[ei] != 0 {
+			byLabels += weights[ei]
+		}
+		if inc[ei] != 0 {
+			byChords += weights[ei]
+		}
+	}
+	if byChords >= byLabels {
+		return labels
+	}
+	probes := make([]uint64, len(inc))
+	for ei, v := range inc {
+		if v != 0 {
+			probes[ei] = 1
+		}
+	}
+	return probes
 }
 
 // ids returns the id table of copy c's PSPP instance of procedure pi
@@ -231,8 +411,8 @@ func (pl *Plan) ids(c, pi int) map[uint64][]int32 {
 func (pl *Plan) Probes(c int) int {
 	n := 0
 	for _, cp := range pl.Copies[c] {
-		if cp.Mode != ModeNone && cp.Labels != nil {
-			n += Probes(cp.Labels)
+		if cp.Mode != ModeNone && cp.Probes != nil {
+			n += Probes(cp.Probes)
 		}
 	}
 	return n
@@ -624,7 +804,7 @@ func (pl *Plan) Merge(copies []CopyProfile) ([][]PathCount, error) {
 			for _, id := range ids {
 				n := copies[c].Counts[pi][id]
 				var path []int32
-				if cp.Mode == ModeBL {
+				if cp.Mode == ModeBL && !cp.Hot {
 					var err error
 					if path, err = p.BL.Decode(id); err != nil {
 						return nil, fmt.Errorf("paths: merge: %s: copy %d: %v", p.Name, c, err)
@@ -697,7 +877,7 @@ func (pl *Plan) SimulateCopy(c int, execs [][]PathCount, fingerprint string) Cop
 		if pl.Procs[pi].BL.Overflow {
 			out.BigCounts[pi] = map[string]PathCount{}
 			for _, x := range execs[pi] {
-				out.Hits += uint64(pathProbes(g, cp.Labels, x.Path)) * x.Count
+				out.Hits += uint64(pathProbes(g, cp.Probes, x.Path)) * x.Count
 				out.BigCounts[pi][fmt.Sprint(x.Path)] = x
 			}
 			continue
@@ -707,7 +887,7 @@ func (pl *Plan) SimulateCopy(c int, execs [][]PathCount, fingerprint string) Cop
 			interesting := true
 			for _, ei := range g.PathEdges(x.Path) {
 				id += cp.Labels[ei]
-				if cp.Labels[ei] != 0 {
+				if cp.Probes[ei] != 0 {
 					hits++
 				}
 				interesting = interesting && cp.E[ei]
@@ -738,15 +918,21 @@ func pathProbes(g *Graph, labels []uint64, path []int32) int {
 // procedure, PSPP for a part) summed over every executed path, since a
 // copy pays a probe whenever the execution crosses it, whichever path it
 // profiles.
-func profileCost(p Proc, t Task, whole bool) int {
+func profileCost(p Proc, t Task, whole bool, weights []uint64) int {
 	var labels []uint64
 	switch {
 	case whole && p.BL.Overflow:
 		labels = bigNonZero(p.BL)
 	case whole:
 		labels = p.BL.Val
+		if l, ok := hotLabels(p, weights); ok {
+			labels = l
+		}
 	default:
 		labels = PSPP(p.G, t.E)
+	}
+	if !p.BL.Overflow {
+		labels = placeProbes(p.G, labels, weights)
 	}
 	var hits uint64
 	for _, x := range p.Execs {

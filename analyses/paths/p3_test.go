@@ -371,3 +371,101 @@ func TestO6ThreeProcedures(t *testing.T) {
 		}
 	}
 }
+
+// Profile-guided plans (PlanOptions.Profile) on random DAGs and random
+// executions: the merge equals the truth for k = 1, 2, 3, 4, 8; event
+// counting never costs a copy more than its labels would (placeProbes);
+// the chosen plan's slowest copy pays no more than PBL's (PlanP3With's
+// candidates include PBL).
+func TestP3ProfileRandom(t *testing.T) {
+	r := rand.New(rand.NewSource(12))
+	for iter := 0; iter < 200; iter++ {
+		var procs []Proc
+		var execs [][]PathCount
+		for p := 0; p < 1+r.Intn(4); p++ {
+			g := randomDAG(r, 1+r.Intn(9))
+			var ex []PathCount
+			g.EnumeratePaths(0, func(path, _ []int32) bool {
+				if r.Intn(3) > 0 {
+					ex = append(ex, PathCount{slices.Clone(path), uint64(1 + r.Intn(1000)*r.Intn(2))})
+				}
+				return true
+			})
+			ex = sortedPathCounts(ex)
+			execs = append(execs, ex)
+			procs = append(procs, Proc{Name: fmt.Sprint("p", p), G: g, BL: BallLarus(g), Callers: r.Intn(3), Execs: ex})
+		}
+		for _, k := range []int{1, 2, 3, 4, 8} {
+			opt := PlanOptions{Profile: true, AnyCallers: r.Intn(2) == 0}
+			pl := PlanP3With(procs, k, opt)
+			copies := pl.Simulate(execs, "x")
+			merged, err := pl.Merge(copies)
+			if err != nil {
+				t.Fatalf("iter %d k %d: %v", iter, k, err)
+			}
+			for pi := range procs {
+				if fmt.Sprint(merged[pi]) != fmt.Sprint(execs[pi]) {
+					t.Fatalf("iter %d k %d proc %d: merged %v, want %v", iter, k, pi, merged[pi], execs[pi])
+				}
+			}
+			var worst uint64
+			for c, cp := range copies {
+				worst = max(worst, cp.Hits)
+				var byLabels uint64
+				for pi, p := range procs {
+					if l := pl.Copies[c][pi]; l.Mode != ModeNone {
+						for _, x := range execs[pi] {
+							byLabels += uint64(pathProbes(p.G, l.Labels, x.Path)) * x.Count
+						}
+					}
+				}
+				if cp.Hits > byLabels {
+					t.Fatalf("iter %d k %d copy %d: %d hits with event counting, %d with the labels", iter, k, c, cp.Hits, byLabels)
+				}
+			}
+			pbl := PlanP3With(procs, k, PlanOptions{Profile: true, PBL: true})
+			for _, cp := range pbl.Simulate(execs, "x") {
+				if cp.Hits < worst && worst > 0 {
+					if pw := pbl.maxHits(); pw < worst {
+						t.Fatalf("iter %d k %d: slowest copy %d hits, PBL's %d", iter, k, worst, pw)
+					}
+				}
+			}
+		}
+	}
+}
+
+// A Ball-Larus copy numbers paths hottest successor first (hotLabels):
+// in a diamond whose second branch runs 99 times out of 100, the DAG's
+// order puts the probe on the hot branch (99 hits), the planning run's
+// frequencies put it on the cold one (1 hit); the merge still decodes
+// the copy's ids to the right paths.
+func TestHotLabels(t *testing.T) {
+	ng := namedGraph(t, "entry>a a>b a>c b>d c>d d>exit")
+	bl := BallLarus(ng.g)
+	cold, _ := bl.Decode(0)
+	hot, _ := bl.Decode(1)
+	execs := [][]PathCount{{{cold, 1}, {hot, 99}}}
+	proc := Proc{Name: "p", G: ng.g, BL: bl, Callers: 1, Execs: execs[0]}
+	for _, c := range []struct {
+		opt  PlanOptions
+		hits uint64
+		nz   string
+	}{
+		{PlanOptions{}, 99, "a>c:1"},
+		{PlanOptions{Profile: true}, 1, "a>b:1"},
+	} {
+		pl := PlanP3With([]Proc{proc}, 1, c.opt)
+		if got := ng.nonZero(pl.Copies[0][0].Labels); got != c.nz {
+			t.Errorf("profile %v: labels %s, want %s", c.opt.Profile, got, c.nz)
+		}
+		copies := pl.Simulate(execs, "x")
+		if copies[0].Hits != c.hits {
+			t.Errorf("profile %v: %d hits, want %d", c.opt.Profile, copies[0].Hits, c.hits)
+		}
+		merged, err := pl.Merge(copies)
+		if err != nil || fmt.Sprint(merged[0]) != fmt.Sprint(execs[0]) {
+			t.Errorf("profile %v: merged %v (%v), want %v", c.opt.Profile, merged, err, execs[0])
+		}
+	}
+}

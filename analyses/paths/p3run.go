@@ -41,10 +41,14 @@ type CopyStat struct {
 
 // P3Stats is the overhead table of a P3 profile.
 type P3Stats struct {
-	K                 int
-	PBL               bool
-	Copies            []CopyStat
-	SBLHits, PBLHits  uint64 // SBL's hits; the slowest PBL copy's at the same k
+	K                int
+	PBL              bool
+	Copies           []CopyStat
+	SBLHits, PBLHits uint64 // SBL's hits; the slowest PBL copy's at the same k
+	// SBLPlaced: with profile costs, SBL's hits with the copies' probe
+	// placement (hotLabels, placeProbes) on one copy: the reduction that
+	// comes from placement alone, not from the partition.
+	SBLPlaced         uint64
 	Profitable, Procs int
 }
 
@@ -69,7 +73,7 @@ func (p *Profiler) runP3(list []*routine, execs [][]pathExec, out *Profile) ([][
 		for c := range copies {
 			for i, rt := range list {
 				if cp := pl.Copies[c][i]; cp.Mode != ModeNone {
-					copies[c].Hits += truncHits(rt, cp.Labels)
+					copies[c].Hits += truncHits(rt, cp.Probes)
 				}
 			}
 		}
@@ -92,6 +96,9 @@ func (p *Profiler) runP3(list []*routine, execs [][]pathExec, out *Profile) ([][
 	}
 	st := &P3Stats{K: p.P3.K, PBL: p.P3.PBL, Procs: len(procs)}
 	st.SBLHits = measure(PlanP3(procs, 1, true))[0].Hits
+	if p.P3.Profile {
+		st.SBLPlaced = measure(PlanP3With(procs, 1, PlanOptions{PBL: true, Profile: true}))[0].Hits
+	}
 	for _, c := range measure(PlanP3With(procs, p.P3.K, PlanOptions{PBL: true, Profile: p.P3.Profile})) {
 		st.PBLHits = max(st.PBLHits, c.Hits)
 	}
