@@ -6,6 +6,15 @@
 // their merge (Algorithm 2). The specification is ../shared/specs/PATHS-P3.md
 // ("spec" below); the paper is Afraz, Saha, Kanade, "P3: Partitioned Path
 // Profiling", ESEC/FSE 2015 ("[P3]").
+//
+// A signal handler is an activation of its own (Profiler.signal): the
+// activation it interrupts keeps its path register and goes on after
+// rt_sigreturn, with the call stage (SBL, the planning run) and in P3's
+// copies, which frame activations by the stack pointer (copies.go). With
+// profile costs (PlanOptions.Profile) the copies' probes are placed by the
+// planning run's edge counts (hotLabels, placeProbes) and the plan is the
+// candidate whose slowest copy pays the fewest probe executions
+// (PlanP3With).
 package paths
 
 import (
