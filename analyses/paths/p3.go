@@ -277,7 +277,7 @@ func (pl *Plan) copyProc(c, pi int) CopyProc {
 		cp.Probes = placeProbes(p.G, cp.Labels, pl.Weights[pi])
 		return cp
 	}
-	labels := PSPP(p.G, e)
+	labels := psppLabels(p, e, pl.Weights[pi])
 	return CopyProc{Mode: ModePSPP, E: Trim(p.G, e), Labels: labels, Probes: placeProbes(p.G, labels, pl.Weights[pi])}
 }
 
@@ -299,6 +299,28 @@ func hotLabels(p Proc, weights []uint64) (labels []uint64, ok bool) {
 		return nil, false
 	}
 	g := p.G
+	h, order := hotOrder(g, weights)
+	if h == nil {
+		return nil, false
+	}
+	n := BallLarus(h)
+	if n.Overflow {
+		return nil, false
+	}
+	labels = make([]uint64, len(g.Edges))
+	for hi, ei := range order {
+		labels[ei] = n.Val[hi]
+	}
+	if placedCost(g, labels, weights) >= placedCost(g, p.BL.Val, weights) {
+		return nil, false
+	}
+	return labels, true
+}
+
+// hotOrder returns g with every vertex's out-edges in decreasing order of
+// weights (ties in g's order), and for each of its edges the index of the
+// same edge in g; nil if that fails.
+func hotOrder(g *Graph, weights []uint64) (*Graph, []int32) {
 	var es []Edge
 	var order []int32
 	for v := range g.N {
@@ -311,28 +333,50 @@ func hotLabels(p Proc, weights []uint64) (labels []uint64, ok bool) {
 	}
 	h, err := NewGraph(g.N, es)
 	if err != nil || len(h.Edges) != len(g.Edges) {
-		return nil, false
+		return nil, nil
 	}
-	n := BallLarus(h)
-	if n.Overflow {
-		return nil, false
-	}
-	labels = make([]uint64, len(g.Edges))
-	for hi, ei := range order {
-		labels[ei] = n.Val[hi]
-	}
-	cost := func(l []uint64) (c uint64) {
-		for ei, v := range placeProbes(g, l, weights) {
-			if v != 0 {
-				c += weights[ei]
-			}
+	return h, order
+}
+
+// placedCost is the executions (weights) of the edges placeProbes gives
+// code for labels.
+func placedCost(g *Graph, labels, weights []uint64) (c uint64) {
+	for ei, v := range placeProbes(g, labels, weights) {
+		if v != 0 {
+			c += weights[ei]
 		}
-		return c
 	}
-	if cost(labels) >= cost(p.BL.Val) {
-		return nil, false
+	return c
+}
+
+// psppLabels is PSPP(p.G, e), or, with weights, PSPP run with every
+// vertex's out-edges in decreasing order of executions (its base order:
+// uninteresting edges first, then interesting ones by decreasing min,
+// ties in base order) when that costs fewer probe executions. Any base
+// order gives a valid labeling ([P3] App. A does not depend on it); the
+// copy's ids are decoded by enumeration (Plan.ids) either way.
+func psppLabels(p Proc, e []bool, weights []uint64) []uint64 {
+	labels := PSPP(p.G, e)
+	if weights == nil || p.BL.Overflow {
+		return labels
 	}
-	return labels, true
+	h, order := hotOrder(p.G, weights)
+	if h == nil {
+		return labels
+	}
+	he := make([]bool, len(order))
+	for hi, ei := range order {
+		he[hi] = e[ei]
+	}
+	hl := PSPP(h, he)
+	hot := make([]uint64, len(labels))
+	for hi, ei := range order {
+		hot[ei] = hl[hi]
+	}
+	if placedCost(p.G, hot, weights) < placedCost(p.G, labels, weights) {
+		return hot
+	}
+	return labels
 }
 
 // edgeWeights returns the executions of each of p's DAG edges on the
@@ -929,7 +973,7 @@ func profileCost(p Proc, t Task, whole bool, weights []uint64) int {
 			labels = l
 		}
 	default:
-		labels = PSPP(p.G, t.E)
+		labels = psppLabels(p, t.E, weights)
 	}
 	if !p.BL.Overflow {
 		labels = placeProbes(p.G, labels, weights)
