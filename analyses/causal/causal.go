@@ -200,6 +200,8 @@ type experiment struct {
 	// Profiler.ring, for Settle).
 	base mark
 	n    int
+	// settled: the rates agreed (Settle); base is where they began to.
+	settled bool
 }
 
 // mark is the state of the counters at a visit of the first progress point
@@ -817,12 +819,13 @@ func (p *Profiler) visit(h hit, now int64) {
 // measurement begins. Without Settle: MinVisits visits of every point since
 // the warm-up (Coz §4.3). With Settle, an adaptive warm-up: the experiment
 // runs until the rates of the first point over its last two windows of
-// MinVisits visits agree within Settle %, and is measured over both
-// windows; what came before them (the queue another speed left) is warm-up.
-// Rates are compared per effective ns (the inserted delays taken out, §3),
-// in virtual time, so the decision is exact and deterministic. An
-// experiment whose rate does not settle within maxWindows windows is
-// measured over everything since its warm-up.
+// MinVisits visits agree within Settle % (see settled), and is measured
+// from the first of those windows: over both at least, and MinNs and
+// MinVisits visits of every point; what came before them (the queue another
+// speed left) is warm-up. Rates are compared per effective ns (the inserted
+// delays taken out, §3), in virtual time, so the decision is exact and
+// deterministic. An experiment whose rate does not settle within
+// maxWindows windows is measured over everything since its warm-up.
 func (p *Profiler) measured(e *experiment, now int64) bool {
 	w := p.cfg.MinVisits
 	if p.cfg.Settle <= 0 {
@@ -847,12 +850,15 @@ func (p *Profiler) measured(e *experiment, now int64) bool {
 		// the ring yet.
 		copyMark(&p.ring[0], &e.base)
 	}
-	a, mid := &p.ring[(e.n-2*w)%r], &p.ring[(e.n-w)%r]
-	if now-a.t >= p.cfg.MinNs && p.enough(a) && p.settled(a, mid, b) {
-		copyMark(&e.base, a)
-		return true
+	if !e.settled {
+		if a, mid := &p.ring[(e.n-2*w)%r], &p.ring[(e.n-w)%r]; p.settled(a, mid, b) {
+			e.settled = true
+			copyMark(&e.base, a)
+		} else if e.n < maxWindows*w {
+			return false
+		}
 	}
-	return e.n >= maxWindows*w && now-e.base.t >= p.cfg.MinNs && p.enough(&e.base)
+	return now-e.base.t >= p.cfg.MinNs && p.enough(&e.base)
 }
 
 // settled says whether the window a..mid and the window mid..b (as many

@@ -499,15 +499,17 @@ func visits(tr *tracetest.Trace, work ...uint32) {
 // Settle it is measured over the next 5 visits (4 × 21 + 60 ns, a rate no
 // steady state has); with Settle 1 % it runs until its last two windows of
 // 5 visits have the same rate and is measured over those 10 visits, all at
-// 60 ns, from the fifth visit (95 ns). A rate that never settles (every
+// 60 ns, from the fifth visit (95 ns); with --experiment-ns 1000, from the
+// same visit, for 17 periods. A rate that never settles (every
 // period longer than the last) ends the experiment after maxWindows
 // windows, measured whole.
 func TestSettle(t *testing.T) {
+	minNs := int64(0)
 	run := func(settle int, work ...uint32) []Experiment {
 		tr := tracetest.New(syms{})
 		tr.Other(analyses.KindThreadStart, 1, 0, 0)
 		visits(tr, work...)
-		p := newProf(t, Config{Progress: []string{"done"}, FixedLine: "p.c:10", FixedSpeedup: 0, Settle: settle}, tr, &fakeClock{})
+		p := newProf(t, Config{Progress: []string{"done"}, FixedLine: "p.c:10", FixedSpeedup: 0, Settle: settle, MinNs: minNs}, tr, &fakeClock{})
 		p.Events(tr.Events)
 		p.Finish()
 		return p.Experiments()
@@ -528,6 +530,12 @@ func TestSettle(t *testing.T) {
 			t.Errorf("Settle 1 %%: experiment %+v, not at the steady 60 ns", e)
 		}
 	}
+	// At least 1,000 ns: measured from the same visit, over 17 periods.
+	minNs = 1000
+	if x := run(1, queued...); len(x) == 0 || x[0].Points[0].Arrivals != 17 || x[0].Duration != 17*60 || x[0].Start != 11+4*21 {
+		t.Errorf("Settle 1 %%, 1,000 ns: first experiment %+v, want 17 visits in 1,020 ns from 95 ns", x)
+	}
+	minNs = 0
 	var growing []uint32
 	for i := range 60 {
 		growing = append(growing, uint32(1+10*i))
