@@ -26,11 +26,11 @@
 // after each (§4.3, §5.1), so what the previous experiment left (a queue
 // filled at 0 %, drained at once at 100 %) is a small part of each; ours
 // last a few visits, and it would be most of one. So the warm-up is
-// adaptive (Config.Settle): an experiment is measured over its last two
-// windows of MinVisits visits once both have the same rate of the first
-// point and the same mean in flight of every latency point, within Settle %,
-// in virtual time with the inserted delays taken out; the visits before are
-// its warm-up. This is the truncation of an initial transient of simulation
+// adaptive (Config.Settle): an experiment is measured from the first of two
+// successive windows of MinVisits visits that have the same rate of the
+// first point and the same mean in flight of every latency point, within
+// Settle %, in virtual time with the inserted delays taken out; the visits
+// before are its warm-up. This is the truncation of an initial transient of simulation
 // output analysis (compare successive windows until the output is
 // stationary), made exact by virtual time: no host noise enters the test.
 //
@@ -86,10 +86,10 @@ type Config struct {
 	// another speed) settles first.
 	Warmup int
 	// Settle, in percent, makes the warm-up adaptive: an experiment is
-	// measured over its last two windows of MinVisits visits of the
-	// first progress point once their rates (per effective ns) agree
-	// within Settle %, so that what the previous experiment left (a
-	// queue filled at another speed) has drained first; 0 turns the
+	// measured from the first of two successive windows of MinVisits
+	// visits of the first progress point whose rates (per effective ns)
+	// agree within Settle %, so that what the previous experiment left
+	// (a queue filled at another speed) has drained first; 0 turns the
 	// check off (an experiment ends after MinVisits measured visits).
 	Settle int
 	// NoCallees charges a line with its own instructions only, not the
