@@ -56,16 +56,16 @@ void emu_table_clear(struct emu_state *s) {
 
 // hist_push records that the current thread ran block b (with an event).
 static inline void hist_push(struct emu_state *s, const struct emu_block *b) {
-	s->hist[3] = s->hist[2];
-	s->hist[2] = s->hist[1];
-	s->hist[1] = s->hist[0];
-	s->hist[0] = b->id;
-	s->hist_key[3] = s->hist_key[2];
-	s->hist_key[2] = s->hist_key[1];
-	s->hist_key[1] = s->hist_key[0];
-	s->hist_key[0] = b->cycle;
+	s->hist_at = (s->hist_at + 1) & 3;
+	s->hist[s->hist_at] = b->id;
+	s->hist_key[s->hist_at] = b->cycle;
 	if (s->hist_n < 4)
 		s->hist_n++;
+}
+
+// hist_back returns the slot of the block the thread ran i + 1 blocks ago.
+static inline uint32_t hist_back(const struct emu_state *s, uint32_t i) {
+	return (s->hist_at - i) & 3;
 }
 
 // cycle_period returns the smallest p (1 to 4) such that b is the block
@@ -74,9 +74,10 @@ static inline void hist_push(struct emu_state *s, const struct emu_block *b) {
 // (Options.FoldCycles).
 static inline uint8_t cycle_period(const struct emu_state *s, const struct emu_block *b) {
 	for (uint32_t i = 0; i < s->hist_n; i++) {
-		if (s->hist_key[i] != b->cycle || !s->hist[i])
+		uint32_t j = hist_back(s, i);
+		if (s->hist_key[j] != b->cycle || !s->hist[j])
 			return 0;
-		if (s->hist[i] == b->id)
+		if (s->hist[j] == b->id)
 			return (uint8_t)(i + 1);
 	}
 	return 0;
@@ -131,7 +132,7 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
 		// repeats, the one a period ago, of its routine (b->cycle).
 		if (!b->head && s->fold_at && (s->fold_at == s->n || s->fold_mem) &&
 		    (s->fold_end == END_OTHER || s->fold_end == END_COND || s->fold_end == END_JUMP) &&
-		    (s->fold_period ? b->cycle && s->fold_key == b->cycle && s->fold_period <= s->hist_n && s->hist[s->fold_period - 1] == b->id
+		    (s->fold_period ? b->cycle && s->fold_key == b->cycle && s->fold_period <= s->hist_n && s->hist[hist_back(s, s->fold_period - 1)] == b->id
 				    : b->fold && s->fold_key == b->fold)) {
 			struct emu_event *e = &s->buf[s->fold_at - 1];
 			if (e->tid == s->tid && e->folded < 255) {
@@ -141,7 +142,7 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
 				e->end = b->end;
 				s->fold_end = b->end;
 				if (!s->fold_period)
-					s->hist[0] = 0; // now inside the run: its event does not name it
+					s->hist[s->hist_at] = 0; // now inside the run: its event does not name it
 				hist_push(s, b);
 				return;
 			}

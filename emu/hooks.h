@@ -95,13 +95,14 @@ struct emu_state {
 	uint8_t fold_end;
 	int fold_mem; // a run may go on past its blocks' memory events
 	uint8_t fold_period; // the run at fold_at is periodic with this period (0: not)
-	// The current thread's last blocks with events, most recent first
-	// (hist_n of them: reset when the thread changes; 0 for a block inside
-	// an ordinary run, which its event does not name), and their
-	// periodic-run keys, for periodic runs (Options.FoldCycles).
+	// The current thread's last blocks with events, the latest at
+	// hist_at (hist_n of them: reset when the thread changes; 0 for a
+	// block inside an ordinary run, which its event does not name), and
+	// their periodic-run keys, for periodic runs (Options.FoldCycles).
 	uint32_t hist[4];
 	uint32_t hist_key[4];
 	uint32_t hist_n;
+	uint32_t hist_at;
 	// Access merging (Options.MergeMemory): buf[win_at..n) are the memory
 	// events since the last other event; a new access may merge into them.
 	uint32_t win_at;

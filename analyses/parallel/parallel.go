@@ -457,10 +457,16 @@ func (a *Analysis) block(ev *analyses.Event) {
 		a.charge(t, at, end, k, bc.runtime && (bc.spin || t.cyc >= spinCycle), bc.runtime || a.tree.nodes[node].runtime)
 		// The thread's last blocks: the run's, of which the event names
 		// the last.
-		n := min(int(ev.Folded)+1, len(t.hist))
-		copy(t.hist[n:], t.hist[:len(t.hist)-n])
-		clear(t.hist[1:n])
-		t.hist[0] = id
+		switch n := int(ev.Folded) + 1; {
+		case n == 1:
+			t.hist = [histLen]uint32{id, t.hist[0], t.hist[1], t.hist[2]}
+		case n >= histLen:
+			t.hist = [histLen]uint32{id}
+		default:
+			copy(t.hist[n:], t.hist[:histLen-n])
+			clear(t.hist[1:n])
+			t.hist[0] = id
+		}
 	}
 	t.known = max(t.known, end)
 	t.end = t.known
