@@ -314,7 +314,7 @@ func (p *Profiler) shard(program string) (*Shard, error) {
 		}
 		cp := pl.Copies[cr.I][pi]
 		if cp.Mode != ModeNone {
-			sh.Hits += truncHits(rt, cp.Labels)
+			sh.Hits += truncHits(rt, cp.Probes)
 		}
 		sh.Routines = append(sh.Routines, rec)
 	}
