@@ -26,11 +26,11 @@
 // after each (§4.3, §5.1), so what the previous experiment left (a queue
 // filled at 0 %, drained at once at 100 %) is a small part of each; ours
 // last a few visits, and it would be most of one. So the warm-up is
-// adaptive (Config.Settle): an experiment is measured from the first of two
-// successive windows of MinVisits visits that have the same rate of the
-// first point and the same mean in flight of every latency point, within
-// Settle %, in virtual time with the inserted delays taken out; the visits
-// before are its warm-up. This is the truncation of an initial transient of simulation
+// adaptive (Config.Settle): an experiment is measured once two successive
+// windows of MinVisits visits have the same rate of the first point and the
+// same mean in flight of every latency point, within Settle %, in virtual
+// time with the inserted delays taken out, at every alignment of the
+// windows (see measured); the visits before are its warm-up. This is the truncation of an initial transient of simulation
 // output analysis (compare successive windows until the output is
 // stationary), made exact by virtual time: no host noise enters the test.
 //
@@ -86,11 +86,12 @@ type Config struct {
 	// another speed) settles first.
 	Warmup int
 	// Settle, in percent, makes the warm-up adaptive: an experiment is
-	// measured from the first of two successive windows of MinVisits
-	// visits of the first progress point whose rates (per effective ns)
-	// agree within Settle %, so that what the previous experiment left
-	// (a queue filled at another speed) has drained first; 0 turns the
-	// check off (an experiment ends after MinVisits measured visits).
+	// measured once two successive windows of MinVisits visits of the
+	// first progress point have rates (per effective ns) that agree
+	// within Settle % at MinVisits successive visits, so that what the
+	// previous experiment left (a queue filled at another speed) has
+	// drained first; 0 turns the check off (an experiment ends after
+	// MinVisits measured visits).
 	Settle int
 	// NoCallees charges a line with its own instructions only, not the
 	// out-of-scope code it calls.
@@ -200,7 +201,9 @@ type experiment struct {
 	// Profiler.ring, for Settle).
 	base mark
 	n    int
-	// settled: the rates agreed (Settle); base is where they began to.
+	// agree counts the successive visits at which the last two windows
+	// agreed (Settle); settled: base is where the measurement begins.
+	agree   int
 	settled bool
 }
 
@@ -215,7 +218,7 @@ type mark struct {
 }
 
 // maxWindows bounds an experiment whose rate does not settle (Settle): after
-// maxWindows windows of MinVisits visits it is measured whole.
+// maxWindows windows of MinVisits visits it is measured over its last half.
 const maxWindows = 8
 
 // Profiler runs experiments over one event stream.
@@ -818,14 +821,19 @@ func (p *Profiler) visit(h hit, now int64) {
 // the experiment has been measured long enough, and sets where its
 // measurement begins. Without Settle: MinVisits visits of every point since
 // the warm-up (Coz §4.3). With Settle, an adaptive warm-up: the experiment
-// runs until the rates of the first point over its last two windows of
-// MinVisits visits agree within Settle % (see settled), and is measured
-// from the first of those windows: over both at least, and MinNs and
-// MinVisits visits of every point; what came before them (the queue another
-// speed left) is warm-up. Rates are compared per effective ns (the inserted
-// delays taken out, §3), in virtual time, so the decision is exact and
-// deterministic. An experiment whose rate does not settle within
-// maxWindows windows is measured over everything since its warm-up.
+// runs until its last two windows of w = MinVisits visits of the first
+// point agree within Settle % (see settled) at w successive visits, that is
+// at every alignment of the windows, and is measured from the first of its
+// last two windows on (at least those 2w visits, MinNs, and MinVisits
+// visits of every point: whole cycles when w is a multiple of the cycle);
+// what came before (the queue another speed left) is warm-up. Every alignment: a stream whose periods repeat
+// in a cycle that w is not a multiple of (the emulator runs a thread a
+// quantum at a time, so a consumer may see four items come in a burst,
+// then a long gap) has windows that agree at some alignments only, each
+// measuring a share of bursts that is not the stream's. Rates are compared
+// per effective ns (the inserted delays taken out, §3), in virtual time, so
+// the decision is exact and deterministic. An experiment that does not
+// settle within maxWindows windows is measured over its last half.
 func (p *Profiler) measured(e *experiment, now int64) bool {
 	w := p.cfg.MinVisits
 	if p.cfg.Settle <= 0 {
@@ -833,28 +841,38 @@ func (p *Profiler) measured(e *experiment, now int64) bool {
 	}
 	e.n++
 	r := len(p.ring)
-	if r != 2*w+1 {
-		p.ring = make([]mark, 2*w+1)
+	if r != 4*w+1 {
+		p.ring = make([]mark, 4*w+1)
 		for i := range p.ring {
 			p.ring[i] = p.newMark()
 		}
 		r = len(p.ring)
+	}
+	if e.n == 1 {
+		copyMark(&p.ring[0], &e.base) // the warm-up's end
 	}
 	b := &p.ring[e.n%r]
 	p.setMark(b, e, now)
 	if e.n < 2*w {
 		return false
 	}
-	if e.n == 2*w {
-		// The window's first mark is the warm-up's end, not kept in
-		// the ring yet.
-		copyMark(&p.ring[0], &e.base)
-	}
 	if !e.settled {
 		if a, mid := &p.ring[(e.n-2*w)%r], &p.ring[(e.n-w)%r]; p.settled(a, mid, b) {
+			e.agree++
+		} else {
+			e.agree = 0
+		}
+		switch {
+		case e.agree >= w:
+			// Agreed at w successive visits: from the last pair of
+			// windows on.
 			e.settled = true
-			copyMark(&e.base, a)
-		} else if e.n < maxWindows*w {
+			copyMark(&e.base, &p.ring[(e.n-2*w)%r])
+		case e.n >= maxWindows*w:
+			// Never settled: the last half.
+			e.settled = true
+			copyMark(&e.base, &p.ring[(e.n-maxWindows/2*w)%r])
+		default:
 			return false
 		}
 	}

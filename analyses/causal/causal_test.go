@@ -498,11 +498,15 @@ func visits(tr *tracetest.Trace, work ...uint32) {
 // queue the previous experiment left, served at once), then 60 ns. Without
 // Settle it is measured over the next 5 visits (4 × 21 + 60 ns, a rate no
 // steady state has); with Settle 1 % it runs until its last two windows of
-// 5 visits have the same rate and is measured over those 10 visits, all at
-// 60 ns, from the fifth visit (95 ns); with --experiment-ns 1000, from the
-// same visit, for 17 periods. A rate that never settles (every
-// period longer than the last) ends the experiment after maxWindows
-// windows, measured whole.
+// 5 visits have the same rate at 5 successive visits (the first such pair
+// begins at the fifth visit) and is measured over the last pair, 10 visits
+// at 60 ns from 335 ns; with --experiment-ns 1000, from the same visit, for
+// 17 periods. Periods in a
+// cycle of 4 (21, 21, 21, 201 ns: bursts) never agree at every alignment
+// of windows of 5, though they do at some (one long period in each, 57 ns
+// a visit instead of 66); the experiment is measured over the last half of
+// its 8 windows, 5 whole cycles. Periods that never settle (every one
+// longer than the last) end the experiment after 8 windows too.
 func TestSettle(t *testing.T) {
 	minNs := int64(0)
 	run := func(settle int, work ...uint32) []Experiment {
@@ -522,26 +526,32 @@ func TestSettle(t *testing.T) {
 		t.Errorf("without Settle: first experiment %+v, want 5 visits in 144 ns", x)
 	}
 	x := run(1, queued...)
-	if len(x) == 0 || x[0].Points[0].Arrivals != 10 || x[0].Duration != 10*60 || x[0].Start != 11+4*21 {
-		t.Fatalf("Settle 1 %%: first experiment %+v, want 10 visits in 600 ns from 95 ns", x)
+	if len(x) == 0 || x[0].Points[0].Arrivals != 10 || x[0].Duration != 10*60 || x[0].Start != 11+4*21+4*60 {
+		t.Fatalf("Settle 1 %%: first experiment %+v, want 10 visits in 600 ns from 335 ns", x)
 	}
 	for _, e := range x {
 		if e.Duration != 60*e.Points[0].Arrivals {
 			t.Errorf("Settle 1 %%: experiment %+v, not at the steady 60 ns", e)
 		}
 	}
-	// At least 1,000 ns: measured from the same visit, over 17 periods.
 	minNs = 1000
-	if x := run(1, queued...); len(x) == 0 || x[0].Points[0].Arrivals != 17 || x[0].Duration != 17*60 || x[0].Start != 11+4*21 {
-		t.Errorf("Settle 1 %%, 1,000 ns: first experiment %+v, want 17 visits in 1,020 ns from 95 ns", x)
+	if x := run(1, queued...); len(x) == 0 || x[0].Points[0].Arrivals != 17 || x[0].Duration != 17*60 || x[0].Start != 11+4*21+4*60 {
+		t.Errorf("Settle 1 %%, 1,000 ns: first experiment %+v, want 17 visits in 1,020 ns from 335 ns", x)
 	}
 	minNs = 0
+	bursts := []uint32{1, 1, 1}
+	for range 30 {
+		bursts = append(bursts, 1, 1, 1, 181)
+	}
+	if x := run(1, bursts...); len(x) == 0 || x[0].Points[0].Arrivals != 20 || x[0].Duration != 66*20 {
+		t.Errorf("bursts: first experiment %+v, want 20 visits at 66 ns", x)
+	}
 	var growing []uint32
 	for i := range 60 {
 		growing = append(growing, uint32(1+10*i))
 	}
-	if x := run(1, growing...); len(x) == 0 || x[0].Points[0].Arrivals != maxWindows*5 {
-		t.Errorf("never settled: first experiment %+v, want %d visits", x, maxWindows*5)
+	if x := run(1, growing...); len(x) == 0 || x[0].Points[0].Arrivals != maxWindows/2*5 {
+		t.Errorf("never settled: first experiment %+v, want %d visits", x, maxWindows/2*5)
 	}
 }
 

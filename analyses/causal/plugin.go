@@ -44,7 +44,7 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 	fs.BoolVar(&cfg.EndToEnd, "end-to-end", false, "causal: one experiment over the whole run (needs --fixed-line)")
 	fs.IntVar(&cfg.MinVisits, "min-visits", 5, "causal: progress-point visits an experiment needs")
 	fs.IntVar(&cfg.Warmup, "warmup", 0, "causal: visits of the first progress point at an experiment's speedup always left unmeasured (before --settle's windows)")
-	fs.IntVar(&cfg.Settle, "settle", 1, "causal: measure an experiment once its progress rate over two successive windows of --min-visits visits agrees within this percent (adaptive warm-up; 0: off)")
+	fs.IntVar(&cfg.Settle, "settle", 1, "causal: measure an experiment once its progress rates over two successive windows of --min-visits visits agree within this percent at --min-visits successive visits (adaptive warm-up; 0: off)")
 	fs.Int64Var(&cfg.MinNs, "experiment-ns", 0, "causal: minimal virtual length of an experiment, in ns")
 	fs.BoolVar(&cfg.NoCallees, "no-callees", false, "causal: charge a line with its own instructions only, not the out-of-scope code it calls")
 	fs.Uint64Var(&cfg.Seed, "causal-seed", 1, "causal: seed of the experiment sequence")

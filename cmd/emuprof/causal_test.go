@@ -78,8 +78,8 @@ func curve(t *testing.T, p causal.Profile, suffix string) map[int]float64 {
 // in-run experiments on each loop's line with every speedup.
 func TestCausalFig1Rounds(t *testing.T) {
 	prog := guestBin(t, "glibc-static", "coz_rounds")
-	a := runCausal(t, []string{"--progress", "round_done", "--fixed-line", "coz_rounds.c:15"}, prog, "500")
-	b := runCausal(t, []string{"--progress", "round_done", "--fixed-line", "coz_rounds.c:21"}, prog, "500")
+	a := runCausal(t, []string{"--progress", "round_done", "--fixed-line", "coz_rounds.c:15"}, prog, "600")
+	b := runCausal(t, []string{"--progress", "round_done", "--fixed-line", "coz_rounds.c:21"}, prog, "600")
 	ca, cb := curve(t, a.prof, "coz_rounds.c:15"), curve(t, b.prof, "coz_rounds.c:21")
 	if len(ca) != 21 || len(cb) != 21 {
 		t.Fatalf("speedups covered: a %d, b %d, want 21 each", len(ca), len(cb))
@@ -104,7 +104,7 @@ func TestCausalFig1Rounds(t *testing.T) {
 	}
 	t.Logf("longer loop: 5%% %.4f, 10%% %.4f, 100%% %.4f", ca[5], ca[10], ca[100])
 	// The same run again: byte-identical outputs.
-	again := runCausal(t, []string{"--progress", "round_done", "--fixed-line", "coz_rounds.c:15"}, prog, "500")
+	again := runCausal(t, []string{"--progress", "round_done", "--fixed-line", "coz_rounds.c:15"}, prog, "600")
 	if again.coz != a.coz || again.json != a.json || again.stdout != a.stdout {
 		t.Error("two runs gave different profiles")
 	}
@@ -152,7 +152,7 @@ func TestCausalFig1EndToEnd(t *testing.T) {
 // share of the run times s, at every s.
 func TestCausalSingleThreaded(t *testing.T) {
 	prog := guestBin(t, "glibc-static", "causal_single")
-	r := runCausal(t, []string{"--progress", "step_done", "--fixed-line", "causal_single.c:22"}, prog, "500")
+	r := runCausal(t, []string{"--progress", "step_done", "--fixed-line", "causal_single.c:22"}, prog, "600")
 	var share float64
 	for _, l := range r.prof.Lines {
 		if strings.HasSuffix(l.Line, "causal_single.c:22") {
@@ -228,15 +228,15 @@ func checkValidation(t *testing.T, name string, r causalRun, wants []validWant) 
 // flat; one thread: the line's share, 1/4, times s).
 func TestCausalValidate(t *testing.T) {
 	rounds := guestBin(t, "glibc-static", "coz_rounds")
-	r := runCausal(t, []string{"--progress", "round_done", "--fixed-line", "coz_rounds.c:15", "--validate", "1"}, rounds, "500")
+	r := runCausal(t, []string{"--progress", "round_done", "--fixed-line", "coz_rounds.c:15", "--validate", "1"}, rounds, "600")
 	checkValidation(t, "coz_rounds", r, []validWant{{"coz_rounds.c:15@5", 0.045, 0.05},
 		{"coz_rounds.c:15@25", 0.085, 0.1}, {"coz_rounds.c:15@50", 0.085, 0.1}, {"coz_rounds.c:15@100", 0.085, 0.1}})
-	r = runCausal(t, []string{"--progress", "round_done", "--fixed-line", "coz_rounds.c:21", "--validate", "1"}, rounds, "500")
+	r = runCausal(t, []string{"--progress", "round_done", "--fixed-line", "coz_rounds.c:21", "--validate", "1"}, rounds, "600")
 	checkValidation(t, "coz_rounds", r, []validWant{{"coz_rounds.c:21@5", -0.001, 0.001},
 		{"coz_rounds.c:21@25", -0.001, 0.001}, {"coz_rounds.c:21@50", -0.001, 0.001}, {"coz_rounds.c:21@100", -0.001, 0.001}})
 
 	single := guestBin(t, "glibc-static", "causal_single")
-	r = runCausal(t, []string{"--progress", "step_done", "--fixed-line", "causal_single.c:22", "--validate", "1"}, single, "500")
+	r = runCausal(t, []string{"--progress", "step_done", "--fixed-line", "causal_single.c:22", "--validate", "1"}, single, "600")
 	checkValidation(t, "causal_single", r, []validWant{{"causal_single.c:22@5", 0.012, 0.013},
 		{"causal_single.c:22@25", 0.06, 0.065}, {"causal_single.c:22@50", 0.12, 0.13}, {"causal_single.c:22@100", 0.24, 0.26}})
 
@@ -264,7 +264,7 @@ func TestCausalSplitLine(t *testing.T) {
 		line  string
 		share float64
 	}{{"causal_split.c:23", 5.0 / 17}, {"causal_split.c:24", 6.0 / 17}} {
-		r := runCausal(t, []string{"--progress", "step_done", "--fixed-line", c.line, "--validate", "1"}, prog, "500")
+		r := runCausal(t, []string{"--progress", "step_done", "--fixed-line", c.line, "--validate", "1"}, prog, "600")
 		var wants []validWant
 		for _, s := range []int{5, 25, 50, 100} {
 			want := c.share * float64(s) / 100
@@ -365,8 +365,9 @@ func meanLatency(t *testing.T, prog, line string, pct int, args ...string) (late
 func TestCausalLatency(t *testing.T) {
 	prog := guestBin(t, "glibc-static", "causal_latency")
 	const line = "causal_latency.c:42" // serve()'s loop
-	// Default flags: each experiment is measured once the rate over its
-	// last two windows of 5 items agree (--settle 1 %), so the queue the
+	// Default flags: each experiment is measured once the rates over its
+	// last two windows of 5 items agree (--settle 1 %) at 5 successive
+	// items, so the queue the
 	// previous experiment left filled or drained does not count. (With an
 	// experiment measured over its first 5 items instead, a 100 %
 	// experiment after a 0 % one counted the 4 items queued at 0 %, served
@@ -513,12 +514,12 @@ func TestCausalExactShards(t *testing.T) {
 // short_path, nothing.
 func TestCausalContext(t *testing.T) {
 	prog := guestBin(t, "glibc-static", "causal_context")
-	whole := runCausal(t, []string{"--progress", "round_done", "--fixed-line", "causal_context.c:16"}, prog, "500")
+	whole := runCausal(t, []string{"--progress", "round_done", "--fixed-line", "causal_context.c:16"}, prog, "600")
 	if c := curve(t, whole.prof, "causal_context.c:16"); c[100] < 0.9 {
 		t.Errorf("without --context, line 16 at 100 %%: %.4f, want above 0.9", c[100])
 	}
-	long := runCausal(t, []string{"--context", "--progress", "round_done", "--fixed-line", "causal_context.c:16 <- long_path"}, prog, "500")
-	short := runCausal(t, []string{"--context", "--progress", "round_done", "--fixed-line", "causal_context.c:16 <- short_path"}, prog, "500")
+	long := runCausal(t, []string{"--context", "--progress", "round_done", "--fixed-line", "causal_context.c:16 <- long_path"}, prog, "600")
+	short := runCausal(t, []string{"--context", "--progress", "round_done", "--fixed-line", "causal_context.c:16 <- short_path"}, prog, "600")
 	cl, cs := curve(t, long.prof, "causal_context.c:16 <- long_path"), curve(t, short.prof, "causal_context.c:16 <- short_path")
 	if len(cl) != 21 || len(cs) != 21 {
 		t.Fatalf("speedups covered: %d and %d, want 21", len(cl), len(cs))
