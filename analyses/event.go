@@ -249,35 +249,31 @@ func orFoldFlag(n, m Needs, nf, mf bool) bool {
 
 // orFold combines two sides' Fold: a block is folded only if every side
 // that sees blocks accepts it.
-func orFold(n, m Needs) func(*BlockInfo) bool {
-	nb, mb := n.Blocks || n.Calls, m.Blocks || m.Calls
-	switch {
-	case nb && n.Fold == nil || mb && m.Fold == nil:
-		return nil
-	case !mb:
-		return n.Fold
-	case !nb:
-		return m.Fold
-	}
-	nf, mf := n.Fold, m.Fold
-	return func(b *BlockInfo) bool { return nf(b) && mf(b) }
-}
+func orFold(n, m Needs) func(*BlockInfo) bool { return andFold(n, m, n.Fold, m.Fold) }
 
 // orFoldCycles combines two sides' FoldCycles, given their combined Fold: a
 // block is taken in periodic runs if every side that sees blocks takes it
 // so.
 func orFoldCycles(n, m Needs, fold func(*BlockInfo) bool) func(*BlockInfo) bool {
-	nb, mb := n.Blocks || n.Calls, m.Blocks || m.Calls
-	if fold == nil || nb && n.FoldCycles == nil || mb && m.FoldCycles == nil {
+	if fold == nil {
 		return nil
 	}
+	return andFold(n, m, n.FoldCycles, m.FoldCycles)
+}
+
+// andFold combines a block predicate of two sides (nf of n, mf of m): nil
+// if a side that sees blocks has none, else true where every side that
+// sees blocks says true.
+func andFold(n, m Needs, nf, mf func(*BlockInfo) bool) func(*BlockInfo) bool {
+	nb, mb := n.Blocks || n.Calls, m.Blocks || m.Calls
 	switch {
+	case nb && nf == nil || mb && mf == nil:
+		return nil
 	case !mb:
-		return n.FoldCycles
+		return nf
 	case !nb:
-		return m.FoldCycles
+		return mf
 	}
-	nf, mf := n.FoldCycles, m.FoldCycles
 	return func(b *BlockInfo) bool { return nf(b) && mf(b) }
 }
 

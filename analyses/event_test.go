@@ -16,14 +16,6 @@ func TestNeedsOrFold(t *testing.T) {
 	par := Needs{Blocks: true, Calls: true, Fold: even, FoldMemory: true}
 	paths := Needs{Blocks: true}
 	syscalls := Needs{Syscalls: true}
-	accepts := func(n Needs, addrs ...uint64) (got []uint64) {
-		for _, a := range addrs {
-			if n.Fold != nil && n.Fold(&BlockInfo{Addr: a}) {
-				got = append(got, a)
-			}
-		}
-		return got
-	}
 	for _, c := range []struct {
 		name             string
 		n                Needs
@@ -37,7 +29,7 @@ func TestNeedsOrFold(t *testing.T) {
 		{"trms+paths", trms.Or(paths), nil, false, false},
 		{"paths+parallel", paths.Or(par), nil, false, false},
 	} {
-		got := accepts(c.n, 3, 4, 12)
+		got := taken(c.n.Fold, 3, 4, 12)
 		if len(got) != len(c.want) || len(got) > 0 && got[0] != c.want[0] || c.n.FoldRoutines != c.routines || c.n.FoldMemory != c.memory {
 			t.Errorf("%s: folds %v, routines %v, memory %v; want %v, %v, %v", c.name, got, c.n.FoldRoutines, c.n.FoldMemory, c.want, c.routines, c.memory)
 		}
@@ -79,14 +71,6 @@ func TestNeedsOrFoldCycles(t *testing.T) {
 	par := Needs{Blocks: true, Calls: true, Fold: even, FoldCycles: all}
 	other := Needs{Blocks: true, Calls: true, Fold: all, FoldCycles: small}
 	paths := Needs{Blocks: true}
-	cycles := func(n Needs, addrs ...uint64) (got []uint64) {
-		for _, a := range addrs {
-			if n.FoldCycles != nil && n.FoldCycles(&BlockInfo{Addr: a}) {
-				got = append(got, a)
-			}
-		}
-		return got
-	}
 	for _, c := range []struct {
 		name string
 		n    Needs
@@ -100,8 +84,19 @@ func TestNeedsOrFoldCycles(t *testing.T) {
 		{"trms", Needs{}.Or(trms), nil},
 		{"paths+parallel", paths.Or(par), nil},
 	} {
-		if got := cycles(c.n, 3, 4, 11, 12); !slices.Equal(got, c.want) {
+		if got := taken(c.n.FoldCycles, 3, 4, 11, 12); !slices.Equal(got, c.want) {
 			t.Errorf("%s: periodic runs of %v, want %v", c.name, got, c.want)
 		}
 	}
+}
+
+// taken returns the addresses of the blocks a fold predicate (nil: none)
+// takes.
+func taken(f func(*BlockInfo) bool, addrs ...uint64) (got []uint64) {
+	for _, a := range addrs {
+		if f != nil && f(&BlockInfo{Addr: a}) {
+			got = append(got, a)
+		}
+	}
+	return got
 }
