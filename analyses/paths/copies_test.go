@@ -43,6 +43,29 @@ func (r *runner) runCopy(t *testing.T, planPath string, i int) (*Shard, error) {
 	return prof.shard("prog")
 }
 
+// mergedCopies runs copies 0 to k-1 of the plan file plan, each on a fresh
+// trace, and merges their shards.
+func mergedCopies(t *testing.T, trace func() *runner, plan string, k int) *Profile {
+	t.Helper()
+	pf, digest, err := ReadPlan(plan, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shards []*Shard
+	for i := range k {
+		sh, err := trace().runCopy(t, plan, i)
+		if err != nil {
+			t.Fatalf("k %d: %v", k, err)
+		}
+		shards = append(shards, sh)
+	}
+	got, err := MergeShards(pf, digest, shards)
+	if err != nil {
+		t.Fatalf("k %d: %v", k, err)
+	}
+	return got
+}
+
 // TestCopiesNoReturnTails: a call of a function that never returns ends
 // the path of the frame that made it. A copy sees only its own routines
 // and frames them by the stack pointer, so it cannot tell which frame
@@ -80,22 +103,7 @@ func TestCopiesNoReturnTails(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pf, digest, err := ReadPlan(plan, k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var shards []*Shard
-		for i := range k {
-			sh, err := trace().runCopy(t, plan, i)
-			if err != nil {
-				t.Fatalf("k %d: %v", k, err)
-			}
-			shards = append(shards, sh)
-		}
-		got, err := MergeShards(pf, digest, shards)
-		if err != nil {
-			t.Fatalf("k %d: %v", k, err)
-		}
+		got := mergedCopies(t, trace, plan, k)
 		a, _ := got.Marshal()
 		b, _ := want.Marshal()
 		if string(a) != string(b) {
@@ -174,22 +182,7 @@ func TestCopiesSignals(t *testing.T) {
 				t.Errorf("k %d: %s with signals: paths %v truncated %v; without: %v", k, name, got.Paths, got.Truncated, w.Paths)
 			}
 		}
-		pf, digest, err := ReadPlan(plan, k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var shards []*Shard
-		for i := range k {
-			sh, err := trace(true).runCopy(t, plan, i)
-			if err != nil {
-				t.Fatalf("k %d: %v", k, err)
-			}
-			shards = append(shards, sh)
-		}
-		got, err := MergeShards(pf, digest, shards)
-		if err != nil {
-			t.Fatalf("k %d: %v", k, err)
-		}
+		got := mergedCopies(t, func() *runner { return trace(true) }, plan, k)
 		a, _ := got.Marshal()
 		want.Copies, want.ProbeHits = got.Copies, got.ProbeHits
 		b, _ := want.Marshal()
