@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"emuprof/analyses"
-	"emuprof/analyses/platform"
 )
 
 // foldStream folds a block-by-block stream as the engine does for needs
@@ -120,12 +119,7 @@ func foldStream(evs []analyses.Event, blocks analyses.BlockView, needs analyses.
 // took.
 func (s *script) runFolded(t *testing.T, cfg Config) (r *Result, events, periodic int) {
 	t.Helper()
-	env := platform.NewEnv(s.syms, "/bin/prog", []string{"prog"})
-	a, err := New(cfg, env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := platform.NewPipeline(env, s.tr.Blocks, []platform.Instance{a}, false)
+	a, p := s.pipeline(t, cfg)
 	evs := foldStream(s.tr.Events, s.tr.Blocks.View(), a.Needs())
 	for _, ev := range evs {
 		if ev.Kind == analyses.KindBlock {

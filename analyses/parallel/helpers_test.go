@@ -164,16 +164,22 @@ func (s *script) exit(tid uint32) *script {
 	return s
 }
 
-// run feeds the stream to a fresh analysis, in batches of batch events (0:
-// all at once), and returns its result.
-func (s *script) run(t *testing.T, cfg Config, batch int) *Result {
+// pipeline returns a fresh analysis and a pipeline that feeds it.
+func (s *script) pipeline(t *testing.T, cfg Config) (*Analysis, *platform.Pipeline) {
 	t.Helper()
 	env := platform.NewEnv(s.syms, "/bin/prog", []string{"prog"})
 	a, err := New(cfg, env)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := platform.NewPipeline(env, s.tr.Blocks, []platform.Instance{a}, false)
+	return a, platform.NewPipeline(env, s.tr.Blocks, []platform.Instance{a}, false)
+}
+
+// run feeds the stream to a fresh analysis, in batches of batch events (0:
+// all at once), and returns its result.
+func (s *script) run(t *testing.T, cfg Config, batch int) *Result {
+	t.Helper()
+	a, p := s.pipeline(t, cfg)
 	evs := append([]analyses.Event(nil), s.tr.Events...)
 	if batch <= 0 {
 		batch = len(evs)
