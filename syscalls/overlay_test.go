@@ -169,7 +169,7 @@ func TestOverlayMatchesNative(t *testing.T) {
 		out := make([]string, len(s))
 		for i, l := range s {
 			if !strings.HasPrefix(l, "new.txt") && !strings.HasPrefix(l, "hard.txt") {
-				l, _, _ = strings.Cut(l, " mtime=")
+				l, _, _ = strings.Cut(l, " mtime ")
 			}
 			out[i] = l
 		}
