@@ -231,19 +231,21 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 	if needs.Blocks && (len(cfg.Analyses) > 0 || pipeline != nil) {
 		blockSyms = cfg.Symbols
 	}
-	fold, cycles, merge := needs.Fold, needs.FoldCycles, needs.MergeMemory
+	// The analyses' hooks, for the first process and the followed ones.
+	hooks := emu.Options{Memory: needs.Memory, Blocks: needs.Blocks, StackPointer: needs.Blocks,
+		Bare: f.bareEngine, NsPerInsn: nsPerInsn, Lines: needs.Lines, Fold: needs.Fold, FoldCycles: needs.FoldCycles,
+		FoldRoutines: needs.FoldRoutines, FoldMemory: needs.FoldMemory, MergeMemory: needs.MergeMemory}
 	if f.noFold {
-		fold, cycles, merge = nil, nil, false
+		hooks.Fold, hooks.FoldCycles, hooks.MergeMemory = nil, nil, false
 	}
 	speedup, warnSpeedup, err := f.speedup(cfg.Symbols)
 	if err != nil {
 		return nil, err
 	}
 	defer warnSpeedup()
-	engine, err := emu.New(emu.Options{Memory: needs.Memory, Blocks: needs.Blocks, StackPointer: needs.Blocks,
-		Bare: f.bareEngine, NsPerInsn: nsPerInsn, Symbols: blockSyms, Lines: needs.Lines, Speedup: speedup,
-		BlockFilter: needs.BlockFilter, Fold: fold, FoldCycles: cycles, FoldRoutines: needs.FoldRoutines, FoldMemory: needs.FoldMemory,
-		MergeMemory: merge})
+	first := hooks
+	first.Symbols, first.Speedup, first.BlockFilter = blockSyms, speedup, needs.BlockFilter
+	engine, err := emu.New(first)
 	if err != nil {
 		return nil, fmt.Errorf("starting the emulator: %w", err)
 	}
@@ -252,9 +254,7 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 	if fw != nil {
 		// Followed processes: engines with the analyses' hooks (follow.go).
 		fw.newEngine = func(syms *loader.SymbolTable) (*emu.Engine, error) {
-			o := emu.Options{Memory: needs.Memory, Blocks: needs.Blocks, StackPointer: needs.Blocks,
-				Bare: f.bareEngine, NsPerInsn: nsPerInsn, Lines: needs.Lines, Fold: fold, FoldCycles: cycles,
-				FoldRoutines: needs.FoldRoutines, FoldMemory: needs.FoldMemory, MergeMemory: merge}
+			o := hooks
 			if blockSyms != nil {
 				o.Symbols = syms
 			}
