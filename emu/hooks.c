@@ -158,7 +158,6 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
 		e->block = b->id;
 		e->kind = EV_BLOCK;
 		e->end = b->end;
-		e->flags = 0;
 		e->folded = 0;
 		s->fold_end = b->end;
 		s->win_at = s->n;

@@ -104,7 +104,8 @@ struct emu_state {
 	uint32_t hist_n;
 	uint32_t hist_at;
 	// Access merging (Options.MergeMemory): buf[win_at..n) are the memory
-	// events since the last other event; a new access may merge into them.
+	// events since the last other event; a new access may merge into the
+	// last of them.
 	uint32_t win_at;
 	int mem_merge;
 
