@@ -555,11 +555,16 @@ func (a *Analysis) periodicRun(t *thread, ev *analyses.Event, at int64, node int
 		ids[i], keys[i], sizes[i] = id, a.keys.get(node, bc.line, id), bc.insns*a.cfg.NsPerInsn
 		total += sizes[i]
 	}
-	// The run's time and last block must be the period's.
-	d := int64(n/p) * total
-	for i := range n % p {
-		d += sizes[i]
+	// span is the time of the run's first j blocks.
+	span := func(j int) int64 {
+		ns := int64(j/p) * total
+		for i := range j % p {
+			ns += sizes[i]
+		}
+		return ns
 	}
+	// The run's time and last block must be the period's.
+	d := span(n)
 	if ids[(n-1)%p] != ev.Block || d != int64(ev.Size)*a.cfg.NsPerInsn {
 		return false
 	}
@@ -589,10 +594,7 @@ func (a *Analysis) periodicRun(t *thread, ev *analyses.Event, at int64, node int
 	if !oneKey {
 		a.chargePattern(t, at, d, n, m, p, &keys, &sizes, bc.runtime, runtime)
 	} else {
-		w := int64(m/p) * total
-		for i := range m % p {
-			w += sizes[i]
-		}
+		w := span(m)
 		a.charge(t, at, at+w, keys[0], false, runtime)
 		a.charge(t, at+w, at+d, keys[0], bc.runtime, runtime)
 	}
@@ -748,7 +750,6 @@ func (a *Analysis) Finish() {
 	}
 	a.sweep(end)
 	a.blame(end, true)
-
 	a.res = a.result()
 }
 
