@@ -30,9 +30,10 @@
 // windows of MinVisits visits have the same rate of the first point and the
 // same mean in flight of every latency point, within Settle %, in virtual
 // time with the inserted delays taken out, at every alignment of the
-// windows (see measured); the visits before are its warm-up. This is the truncation of an initial transient of simulation
-// output analysis (compare successive windows until the output is
-// stationary), made exact by virtual time: no host noise enters the test.
+// windows (see measured); the visits before are its warm-up. This is the
+// truncation of an initial transient of simulation output analysis
+// (compare successive windows until the output is stationary), made exact
+// by virtual time: no host noise enters the test.
 //
 // Validation (validate.go). A prediction is checked by speeding the line up
 // for real: emuprof run --speedup FILE:LINE=PCT makes the emulator charge
@@ -252,8 +253,10 @@ type Profiler struct {
 	now     int64 // latest virtual time seen
 	first   bool
 	exp     *experiment
-	// ring holds the marks of the last 2·MinVisits+1 visits of the first
-	// point in the current experiment (Settle), reused across experiments.
+	// ring holds the marks of the last 4·MinVisits+1 visits of the first
+	// point in the current experiment (Settle: two windows, or the last
+	// maxWindows/2 windows of one that never settles), reused across
+	// experiments.
 	ring     []mark
 	seq      int // experiments started
 	lastDone int // seq of the last completed experiment
@@ -826,10 +829,10 @@ func (p *Profiler) visit(h hit, now int64) {
 // at every alignment of the windows, and is measured from the first of its
 // last two windows on (at least those 2w visits, MinNs, and MinVisits
 // visits of every point: whole cycles when w is a multiple of the cycle);
-// what came before (the queue another speed left) is warm-up. Every alignment: a stream whose periods repeat
-// in a cycle that w is not a multiple of (the emulator runs a thread a
-// quantum at a time, so a consumer may see four items come in a burst,
-// then a long gap) has windows that agree at some alignments only, each
+// what came before (the queue another speed left) is warm-up. Every
+// alignment: a stream whose periods repeat in a cycle that w is not a
+// multiple of (the emulator runs a thread a quantum at a time, so a
+// consumer may see four items come in a burst, then a long gap) has windows that agree at some alignments only, each
 // measuring a share of bursts that is not the stream's. Rates are compared
 // per effective ns (the inserted delays taken out, §3), in virtual time, so
 // the decision is exact and deterministic. An experiment that does not
@@ -841,8 +844,8 @@ func (p *Profiler) measured(e *experiment, now int64) bool {
 	}
 	e.n++
 	r := len(p.ring)
-	if r != 4*w+1 {
-		p.ring = make([]mark, 4*w+1)
+	if r != maxWindows/2*w+1 {
+		p.ring = make([]mark, maxWindows/2*w+1)
 		for i := range p.ring {
 			p.ring[i] = p.newMark()
 		}
