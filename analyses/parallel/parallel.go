@@ -395,7 +395,7 @@ func (a *Analysis) Events(batch []analyses.Event) {
 		}
 	}
 	if !a.cfg.SweepAtEnd {
-		a.sweep(a.watermark())
+		a.sweepPending()
 	}
 }
 
@@ -712,18 +712,6 @@ func (a *Analysis) threadExit(ev *analyses.Event) {
 	if a.cur == t {
 		a.cur = nil
 	}
-}
-
-// watermark returns a time before which no running interval can arrive any
-// more (package comment).
-func (a *Analysis) watermark() int64 {
-	w := a.pickLB
-	for _, t := range a.all {
-		if t.state == runnable && t.known < w {
-			w = t.known
-		}
-	}
-	return w
 }
 
 // extend returns the logical context for a call of routine r (entered at

@@ -152,3 +152,19 @@ func (a *Analysis) attribute(t *thread, segs []segment, to int64) {
 		t.pieces, t.head = ps[:n], 0
 	}
 }
+
+// sweepPending sweeps the timeline up to where every thread has been seen
+// (called after each batch of events).
+func (a *Analysis) sweepPending() { a.sweep(a.watermark()) }
+
+// watermark returns a time before which no running interval can arrive any
+// more (package comment).
+func (a *Analysis) watermark() int64 {
+	w := a.pickLB
+	for _, t := range a.all {
+		if t.state == runnable && t.known < w {
+			w = t.known
+		}
+	}
+	return w
+}
