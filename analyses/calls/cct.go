@@ -14,19 +14,25 @@ type Node struct {
 	Routine RoutineID
 }
 
+// childCacheBits is log2 of the number of entries of a CCT's child cache.
+const childCacheBits = 12
+
 // CCT is a calling context tree (Ammons, Ball, Larus): one node per distinct
 // path of routines from a root. Node creation is amortized O(1).
 type CCT struct {
 	nodes []Node
 	index map[uint64]NodeID // (parent, routine) -> node
-	// last[p+1] is the child of p (NoNode for roots) found last: a loop
-	// calling the same routine again skips the map.
-	last []lastChild
+	// cache is a direct-mapped cache of index in front of the map, slot
+	// chosen by a hash of (parent, routine): a loop calling the same few
+	// routines from one context (a lock and an unlock) hits it for every
+	// callee, not only for the one called last.
+	cache [1 << childCacheBits]childEntry
 }
 
-type lastChild struct {
-	routine RoutineID
-	node    NodeID // NoNode: none yet
+// childEntry is one slot of the child cache; the zero value is empty.
+type childEntry struct {
+	key  uint64 // (parent, routine) as in index
+	node NodeID // the child + 1, 0: empty
 }
 
 // NewCCT returns an empty tree.
@@ -35,21 +41,18 @@ func NewCCT() *CCT { return &CCT{index: make(map[uint64]NodeID)} }
 // Child returns the node for routine r called from parent (NoNode for a
 // root), creating it on first use.
 func (c *CCT) Child(parent NodeID, r RoutineID) NodeID {
-	slot := int(parent) + 1
-	for slot >= len(c.last) {
-		c.last = append(c.last, lastChild{node: NoNode})
-	}
-	if l := c.last[slot]; l.node != NoNode && l.routine == r {
-		return l.node
-	}
 	key := uint64(uint32(parent))<<32 | uint64(r)
+	e := &c.cache[(key*0x9e3779b97f4a7c15)>>(64-childCacheBits)]
+	if e.node != 0 && e.key == key {
+		return e.node - 1
+	}
 	id, ok := c.index[key]
 	if !ok {
 		id = NodeID(len(c.nodes))
 		c.nodes = append(c.nodes, Node{Parent: parent, Routine: r})
 		c.index[key] = id
 	}
-	c.last[slot] = lastChild{routine: r, node: id}
+	*e = childEntry{key: key, node: id + 1}
 	return id
 }
 
