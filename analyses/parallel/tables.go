@@ -8,6 +8,19 @@ import "emuprof/analyses/calls"
 type ctxTree struct {
 	nodes []ctxNode
 	index map[ctxKey]int32
+	// cache is a direct-mapped cache of index in front of the map: a
+	// context that calls a few routines in turn (a lock and an unlock)
+	// finds each without hashing a struct key.
+	cache [1 << ctxCacheBits]ctxCache
+}
+
+// ctxCacheBits is log2 of the number of slots of ctxTree.cache.
+const ctxCacheBits = 12
+
+// ctxCache is one slot of ctxTree.cache; the zero value is empty.
+type ctxCache struct {
+	key ctxKey
+	id  int32 // the node + 1, 0: empty
 }
 
 type ctxNode struct {
@@ -26,16 +39,23 @@ type ctxKey struct {
 func (c *ctxTree) init() {
 	c.nodes = []ctxNode{{parent: -1, site: -1}}
 	c.index = map[ctxKey]int32{}
+	c.cache = [1 << ctxCacheBits]ctxCache{}
 }
 
 func (c *ctxTree) child(parent int32, r calls.RoutineID, site int32, runtime bool) int32 {
 	k := ctxKey{parent, r, site}
-	if id, ok := c.index[k]; ok {
-		return id
+	h := (uint64(uint32(parent))<<32 | uint64(r)) ^ uint64(uint32(site))<<16
+	e := &c.cache[(h*0x9e3779b97f4a7c15)>>(64-ctxCacheBits)]
+	if e.id != 0 && e.key == k {
+		return e.id - 1
 	}
-	id := int32(len(c.nodes))
-	c.nodes = append(c.nodes, ctxNode{parent: parent, routine: r, site: site, runtime: runtime})
-	c.index[k] = id
+	id, ok := c.index[k]
+	if !ok {
+		id = int32(len(c.nodes))
+		c.nodes = append(c.nodes, ctxNode{parent: parent, routine: r, site: site, runtime: runtime})
+		c.index[k] = id
+	}
+	*e = ctxCache{key: k, id: id + 1}
 	return id
 }
 
