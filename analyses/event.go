@@ -82,6 +82,14 @@ const FlagHidden Flags = 1
 // bits 1–3 of Flags.
 func (e *Event) Period() int { return int(e.Flags>>1) & 7 }
 
+// FlagRepeat marks a Block event whose block (the run's first, for a run)
+// is one of the last four blocks its thread ran that Needs.Repeats accepts,
+// since it last ran one Repeats refuses (Needs.Repeats).
+const FlagRepeat Flags = 1 << 4
+
+// Repeat reports whether a Block event has FlagRepeat.
+func (e *Event) Repeat() bool { return e.Flags&FlagRepeat != 0 }
+
 // Event is one record of the stream. It is 40 bytes and laid out exactly like
 // struct emu_event in emu/hooks.h so that batches filled by C hooks are read
 // in place, without copying or per-event allocation.
@@ -216,6 +224,18 @@ type Needs struct {
 	// way only if every analysis that sees blocks has FoldCycles and
 	// accepts it.
 	FoldCycles func(*BlockInfo) bool
+	// Repeats, when not nil, is asked once per block too: the engine
+	// keeps, per thread and across switches, the last four blocks it
+	// accepts that the thread ran since it last ran a block it refuses
+	// (whose Block events the analyses see; forgotten when the thread
+	// exits), and marks a Block event with FlagRepeat when its block is
+	// one of them. An analysis that spots loops by their blocks (spin
+	// detection) needs no memory of its own then, and ordinary runs
+	// (Fold) can hold such blocks: one holds only blocks Repeats accepts,
+	// none of which repeats, or only blocks it refuses. A block that
+	// repeats comes as an event of its own or starts a periodic run. At
+	// most one analysis of a run asks (the first one's is kept).
+	Repeats func(*BlockInfo) bool
 }
 
 // Or merges two sets of needs. A block filter survives only if every side
@@ -223,7 +243,10 @@ type Needs struct {
 func (n Needs) Or(m Needs) Needs {
 	o := Needs{n.Blocks || m.Blocks, n.Memory || m.Memory, n.KernelMem || m.KernelMem,
 		n.Syscalls || m.Syscalls, n.Threads || m.Threads, n.Calls || m.Calls, n.Lines || m.Lines,
-		n.TimeControl || m.TimeControl, nil, nil, false, false, false, nil}
+		n.TimeControl || m.TimeControl, nil, nil, false, false, false, nil, n.Repeats}
+	if o.Repeats == nil {
+		o.Repeats = m.Repeats
+	}
 	o.Fold = orFold(n, m)
 	o.FoldCycles = orFoldCycles(n, m, o.Fold)
 	o.FoldRoutines, o.FoldMemory = orFoldFlag(n, m, n.FoldRoutines, m.FoldRoutines), orFoldFlag(n, m, n.FoldMemory, m.FoldMemory)

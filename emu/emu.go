@@ -81,6 +81,10 @@ type Options struct {
 	// MergeMemory merges the Read and Write events of a stretch between
 	// two other events (analyses.Needs.MergeMemory says how).
 	MergeMemory bool
+	// Repeats, when not nil, is asked once per block too: Block events of
+	// blocks it accepts that repeat one of the thread's last four have
+	// analyses.FlagRepeat (analyses.Needs.Repeats says how).
+	Repeats func(bi *analyses.BlockInfo) bool
 }
 
 // Engine is one Unicorn instance running one guest process.
@@ -101,6 +105,8 @@ type Engine struct {
 	cycles   func(*analyses.BlockInfo) bool
 	runKeys  map[runKey]uint32 // Options.Fold's keys: routine and line of foldable blocks
 	runLines bool              // the keys have lines (not Options.FoldRoutines)
+	repeats  func(*analyses.BlockInfo) bool
+	rings    map[uint32]ring // Options.Repeats: the threads' rings but the running one's
 	starts   []uint32          // instruction offsets of the block being translated
 
 	rdtsc func(uint64) uint64
@@ -164,7 +170,8 @@ func New(opts Options) (*Engine, error) {
 	}
 	e := &Engine{patched: map[uint64]patchKind{}, codePages: map[uint64]bool{},
 		blocks: analyses.NewBlockTable(), syms: opts.Symbols, lines: opts.Lines, speedup: opts.Speedup, filter: opts.BlockFilter,
-		fold: opts.Fold, cycles: opts.FoldCycles, runKeys: map[runKey]uint32{}, runLines: !opts.FoldRoutines}
+		fold: opts.Fold, cycles: opts.FoldCycles, runKeys: map[runKey]uint32{}, runLines: !opts.FoldRoutines,
+		repeats: opts.Repeats, rings: map[uint32]ring{}}
 	if err := ucErr("uc_open", C.uc_open(C.UC_ARCH_X86, C.UC_MODE_64, &e.uc)); err != nil {
 		return nil, err
 	}
@@ -201,6 +208,9 @@ func New(opts Options) (*Engine, error) {
 	}
 	if opts.MergeMemory {
 		e.st.mem_merge = 1
+	}
+	if opts.Repeats != nil {
+		e.st.want_repeat = 1
 	}
 	if opts.NsPerInsn > 0 {
 		e.st.ns_per_insn = C.int64_t(opts.NsPerInsn)
@@ -292,8 +302,29 @@ func (e *Engine) SetSink(f func([]analyses.Event)) { e.sink = f }
 
 // SetTid sets the thread id stamped on events from now on.
 func (e *Engine) SetTid(tid uint32) {
+	if old := uint32(e.st.tid); e.repeats != nil && old != tid {
+		// Options.Repeats: each thread's last blocks are its own.
+		e.rings[old] = ring{e.st.ring, e.st.ring_at}
+		r := e.rings[tid]
+		e.st.ring, e.st.ring_at = r.ids, r.at
+	}
 	e.st.tid = C.uint32_t(tid)
 	e.st.hist_n = 0 // the blocks it ran last are another thread's
+}
+
+// ring is a thread's last blocks for Options.Repeats while another runs.
+type ring struct {
+	ids [4]C.uint32_t
+	at  C.uint32_t
+}
+
+// forgetRing drops an exited thread's last blocks (Options.Repeats): a
+// thread that reuses its id starts afresh, as the analyses see it.
+func (e *Engine) forgetRing(tid uint32) {
+	delete(e.rings, tid)
+	if uint32(e.st.tid) == tid {
+		e.st.ring, e.st.ring_at = [4]C.uint32_t{}, 0
+	}
 }
 
 // Emit appends an event produced in Go (a syscall, a scheduling decision,
@@ -307,6 +338,9 @@ func (e *Engine) Emit(ev analyses.Event) {
 	e.st.n++
 	e.st.fold_at = 0
 	e.st.win_at = e.st.n
+	if ev.Kind == analyses.KindThreadExit && e.repeats != nil {
+		e.forgetRing(ev.Tid)
+	}
 }
 
 // SetClock sets the virtual time of the running thread at the start of the
@@ -387,8 +421,9 @@ func emuBlockMiss(h C.uintptr_t, addr C.uint64_t, length C.uint32_t) {
 	if e.filter != nil && !e.filter(&bi) {
 		quiet = 1
 	}
-	key, cycle := e.runKey(&bi)
-	C.emu_table_put(e.st, addr, length, C.uint32_t(info.Insns), C.uint32_t(saved), C.uint8_t(info.End), C.uint32_t(id), quiet, C.uint32_t(key), boolC(bi.Routine.Entry == bi.Addr), C.uint32_t(cycle))
+	track := e.repeats != nil && e.repeats(&bi)
+	key, cycle := e.runKey(&bi, track)
+	C.emu_table_put(e.st, addr, length, C.uint32_t(info.Insns), C.uint32_t(saved), C.uint8_t(info.End), C.uint32_t(id), quiet, C.uint32_t(key), boolC(bi.Routine.Entry == bi.Addr), C.uint32_t(cycle), boolC(track))
 }
 
 // lineSpans returns the spans of a block's instructions on distinct source
@@ -428,12 +463,13 @@ type runKey struct {
 	object string
 	file   string
 	line   int
+	track  bool // Options.Repeats accepts the block: a run holds only such blocks or none
 }
 
 // runKey returns a block's key for ordinary runs (Options.Fold) and its
 // key for periodic runs (Options.FoldCycles: its routine), 0 when it is
 // not taken in them.
-func (e *Engine) runKey(bi *analyses.BlockInfo) (key, cycle uint32) {
+func (e *Engine) runKey(bi *analyses.BlockInfo, track bool) (key, cycle uint32) {
 	if e.fold == nil || bi.Routine.Name == "" || bi.Routine.Kind != analyses.Ordinary {
 		return 0, 0
 	}
@@ -447,6 +483,7 @@ func (e *Engine) runKey(bi *analyses.BlockInfo) (key, cycle uint32) {
 	if e.runLines {
 		k.file, k.line = bi.File, bi.Line
 	}
+	k.track = track
 	return e.keyID(k), cycle
 }
 

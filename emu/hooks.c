@@ -28,7 +28,7 @@ static void table_insert(struct emu_block *tab, uint64_t mask, struct emu_block 
 	tab[i] = *src;
 }
 
-void emu_table_put(struct emu_state *s, uint64_t addr, uint32_t len, uint32_t insns, uint32_t saved, uint8_t end, uint32_t id, uint8_t quiet, uint32_t fold, uint8_t head, uint32_t cycle) {
+void emu_table_put(struct emu_state *s, uint64_t addr, uint32_t len, uint32_t insns, uint32_t saved, uint8_t end, uint32_t id, uint8_t quiet, uint32_t fold, uint8_t head, uint32_t cycle, uint8_t track) {
 	if (table_find(s, addr, len))
 		return;
 	if ((s->tcount + 1) * 2 > s->tmask + 1) {
@@ -43,7 +43,7 @@ void emu_table_put(struct emu_state *s, uint64_t addr, uint32_t len, uint32_t in
 		s->table = nt;
 		s->tmask = nsize - 1;
 	}
-	struct emu_block b = {addr, len, insns, id, saved, end, 1, quiet, fold, head, cycle};
+	struct emu_block b = {addr, len, insns, id, saved, end, 1, quiet, fold, head, cycle, track};
 	table_insert(s->table, s->tmask, &b);
 	s->tcount++;
 }
@@ -121,6 +121,19 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
 	s->last_block = addr;
 	s->last_len = len;
 	if (s->want_blocks && !b->quiet) {
+		// Options.Repeats: is the block one of the thread's last four
+		// it accepts since one it refuses? Every block counts, those
+		// inside runs too.
+		uint8_t rep = 0;
+		if (s->want_repeat) {
+			if (b->track) {
+				rep = b->id == s->ring[0] || b->id == s->ring[1] || b->id == s->ring[2] || b->id == s->ring[3];
+				s->ring_at = (s->ring_at + 1) & 3;
+				s->ring[s->ring_at] = b->id;
+			} else if (s->ring[s->ring_at]) {
+				memset(s->ring, 0, sizeof s->ring);
+			}
+		}
 		// A block of the same routine and line as the run the last event
 		// describes, entered by falling through or a branch (not a call or
 		// a return), extends that event: it becomes the run's last block
@@ -129,8 +142,9 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
 		// Between that event and this block there may only be the memory
 		// events of its blocks (fold_mem): any other event resets fold_at.
 		// A periodic run (fold_period) goes on only with the block it
-		// repeats, the one a period ago, of its routine (b->cycle).
-		if (!b->head && s->fold_at && (s->fold_at == s->n || s->fold_mem) &&
+		// repeats, the one a period ago, of its routine (b->cycle); an
+		// ordinary one not with a block that repeats (Options.Repeats).
+		if (!b->head && s->fold_at && (s->fold_at == s->n || s->fold_mem) && (s->fold_period || !rep) &&
 		    (s->fold_end == END_OTHER || s->fold_end == END_COND || s->fold_end == END_JUMP) &&
 		    (s->fold_period ? b->cycle && s->fold_key == b->cycle && s->fold_period <= s->hist_n && s->hist[hist_back(s, s->fold_period - 1)] == b->id
 				    : b->fold && s->fold_key == b->fold)) {
@@ -164,10 +178,10 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
 		// A periodic run starts at a block the thread ran a period ago,
 		// all that period in the block's routine and named by events:
 		// it goes on repeating those blocks (analyses.Event.Period).
-		// Otherwise an ordinary run may start.
+		// Otherwise an ordinary run may start, unless the block repeats.
 		s->fold_period = b->cycle ? cycle_period(s, b) : 0;
-		e->flags = (uint8_t)(s->fold_period << 1);
-		s->fold_key = s->fold_period ? b->cycle : b->fold;
+		e->flags = (uint8_t)(s->fold_period << 1) | (rep ? FLAG_REPEAT : 0);
+		s->fold_key = s->fold_period ? b->cycle : rep ? 0 : b->fold;
 		s->fold_at = s->fold_key ? s->n : 0;
 		hist_push(s, b);
 	} else {

@@ -29,6 +29,9 @@ enum {
 };
 
 // Block terminators after which a run of blocks may go on (analyses.End).
+// FLAG_REPEAT is analyses.FlagRepeat.
+#define FLAG_REPEAT 16
+
 enum {
 	END_OTHER = 0, // fell through, or the block was cut
 	END_JUMP = 3,  // unconditional jump (a tail call only into another routine)
@@ -58,6 +61,7 @@ struct emu_block {
 	uint32_t fold; // run key (Options.Fold): 0, or equal for blocks of one routine and line
 	uint8_t head;  // a routine's entry: it starts a run, never extends one
 	uint32_t cycle; // periodic-run key (Options.FoldCycles): 0, or equal for blocks of one routine
+	uint8_t track;  // Options.Repeats accepts the block
 };
 
 struct emu_state {
@@ -103,6 +107,12 @@ struct emu_state {
 	uint32_t hist_key[4];
 	uint32_t hist_n;
 	uint32_t hist_at;
+	// Options.Repeats: the current thread's last four blocks Repeats
+	// accepts since it last ran one it refuses, the latest at ring_at (0:
+	// none). Go keeps each thread's across switches (Engine.SetTid).
+	int want_repeat;
+	uint32_t ring[4];
+	uint32_t ring_at;
 	// Access merging (Options.MergeMemory): buf[win_at..n) are the memory
 	// events since the last other event; a new access may merge into the
 	// last of them.
@@ -123,7 +133,7 @@ struct emu_state *emu_state_new(uc_engine *uc, uintptr_t handle, uint32_t cap);
 void emu_state_free(struct emu_state *s);
 uc_err emu_install_base(struct emu_state *s, int bare);
 uc_err emu_install_mem(struct emu_state *s);
-void emu_table_put(struct emu_state *s, uint64_t addr, uint32_t len, uint32_t insns, uint32_t saved, uint8_t end, uint32_t id, uint8_t quiet, uint32_t fold, uint8_t head, uint32_t cycle);
+void emu_table_put(struct emu_state *s, uint64_t addr, uint32_t len, uint32_t insns, uint32_t saved, uint8_t end, uint32_t id, uint8_t quiet, uint32_t fold, uint8_t head, uint32_t cycle, uint8_t track);
 void emu_table_clear(struct emu_state *s);
 uc_err emu_remove_cache(uc_engine *uc, uint64_t begin, uint64_t end);
 

@@ -26,7 +26,7 @@ func BenchmarkBlocks(b *testing.B) {
 			}
 		}
 	}
-	evs := s.tr.Events
+	evs := s.events()
 	b.ResetTimer()
 	for range b.N {
 		env := platform.NewEnv(s.syms, "/bin/prog", nil)

@@ -12,7 +12,8 @@ import (
 // (emu/hooks.c, analyses.Needs.Fold and FoldCycles): consecutive blocks of
 // a thread, of one routine and line, entered by falling through or a
 // branch, not a routine's entry, with no other event between, become one
-// event (an ordinary run); blocks that FoldCycles takes also come in
+// event (an ordinary run), of blocks Repeats accepts none of which repeats
+// (FlagRepeat, set before) or of blocks it refuses; blocks that FoldCycles takes also come in
 // periodic runs, which start at a block the thread ran p ≤ 4 blocks
 // before, those p blocks of its routine and named by their events, and go
 // on with the block p back.
@@ -22,6 +23,7 @@ func foldStream(evs []analyses.Event, blocks analyses.BlockView, needs analyses.
 		file  string
 		line  int
 		cycle bool
+		track bool
 	}
 	keys := map[runKey]uint32{}
 	id := func(k runKey) uint32 {
@@ -40,7 +42,7 @@ func foldStream(evs []analyses.Event, blocks analyses.BlockView, needs analyses.
 			cycle = id(runKey{entry: b.Routine.Entry, cycle: true})
 		}
 		if needs.Fold(b) {
-			fold = id(runKey{entry: b.Routine.Entry, file: b.File, line: b.Line})
+			fold = id(runKey{entry: b.Routine.Entry, file: b.File, line: b.Line, track: needs.Repeats != nil && needs.Repeats(b)})
 		}
 		return fold, cycle
 	}
@@ -75,7 +77,7 @@ func foldStream(evs []analyses.Event, blocks analyses.BlockView, needs analyses.
 		if !head && open == len(out)-1 && out[open].Tid == ev.Tid && out[open].Folded < 255 &&
 			(lastEnd == analyses.EndOther || lastEnd == analyses.EndCond || lastEnd == analyses.EndJump) &&
 			(period > 0 && cycle != 0 && openKey == cycle && period <= histN && hist[period-1] == ev.Block ||
-				period == 0 && fold != 0 && openKey == fold) {
+				period == 0 && fold != 0 && openKey == fold && !ev.Repeat()) {
 			e := &out[open]
 			e.Folded++
 			e.Size += ev.Size
@@ -100,11 +102,14 @@ func foldStream(evs []analyses.Event, blocks analyses.BlockView, needs analyses.
 				}
 			}
 		}
-		ev.Flags = analyses.Flags(period << 1)
+		ev.Flags = analyses.Flags(period<<1) | ev.Flags&analyses.FlagRepeat
 		out = append(out, ev)
 		open, openKey, lastEnd = -1, fold, ev.End
-		if period > 0 {
+		switch {
+		case period > 0:
 			openKey = cycle
+		case ev.Repeat():
+			openKey = 0 // a block that repeats starts no ordinary run
 		}
 		if openKey != 0 {
 			open = len(out) - 1
@@ -120,7 +125,7 @@ func foldStream(evs []analyses.Event, blocks analyses.BlockView, needs analyses.
 func (s *script) runFolded(t *testing.T, cfg Config) (r *Result, events, periodic int) {
 	t.Helper()
 	a, p := s.pipeline(t, cfg)
-	evs := foldStream(s.tr.Events, s.tr.Blocks.View(), a.Needs())
+	evs := foldStream(s.events(), s.tr.Blocks.View(), a.Needs())
 	for _, ev := range evs {
 		if ev.Kind == analyses.KindBlock {
 			events++

@@ -175,12 +175,18 @@ func (s *script) pipeline(t *testing.T, cfg Config) (*Analysis, *platform.Pipeli
 	return a, platform.NewPipeline(env, s.tr.Blocks, []platform.Instance{a}, false)
 }
 
+// events returns the stream as the engine gives it, block by block: with
+// the flags of Needs.Repeats.
+func (s *script) events() []analyses.Event {
+	return tracetest.MarkRepeats(s.tr.Events, s.tr.Blocks.View(), spinWatched)
+}
+
 // run feeds the stream to a fresh analysis, in batches of batch events (0:
 // all at once), and returns its result.
 func (s *script) run(t *testing.T, cfg Config, batch int) *Result {
 	t.Helper()
 	a, p := s.pipeline(t, cfg)
-	evs := append([]analyses.Event(nil), s.tr.Events...)
+	evs := s.events()
 	if batch <= 0 {
 		batch = len(evs)
 	}

@@ -283,7 +283,7 @@ func TestPartial(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := platform.NewPipeline(env, s.tr.Blocks, []platform.Instance{a}, false)
-	p.Events(s.tr.Events)
+	p.Events(s.events())
 	p.Finish()
 	a.MarkPartial("deadlock")
 	if a.Result().Partial != "deadlock" {

@@ -3,7 +3,6 @@ package parallel
 import (
 	"fmt"
 	"path"
-	"slices"
 
 	"emuprof/analyses"
 	"emuprof/analyses/calls"
@@ -142,23 +141,30 @@ func New(cfg Config, env *platform.Env) (*Analysis, error) {
 // when the engine folds runs (it cuts them by line); otherwise it is looked
 // up here, once per block, on the analyses' goroutine. Runs of
 // blocks of one line come as one event (Needs.Fold): their time goes to
-// one key either way. Runtime code, whose blocks spin detection must see
-// one by one, is not taken in them, except spin loops known by name. Every
-// block may also come in a periodic run (Needs.FoldCycles), whose blocks
-// the analysis knows (periodicRun).
+// one key either way. Spin detection counts the runtime blocks that repeat
+// one of the thread's last four (spinWatched), which the engine flags
+// (Needs.Repeats); an ordinary run of runtime blocks holds none that
+// repeats. Every block may also come in a periodic run (Needs.FoldCycles),
+// whose blocks the analysis knows (periodicRun).
 func (a *Analysis) Needs() analyses.Needs {
-	return analyses.Needs{Blocks: true, Calls: true, Threads: true, Fold: foldable, FoldCycles: foldCycles, FoldMemory: true}
+	return analyses.Needs{Blocks: true, Calls: true, Threads: true, Fold: foldable, FoldCycles: foldCycles, FoldMemory: true,
+		Repeats: spinWatched}
 }
 
 // foldCycles takes every block in periodic runs: the analysis knows each
 // of their blocks (periodicRun).
 func foldCycles(*analyses.BlockInfo) bool { return true }
 
-// foldable accepts the blocks of every routine but the parallel runtime's,
-// except the runtime's spin loops known by name (they spin whatever cycle
-// their blocks make).
-func foldable(b *analyses.BlockInfo) bool {
-	return !isRuntimeRoutine(b.Routine.Name, b.Routine.Object) || spinNames[b.Routine.Name]
+// foldable takes every block in ordinary runs: runtime code's come only in
+// runs of blocks that repeat none of the thread's last four (Needs.Repeats),
+// whose spin count is 0.
+func foldable(*analyses.BlockInfo) bool { return true }
+
+// spinWatched says which blocks spin detection watches for cycles: the
+// runtime's, but for its spin loops known by name (they spin whatever
+// cycle their blocks make). Other code resets the count.
+func spinWatched(b *analyses.BlockInfo) bool {
+	return isRuntimeRoutine(b.Routine.Name, b.Routine.Object) && !spinNames[b.Routine.Name]
 }
 
 // thread is what the analysis knows of one guest thread.
@@ -178,9 +184,7 @@ type thread struct {
 	phys      []calls.RoutineID
 	lastBlock uint32
 
-	ring [4]uint32 // the last runtime blocks, for spin detection
-	ri   int
-	cyc  int
+	cyc int // how many runtime blocks in a row repeated one of the four before (Event.Repeat)
 	// hist are the last blocks the thread ran, most recent first, 0 for
 	// a block inside an ordinary run (its event names only its last): a
 	// periodic run repeats the last p (Event.Period).
@@ -438,20 +442,15 @@ func (a *Analysis) block(ev *analyses.Event) {
 		a.periodicMissed++
 		fallthrough // cannot happen: the engine keeps the period
 	default:
-		// Spin detection: a cycle of at most len(ring) blocks of runtime
-		// code; other code, and a spin loop known by name, end it (they
-		// may come folded into runs).
+		// Spin detection: a cycle of at most four blocks of runtime
+		// code, which the engine flags block by block (Needs.Repeats);
+		// other code, and a spin loop known by name, end it. A run of
+		// runtime blocks repeats none (but its first may).
 		switch {
-		case !bc.runtime || bc.spin:
-			t.cyc, t.ring = 0, [len(t.ring)]uint32{}
-		case id != 0 && slices.Contains(t.ring[:], id):
+		case bc.runtime && !bc.spin && ev.Repeat() && ev.Folded == 0:
 			t.cyc++
 		default:
 			t.cyc = 0
-		}
-		if bc.runtime && !bc.spin {
-			t.ring[t.ri] = id
-			t.ri = (t.ri + 1) % len(t.ring)
 		}
 		k := a.keys.get(node, bc.line, id)
 		a.charge(t, at, end, k, bc.runtime && (bc.spin || t.cyc >= spinCycle), bc.runtime || a.tree.nodes[node].runtime)
@@ -529,11 +528,11 @@ func (a *Analysis) account(t *thread, k int32, d int64, spinning, runtime bool) 
 // hist), all of one routine, and its i-th block (from 0) is the one of
 // them at i mod p. Each block is charged to its own line. Spin detection
 // (as in block): in runtime code that is not a spin loop known by name,
-// the p blocks are the last p entries of the ring (they are runtime blocks
-// of the routine, run last), so every block of the run is in the ring when
-// it runs: the i-th raises the cycle count to cyc + i + 1 and spins once
-// that reaches spinCycle; the ring ends with the run's last blocks. Other
-// code clears the ring, and a named spin loop always spins.
+// the p blocks are the thread's last p runtime blocks, so every block of
+// the run repeats one of the four before it (the engine's flag would say
+// so): the i-th raises the cycle count to cyc + i + 1 and spins once that
+// reaches spinCycle. Other code resets the count, and a named spin loop
+// always spins.
 func (a *Analysis) periodicRun(t *thread, ev *analyses.Event, at int64, node int32) bool {
 	const h = histLen
 	p, n := ev.Period(), int(ev.Folded)+1
@@ -577,15 +576,10 @@ func (a *Analysis) periodicRun(t *thread, ev *analyses.Event, at int64, node int
 		m = 0
 		fallthrough
 	case !bc.runtime:
-		t.cyc, t.ring = 0, [len(t.ring)]uint32{}
+		t.cyc = 0
 	default:
 		m = min(max(spinCycle-1-t.cyc, 0), n)
 		t.cyc += n
-		r := len(t.ring)
-		for i := max(n-r, 0); i < n; i++ {
-			t.ring[(t.ri+i)%r] = ids[i%p]
-		}
-		t.ri = (t.ri + n) % r
 	}
 	oneKey := true
 	for i := 1; i < p; i++ {

@@ -154,8 +154,23 @@ func (a *Analysis) attribute(t *thread, segs []segment, to int64) {
 }
 
 // sweepPending sweeps the timeline up to where every thread has been seen
-// (called after each batch of events).
-func (a *Analysis) sweepPending() { a.sweep(a.watermark()) }
+// (called after each batch of events), once the latest time seen is
+// sweepLags × lagNs past what was swept: the watermark trails the latest
+// time by about lagNs, so a sweep then covers about lagNs of new time,
+// however small the batches (a thread making many system calls ends a
+// batch at each). A sweep's results do not depend on where the timeline
+// is cut (a segment's n_idle·dt is additive, a periodic piece's shares
+// telescope), so this only changes how often it runs; the pending pieces
+// stay within about sweepLags + 1 slices of time per thread.
+func (a *Analysis) sweepPending() {
+	if a.now-a.swept < sweepLags*a.lagNs {
+		return
+	}
+	a.sweep(a.watermark())
+}
+
+// sweepLags is how many lagNs of time may be pending before a sweep.
+const sweepLags = 2
 
 // watermark returns a time before which no running interval can arrive any
 // more (package comment).

@@ -69,3 +69,42 @@ func (t *Trace) SetClock(tid uint32, ns int64) *Trace {
 	t.clock[tid] = ns
 	return t
 }
+
+// MarkRepeats returns a copy of evs with analyses.FlagRepeat set as the
+// engine sets it for Needs.Repeats (emu/hooks.c): a Block event of a block
+// repeats accepts has it when the block is one of the last four blocks
+// repeats accepts that its thread ran since it ran one repeats refuses.
+// Each thread keeps its own until it exits. evs must be block by block (no
+// runs): folding comes after (it reads the flags).
+func MarkRepeats(evs []analyses.Event, blocks analyses.BlockView, repeats func(*analyses.BlockInfo) bool) []analyses.Event {
+	out := append([]analyses.Event(nil), evs...)
+	rings := map[uint32]*[4]uint32{}
+	for i := range out {
+		ev := &out[i]
+		switch ev.Kind {
+		case analyses.KindThreadExit:
+			delete(rings, ev.Tid)
+			continue
+		case analyses.KindBlock:
+		default:
+			continue
+		}
+		r := rings[ev.Tid]
+		if r == nil {
+			r = new([4]uint32)
+			rings[ev.Tid] = r
+		}
+		ev.Flags &^= analyses.FlagRepeat
+		if b := blocks.Get(ev.Block); b == nil || !repeats(b) {
+			*r = [4]uint32{}
+			continue
+		}
+		for _, id := range r {
+			if id == ev.Block {
+				ev.Flags |= analyses.FlagRepeat
+			}
+		}
+		*r = [4]uint32{ev.Block, r[0], r[1], r[2]}
+	}
+	return out
+}

@@ -234,7 +234,8 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 	// The analyses' hooks, for the first process and the followed ones.
 	hooks := emu.Options{Memory: needs.Memory, Blocks: needs.Blocks, StackPointer: needs.Blocks,
 		Bare: f.bareEngine, NsPerInsn: nsPerInsn, Lines: needs.Lines, Fold: needs.Fold, FoldCycles: needs.FoldCycles,
-		FoldRoutines: needs.FoldRoutines, FoldMemory: needs.FoldMemory, MergeMemory: needs.MergeMemory}
+		FoldRoutines: needs.FoldRoutines, FoldMemory: needs.FoldMemory, MergeMemory: needs.MergeMemory,
+		Repeats: needs.Repeats} // with --no-fold too: the analysis reads the flags, runs or not
 	if f.noFold {
 		hooks.Fold, hooks.FoldCycles, hooks.MergeMemory = nil, nil, false
 	}
