@@ -107,7 +107,7 @@ type Engine struct {
 	runLines bool              // the keys have lines (not Options.FoldRoutines)
 	repeats  func(*analyses.BlockInfo) bool
 	rings    map[uint32]ring // Options.Repeats: the threads' rings but the running one's
-	starts   []uint32          // instruction offsets of the block being translated
+	starts   []uint32        // instruction offsets of the block being translated
 
 	rdtsc func(uint64) uint64
 	// patched maps the address of each instruction the guest executes that
