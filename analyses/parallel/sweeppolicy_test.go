@@ -14,7 +14,7 @@ import (
 type sweepMode int
 
 const (
-	sweepEveryBatch sweepMode = iota // to the watermark after every batch (the policy before sweepLags)
+	sweepEveryBatch sweepMode = iota // to the watermark after every batch (the policy before sweepDiv)
 	sweepPolicy                      // sweepPending's policy
 	sweepAtEnd                       // Config.SweepAtEnd
 )
@@ -41,8 +41,10 @@ func output(t *testing.T, r *Result) []byte {
 // runSweeps feeds s's stream (folded as the engine would when fold) in
 // batches of random sizes drawn from seed, once per mode, and returns each
 // run's output. Sweeping by the policy is checked after every batch to
-// have swept as far as sweeping every batch did, or to be less than
-// sweepLags × lagNs behind the latest time: what bounds its pending pieces.
+// have swept to less than lagNs/sweepDiv behind where sweeping every batch
+// did: what bounds its pending pieces;
+// and a thread's slice of pieces to hold no more swept pieces than pending
+// ones: what bounds its memory.
 func (s *script) runSweeps(t *testing.T, cfg Config, fold bool, seed uint64) [3][]byte {
 	t.Helper()
 	var as [3]*Analysis
@@ -72,8 +74,16 @@ func (s *script) runSweeps(t *testing.T, cfg Config, fold bool, seed uint64) [3]
 				as[m].sweep(as[m].watermark())
 			}
 		}
+		for m, a := range as[:sweepAtEnd] {
+			for _, th := range a.all {
+				if pending := len(th.pieces) - th.head; th.head > pending {
+					t.Fatalf("mode %d, after event %d: thread %d keeps %d swept pieces before its %d pending ones",
+						m, i, th.tid, th.head, pending)
+				}
+			}
+		}
 		every, pol := as[sweepEveryBatch], as[sweepPolicy]
-		if pol.swept < min(every.swept, pol.now-sweepLags*pol.lagNs) {
+		if pol.swept <= every.swept-pol.lagNs/sweepDiv {
 			t.Fatalf("after event %d: the policy swept to %d, sweeping every batch to %d, latest time %d, lag %d",
 				i, pol.swept, every.swept, pol.now, pol.lagNs)
 		}

@@ -147,30 +147,38 @@ func (a *Analysis) attribute(t *thread, segs []segment, to int64) {
 	t.head = h
 	if h == len(ps) {
 		t.pieces, t.head = ps[:0], 0
-	} else if h > 1024 && h > len(ps)/2 {
+	} else if h >= len(ps)-h {
+		// At least as many swept pieces as pending ones: move the
+		// pending ones to the front (amortized: each move is paid by
+		// a swept piece), so the slice stays within twice what is
+		// pending and its backing array stops growing.
 		n := copy(ps, ps[h:])
 		t.pieces, t.head = ps[:n], 0
 	}
 }
 
 // sweepPending sweeps the timeline up to where every thread has been seen
-// (called after each batch of events), once the latest time seen is
-// sweepLags × lagNs past what was swept: the watermark trails the latest
-// time by about lagNs, so a sweep then covers about lagNs of new time,
-// however small the batches (a thread making many system calls ends a
-// batch at each). A sweep's results do not depend on where the timeline
-// is cut (a segment's n_idle·dt is additive, a periodic piece's shares
-// telescope), so this only changes how often it runs; the pending pieces
-// stay within about sweepLags + 1 slices of time per thread.
+// (called after each batch of events), once that watermark is lagNs/sweepDiv
+// past what was swept. A thread making many system calls ends a batch at
+// each, and a sweep after each such batch handled a piece or two for the
+// cost of a pass over every thread; this way each sweep handles at least
+// lagNs/sweepDiv of time. A sweep's results do not depend on where the
+// timeline is cut (a segment's n_idle·dt is additive, a periodic piece's
+// shares telescope), so this only changes how often it runs. The pending
+// pieces stay within lagNs/sweepDiv of time per thread more than sweeping
+// after every batch keeps: a longer wait lets them outgrow the caches.
 func (a *Analysis) sweepPending() {
-	if a.now-a.swept < sweepLags*a.lagNs {
-		return
+	d := a.lagNs / sweepDiv
+	if a.now-a.swept < d {
+		return // the watermark is at most the latest time
 	}
-	a.sweep(a.watermark())
+	if w := a.watermark(); w-a.swept >= d {
+		a.sweep(w)
+	}
 }
 
-// sweepLags is how many lagNs of time may be pending before a sweep.
-const sweepLags = 2
+// sweepDiv: a sweep waits for lagNs/sweepDiv of new time.
+const sweepDiv = 8
 
 // watermark returns a time before which no running interval can arrive any
 // more (package comment).
