@@ -102,21 +102,24 @@
 // # Runs of blocks
 //
 // The engine may deliver consecutive blocks as one event (Needs.Fold):
-// runs of one routine and line, outside the runtime (and the spin loops
-// known by name), whose time goes to one key whatever their blocks. Spin
-// detection needs each runtime block, and a loop that alternates between
-// lines needs each line's share, so every block may also come in a
-// periodic run (Needs.FoldCycles): a run that repeats the last p ≤ 4
-// blocks the thread ran, of its routine, each named by its event. Each
-// thread keeps its last blocks (hist), so the analysis knows every block
-// of such a run (periodicRun) and attributes it exactly as block by
-// block. In runtime code those p blocks are the last p entries of the
-// ring, so every block of the run is in the ring when it runs: the i-th
-// raises the cycle count to cyc + i + 1, the first spinCycle − 1 − cyc
-// blocks work and the rest spin, and the ring ends with the run's last
-// blocks. A run of blocks of several lines is charged to each line its
-// blocks' time, and its working time becomes one periodic piece of the
-// timeline, which the sweep splits by line arithmetically (piece.share):
+// runs of one routine and line, whose time goes to one key whatever their
+// blocks. Spin detection counts the runtime blocks (but the spin loops
+// known by name) that repeat one of the thread's last four such blocks; the
+// engine keeps those four per thread and flags each block that repeats
+// (Needs.Repeats, Event.Repeat), so an ordinary run of runtime blocks,
+// which holds none that repeats, resets the count: a lock's fast path is
+// one event per routine. A loop that alternates between lines needs each
+// line's share, so every block may also come in a periodic run
+// (Needs.FoldCycles): a run that repeats the last p ≤ 4 blocks the thread
+// ran, of its routine, each named by its event. Each thread keeps its last
+// blocks (hist), so the analysis knows every block of such a run
+// (periodicRun) and attributes it exactly as block by block. In runtime
+// code every block of such a run repeats one of the four before it: the
+// i-th raises the cycle count to cyc + i + 1, and the first
+// spinCycle − 1 − cyc blocks work and the rest spin. A run of blocks of
+// several lines is charged to each line its blocks' time, and its working
+// time becomes one periodic piece of the timeline, which the sweep splits
+// by line arithmetically (piece.share):
 // pieces stay one per event. A libgomp barrier's 3-block spin loop and
 // omp_reduce's loop over two lines then cost one event per 256 blocks.
 //
