@@ -1,6 +1,7 @@
 package parallel
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
 	"io"
@@ -18,8 +19,18 @@ func pct(a, b int64) float64 {
 
 // Summary prints the human view: totals and the invariant, Table 1 for the
 // program and the hot contexts, where the idleness is, the locks, the
-// threads.
+// threads. It goes to w in one Write: the tables' cells would otherwise
+// each be a write (a system call on a terminal or pipe).
 func (r *Result) Summary(w io.Writer, top int) error {
+	var b bytes.Buffer
+	if err := r.summary(&b, top); err != nil {
+		return err
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func (r *Result) summary(w io.Writer, top int) error {
 	b := &strings.Builder{}
 	unit := "cores"
 	if r.IdleBase == "threads" {

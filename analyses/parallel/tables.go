@@ -39,7 +39,6 @@ type ctxKey struct {
 func (c *ctxTree) init() {
 	c.nodes = []ctxNode{{parent: -1, site: -1}}
 	c.index = map[ctxKey]int32{}
-	c.cache = [1 << ctxCacheBits]ctxCache{}
 }
 
 func (c *ctxTree) child(parent int32, r calls.RoutineID, site int32, runtime bool) int32 {
@@ -95,10 +94,12 @@ type keyTable struct {
 
 type keyPair struct{ node, line int32 }
 
+// keyCache is one slot of keyTable.cache; the zero value is empty, so a
+// new table's cache needs no initialization (nor its pages touched).
 type keyCache struct {
 	node  int32
 	block uint32
-	key   int32
+	key   int32 // the key + 1, 0: empty
 }
 
 // stats are the metrics of one (context, line), in ns.
@@ -109,21 +110,16 @@ type stats struct {
 	idle []int64
 }
 
-func (k *keyTable) init() {
-	k.index = map[keyPair]int32{}
-	for i := range k.cache {
-		k.cache[i].key = -1
-	}
-}
+func (k *keyTable) init() { k.index = map[keyPair]int32{} }
 
 func (k *keyTable) get(node, line int32, block uint32) int32 {
 	h := (uint32(node)*0x9e3779b1 ^ block*0x85ebca6b) >> 20
 	c := &k.cache[h&(1<<12-1)]
-	if c.key >= 0 && c.node == node && c.block == block {
-		return c.key
+	if c.key != 0 && c.node == node && c.block == block {
+		return c.key - 1
 	}
 	id := k.intern(node, line)
-	*c = keyCache{node: node, block: block, key: id}
+	*c = keyCache{node: node, block: block, key: id + 1}
 	return id
 }
 

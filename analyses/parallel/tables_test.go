@@ -65,3 +65,34 @@ func TestCtxTreeAlternating(t *testing.T) {
 		t.Errorf("%.1f allocations per lookup pair", n)
 	}
 }
+
+// TestKeyTableMatchesIntern checks keyTable.get, whose cache needs no
+// initialization, against intern on random (context, block) lookups,
+// starting with context 0 and block 0 (what an all-zero slot holds) and
+// with more pairs than the cache has slots.
+func TestKeyTableMatchesIntern(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 3))
+	var k keyTable
+	k.init()
+	lineOf := func(block uint32) int32 { return int32(block % 97) } // a block has one line
+	ref := map[keyPair]int32{}
+	for i := 0; i < 100000; i++ {
+		node, block := int32(rng.IntN(64)), uint32(rng.IntN(300))
+		if i == 0 {
+			node, block = 0, 0
+		}
+		got := k.get(node, lineOf(block), block)
+		p := keyPair{node, lineOf(block)}
+		want, ok := ref[p]
+		if !ok {
+			want = int32(len(ref))
+			ref[p] = want
+		}
+		if got != want || k.list[got] != p {
+			t.Fatalf("step %d: get(%d, %d, %d) = %d (%v), want %d", i, node, lineOf(block), block, got, k.list[got], want)
+		}
+	}
+	if n := 64 * 300; n <= len(k.cache) {
+		t.Fatalf("%d (context, block) pairs, want more than the cache's %d slots", n, len(k.cache))
+	}
+}
