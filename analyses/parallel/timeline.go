@@ -147,11 +147,13 @@ func (a *Analysis) attribute(t *thread, segs []segment, to int64) {
 	t.head = h
 	if h == len(ps) {
 		t.pieces, t.head = ps[:0], 0
-	} else if h >= len(ps)-h {
-		// At least as many swept pieces as pending ones: move the
-		// pending ones to the front (amortized: each move is paid by
-		// a swept piece), so the slice stays within twice what is
-		// pending and its backing array stops growing.
+	} else if pending := len(ps) - h; h >= pending || (h > cap(ps)-len(ps) && 4*h >= pending) {
+		// Move the pending pieces to the front: when at least as many
+		// were swept (so the slice stays within twice what is
+		// pending), or when the swept ones leave more room than the
+		// end of the backing array and are at least a quarter as many
+		// (so appends reuse it instead of growing it). Each piece moved
+		// is paid by at most four swept ones.
 		n := copy(ps, ps[h:])
 		t.pieces, t.head = ps[:n], 0
 	}
