@@ -60,12 +60,12 @@
 //     the core it left, so a later slice starts exactly at its clock.
 //
 // So w = max over the runs seen of that bound, capped by the clock of every
-// runnable thread. The sweep runs after a batch once the latest time seen
-// is an eighth of that length past what was swept (sweepDiv: where the
-// timeline is cut does not change the result, and small batches would
-// otherwise each pay for a sweep); pending intervals stay bounded by about
-// a slice per thread. A hidden --parallel-sweep-at-end keeps every interval until
-// the end instead, and the tests check that sweeping after every batch, by
+// runnable thread. The sweep runs after a batch once w is an eighth of
+// that length past what was swept (sweepDiv: where the timeline is cut
+// does not change the result, and small batches would otherwise each pay
+// for a sweep); pending intervals stay bounded by about a slice per
+// thread. A hidden --parallel-sweep-at-end keeps every interval until the
+// end instead, and the tests check that sweeping after every batch, by
 // that rule and at the end give identical profiles; an interval that would
 // arrive behind w anyway (none is known) is counted as "late" and reported.
 //
