@@ -19,6 +19,10 @@ static int emu_release(uintptr_t p, size_t n) {
 	return mmap((void *)p, n, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) == MAP_FAILED ? -1 : 0;
 }
 static void emu_unreserve(uintptr_t p, size_t n) { munmap((void *)p, n); }
+// The engine's own committed pages read as zeros again: the host frees
+// them and zero-fills them when next touched (its private anonymous
+// memory, not the guest's system call).
+static int emu_zero(uintptr_t p, size_t n) { return madvise((void *)p, n, MADV_DONTNEED); }
 static uc_err emu_map_ptr(uc_engine *uc, uint64_t addr, size_t n, uint32_t perms, uintptr_t host) {
 	return uc_mem_map_ptr(uc, addr, n, perms, (void *)host);
 }
@@ -27,6 +31,7 @@ import "C"
 
 import (
 	"fmt"
+	"os"
 	"runtime/cgo"
 	"slices"
 
@@ -279,6 +284,105 @@ func (e *Engine) ProtectPages(addr, size uint64, prot mm.Prot) error {
 		e.mem.regions[i].perms = perms
 	}
 	return e.coalesce(addr, end)
+}
+
+// ZeroPages makes mapped, page-aligned memory read as zeros without
+// writing it (mm.PageZeroer, for the guest's MADV_DONTNEED): the host
+// frees the engine's pages behind it, which read as zeros when next
+// touched, and what was learnt about code there (translations, decoded
+// blocks, patched instructions) is dropped, so that code written there
+// again (a JIT's) is translated again. The region stays mapped, with its
+// protection. Ends of the range inside a host page (a host with pages
+// larger than the guest's) are written with zeros.
+func (e *Engine) ZeroPages(addr, size uint64) error {
+	end := addr + size
+	if addr%mm.PageSize != 0 || size%mm.PageSize != 0 || end < addr {
+		return fmt.Errorf("emu: zeroing %#x+%#x: %w", addr, size, mm.ErrInvalid)
+	}
+	if !e.mem.covers(addr, end) {
+		return fmt.Errorf("emu: zeroing %#x+%#x: not mapped", addr, size)
+	}
+	e.forgetCodeIn(addr, end)
+	hp := uint64(os.Getpagesize())
+	for a := addr; a < end; {
+		hi := min(end, (a|(slotSize-1))+1)
+		base := e.mem.slots[a>>slotShift] // mapped: reserved
+		lo, top := base+a&(slotSize-1), base+(hi-1)&(slotSize-1)+1
+		in, out := (lo+hp-1)&^(hp-1), top&^(hp-1)
+		if in >= out {
+			in, out = top, top // no whole host page: all written
+		}
+		if in > lo {
+			if err := e.writeZeros(a, in-lo); err != nil {
+				return err
+			}
+		}
+		if out > in {
+			if r, err := C.emu_zero(C.uintptr_t(in), C.size_t(out-in)); r != 0 {
+				return fmt.Errorf("emu: freeing host memory of %#x+%#x: %w", a+(in-lo), out-in, err)
+			}
+		}
+		if top > out {
+			if err := e.writeZeros(a+(out-lo), top-out); err != nil {
+				return err
+			}
+		}
+		a = hi
+	}
+	return nil
+}
+
+// writeZeros stores n zeros at guest address a.
+func (e *Engine) writeZeros(a, n uint64) error {
+	z := make([]byte, min(n, 1<<20))
+	for done := uint64(0); done < n; done += uint64(len(z)) {
+		if err := e.WriteMem(a+done, z[:min(n-done, uint64(len(z)))]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// covers reports whether the regions cover [lo, hi) without a gap.
+func (h *hostMem) covers(lo, hi uint64) bool {
+	for i := h.first(lo); lo < hi; i++ {
+		if i >= len(h.regions) || h.regions[i].lo > lo {
+			return false
+		}
+		lo = h.regions[i].hi
+	}
+	return true
+}
+
+// forgetCodeIn is forgetCode for each run of pages of [lo, hi) that held
+// code, from the run's first page: Unicorn's removal of translations
+// (uc_ctl_remove_cache) finds a range's guest-physical address through
+// its first page, as an instruction fetch, and removes nothing when that
+// page is not executable.
+func (e *Engine) forgetCodeIn(lo, hi uint64) {
+	var pages []uint64
+	if uint64(len(e.codePages)) < (hi-lo)/0x1000 {
+		for p := range e.codePages {
+			if p >= lo&^0xfff && p < hi {
+				pages = append(pages, p)
+			}
+		}
+		slices.Sort(pages)
+	} else {
+		for p := lo &^ 0xfff; p < hi; p += 0x1000 {
+			if e.codePages[p] {
+				pages = append(pages, p)
+			}
+		}
+	}
+	for i := 0; i < len(pages); {
+		j := i + 1
+		for j < len(pages) && pages[j] == pages[j-1]+0x1000 {
+			j++
+		}
+		e.forgetCode(pages[i], pages[j-1]+0x1000-pages[i])
+		i = j
+	}
 }
 
 // SetTouch installs f, asked from inside the engine when the guest reads

@@ -121,3 +121,82 @@ func TestTouchDeclined(t *testing.T) {
 		t.Fatalf("stop = %+v, want a read fault", s)
 	}
 }
+
+// ZeroPages zeroes without writing: the data reads as zeros, the regions
+// and their protections stay, and translated code from the range is
+// dropped even when the range starts on a page that is not executable
+// (the code page's old block would otherwise run again instead of the
+// zeros now there).
+func TestZeroPages(t *testing.T) {
+	e, err := New(Options{Blocks: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	const data, code, ro = 0x30000, 0x32000, 0x33000
+	if err := e.MapPages(data, 0x2000, mm.ProtRead|mm.ProtWrite); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.MapPages(code, 0x1000, mm.ProtRead|mm.ProtWrite|mm.ProtExec); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.MapPages(ro, 0x1000, mm.ProtRead); err != nil {
+		t.Fatal(err)
+	}
+	pattern := make([]byte, 0x4000)
+	for i := range pattern {
+		pattern[i] = byte(i*7 + 1)
+	}
+	if err := e.WriteMem(data, pattern[:0x2000]); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.WriteMem(ro, pattern[:0x1000]); err != nil {
+		t.Fatal(err)
+	}
+	// mov eax, 1; syscall
+	if err := e.WriteMem(code, []byte{0xb8, 1, 0, 0, 0, 0x0f, 0x05}); err != nil {
+		t.Fatal(err)
+	}
+	var r cpu.Regs
+	if s := e.Run(code, 0); s.Reason != cpu.StopSyscall || s.Err != nil {
+		t.Fatalf("first run: %+v", s)
+	}
+	if err := e.ReadRegs(&r); err != nil || r.RAX != 1 {
+		t.Fatalf("rax %#x (%v)", r.RAX, err)
+	}
+	regions := e.Regions()
+	// The second data page and the code page; the first data page and
+	// the read-only page keep their bytes.
+	if err := e.ZeroPages(data+0x1000, 0x2000); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]byte, 0x4000)
+	if err := e.ReadMem(data, got); err != nil {
+		t.Fatal(err)
+	}
+	want := append(append(append([]byte{}, pattern[:0x1000]...), make([]byte, 0x2000)...), pattern[:0x1000]...)
+	if string(got) != string(want) {
+		t.Fatalf("after ZeroPages: bytes differ from the pattern with zeros in the middle")
+	}
+	if n := e.Regions(); n != regions {
+		t.Fatalf("regions %d, want %d", n, regions)
+	}
+	// The code page now holds zeros: add [rax], al with rax = 1 faults at 1.
+	r.RAX = 1
+	if err := e.WriteRegs(&r); err != nil {
+		t.Fatal(err)
+	}
+	if s := e.Run(code, 0); s.Reason != cpu.StopFault || s.FaultAddr != 1 {
+		t.Fatalf("running the zeroed code page: %+v (the old translation ran?)", s)
+	}
+	// Pages zeroed are zero-filled again when written, and still mapped.
+	if err := e.WriteMem(data+0x1ffc, []byte("abcd")); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.ReadMem(data+0x1ffa, got[:6]); err != nil || string(got[:6]) != "\x00\x00abcd" {
+		t.Fatalf("written after zeroing: %q %v", got[:6], err)
+	}
+	if err := e.ZeroPages(ro+0x1000, 0x1000); err == nil {
+		t.Fatal("zeroing unmapped memory succeeded")
+	}
+}

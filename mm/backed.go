@@ -247,6 +247,52 @@ func (m lazyMem) ProtectPages(addr, size uint64, prot Prot) error {
 	return m.as.b.ProtectPages(addr, size, prot)
 }
 
+// ZeroPages makes the pages of [addr, addr+size) (addr page-aligned, the
+// end rounded up to a page; every page mapped) read as zeros: the backed
+// ones are zeroed in the Backend, by its ZeroPages when it has one
+// (PageZeroer), else by writing zeros; unbacked ones read as zeros
+// already. What is backed does not change, nor the backed bytes counted
+// against the limit: Linux's MADV_DONTNEED frees the pages but keeps a
+// private mapping's commit charge, and the pages of an area that is not
+// NoReserve stay backed while they are accessible (the invariant above).
+func (m lazyMem) ZeroPages(addr, size uint64) error {
+	as := m.as
+	end := PageUp(addr + size)
+	if addr%PageSize != 0 || addr+size < addr || end < addr {
+		return fmt.Errorf("mm: zero %#x+%#x: %w", addr, size, ErrInvalid)
+	}
+	if size == 0 {
+		return nil
+	}
+	if !as.Mapped(addr, end-addr) {
+		return fmt.Errorf("mm: zero %#x+%#x: %w", addr, size, ErrNoMem)
+	}
+	z, fast := as.b.(PageZeroer)
+	var buf []byte
+	for _, c := range as.backed.in(addr, end) {
+		if fast {
+			if err := z.ZeroPages(c.lo, c.hi-c.lo); err != nil {
+				return backendErr("zero", c.lo, c.hi-c.lo, err)
+			}
+			continue
+		}
+		if buf == nil {
+			buf = make([]byte, min(end-c.lo, zeroChunk))
+		}
+		for a := c.lo; a < c.hi; a += uint64(len(buf)) {
+			n := min(c.hi-a, uint64(len(buf)))
+			if err := as.b.WriteMem(a, buf[:n]); err != nil {
+				return backendErr("write", a, n, err)
+			}
+		}
+	}
+	return nil
+}
+
+// zeroChunk is the most zeros ZeroPages writes at once into a Backend
+// without ZeroPages of its own.
+const zeroChunk = 1 << 20
+
 // ReadMem reads guest memory; unbacked mapped pages read as zeros.
 func (m lazyMem) ReadMem(addr uint64, p []byte) error {
 	as := m.as

@@ -3,7 +3,9 @@ package mm
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -272,4 +274,102 @@ func TestNoReserveTouch(t *testing.T) {
 		t.Fatalf("mprotect: %v, backed %#x", err, as.Backed())
 	}
 	consistent(t, as, mb)
+}
+
+// zeroer is a MemBackend with ZeroPages (PageZeroer), recording its calls.
+type zeroer struct {
+	*MemBackend
+	zeroed []string
+}
+
+func (z *zeroer) ZeroPages(addr, size uint64) error {
+	z.zeroed = append(z.zeroed, fmt.Sprintf("%#x+%#x", addr, size))
+	return z.MemBackend.WriteMem(addr, make([]byte, size))
+}
+
+// Mem's ZeroPages (MADV_DONTNEED) zeroes the pages of the range, the end
+// rounded up to a page, in an ordinary area, a PROT_NONE one with a
+// backed part and a MAP_NORESERVE one partly touched: the Backend's
+// ZeroPages (or written zeros) for the backed parts only, the rest read as
+// zeros already. What is backed and the backed bytes do not change.
+func TestZeroPages(t *testing.T) {
+	for _, fast := range []bool{false, true} {
+		mb := NewMemBackend()
+		var b Backend = mb
+		z := &zeroer{MemBackend: mb}
+		if fast {
+			b = z
+		}
+		as := New(b)
+		const base = 0x10000000
+		// [base, +64K) read-write; [+64K, +128K) PROT_NONE, its second
+		// quarter made read-write then PROT_NONE again (backed, kept);
+		// [+128K, +1M) read-write MAP_NORESERVE, one page touched.
+		if err := as.Map(VMA{Start: base, End: base + 64<<10, Prot: rw}); err != nil {
+			t.Fatal(err)
+		}
+		if err := as.Map(VMA{Start: base + 64<<10, End: base + 128<<10, Prot: ProtNone}); err != nil {
+			t.Fatal(err)
+		}
+		if err := as.Protect(base+80<<10, 16<<10, rw); err != nil {
+			t.Fatal(err)
+		}
+		if err := as.Map(VMA{Start: base + 128<<10, End: base + 1<<20, Prot: rw, NoReserve: true}); err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := as.Touch(base+200<<10, 1); !ok || err != nil {
+			t.Fatalf("touch: %v %v", ok, err)
+		}
+		mem := as.Mem()
+		pattern := make([]byte, 1<<20)
+		for i := range pattern {
+			pattern[i] = byte(i%251 + 1)
+		}
+		// Store the pattern where it is backed (the kernel's writes
+		// would back the rest).
+		for _, s := range as.backed.in(base, base+1<<20) {
+			if err := mem.WriteMem(s.lo, pattern[s.lo-base:s.hi-base]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := as.Protect(base+80<<10, 16<<10, ProtNone); err != nil {
+			t.Fatal(err)
+		}
+		backed, spans := as.Backed(), append(spans{}, as.backed...)
+		want := make([]byte, 1<<20)
+		if err := mem.ReadMem(base, want); err != nil {
+			t.Fatal(err)
+		}
+		// From the second page to 5 bytes into the page at +208K: up to +212K.
+		lo, hi := uint64(base+4096), uint64(base+208<<10+5)
+		if err := mem.(PageZeroer).ZeroPages(lo, hi-lo); err != nil {
+			t.Fatal(err)
+		}
+		clear(want[lo-base : PageUp(hi)-base])
+		got := make([]byte, 1<<20)
+		if err := mem.ReadMem(base, got); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			i := 0
+			for got[i] == want[i] {
+				i++
+			}
+			t.Fatalf("fast %v: byte at +%#x is %d, want %d", fast, i, got[i], want[i])
+		}
+		if as.Backed() != backed || !slices.Equal(as.backed, spans) {
+			t.Fatalf("fast %v: backed %#x %v, was %#x %v", fast, as.Backed(), as.backed, backed, spans)
+		}
+		// The Backend zeroed the backed parts only.
+		if w := "0x10001000+0xf000 0x10014000+0x4000 0x10030000+0x5000"; fast && strings.Join(z.zeroed, " ") != w {
+			t.Fatalf("ZeroPages calls %q, want %q", z.zeroed, w)
+		}
+		consistent(t, as, mb)
+		if err := mem.(PageZeroer).ZeroPages(base+1<<20-4096, 8192); !errors.Is(err, ErrNoMem) {
+			t.Fatalf("zeroing past the mapping: %v", err)
+		}
+		if err := mem.(PageZeroer).ZeroPages(base+1, 4096); !errors.Is(err, ErrInvalid) {
+			t.Fatalf("zeroing from an unaligned address: %v", err)
+		}
+	}
 }

@@ -90,6 +90,17 @@ type Backend interface {
 	WriteMem(addr uint64, p []byte) error
 }
 
+// PageZeroer is an optional interface of a Backend: ZeroPages makes mapped,
+// page-aligned memory read as zeros without writing it, as Linux's
+// MADV_DONTNEED drops private anonymous pages. The Unicorn engine gives
+// its host pages back (emu/hostmem.go), so zeroing megabytes (glibc drops
+// each exiting thread's stack) costs neither a copy nor host memory.
+// AddressSpace.Mem's Backend always has it; over a Backend without it,
+// it writes zeros.
+type PageZeroer interface {
+	ZeroPages(addr, size uint64) error
+}
+
 // VMA is one mapped area [Start, End).
 type VMA struct {
 	Start, End uint64

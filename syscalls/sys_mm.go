@@ -287,17 +287,23 @@ func sysMadvise(k *Kernel, c *Call) Outcome {
 	}
 	e, err := k.forEachMapped(addr, length, func(v mm.VMA, lo, hi uint64) error {
 		// MADV_DONTNEED drops private anonymous pages: they read as zeros.
+		// They are zeroed without being written (mm.PageZeroer: the
+		// engine frees its host pages); a kernel memory without that
+		// writes zeros.
 		if advice != madvDontNeed || v.Shared || (v.Name != "" && v.Name[0] == '/') {
 			return nil
 		}
-		zero := make([]byte, min(hi-lo, maxChunk))
-		for a := lo; a < hi; a += uint64(len(zero)) {
-			n := min(hi-a, uint64(len(zero)))
-			if err := k.mem.WriteMem(a, zero[:n]); err != nil {
-				return &mm.BackendError{Op: "write", Addr: a, Size: n, Err: err}
+		if z, ok := k.mem.(mm.PageZeroer); ok {
+			if err := z.ZeroPages(lo, hi-lo); err != nil {
+				var be *mm.BackendError
+				if errors.As(err, &be) {
+					return err
+				}
+				return &mm.BackendError{Op: "zero", Addr: lo, Size: hi - lo, Err: err}
 			}
+			return nil
 		}
-		return nil
+		return k.zero(lo, hi)
 	})
 	if err != nil {
 		return fatal(c, err)
