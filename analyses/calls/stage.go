@@ -51,7 +51,7 @@ func (s *Stage) Process(batch []analyses.Event, blocks analyses.BlockView, emit 
 		s.time = ev.Time
 		switch ev.Kind {
 		case analyses.KindBlock:
-			h := s.tracker.Block(ev, blocks.Get(ev.Block))
+			h := s.tracker.BlockIn(ev, blocks)
 			s.lastTid, s.lastHidden = ev.Tid, h
 			if h {
 				ev.Flags |= analyses.FlagHidden
@@ -99,10 +99,28 @@ func (s *Stage) Finish(emit func([]analyses.Event)) {
 
 // Call implements Listener: the Call event goes before the current event.
 func (s *Stage) Call(tid uint32, r RoutineID, entry uint64, ctx NodeID) {
-	s.inserted = append(s.inserted, analyses.Event{Kind: analyses.KindCall, Tid: tid, Time: s.time, Block: uint32(r), Addr: entry, Aux: uint64(ctx)})
+	e := s.insert()
+	e.Kind, e.Tid, e.Time, e.Block, e.Addr, e.Aux = analyses.KindCall, tid, s.time, uint32(r), entry, uint64(ctx)
 }
 
 // Return implements Listener.
 func (s *Stage) Return(tid uint32, r RoutineID, ctx NodeID) {
-	s.inserted = append(s.inserted, analyses.Event{Kind: analyses.KindReturn, Tid: tid, Time: s.time, Block: uint32(r), Aux: uint64(ctx)})
+	e := s.insert()
+	e.Kind, e.Tid, e.Time, e.Block, e.Aux = analyses.KindReturn, tid, s.time, uint32(r), uint64(ctx)
+}
+
+// insert appends a zero event to s.inserted and returns it. Its fields
+// are then set one by one in place: appending a composite literal built
+// it on the stack and copied it in 16-byte moves that read back the
+// narrower stores just made (a store-forwarding stall per move, the
+// largest cost of a Call or Return).
+func (s *Stage) insert() *analyses.Event {
+	n := len(s.inserted)
+	if n == cap(s.inserted) {
+		s.inserted = append(s.inserted, analyses.Event{})
+	} else {
+		s.inserted = s.inserted[:n+1]
+		s.inserted[n] = analyses.Event{}
+	}
+	return &s.inserted[n]
 }

@@ -97,6 +97,10 @@ type blockInfo struct {
 	entry   bool   // the block starts its routine
 	known   bool   // computed (infos[id] is valid)
 	next    uint64 // the address after the block (its fall-through/return address)
+	// named: the block belongs to a named routine, entered at rentry
+	// (a run starting there enters it).
+	named  bool
+	rentry uint64
 }
 
 // NewTracker returns a tracker that reports to l (which may be nil).
@@ -212,6 +216,7 @@ func (t *Tracker) info(ev *analyses.Event, b *analyses.BlockInfo) *blockInfo {
 		if b.Routine.Name != "" {
 			bi.routine = t.routines.Intern(b.Routine)
 			bi.entry = b.Routine.Entry == b.Addr
+			bi.named, bi.rentry = true, b.Routine.Entry
 		} else {
 			bi.routine = t.unknownRoutine()
 		}
@@ -232,7 +237,6 @@ func (t *Tracker) unknownRoutine() RoutineID {
 // resolver or something it called), whose cost and memory accesses must be
 // ignored.
 func (t *Tracker) Block(ev *analyses.Event, b *analyses.BlockInfo) (hidden bool) {
-	s := t.stackOf(ev.Tid, true)
 	bi := t.info(ev, b)
 	entry := bi.entry
 	if b != nil && ev.Addr != b.Addr {
@@ -240,6 +244,26 @@ func (t *Tracker) Block(ev *analyses.Event, b *analyses.BlockInfo) (hidden bool)
 		// last block, ev.Addr its first, which decides whether it enters.
 		entry = b.Routine.Name != "" && b.Routine.Entry == ev.Addr
 	}
+	return t.block(ev, bi, entry)
+}
+
+// BlockIn is Block for the block of ev in view, which it looks up only on
+// first sight of the id (the stage's way: most blocks are seen before).
+func (t *Tracker) BlockIn(ev *analyses.Event, view analyses.BlockView) (hidden bool) {
+	if id := ev.Block; id != 0 && int(id) < len(t.infos) {
+		if bi := &t.infos[id]; bi.known {
+			// As Block: the run's first address (ev.Addr) decides
+			// whether it enters its routine.
+			return t.block(ev, bi, bi.named && bi.rentry == ev.Addr)
+		}
+	}
+	return t.Block(ev, view.Get(ev.Block))
+}
+
+// block is Block for the event's blockInfo bi; entry says whether the
+// event (its first block) enters its routine.
+func (t *Tracker) block(ev *analyses.Event, bi *blockInfo, entry bool) (hidden bool) {
+	s := t.stackOf(ev.Tid, true)
 	sp := ev.Aux
 	if len(s.frames) == 0 {
 		t.push(s, bi.routine, ev.Addr, 0, sp)
@@ -282,7 +306,7 @@ func (t *Tracker) Block(ev *analyses.Event, b *analyses.BlockInfo) (hidden bool)
 	s.prevEnd = ev.End
 	s.prevNext = bi.next
 	s.prevAddr, s.resumed = ev.Addr, false
-	s.prevKind = t.routines.list[bi.routine].Kind
+	s.prevKind = t.routines.list[bi.routine].Kind // not cached: markResolver changes it
 	s.lastSP = sp
 	return s.hidden > 0
 }
@@ -373,7 +397,17 @@ func (t *Tracker) push(s *stack, r RoutineID, entry, ret, sp uint64) {
 	if !hidden {
 		ctx = t.cct.Child(parent, r)
 	}
-	s.frames = append(s.frames, frame{routine: r, ret: ret, sp: sp, ctx: ctx, hidden: hidden})
+	// Set in place: appending a composite literal copied it from the
+	// stack in moves that read back narrower stores (Stage.insert).
+	n := len(s.frames)
+	if n == cap(s.frames) {
+		s.frames = append(s.frames, frame{})
+	} else {
+		s.frames = s.frames[:n+1]
+		s.frames[n] = frame{}
+	}
+	f := &s.frames[n]
+	f.routine, f.ret, f.sp, f.ctx, f.hidden = r, ret, sp, ctx, hidden
 	if hidden {
 		s.hidden++
 		return
@@ -384,16 +418,13 @@ func (t *Tracker) push(s *stack, r RoutineID, entry, ret, sp uint64) {
 }
 
 func (t *Tracker) pop(s *stack) {
-	f := s.frames[len(s.frames)-1]
+	f := &s.frames[len(s.frames)-1]
 	s.frames = s.frames[:len(s.frames)-1]
-	if f.barrier {
-		return
-	}
-	if f.hidden {
+	switch {
+	case f.barrier:
+	case f.hidden:
 		s.hidden--
-		return
-	}
-	if t.listener != nil {
+	case t.listener != nil:
 		t.listener.Return(s.tid, f.routine, f.ctx)
 	}
 }
