@@ -95,6 +95,7 @@ type Analysis struct {
 	byTid map[uint32]*thread
 	all   []*thread // every thread, in order of appearance
 	cur   *thread   // thread of the latest Block event
+	limit *thread   // the runnable thread that held the watermark back at the last try (sweepPending)
 	last  *thread   // thread of the latest lookup
 
 	// Timeline (see the package comment).
@@ -192,6 +193,10 @@ type thread struct {
 
 	pieces []piece // pending intervals for the sweep, by time
 	head   int
+	// pats are the patterns of the periodic pieces in pieces, in the
+	// same order; those before patHead belong to swept pieces.
+	pats    []pattern
+	patHead int
 
 	wait waitRec
 
@@ -214,14 +219,23 @@ func (t *thread) top() int32 { return t.stack[len(t.stack)-1] }
 // longest period of a periodic run (analyses.Event.Period).
 const histLen = 4
 
-// piece is an interval of a thread's timeline not yet swept.
+// piece is an interval of a thread's timeline not yet swept. Most are one
+// key's (24 bytes: addPiece appends one per event or so); a piece of a
+// periodic run whose blocks are of more than one key has key −1 − i, its
+// pattern being the thread's pats[i].
 type piece struct {
 	start, end int64
 	key        int32
 	work       bool // working (else: idle, counted only with idle base threads)
-	// A piece of a periodic run whose blocks are of more than one key
-	// (period > 0): from origin on, the run's blocks repeat the pattern
-	// of blocks of keys pk and lengths pd (ns); key is not used.
+}
+
+// periodic reports whether p is a periodic piece, and its pattern's index.
+func (p *piece) periodic() (int, bool) { return int(-1 - p.key), p.key < 0 }
+
+// pattern is what a periodic piece repeats: from origin on, its run's
+// blocks repeat the pattern of period blocks of keys pk and lengths pd
+// (ns).
+type pattern struct {
 	period uint8
 	origin int64
 	pk     [histLen]int32
@@ -230,7 +244,7 @@ type piece struct {
 
 // share returns how much of [p.origin, x) a periodic piece spends in its
 // pattern's block i: whole patterns, then what of block i the rest covers.
-func (p *piece) share(i int, x int64) int64 {
+func (p *pattern) share(i int, x int64) int64 {
 	var total, before int64
 	for j := range int(p.period) {
 		if j < i {
@@ -626,12 +640,12 @@ func (a *Analysis) chargePattern(t *thread, at, d int64, n, m, p int, keys *[his
 		a.account(t, keys[i], wc*sizes[i], false, runtime)
 		a.account(t, keys[i], (all-wc)*sizes[i], spin, runtime)
 	}
-	pc := piece{work: true, period: uint8(p), origin: at, pk: *keys, pd: *sizes}
+	pc := pattern{period: uint8(p), origin: at, pk: *keys, pd: *sizes}
 	if !(spin && a.spinIdle) {
-		a.addPattern(t, at, at+d, pc) // spinning works too
+		a.addPattern(t, at, at+d, &pc) // spinning works too
 		return
 	}
-	a.addPattern(t, at, at+w, pc)
+	a.addPattern(t, at, at+w, &pc)
 	if a.threads {
 		a.addPiece(t, at+w, at+d, keys[0], false)
 	}
@@ -639,7 +653,7 @@ func (a *Analysis) chargePattern(t *thread, at, d int64, n, m, p int, keys *[his
 
 // addPattern appends [start, end) of a periodic piece to t's pending
 // timeline (as addPiece).
-func (a *Analysis) addPattern(t *thread, start, end int64, pc piece) {
+func (a *Analysis) addPattern(t *thread, start, end int64, pc *pattern) {
 	if start < a.swept {
 		a.late += min(end, a.swept) - start
 		start = a.swept
@@ -647,8 +661,23 @@ func (a *Analysis) addPattern(t *thread, start, end int64, pc piece) {
 	if end <= start {
 		return
 	}
-	pc.start, pc.end = start, end
-	t.pieces = append(t.pieces, pc)
+	t.pats = append(t.pats, *pc)
+	p := t.newPiece()
+	p.start, p.end, p.key, p.work = start, end, int32(-len(t.pats)), true
+}
+
+// newPiece appends a zero piece to t's pending timeline and returns it;
+// its fields are set in place (see calls.Stage.insert: appending a
+// composite literal copied it in moves that stall on the stores just
+// made).
+func (t *thread) newPiece() *piece {
+	n := len(t.pieces)
+	if n == cap(t.pieces) {
+		t.pieces = append(t.pieces, piece{})
+	} else {
+		t.pieces = t.pieces[:n+1]
+	}
+	return &t.pieces[n]
 }
 
 // addPiece appends [start, end) to t's pending timeline.
@@ -664,12 +693,13 @@ func (a *Analysis) addPiece(t *thread, start, end int64, k int32, work bool) {
 	}
 	if n := len(t.pieces); n > t.head {
 		p := &t.pieces[n-1]
-		if p.end == start && p.key == k && p.work == work && p.period == 0 {
+		if p.end == start && p.key == k && p.work == work { // k ≥ 0: p is not periodic
 			p.end = end
 			return
 		}
 	}
-	t.pieces = append(t.pieces, piece{start: start, end: end, key: k, work: work})
+	p := t.newPiece()
+	p.start, p.end, p.key, p.work = start, end, k, work
 }
 
 func (a *Analysis) threadStart(ev *analyses.Event) {

@@ -71,7 +71,8 @@ func (s *script) runSweeps(t *testing.T, cfg Config, fold bool, seed uint64) [3]
 		for m, p := range ps {
 			p.Events(b)
 			if sweepMode(m) == sweepEveryBatch {
-				as[m].sweep(as[m].watermark())
+				w, _ := as[m].watermark()
+				as[m].sweep(w)
 			}
 		}
 		for m, a := range as[:sweepAtEnd] {

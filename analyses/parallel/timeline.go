@@ -117,19 +117,16 @@ func (a *Analysis) attribute(t *thread, segs []segment, to int64) {
 				if o <= 0 || s.nw == 0 || s.ni == 0 {
 					continue
 				}
-				from, to := max(s.start, p.start), min(s.end, p.end)
-				for i := range max(int(p.period), 1) {
-					k, oi := p.key, o
-					if p.period > 0 {
-						// A periodic piece: the blocks of its
-						// pattern's i-th block within the overlap.
-						k, oi = p.pk[i], p.share(i, to)-p.share(i, from)
+				if pi, ok := p.periodic(); ok {
+					// A periodic piece: to each block of its
+					// pattern, its blocks within the overlap.
+					pat := &t.pats[pi]
+					from, to := max(s.start, p.start), min(s.end, p.end)
+					for i := range int(pat.period) {
+						a.idleTo(pat.pk[i], s, pat.share(i, to)-pat.share(i, from))
 					}
-					st := &a.keys.stats[k]
-					if st.idle == nil {
-						st.idle = make([]int64, a.cfg.CPUs+1)
-					}
-					st.idle[s.nw] += int64(s.ni) * oi
+				} else {
+					a.idleTo(p.key, s, o)
 				}
 				v := int64(s.ni) * o
 				if t.idle == nil {
@@ -142,11 +139,15 @@ func (a *Analysis) attribute(t *thread, segs []segment, to int64) {
 			p.start = to
 			break
 		}
+		if pi, ok := p.periodic(); ok {
+			t.patHead = pi + 1
+		}
 		h++
 	}
 	t.head = h
 	if h == len(ps) {
 		t.pieces, t.head = ps[:0], 0
+		t.pats, t.patHead = t.pats[:0], 0
 	} else if pending := len(ps) - h; h >= pending || (h > cap(ps)-len(ps) && 4*h >= pending) {
 		// Move the pending pieces to the front: when at least as many
 		// were swept (so the slice stays within twice what is
@@ -156,7 +157,26 @@ func (a *Analysis) attribute(t *thread, segs []segment, to int64) {
 		// is paid by at most four swept ones.
 		n := copy(ps, ps[h:])
 		t.pieces, t.head = ps[:n], 0
+		if ph := t.patHead; ph > 0 {
+			// Their patterns too, renumbered.
+			t.pats = t.pats[:copy(t.pats, t.pats[ph:])]
+			t.patHead = 0
+			for i := range t.pieces {
+				if t.pieces[i].key < 0 {
+					t.pieces[i].key += int32(ph)
+				}
+			}
+		}
 	}
+}
+
+// idleTo adds the idleness of o ns of key k's work in segment s.
+func (a *Analysis) idleTo(k int32, s segment, o int64) {
+	st := &a.keys.stats[k]
+	if st.idle == nil {
+		st.idle = make([]int64, a.cfg.CPUs+1)
+	}
+	st.idle[s.nw] += int64(s.ni) * o
 }
 
 // sweepPending sweeps the timeline up to where every thread has been seen
@@ -169,27 +189,41 @@ func (a *Analysis) attribute(t *thread, segs []segment, to int64) {
 // shares telescope), so this only changes how often it runs. The pending
 // pieces stay within lagNs/sweepDiv of time per thread more than sweeping
 // after every batch keeps: a longer wait lets them outgrow the caches.
+//
+// It runs after every piece of the stream the call-tracking stage hands
+// on (a few events on lock-heavy code), so it first tries two bounds of
+// the watermark that need no pass over the threads: the latest pick's
+// clock, and the clock of the runnable thread that held the watermark
+// back last time (a thread's clock never goes back while it is runnable).
 func (a *Analysis) sweepPending() {
 	d := a.lagNs / sweepDiv
-	if a.now-a.swept < d {
-		return // the watermark is at most the latest time
+	if a.pickLB-a.swept < d {
+		return // the watermark is at most pickLB
 	}
-	if w := a.watermark(); w-a.swept >= d {
+	if t := a.limit; t != nil && t.state == runnable && t.known-a.swept < d {
+		return // nor more than a runnable thread's clock
+	}
+	w, t := a.watermark()
+	if w-a.swept >= d {
 		a.sweep(w)
+		return
 	}
+	a.limit = t
 }
 
 // sweepDiv: a sweep waits for lagNs/sweepDiv of new time.
 const sweepDiv = 8
 
 // watermark returns a time before which no running interval can arrive any
-// more (package comment).
-func (a *Analysis) watermark() int64 {
+// more (package comment), and the runnable thread whose clock it is (nil:
+// it is pickLB).
+func (a *Analysis) watermark() (int64, *thread) {
 	w := a.pickLB
+	var lim *thread
 	for _, t := range a.all {
 		if t.state == runnable && t.known < w {
-			w = t.known
+			w, lim = t.known, t
 		}
 	}
-	return w
+	return w, lim
 }
