@@ -30,6 +30,7 @@ type Routines struct {
 	byEntry map[uint64]RoutineID
 	byName  map[string]RoutineID // synthetic routines (no address)
 	list    []Routine
+	kinds   []analyses.RoutineKind // list[i].Kind, dense: call tracking reads it at every block
 }
 
 // NewRoutines returns an empty table.
@@ -71,7 +72,9 @@ func (r *Routines) Synthetic(name, object string) RoutineID {
 
 // markResolver records that routine id is the lazy-binding resolver (it was
 // entered from a LazyBindingStub).
-func (r *Routines) markResolver(id RoutineID) { r.list[id].Kind = analyses.LazyResolver }
+func (r *Routines) markResolver(id RoutineID) {
+	r.list[id].Kind, r.kinds[id] = analyses.LazyResolver, analyses.LazyResolver
+}
 
 func (r *Routines) add(rt Routine) RoutineID {
 	if rt.Object == "" {
@@ -79,6 +82,7 @@ func (r *Routines) add(rt Routine) RoutineID {
 	}
 	id := RoutineID(len(r.list))
 	r.list = append(r.list, rt)
+	r.kinds = append(r.kinds, rt.Kind)
 	return id
 }
 

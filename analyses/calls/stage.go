@@ -15,10 +15,11 @@ import "emuprof/analyses"
 // So every analysis gets the same routine ids and calling contexts, and none
 // tracks calls again. Raw events are not copied: flags are set in place and
 // the stream is handed on as runs of the raw batch with the inserted events
-// between them.
+// between them (short runs copied together with them, put).
 type Stage struct {
 	tracker  *Tracker
 	inserted []analyses.Event // Calls and Returns before the current event
+	out      []analyses.Event // short pieces of the stream not yet handed on (put)
 	time     int64            // time of the event being processed (Returns happen then)
 	// The thread of the last Block event and whether it ran hidden code:
 	// memory events nearly always follow their thread's block.
@@ -75,15 +76,49 @@ func (s *Stage) Process(batch []analyses.Event, blocks analyses.BlockView, emit 
 		}
 		if len(s.inserted) > 0 {
 			if i > start {
-				emit(batch[start:i])
+				s.put(batch[start:i], emit)
 			}
-			emit(s.inserted)
+			s.put(s.inserted, emit)
 			s.inserted = s.inserted[:0]
 			start = i
 		}
 	}
 	if start < len(batch) {
-		emit(batch[start:])
+		s.put(batch[start:], emit)
+	}
+	s.flush(emit)
+}
+
+// Pieces of the stream shorter than copyMax events are copied into
+// Stage.out and handed on together, up to outMax events at a time: on
+// lock-heavy code a call or return comes every few blocks, and handing
+// on each short run of the batch and each inserted event by itself cost
+// the analyses more (a call per piece, and per-piece work such as
+// parallel's sweep check) than copying them.
+const (
+	copyMax = 64
+	outMax  = 512
+)
+
+// put hands seg on: copied into s.out if it is short, else (after what
+// s.out holds) in place.
+func (s *Stage) put(seg []analyses.Event, emit func([]analyses.Event)) {
+	if len(seg) >= copyMax {
+		s.flush(emit)
+		emit(seg)
+		return
+	}
+	s.out = append(s.out, seg...)
+	if len(s.out) >= outMax {
+		s.flush(emit)
+	}
+}
+
+// flush hands on what s.out holds.
+func (s *Stage) flush(emit func([]analyses.Event)) {
+	if len(s.out) > 0 {
+		emit(s.out)
+		s.out = s.out[:0]
 	}
 }
 

@@ -306,7 +306,7 @@ func (t *Tracker) block(ev *analyses.Event, bi *blockInfo, entry bool) (hidden b
 	s.prevEnd = ev.End
 	s.prevNext = bi.next
 	s.prevAddr, s.resumed = ev.Addr, false
-	s.prevKind = t.routines.list[bi.routine].Kind // not cached: markResolver changes it
+	s.prevKind = t.routines.kinds[bi.routine] // not in blockInfo: markResolver changes it
 	s.lastSP = sp
 	return s.hidden > 0
 }
@@ -388,7 +388,7 @@ func (t *Tracker) returnTo(s *stack, addr uint64) {
 }
 
 func (t *Tracker) push(s *stack, r RoutineID, entry, ret, sp uint64) {
-	hidden := s.hidden > 0 || t.routines.list[r].Kind.Transparent()
+	hidden := s.hidden > 0 || t.routines.kinds[r].Transparent()
 	parent := NoNode
 	if n := len(s.frames); n > 0 {
 		parent = s.frames[n-1].ctx
