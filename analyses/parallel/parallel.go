@@ -264,6 +264,19 @@ type blockClass struct {
 	line     int32 // leaf: the block's line (or routine)
 	insns    int64 // instructions
 	callSite int32 // the line of its last instruction, -2 until needed
+	// key+1 is the key of the block in context keyNode, the last it was
+	// seen in (0: none yet): most blocks run in one context.
+	keyNode, key int32
+}
+
+// key returns the key of block id, whose class is bc, in context node.
+func (a *Analysis) key(bc *blockClass, node int32, id uint32) int32 {
+	if bc.key != 0 && bc.keyNode == node {
+		return bc.key - 1
+	}
+	k := a.keys.get(node, bc.line, id)
+	bc.keyNode, bc.key = node, k+1
+	return k
 }
 
 // routineClass is what the analysis needs of a routine.
@@ -466,7 +479,7 @@ func (a *Analysis) block(ev *analyses.Event) {
 		default:
 			t.cyc = 0
 		}
-		k := a.keys.get(node, bc.line, id)
+		k := a.key(bc, node, id)
 		a.charge(t, at, end, k, bc.runtime && (bc.spin || t.cyc >= spinCycle), bc.runtime || a.tree.nodes[node].runtime)
 		// The thread's last blocks: the run's, of which the event names
 		// the last.
@@ -565,7 +578,7 @@ func (a *Analysis) periodicRun(t *thread, ev *analyses.Event, at int64, node int
 			return false
 		}
 		bc := a.blockClass(id)
-		ids[i], keys[i], sizes[i] = id, a.keys.get(node, bc.line, id), bc.insns*a.cfg.NsPerInsn
+		ids[i], keys[i], sizes[i] = id, a.key(bc, node, id), bc.insns*a.cfg.NsPerInsn
 		total += sizes[i]
 	}
 	// span is the time of the run's first j blocks.
