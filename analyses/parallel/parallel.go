@@ -90,6 +90,7 @@ type Analysis struct {
 	keys  keyTable
 
 	blocks   []blockClass   // by block id
+	calls    []callMemo     // by node of the call stage's CCT (callContext)
 	routines []routineClass // by routine id
 
 	byTid map[uint32]*thread
@@ -397,7 +398,7 @@ func (a *Analysis) Events(batch []analyses.Event) {
 			r := calls.RoutineID(ev.Block)
 			ctx := t.top()
 			if len(t.stack) > 1 || !a.tree.nodes[ctx].runtime {
-				ctx = a.extend(ctx, r, ev.Addr, a.callSite(t.lastBlock))
+				ctx = a.callContext(ctx, r, ev, t.lastBlock)
 			}
 			// else: the root frame of a thread created from the
 			// runtime is the runtime's own start-up code (clone's
@@ -749,6 +750,35 @@ func (a *Analysis) threadExit(ev *analyses.Event) {
 	if a.cur == t {
 		a.cur = nil
 	}
+}
+
+// callContext returns the logical context of Call event ev, of routine r,
+// from context parent, after block last: extend's, remembered per node of
+// the call stage's CCT (ev.Aux) with the parent, block and routine it came
+// with (a call is nearly always made from one context and one block).
+func (a *Analysis) callContext(parent int32, r calls.RoutineID, ev *analyses.Event, last uint32) int32 {
+	if ev.Aux >= 1<<26 { // not a node id the stage would make
+		return a.extend(parent, r, ev.Addr, a.callSite(last))
+	}
+	n := int(ev.Aux)
+	if n >= len(a.calls) {
+		a.calls = append(a.calls, make([]callMemo, n+1-len(a.calls)+len(a.calls)/2)...)
+	}
+	m := &a.calls[n]
+	if m.ctx != 0 && m.parent == parent && m.last == last && m.routine == r {
+		return m.ctx - 1
+	}
+	ctx := a.extend(parent, r, ev.Addr, a.callSite(last))
+	*m = callMemo{parent: parent, last: last, routine: r, ctx: ctx + 1}
+	return ctx
+}
+
+// callMemo is callContext's memory of a call stage's CCT node.
+type callMemo struct {
+	parent  int32
+	last    uint32
+	routine calls.RoutineID
+	ctx     int32 // the context + 1, 0: none
 }
 
 // extend returns the logical context for a call of routine r (entered at
