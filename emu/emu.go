@@ -536,7 +536,7 @@ func (e *Engine) patch(addr uint64, code []byte, info decode.Info) bool {
 	put := func(off uint32, kind patchKind, bytes []byte) bool {
 		a := addr + uint64(off)
 		stop = true
-		if err := e.WriteMem(a, bytes); err != nil {
+		if err := e.writeMem(a, bytes); err != nil {
 			e.failure = fmt.Errorf("patching the instruction at %#x: %w", a, err)
 			return false
 		}
@@ -812,8 +812,24 @@ func (e *Engine) ReadMem(addr uint64, p []byte) error {
 	return ucErrf(C.uc_mem_read(e.uc, C.uint64_t(addr), unsafe.Pointer(&p[0]), C.size_t(len(p))), "reading %d bytes at %#x", uint64(len(p)), addr)
 }
 
-// WriteMem copies p into guest memory.
+// WriteMem copies p into guest memory, as the kernel does (a read(2) into
+// a buffer, a signal frame). Code translated from the pages it changes is
+// dropped: Unicorn does that for the guest's own stores, not for
+// uc_mem_write, so a kernel write into code that already ran would
+// otherwise leave the old translation running.
 func (e *Engine) WriteMem(addr uint64, p []byte) error {
+	if err := e.writeMem(addr, p); err != nil {
+		return err
+	}
+	if len(e.codePages) > 0 {
+		e.forgetCodeIn(addr, addr+uint64(len(p)))
+	}
+	return nil
+}
+
+// writeMem copies p into guest memory and nothing else: patch rewrites an
+// instruction of the block being translated with it (and retranslates).
+func (e *Engine) writeMem(addr uint64, p []byte) error {
 	if len(p) == 0 {
 		return nil
 	}

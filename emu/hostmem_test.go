@@ -200,3 +200,25 @@ func TestZeroPages(t *testing.T) {
 		t.Fatal("zeroing unmapped memory succeeded")
 	}
 }
+
+// A write through WriteMem (the kernel's: read(2) into a buffer) into code
+// that already ran is what runs next: its translation is dropped, which
+// Unicorn's uc_mem_write alone does not do.
+func TestWriteMemRetranslates(t *testing.T) {
+	// mov eax, 1; syscall
+	e := newEngine(t, Options{Blocks: true}, []byte{0xb8, 1, 0, 0, 0, 0x0f, 0x05})
+	var r cpu.Regs
+	for _, want := range []byte{1, 2, 3} {
+		if want > 1 {
+			if err := e.WriteMem(codeAddr+1, []byte{want}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if s := e.Run(codeAddr, 0); s.Reason != cpu.StopSyscall || s.Err != nil {
+			t.Fatalf("run: %+v", s)
+		}
+		if err := e.ReadRegs(&r); err != nil || r.RAX != uint64(want) {
+			t.Fatalf("rax %#x (%v), want %d: the old translation ran", r.RAX, err, want)
+		}
+	}
+}
