@@ -97,7 +97,7 @@ type Analysis struct {
 	all   []*thread // every thread, in order of appearance
 	cur   *thread   // thread of the latest Block event
 	limit *thread   // the runnable thread that held the watermark back at the last try (sweepPending)
-	last  *thread   // thread of the latest lookup
+	last  *thread   // thread of the latest lookup (nil once it exits)
 
 	// Timeline (see the package comment).
 	swept    int64 // idleness is integrated over [0, swept)
@@ -288,6 +288,14 @@ type routineClass struct {
 }
 
 func (a *Analysis) blockClass(id uint32) *blockClass {
+	if int(id) < len(a.blocks) && a.blocks[id].known {
+		return &a.blocks[id]
+	}
+	return a.newBlockClass(id)
+}
+
+// newBlockClass is blockClass's slow path: the first sight of block id.
+func (a *Analysis) newBlockClass(id uint32) *blockClass {
 	if int(id) >= len(a.blocks) {
 		a.blocks = append(a.blocks, make([]blockClass, int(id)+1-len(a.blocks)+len(a.blocks)/2)...)
 	}
@@ -371,9 +379,14 @@ func (a *Analysis) routineClass(r calls.RoutineID, entry uint64) routineClass {
 }
 
 func (a *Analysis) thread(tid uint32, at int64) *thread {
-	if t := a.last; t != nil && t.tid == tid && t.state != exited {
+	if t := a.last; t != nil && t.tid == tid { // a.last has not exited
 		return t
 	}
+	return a.lookup(tid, at)
+}
+
+// lookup is thread's slow path (small enough thread is inlined).
+func (a *Analysis) lookup(tid uint32, at int64) *thread {
 	if t := a.byTid[tid]; t != nil && t.state != exited {
 		a.last = t
 		return t
@@ -394,7 +407,10 @@ func (a *Analysis) Events(batch []analyses.Event) {
 		case analyses.KindBlock:
 			a.block(ev)
 		case analyses.KindCall:
-			t := a.thread(ev.Tid, ev.Time)
+			t := a.last // a.thread, inlined
+			if t == nil || t.tid != ev.Tid {
+				t = a.lookup(ev.Tid, ev.Time)
+			}
 			r := calls.RoutineID(ev.Block)
 			ctx := t.top()
 			if len(t.stack) > 1 || !a.tree.nodes[ctx].runtime {
@@ -406,7 +422,10 @@ func (a *Analysis) Events(batch []analyses.Event) {
 			t.stack = append(t.stack, ctx)
 			t.phys = append(t.phys, r)
 		case analyses.KindReturn:
-			t := a.thread(ev.Tid, ev.Time)
+			t := a.last // a.thread, inlined
+			if t == nil || t.tid != ev.Tid {
+				t = a.lookup(ev.Tid, ev.Time)
+			}
 			if len(t.stack) > 1 {
 				t.stack = t.stack[:len(t.stack)-1]
 			}
@@ -432,7 +451,10 @@ func (a *Analysis) Events(batch []analyses.Event) {
 }
 
 func (a *Analysis) block(ev *analyses.Event) {
-	t := a.thread(ev.Tid, ev.Time)
+	t := a.last // a.thread, inlined
+	if t == nil || t.tid != ev.Tid {
+		t = a.lookup(ev.Tid, ev.Time)
+	}
 	// A thread's clock never goes back. The engine restarts a slice's
 	// time stamps after it completes an instruction itself (rdtsc, fprem,
 	// a missing instruction) within the slice; the blocks continue where
@@ -749,6 +771,9 @@ func (a *Analysis) threadExit(ev *analyses.Event) {
 	t.state = exited
 	if a.cur == t {
 		a.cur = nil
+	}
+	if a.last == t {
+		a.last = nil
 	}
 }
 
