@@ -13,14 +13,19 @@ import "emuprof/analyses"
 //     activations, and Finish returns those of every thread still alive.
 //
 // So every analysis gets the same routine ids and calling contexts, and none
-// tracks calls again. Raw events are not copied: flags are set in place and
-// the stream is handed on as runs of the raw batch with the inserted events
-// between them (short runs copied together with them, put).
+// tracks calls again. Flags are set in place, and the stream is handed on
+// as runs of the raw batch with the inserted events between them; runs
+// shorter than copyMax are copied, with the inserted events around them,
+// into one piece (put).
 type Stage struct {
-	tracker  *Tracker
-	inserted []analyses.Event // Calls and Returns before the current event
-	out      []analyses.Event // short pieces of the stream not yet handed on (put)
-	time     int64            // time of the event being processed (Returns happen then)
+	tracker *Tracker
+	out     []analyses.Event // short pieces of the stream and inserted events not yet handed on (put)
+	time    int64            // time of the event being processed (Returns happen then)
+	// While Process runs: its batch, the events of it not yet handed on
+	// (batch[start:cur]: the current event is batch[cur]), and its emit.
+	batch      []analyses.Event
+	start, cur int
+	emit       func([]analyses.Event)
 	// The thread of the last Block event and whether it ran hidden code:
 	// memory events nearly always follow their thread's block.
 	lastTid    uint32
@@ -46,10 +51,10 @@ func (s *Stage) Routines() *Routines { return s.tracker.routines }
 // ids. It sets flags in batch itself. The pieces are only valid during the
 // emit call.
 func (s *Stage) Process(batch []analyses.Event, blocks analyses.BlockView, emit func([]analyses.Event)) {
-	start := 0
+	s.batch, s.start, s.emit = batch, 0, emit
 	for i := range batch {
 		ev := &batch[i]
-		s.time = ev.Time
+		s.time, s.cur = ev.Time, i
 		switch ev.Kind {
 		case analyses.KindBlock:
 			h := s.tracker.BlockIn(ev, blocks)
@@ -74,19 +79,12 @@ func (s *Stage) Process(batch []analyses.Event, blocks analyses.BlockView, emit 
 				s.lastTid = ^uint32(0)
 			}
 		}
-		if len(s.inserted) > 0 {
-			if i > start {
-				s.put(batch[start:i], emit)
-			}
-			s.put(s.inserted, emit)
-			s.inserted = s.inserted[:0]
-			start = i
-		}
 	}
-	if start < len(batch) {
-		s.put(batch[start:], emit)
+	if s.start < len(batch) {
+		s.put(batch[s.start:])
 	}
-	s.flush(emit)
+	s.flush()
+	s.batch, s.start, s.cur, s.emit = nil, 0, 0, nil
 }
 
 // Pieces of the stream shorter than copyMax events are copied into
@@ -102,22 +100,22 @@ const (
 
 // put hands seg on: copied into s.out if it is short, else (after what
 // s.out holds) in place.
-func (s *Stage) put(seg []analyses.Event, emit func([]analyses.Event)) {
+func (s *Stage) put(seg []analyses.Event) {
 	if len(seg) >= copyMax {
-		s.flush(emit)
-		emit(seg)
+		s.flush()
+		s.emit(seg)
 		return
 	}
 	s.out = append(s.out, seg...)
 	if len(s.out) >= outMax {
-		s.flush(emit)
+		s.flush()
 	}
 }
 
-// flush hands on what s.out holds.
-func (s *Stage) flush(emit func([]analyses.Event)) {
-	if len(s.out) > 0 {
-		emit(s.out)
+// flush hands on what s.out holds (outside Process and Finish it waits).
+func (s *Stage) flush() {
+	if len(s.out) > 0 && s.emit != nil {
+		s.emit(s.out)
 		s.out = s.out[:0]
 	}
 }
@@ -125,11 +123,10 @@ func (s *Stage) flush(emit func([]analyses.Event)) {
 // Finish ends every pending activation (threads in tid order) and hands the
 // Return events, stamped with the time of the last event seen, to emit.
 func (s *Stage) Finish(emit func([]analyses.Event)) {
+	s.emit = emit
 	s.tracker.Finish()
-	if len(s.inserted) > 0 {
-		emit(s.inserted)
-		s.inserted = s.inserted[:0]
-	}
+	s.flush()
+	s.emit = nil
 }
 
 // Call implements Listener: the Call event goes before the current event.
@@ -144,18 +141,26 @@ func (s *Stage) Return(tid uint32, r RoutineID, ctx NodeID) {
 	e.Kind, e.Tid, e.Time, e.Block, e.Aux = analyses.KindReturn, tid, s.time, uint32(r), uint64(ctx)
 }
 
-// insert appends a zero event to s.inserted and returns it. Its fields
-// are then set one by one in place: appending a composite literal built
-// it on the stack and copied it in 16-byte moves that read back the
-// narrower stores just made (a store-forwarding stall per move, the
-// largest cost of a Call or Return).
+// insert appends a zero event to the stream before the current event
+// (after the batch's events before it) and returns it. Its fields are
+// then set one by one in place: appending a composite literal built it on
+// the stack and copied it in 16-byte moves that read back the narrower
+// stores just made (a store-forwarding stall per move, the largest cost of
+// a Call or Return).
 func (s *Stage) insert() *analyses.Event {
-	n := len(s.inserted)
-	if n == cap(s.inserted) {
-		s.inserted = append(s.inserted, analyses.Event{})
-	} else {
-		s.inserted = s.inserted[:n+1]
-		s.inserted[n] = analyses.Event{}
+	if s.cur > s.start {
+		s.put(s.batch[s.start:s.cur])
+		s.start = s.cur
 	}
-	return &s.inserted[n]
+	if len(s.out) >= outMax {
+		s.flush()
+	}
+	n := len(s.out)
+	if n == cap(s.out) {
+		s.out = append(s.out, analyses.Event{})
+	} else {
+		s.out = s.out[:n+1]
+		s.out[n] = analyses.Event{}
+	}
+	return &s.out[n]
 }
