@@ -39,3 +39,33 @@ func BenchmarkBlocks(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(evs)), "ns/event")
 }
+
+// BenchmarkLockLoop: four threads on eight cores run a loop that locks and
+// unlocks (runtime routines, called through the stage) around a little
+// work, as mutex_counter does, in slices of 50 iterations: parallel's and
+// the call stage's per-event cost on lock-heavy code.
+func BenchmarkLockLoop(b *testing.B) {
+	s := newScript().start(1, 0, 0, "main")
+	for tid := uint32(2); tid <= 4; tid++ {
+		s.start(tid, 1, 0, "worker")
+	}
+	for slice := 0; slice < 400; slice++ {
+		for tid := uint32(1); tid <= 4; tid++ {
+			for i := 0; i < 50; i++ {
+				s.work(tid, 3).in(tid, "pthread_mutex_lock", 8).work(tid, 2).in(tid, "pthread_mutex_unlock", 6)
+			}
+		}
+	}
+	evs := s.events()
+	b.ResetTimer()
+	for range b.N {
+		env := platform.NewEnv(s.syms, "/bin/prog", nil)
+		a, _ := New(cores(8), env)
+		p := platform.NewPipeline(env, s.tr.Blocks, []platform.Instance{a}, false)
+		for i := 0; i < len(evs); i += 4096 {
+			p.Events(evs[i:min(i+4096, len(evs))])
+		}
+		p.Finish()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(evs)), "ns/event")
+}
