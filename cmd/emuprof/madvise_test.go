@@ -1,9 +1,6 @@
 package main
 
-import (
-	"strings"
-	"testing"
-)
+import "testing"
 
 // MADV_DONTNEED leaves what Linux leaves (testdata/src/madvise.c, run by a
 // worker thread): zeros in private anonymous pages (ordinary,
@@ -13,16 +10,4 @@ import (
 // mapping, and a dropped code page runs what is written there again and
 // faults on the zeros elsewhere (not its old translation). Byte for byte
 // against the native run, in four builds.
-func TestMadviseGuest(t *testing.T) {
-	for _, v := range variants {
-		t.Run(v, func(t *testing.T) {
-			prog := guestBin(t, v, "madvise")
-			dir := t.TempDir()
-			native := run(t, nil, dir, prog)
-			if !strings.Contains(native.stdout, "dropped code: SIGSEGV") || native.code != 0 {
-				t.Fatalf("native run: %q (status %d)", native.stdout, native.code)
-			}
-			sameRun(t, "madvise", native, run(t, nil, dir, emuprofBin, append(emuArgs(), prog)...), true)
-		})
-	}
-}
+func TestMadviseGuest(t *testing.T) { sameAsNative(t, "madvise", "dropped code: SIGSEGV") }

@@ -13,16 +13,21 @@ import (
 // touches, unmaps, remaps pieces and forks: its output (addresses relative
 // to the reservation, /proc/self/maps included) must be the native one.
 // Before lazy backing, the reservation stopped the run (exit 2).
-func TestReserveGuest(t *testing.T) {
+func TestReserveGuest(t *testing.T) { sameAsNative(t, "reserve", "reserve 1 TiB: ok") }
+
+// sameAsNative runs guest name natively and under emuprof in every build:
+// the native run must succeed and print want, and emuprof's must be the
+// same byte for byte.
+func sameAsNative(t *testing.T, name, want string) {
 	for _, v := range variants {
 		t.Run(v, func(t *testing.T) {
-			prog := guestBin(t, v, "reserve")
+			prog := guestBin(t, v, name)
 			dir := t.TempDir()
 			native := run(t, nil, dir, prog)
-			if !strings.Contains(native.stdout, "reserve 1 TiB: ok") || native.code != 0 {
+			if !strings.Contains(native.stdout, want) || native.code != 0 {
 				t.Fatalf("native run: %q (status %d)", native.stdout, native.code)
 			}
-			sameRun(t, "reserve", native, run(t, nil, dir, emuprofBin, append(emuArgs(), prog)...), true)
+			sameRun(t, name, native, run(t, nil, dir, emuprofBin, append(emuArgs(), prog)...), true)
 		})
 	}
 }
