@@ -26,18 +26,7 @@ func BenchmarkBlocks(b *testing.B) {
 			}
 		}
 	}
-	evs := s.events()
-	b.ResetTimer()
-	for range b.N {
-		env := platform.NewEnv(s.syms, "/bin/prog", nil)
-		a, _ := New(cores(4), env)
-		p := platform.NewPipeline(env, s.tr.Blocks, []platform.Instance{a}, false)
-		for i := 0; i < len(evs); i += 4096 {
-			p.Events(evs[i:min(i+4096, len(evs))])
-		}
-		p.Finish()
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(evs)), "ns/event")
+	benchStream(b, s, 4)
 }
 
 // BenchmarkLockLoop: four threads on eight cores run a loop that locks and
@@ -56,11 +45,18 @@ func BenchmarkLockLoop(b *testing.B) {
 			}
 		}
 	}
+	benchStream(b, s, 8)
+}
+
+// benchStream feeds s's stream, as the engine gives it, to a fresh analysis
+// on cpus cores per iteration, in batches of 4096 events, and reports the
+// time per event.
+func benchStream(b *testing.B, s *script, cpus int) {
 	evs := s.events()
 	b.ResetTimer()
 	for range b.N {
 		env := platform.NewEnv(s.syms, "/bin/prog", nil)
-		a, _ := New(cores(8), env)
+		a, _ := New(cores(cpus), env)
 		p := platform.NewPipeline(env, s.tr.Blocks, []platform.Instance{a}, false)
 		for i := 0; i < len(evs); i += 4096 {
 			p.Events(evs[i:min(i+4096, len(evs))])
