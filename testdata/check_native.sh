@@ -36,6 +36,7 @@ run() { # run VARIANT NAME: prints stdout then "exit=STATUS"
 	readbuf) "$b" inputs/words.txt </dev/null ;;
 	wf) "$b" <inputs/words.txt ;;
 	deadlock) timeout 2 "$b" </dev/null ;;
+	smc) d=$PWD && cd "$tmp" && "$d/$b" </dev/null ;;
 	mmap_shared) d=$PWD && cd "$tmp" && "$d/$b" run </dev/null && "$d/$b" show ;; # in $(...): cd stays local
 	pathsfs) d=$PWD && w=$(mktemp -d "$tmp/fs.XXXXXX") && cd "$w" && "$d/$b" </dev/null && "$d/$b" </dev/null && cat log.txt ;;
 	*) timeout 60 "$b" </dev/null ;;

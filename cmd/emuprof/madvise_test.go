@@ -11,3 +11,8 @@ import "testing"
 // faults on the zeros elsewhere (not its old translation). Byte for byte
 // against the native run, in four builds.
 func TestMadviseGuest(t *testing.T) { sameAsNative(t, "madvise", "dropped code: SIGSEGV") }
+
+// Code that changes after it ran runs anew, whatever changed it: the
+// program's stores, W^X, the kernel's read(2) into the page (emuprof ran
+// the old translation before ea77769), a file mapped over it.
+func TestSelfModifyingCode(t *testing.T) { sameAsNative(t, "smc", "mmap: 40414243") }
