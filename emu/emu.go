@@ -140,6 +140,9 @@ func checkEventLayout() error {
 			return fmt.Errorf("emu: struct emu_event and analyses.Event differ (item %d: C %d, Go %d)", i, uint64(c[i]), goSide[i])
 		}
 	}
+	if C.FLAG_REPEAT != int(analyses.FlagRepeat) {
+		return fmt.Errorf("emu: FLAG_REPEAT is %d in C, analyses.FlagRepeat %d", C.FLAG_REPEAT, analyses.FlagRepeat)
+	}
 	return nil
 }
 

@@ -28,10 +28,10 @@ enum {
 	EV_WRITE = 3,
 };
 
-// Block terminators after which a run of blocks may go on (analyses.End).
-// FLAG_REPEAT is analyses.FlagRepeat.
+// FLAG_REPEAT is analyses.FlagRepeat (checkEventLayout).
 #define FLAG_REPEAT 16
 
+// Block terminators after which a run of blocks may go on (analyses.End).
 enum {
 	END_OTHER = 0, // fell through, or the block was cut
 	END_JUMP = 3,  // unconditional jump (a tail call only into another routine)
