@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/cgo"
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -825,7 +826,7 @@ func (e *Engine) WriteMem(addr uint64, p []byte) error {
 		return err
 	}
 	if len(e.codePages) > 0 {
-		e.forgetCodeIn(addr, addr+uint64(len(p)))
+		e.forgetCode(addr, uint64(len(p)))
 	}
 	return nil
 }
@@ -846,35 +847,51 @@ func (e *Engine) FlushCode(addr, size uint64) {
 	C.emu_table_clear(e.st)
 }
 
-// forgetCode drops what was learnt about code in a range that stops being
-// code (unmapped, or no longer executable): its translations, its decoded
-// blocks, its patched instructions. Cheap when the range held no code.
+// forgetCode drops what was learnt about code in [addr, addr+size), when
+// it stops being code (unmapped, no longer executable, dropped) or the
+// kernel rewrites it: its translations, its decoded blocks, its patched
+// instructions. Cheap when the range held no code. Translations are
+// removed one run of code pages at a time, from the run's first page:
+// Unicorn's removal (uc_ctl_remove_cache) finds a range's guest-physical
+// address through its first page, as an instruction fetch, and removes
+// nothing when that page is not executable.
 func (e *Engine) forgetCode(addr, size uint64) {
-	had := false
+	lo, hi := addr&^0xfff, addr+size
+	var pages []uint64
 	if uint64(len(e.codePages)) < size/0x1000 {
 		for p := range e.codePages {
-			if p >= addr&^0xfff && p < addr+size {
-				delete(e.codePages, p)
-				had = true
+			if p >= lo && p < hi {
+				pages = append(pages, p)
 			}
 		}
+		slices.Sort(pages)
 	} else {
-		for p := addr &^ 0xfff; p < addr+size; p += 0x1000 {
+		for p := lo; p < hi; p += 0x1000 {
 			if e.codePages[p] {
-				delete(e.codePages, p)
-				had = true
+				pages = append(pages, p)
 			}
 		}
 	}
-	if !had {
+	if len(pages) == 0 {
 		return
 	}
+	for _, p := range pages {
+		delete(e.codePages, p)
+	}
 	for a := range e.patched {
-		if a >= addr && a < addr+size {
+		if a >= addr && a < hi {
 			delete(e.patched, a)
 		}
 	}
-	e.FlushCode(addr, size)
+	for i := 0; i < len(pages); {
+		j := i + 1
+		for j < len(pages) && pages[j] == pages[j-1]+0x1000 {
+			j++
+		}
+		C.emu_remove_cache(e.uc, C.uint64_t(pages[i]), C.uint64_t(pages[j-1]+0x1000))
+		i = j
+	}
+	C.emu_table_clear(e.st)
 }
 
 func boolC(b bool) C.uint8_t {

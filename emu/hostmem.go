@@ -302,7 +302,7 @@ func (e *Engine) ZeroPages(addr, size uint64) error {
 	if !e.mem.covers(addr, end) {
 		return fmt.Errorf("emu: zeroing %#x+%#x: not mapped", addr, size)
 	}
-	e.forgetCodeIn(addr, end)
+	e.forgetCode(addr, size)
 	hp := uint64(os.Getpagesize())
 	for a := addr; a < end; {
 		hi := min(end, (a|(slotSize-1))+1)
@@ -352,37 +352,6 @@ func (h *hostMem) covers(lo, hi uint64) bool {
 		lo = h.regions[i].hi
 	}
 	return true
-}
-
-// forgetCodeIn is forgetCode for each run of pages of [lo, hi) that held
-// code, from the run's first page: Unicorn's removal of translations
-// (uc_ctl_remove_cache) finds a range's guest-physical address through
-// its first page, as an instruction fetch, and removes nothing when that
-// page is not executable.
-func (e *Engine) forgetCodeIn(lo, hi uint64) {
-	var pages []uint64
-	if uint64(len(e.codePages)) < (hi-lo)/0x1000 {
-		for p := range e.codePages {
-			if p >= lo&^0xfff && p < hi {
-				pages = append(pages, p)
-			}
-		}
-		slices.Sort(pages)
-	} else {
-		for p := lo &^ 0xfff; p < hi; p += 0x1000 {
-			if e.codePages[p] {
-				pages = append(pages, p)
-			}
-		}
-	}
-	for i := 0; i < len(pages); {
-		j := i + 1
-		for j < len(pages) && pages[j] == pages[j-1]+0x1000 {
-			j++
-		}
-		e.forgetCode(pages[i], pages[j-1]+0x1000-pages[i])
-		i = j
-	}
 }
 
 // SetTouch installs f, asked from inside the engine when the guest reads

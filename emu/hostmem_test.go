@@ -222,3 +222,45 @@ func TestWriteMemRetranslates(t *testing.T) {
 		}
 	}
 }
+
+// Code made non-executable by a range that starts on a page without code
+// is forgotten too: written again by the kernel and made executable, the
+// new code runs, not the old translation (Unicorn's removal of
+// translations looks a range up through its first page).
+func TestProtectForgetsCodeAfterItsFirstPage(t *testing.T) {
+	e := newEngine(t, Options{Blocks: true}, nil)
+	const data, code = 0x40000, 0x41000
+	if err := e.MapPages(data, 0x1000, mm.ProtRead|mm.ProtWrite); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.MapPages(code, 0x1000, mm.ProtRead|mm.ProtWrite|mm.ProtExec); err != nil {
+		t.Fatal(err)
+	}
+	run := func(imm byte) uint64 {
+		t.Helper()
+		// mov eax, imm; syscall
+		if err := e.WriteMem(code, []byte{0xb8, imm, 0, 0, 0, 0x0f, 0x05}); err != nil {
+			t.Fatal(err)
+		}
+		if s := e.Run(code, 0); s.Reason != cpu.StopSyscall || s.Err != nil {
+			t.Fatalf("run: %+v", s)
+		}
+		var r cpu.Regs
+		if err := e.ReadRegs(&r); err != nil {
+			t.Fatal(err)
+		}
+		return r.RAX
+	}
+	if got := run(1); got != 1 {
+		t.Fatalf("rax %d, want 1", got)
+	}
+	if err := e.ProtectPages(data, 0x2000, mm.ProtRead|mm.ProtWrite); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.ProtectPages(code, 0x1000, mm.ProtRead|mm.ProtWrite|mm.ProtExec); err != nil {
+		t.Fatal(err)
+	}
+	if got := run(2); got != 2 {
+		t.Errorf("rax %d, want 2: the old translation ran", got)
+	}
+}
