@@ -2,6 +2,9 @@ package parallel
 
 import (
 	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
 	"strings"
 	"testing"
 
@@ -64,6 +67,50 @@ func TestPprof(t *testing.T) {
 	for _, l := range p.Location {
 		if ln := l.Line[0]; ln.Function.Name == "cs" && ln.Line != 0 && ln.Function.Filename != "t.c" {
 			t.Errorf("cs's file %q", ln.Function.Filename)
+		}
+	}
+}
+
+// WritePprof's file decompresses to the proto profile.WriteUncompressed
+// writes, for a small profile (Huffman coding only) and for one past
+// smallProto (gzip's fastest level), and go's pprof package reads both.
+func TestPprofCompressedIsTheProto(t *testing.T) {
+	for _, n := range []int{3, 5000} {
+		r := &Result{Cores: 2, Makespan: 1000, Contexts: []Context{{ID: 0, Routine: "(root)"}}}
+		for i := 1; i <= n; i++ {
+			r.Contexts = append(r.Contexts, Context{ID: int32(i), Parent: int32(i / 2), Routine: fmt.Sprintf("f%d", i), Object: "a.out"})
+			r.Lines = append(r.Lines, LineStat{Context: int32(i), Func: fmt.Sprintf("f%d", i), File: "a.c", Line: i, M: Metrics{Work: int64(i), Idleness: int64(n - i)}})
+		}
+		var raw, gz bytes.Buffer
+		if err := r.Profile().WriteUncompressed(&raw); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.WritePprof(&gz); err != nil {
+			t.Fatal(err)
+		}
+		if big := raw.Len() > smallProto; big != (n > 3) {
+			t.Fatalf("%d lines: proto of %d bytes, want it on the other side of %d", n, raw.Len(), smallProto)
+		}
+		zr, err := gzip.NewReader(bytes.NewReader(gz.Bytes()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dec, err := io.ReadAll(zr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(dec, raw.Bytes()) {
+			t.Errorf("%d lines: the .pb.gz decompresses to %d bytes, not the proto's %d", n, len(dec), raw.Len())
+		}
+		if gz.Len() >= raw.Len() {
+			t.Errorf("%d lines: %d compressed bytes for a proto of %d", n, gz.Len(), raw.Len())
+		}
+		p, err := profile.Parse(bytes.NewReader(gz.Bytes()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Sample) != n {
+			t.Errorf("%d lines: %d samples", n, len(p.Sample))
 		}
 	}
 }
