@@ -19,7 +19,11 @@ const htmlContextRows = 300
 // each thread's time (work, spin, blocked, queued) as bars, the calling
 // context tree with work, idleness, overhead and lock-wait columns and the
 // hot contexts' verdicts, and the locks.
-func RenderHTML(files []string) (*report.Section, error) {
+func RenderHTML(files []string) (*report.Section, error) { return renderHTML(files, nil) }
+
+// renderHTML is RenderHTML with live, if not nil, the result its JSON file
+// (live.jsonFile) holds: it is not read back.
+func renderHTML(files []string, live *Result) (*report.Section, error) {
 	var paths []string
 	for _, f := range files {
 		if strings.HasSuffix(f, "_parallel.json") {
@@ -34,13 +38,16 @@ func RenderHTML(files []string) (*report.Section, error) {
 	var b strings.Builder
 	b.WriteString("<p class=\"note\">Every virtual nanosecond of the run on its virtual cores: work per calling context, idleness (the cores left idle while a context works, shared among the working contexts), overhead (work in the parallel runtime), and lock-wait blame (the time threads waited on a lock, charged to the context that released it). Work + idleness + unattributed idleness = cores × makespan.</p>\n")
 	for _, path := range paths {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return nil, err
-		}
-		var r Result
-		if err := json.Unmarshal(data, &r); err != nil {
-			return nil, fmt.Errorf("%s: %w", filepath.Base(path), err)
+		r := live
+		if r == nil || r.jsonFile == "" || path != r.jsonFile {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return nil, err
+			}
+			r = &Result{}
+			if err := json.Unmarshal(data, r); err != nil {
+				return nil, fmt.Errorf("%s: %w", filepath.Base(path), err)
+			}
 		}
 		if r.Partial != "" {
 			sec.Partial = append(sec.Partial, r.Partial)
@@ -53,7 +60,7 @@ func RenderHTML(files []string) (*report.Section, error) {
 				report.Fact{Key: "threads", Value: fmt.Sprint(len(r.Threads))},
 				report.Fact{Key: "virtual CPUs", Value: fmt.Sprint(r.Cores)})
 		}
-		renderResult(&b, &r, filepath.Base(path))
+		renderResult(&b, r, filepath.Base(path))
 	}
 	sec.HTML = b.String()
 	return sec, nil

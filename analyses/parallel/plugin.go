@@ -2,7 +2,6 @@ package parallel
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"html"
 	"io"
@@ -102,7 +101,7 @@ func (a *Analysis) Write(dir string) ([]string, error) {
 	if err := a.res.WritePprof(&pb); err != nil {
 		return nil, err
 	}
-	js, err := json.MarshalIndent(a.res, "", " ")
+	js, err := report.MarshalIndent(a.res)
 	if err != nil {
 		return nil, err
 	}
@@ -110,14 +109,28 @@ func (a *Analysis) Write(dir string) ([]string, error) {
 	for _, f := range []struct {
 		name string
 		data []byte
-	}{{a.files()[0], pb.Bytes()}, {a.files()[1], append(js, '\n')}} {
+	}{{a.files()[0], pb.Bytes()}, {a.files()[1], js}} {
 		p := filepath.Join(dir, f.name)
 		if err := report.WriteBytesAtomic(p, f.data); err != nil {
 			return out, err
 		}
 		out = append(out, p)
 	}
+	// The result reads back from its JSON as it is, unless a string was
+	// not UTF-8 (json.Marshal writes \ufffd for each bad byte): then the
+	// report reads the file, as `emuprof report` would.
+	a.res.jsonFile = ""
+	if !bytes.Contains(js, []byte(`\ufffd`)) {
+		a.res.jsonFile = out[1]
+	}
 	return out, nil
+}
+
+// RenderLive is RenderHTML during the run that wrote files: the section of
+// the JSON file Write wrote is drawn from the result in memory rather than
+// read back and parsed, the same bytes (TestRenderLiveIsRenderHTML).
+func (a *Analysis) RenderLive(files []string) (*report.Section, error) {
+	return renderHTML(files, a.res)
 }
 
 // Summary prints the text summary.

@@ -124,6 +124,10 @@ type Result struct {
 	Lines       []LineStat       `json:"lines"`
 	Locks       []LockStat       `json:"locks"`
 	Threads     []ThreadStat     `json:"threads"`
+
+	// jsonFile is the JSON file Write wrote r to, when r reads back from
+	// it as it is (report.html's section is then drawn from r).
+	jsonFile string
 }
 
 // Result returns the results (after Finish).
