@@ -47,8 +47,24 @@ func Esc(s string) string { return html.EscapeString(s) }
 // a small script for sorting tables), the same bytes for the same page.
 func (p *Page) Bytes() []byte {
 	var b bytes.Buffer
+	n := len(pageCSS) + len(pageJS) + 1024
+	for _, f := range p.Run {
+		n += len(f.Key) + len(f.Value) + 32
+	}
+	for _, s := range p.Sections {
+		n += len(s.HTML) + 2*(len(s.ID)+len(s.Title)) + 96
+	}
+	for _, w := range p.Warnings {
+		n += len(w) + 48
+	}
+	for _, w := range p.Notes {
+		n += len(w) + 48
+	}
+	b.Grow(n)
 	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n")
-	fmt.Fprintf(&b, "<title>%s</title>\n<style>\n%s</style>\n</head>\n<body>\n", Esc(p.Title), pageCSS)
+	b.WriteString("<title>" + Esc(p.Title) + "</title>\n<style>\n")
+	b.WriteString(pageCSS)
+	b.WriteString("</style>\n</head>\n<body>\n")
 	fmt.Fprintf(&b, "<h1>%s</h1>\n", Esc(p.Title))
 	b.WriteString("<nav><ul>\n<li><a href=\"#run\">The run</a></li>\n")
 	for _, s := range p.Sections {
@@ -78,7 +94,9 @@ func (p *Page) Bytes() []byte {
 		}
 		b.WriteString("</section>\n")
 	}
-	fmt.Fprintf(&b, "<script>//<![CDATA[\n%s//]]></script>\n</body>\n</html>\n", pageJS)
+	b.WriteString("<script>//<![CDATA[\n")
+	b.WriteString(pageJS)
+	b.WriteString("//]]></script>\n</body>\n</html>\n")
 	return b.Bytes()
 }
 
@@ -189,7 +207,13 @@ func Num(v float64, text string) Cell { return Cell{Text: text, Key: FormatFloat
 
 // Int is a cell with an integer.
 func Int[T ~int | ~int64 | ~uint64 | ~uint32 | ~int32](v T) Cell {
-	return Cell{Text: fmt.Sprint(v), Key: fmt.Sprint(v)}
+	var s string
+	if v < 0 {
+		s = strconv.FormatInt(int64(v), 10)
+	} else {
+		s = strconv.FormatUint(uint64(v), 10)
+	}
+	return Cell{Text: s, Key: s}
 }
 
 // Add appends a row.
@@ -201,6 +225,17 @@ func (t *HTMLTable) Len() int { return len(t.rows) }
 // HTML renders the table.
 func (t *HTMLTable) HTML() string {
 	var b strings.Builder
+	n := 64
+	for _, h := range t.Header {
+		n += len(h) + 24
+	}
+	for _, row := range t.rows {
+		n += 12
+		for _, c := range row {
+			n += len(c.Text) + len(c.HTML) + len(c.Key) + 32
+		}
+	}
+	b.Grow(n)
 	if t.Sortable {
 		b.WriteString("<table class=\"sortable\">\n")
 	} else {
@@ -224,7 +259,9 @@ func (t *HTMLTable) HTML() string {
 				b.WriteString(" class=\"num\"")
 			}
 			if c.Key != "" {
-				fmt.Fprintf(&b, " data-v=\"%s\"", Esc(c.Key))
+				b.WriteString(" data-v=\"")
+				b.WriteString(Esc(c.Key))
+				b.WriteString("\"")
 			}
 			b.WriteString(">")
 			if c.HTML != "" {

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -111,6 +112,20 @@ func TestWriteFileAtomic(t *testing.T) {
 	for _, e := range ents {
 		if strings.Contains(e.Name(), "tmp") {
 			t.Errorf("temporary file left: %s", e.Name())
+		}
+	}
+}
+
+// Int's cell is fmt.Sprint of the value, to the extremes of each type.
+func TestIntCell(t *testing.T) {
+	for _, c := range []struct {
+		got  Cell
+		want string
+	}{{Int(int64(math.MinInt64)), "-9223372036854775808"}, {Int(int64(-1)), "-1"}, {Int(0), "0"},
+		{Int(uint64(math.MaxUint64)), "18446744073709551615"}, {Int(int32(math.MinInt32)), "-2147483648"},
+		{Int(uint32(math.MaxUint32)), "4294967295"}, {Int(math.MaxInt), fmt.Sprint(math.MaxInt)}} {
+		if c.got.Text != c.want || c.got.Key != c.want {
+			t.Errorf("Int: %+v, want %s", c.got, c.want)
 		}
 	}
 }
