@@ -908,3 +908,7 @@ func boolC(b bool) C.uint8_t {
 	}
 	return 0
 }
+
+// pageCollections reports how often libunicorn called the page-collection
+// lock that storefix.c puts in place of its own (0 where it has its own).
+func pageCollections() uint64 { return uint64(C.emu_page_collections()) }

@@ -141,4 +141,8 @@ void emu_event_layout(uint64_t out[12]);
 uc_err emu_reg_read_batch(uc_engine *uc, int *regs, uint64_t *vals, int n);
 uc_err emu_reg_write_batch(uc_engine *uc, int *regs, uint64_t *vals, int n);
 
+// How often libunicorn called storefix.c's page_collection_lock (Linux
+// only; 0 elsewhere).
+uint64_t emu_page_collections(void);
+
 #endif
