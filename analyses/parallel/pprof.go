@@ -14,9 +14,27 @@ import (
 // nanoseconds.
 var SampleTypes = []string{"work", "idleness", "overhead", "lockwait", "spin", "wait", "blame"}
 
-func values(m Metrics) []int64 {
-	return []int64{m.Work, m.Idleness, m.Overhead, m.Lockwait, m.Spin, m.Wait, m.Blame}
+// appendValues appends a sample's values, in the order of SampleTypes.
+func appendValues(v []int64, m Metrics) []int64 {
+	return append(v, m.Work, m.Idleness, m.Overhead, m.Lockwait, m.Spin, m.Wait, m.Blame)
 }
+
+// slab hands out elements of T from chunks allocated at once, for the
+// profile's many small structures (pointers to them stay valid).
+type slab[T any] struct{ free []T }
+
+// one returns a slice of one new element (its capacity 1: an append
+// copies it), from a chunk of the given size when the last is used up.
+func (s *slab[T]) one(chunk int) []T {
+	if len(s.free) == 0 {
+		s.free = make([]T, max(chunk, 16))
+	}
+	e := s.free[:1:1]
+	s.free = s.free[1:]
+	return e
+}
+
+func (s *slab[T]) new(chunk int) *T { return &s.one(chunk)[0] }
 
 // Profile builds the pprof profile: one sample per (context, line), whose
 // stack is the leaf line, then every logical frame's call site up to the
@@ -58,13 +76,33 @@ func (r *Result) Profile() *profile.Profile {
 			fileOf[k] = c.siteFile
 		}
 	}
-	funcs := map[fkey]*profile.Function{}
+	// Functions, locations, samples, their values and stacks are cut from
+	// slabs sized for the result (one allocation each, not one per item).
+	nSamples := len(r.Lines) + 2
+	var fnSlab slab[profile.Function]
+	var locSlab slab[profile.Location]
+	var lineSlab slab[profile.Line]
+	smpSlab := slab[profile.Sample]{free: make([]profile.Sample, nSamples)}
+	vals := make([]int64, 0, nSamples*len(SampleTypes))
+	var stacks []*profile.Location
+	p.Sample = make([]*profile.Sample, 0, nSamples)
+	p.Function = make([]*profile.Function, 0, len(r.Contexts)+8)
+	p.Location = make([]*profile.Location, 0, len(r.Lines)+len(r.Contexts))
+	sample := func(st []*profile.Location, m Metrics) {
+		smp := smpSlab.new(nSamples)
+		k := len(vals)
+		vals = appendValues(vals, m)
+		smp.Location, smp.Value = st, vals[k:len(vals):len(vals)]
+		p.Sample = append(p.Sample, smp)
+	}
+	funcs := make(map[fkey]*profile.Function, len(r.Contexts))
 	fn := func(name, obj string) *profile.Function {
 		k := fkey{name, obj}
 		if f := funcs[k]; f != nil {
 			return f
 		}
-		f := &profile.Function{ID: uint64(len(p.Function) + 1), Name: name, SystemName: name, Filename: fileOf[k]}
+		f := fnSlab.new(len(r.Contexts) + 8)
+		*f = profile.Function{ID: uint64(len(p.Function) + 1), Name: name, SystemName: name, Filename: fileOf[k]}
 		if f.Filename == "" && obj != "" {
 			f.Filename = path.Base(obj)
 		}
@@ -76,13 +114,16 @@ func (r *Result) Profile() *profile.Profile {
 		f    *profile.Function
 		line int
 	}
-	locs := map[lkey]*profile.Location{}
+	locs := make(map[lkey]*profile.Location, len(r.Lines)+len(r.Contexts))
 	loc := func(f *profile.Function, line int) *profile.Location {
 		k := lkey{f, line}
 		if l := locs[k]; l != nil {
 			return l
 		}
-		l := &profile.Location{ID: uint64(len(p.Location) + 1), Line: []profile.Line{{Function: f, Line: int64(line)}}}
+		ln := lineSlab.one(len(r.Lines) + len(r.Contexts))
+		ln[0] = profile.Line{Function: f, Line: int64(line)}
+		l := locSlab.new(len(r.Lines) + len(r.Contexts))
+		*l = profile.Location{ID: uint64(len(p.Location) + 1), Line: ln}
 		p.Location = append(p.Location, l)
 		locs[k] = l
 		return l
@@ -105,34 +146,49 @@ func (r *Result) Profile() *profile.Profile {
 			if c.siteFn == pc.Routine {
 				line = c.siteLine
 			}
-			out = append(out, loc(fn(pc.Routine, pc.Object), line))
-			out = append(out, stackOf(par)...)
+			site := loc(fn(pc.Routine, pc.Object), line) // before the parent's: location IDs in this order
+			up := stackOf(par)
+			out = make([]*profile.Location, 1+len(up))
+			out[0] = site
+			copy(out[1:], up)
 		}
 		frames[id] = out
 		return out
 	}
+	// stack returns leaf, then second if not nil, then frames, in one
+	// piece of the stacks slab.
+	stack := func(leaf, second *profile.Location, frames []*profile.Location) []*profile.Location {
+		n := 1 + len(frames)
+		if second != nil {
+			n++
+		}
+		if cap(stacks)-len(stacks) < n {
+			stacks = make([]*profile.Location, 0, max(n, 4*nSamples))
+		}
+		st := append(stacks[len(stacks):len(stacks):len(stacks)+n], leaf)
+		if second != nil {
+			st = append(st, second)
+		}
+		st = append(st, frames...)
+		stacks = stacks[:len(stacks)+n]
+		return st
+	}
 	for _, ls := range r.Lines {
 		c := &r.Contexts[ls.Context]
-		var st []*profile.Location
-		st = append(st, loc(fn(ls.Func, ls.Object), ls.Line))
+		leaf := loc(fn(ls.Func, ls.Object), ls.Line)
+		var second *profile.Location
 		if ls.Context > 0 && ls.Func != c.Routine {
 			// Time inside a collapsed runtime chain or hidden code: the
 			// logical frame it belongs to comes next.
-			st = append(st, loc(fn(c.Routine, c.Object), 0))
+			second = loc(fn(c.Routine, c.Object), 0)
 		}
-		st = append(st, stackOf(ls.Context)...)
-		if len(st) == 0 {
-			continue
-		}
-		p.Sample = append(p.Sample, &profile.Sample{Location: st, Value: values(ls.M)})
+		sample(stack(leaf, second, stackOf(ls.Context)), ls.M)
 	}
 	if r.Unattr > 0 {
-		p.Sample = append(p.Sample, &profile.Sample{Location: []*profile.Location{loc(fn("(no thread working)", ""), 0)},
-			Value: values(Metrics{Idleness: r.Unattr})})
+		sample(stack(loc(fn("(no thread working)", ""), 0), nil, nil), Metrics{Idleness: r.Unattr})
 	}
 	if r.Unrel > 0 {
-		p.Sample = append(p.Sample, &profile.Sample{Location: []*profile.Location{loc(fn("(never released)", ""), 0)},
-			Value: values(Metrics{Blame: r.Unrel})})
+		sample(stack(loc(fn("(never released)", ""), 0), nil, nil), Metrics{Blame: r.Unrel})
 	}
 	return p
 }
