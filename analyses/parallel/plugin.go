@@ -97,31 +97,26 @@ func (a *Analysis) Write(dir string) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	var pb bytes.Buffer
-	if err := a.res.WritePprof(&pb); err != nil {
+	pbPath := filepath.Join(dir, a.files()[0])
+	if err := report.WriteFileAtomic(pbPath, a.res.WritePprof); err != nil {
 		return nil, err
 	}
-	js, err := report.MarshalIndent(a.res)
-	if err != nil {
-		return nil, err
+	out := []string{pbPath}
+	jsPath := filepath.Join(dir, a.files()[1])
+	replaced := false
+	if err := report.WriteFileAtomic(jsPath, func(w io.Writer) (err error) {
+		replaced, err = report.WriteJSON(w, a.res)
+		return err
+	}); err != nil {
+		return out, err
 	}
-	var out []string
-	for _, f := range []struct {
-		name string
-		data []byte
-	}{{a.files()[0], pb.Bytes()}, {a.files()[1], js}} {
-		p := filepath.Join(dir, f.name)
-		if err := report.WriteBytesAtomic(p, f.data); err != nil {
-			return out, err
-		}
-		out = append(out, p)
-	}
+	out = append(out, jsPath)
 	// The result reads back from its JSON as it is, unless a string was
 	// not UTF-8 (json.Marshal writes \ufffd for each bad byte): then the
 	// report reads the file, as `emuprof report` would.
 	a.res.jsonFile = ""
-	if !bytes.Contains(js, []byte(`\ufffd`)) {
-		a.res.jsonFile = out[1]
+	if !replaced {
+		a.res.jsonFile = jsPath
 	}
 	return out, nil
 }

@@ -1,24 +1,83 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"strings"
 )
 
 // MarshalIndent returns json.MarshalIndent(v, "", " ") followed by a
-// newline, the form of the analyses' JSON files, at about half the cost for
-// large values: json.Indent re-reads the encoding through its validating
-// scanner, one indirect call per byte, where the compact output of
-// json.Marshal only needs its strings skipped and its punctuation spaced.
+// newline, the form of the analyses' JSON files.
 func MarshalIndent(v any) ([]byte, error) {
-	js, err := json.Marshal(v)
-	if err != nil {
+	var b bytes.Buffer
+	if _, err := WriteJSON(&b, v); err != nil {
 		return nil, err
 	}
-	// An indented file of the analyses is about 1.4 times its compact
-	// encoding; one allocation of 1.5 times avoids regrowing the buffer.
-	out := AppendIndent(make([]byte, 0, len(js)+len(js)/2+1), js, " ")
-	return append(out, '\n'), nil
+	return b.Bytes(), nil
+}
+
+// WriteJSON writes v to w as json.MarshalIndent(v, "", " ") followed by a
+// newline, at about a third of the cost for large values: json.Indent
+// re-reads the encoding through its validating scanner, one indirect call
+// per byte, where the compact output of json.Marshal only needs its strings
+// skipped and its punctuation spaced; and the indented text goes to w in
+// pieces from one small buffer rather than as a copy of the whole (fresh
+// memory is what costs most here: every new page is a page fault).
+// replaced reports whether the encoding may have replaced bytes that were
+// not UTF-8 in v's strings with U+FFFD (json writes them as \ufffd), so
+// that v does not read back as it is (it is also true for a string that
+// holds the text \ufffd).
+func WriteJSON(w io.Writer, v any) (replaced bool, err error) {
+	iw := &indentWriter{w: w, x: indenter{indent: " "}}
+	if err := json.NewEncoder(iw).Encode(v); err != nil { // the compact encoding and a newline
+		return false, err
+	}
+	if err := iw.flush(); err != nil {
+		return false, err
+	}
+	return iw.replaced, nil
+}
+
+// indentWriter indents the compact JSON written to it into w.
+type indentWriter struct {
+	w        io.Writer
+	x        indenter
+	buf      []byte
+	tail     []byte // the last bytes written, to find \ufffd across writes
+	replaced bool
+}
+
+const indentPiece = 8 << 10 // bytes of input indented at a time
+
+var escapedFFFD = []byte(`\ufffd`)
+
+func (iw *indentWriter) Write(p []byte) (int, error) {
+	if !iw.replaced {
+		head := append(iw.tail, p[:min(len(p), len(escapedFFFD)-1)]...)
+		iw.replaced = bytes.Contains(head, escapedFFFD) || bytes.Contains(p, escapedFFFD)
+		if len(p) >= len(escapedFFFD)-1 {
+			head = p
+		}
+		iw.tail = append(iw.tail[:0], head[max(0, len(head)-(len(escapedFFFD)-1)):]...)
+	}
+	if iw.buf == nil {
+		iw.buf = make([]byte, 0, 2*indentPiece)
+	}
+	for off := 0; off < len(p); off += indentPiece {
+		iw.buf = iw.x.append(iw.buf[:0], p[off:min(len(p), off+indentPiece)])
+		if _, err := iw.w.Write(iw.buf); err != nil {
+			return off, err
+		}
+	}
+	return len(p), nil
+}
+
+// flush ends the text with the newline json.Encoder wrote (the indenter
+// drops space between tokens).
+func (iw *indentWriter) flush() error {
+	_, err := iw.w.Write([]byte{'\n'})
+	return err
 }
 
 // spaces are the indentation appended per line (sliced; longer runs are
@@ -31,59 +90,72 @@ var spaces = strings.Repeat(" ", 128)
 // level of nesting, ": " after keys, and empty objects and arrays kept as
 // {} and []. Space between tokens in src is dropped.
 func AppendIndent(dst, src []byte, indent string) []byte {
-	depth := 0
-	pending := false // after { or [: indent unless it closes at once
-	newline := func(dst []byte) []byte {
-		dst = append(dst, '\n')
-		if indent == " " {
-			for n := depth; n > 0; {
-				k := min(n, len(spaces))
-				dst = append(dst, spaces[:k]...)
-				n -= k
-			}
-			return dst
-		}
-		for range depth {
-			dst = append(dst, indent...)
+	x := indenter{indent: indent}
+	return x.append(dst, src)
+}
+
+// indenter is AppendIndent's state, so that the text can come in pieces.
+type indenter struct {
+	indent  string
+	depth   int
+	pending bool // after { or [: indent unless it closes at once
+	inStr   bool // inside a string
+	esc     bool // after a backslash in a string
+}
+
+func (x *indenter) newline(dst []byte) []byte {
+	dst = append(dst, '\n')
+	if x.indent == " " {
+		for n := x.depth; n > 0; {
+			k := min(n, len(spaces))
+			dst = append(dst, spaces[:k]...)
+			n -= k
 		}
 		return dst
 	}
-	for i := 0; i < len(src); i++ {
+	for range x.depth {
+		dst = append(dst, x.indent...)
+	}
+	return dst
+}
+
+// append indents src, the next piece of the text, onto dst.
+func (x *indenter) append(dst, src []byte) []byte {
+	i := 0
+	if x.inStr {
+		i = x.skipString(src, 0)
+		dst = append(dst, src[:i]...)
+	}
+	for ; i < len(src); i++ {
 		c := src[i]
 		if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
 			continue
 		}
-		if pending && c != '}' && c != ']' {
-			pending = false
-			depth++
-			dst = newline(dst)
+		if x.pending && c != '}' && c != ']' {
+			x.pending = false
+			x.depth++
+			dst = x.newline(dst)
 		}
 		switch c {
 		case '"':
-			j := i + 1
-			for j < len(src) && src[j] != '"' {
-				if src[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			j = min(j, len(src)-1)
-			dst = append(dst, src[i:j+1]...)
-			i = j
+			x.inStr = true
+			j := x.skipString(src, i+1)
+			dst = append(dst, src[i:j]...)
+			i = j - 1
 		case '{', '[':
-			pending = true
+			x.pending = true
 			dst = append(dst, c)
 		case ',':
 			dst = append(dst, c)
-			dst = newline(dst)
+			dst = x.newline(dst)
 		case ':':
 			dst = append(dst, c, ' ')
 		case '}', ']':
-			if pending {
-				pending = false
+			if x.pending {
+				x.pending = false
 			} else {
-				depth--
-				dst = newline(dst)
+				x.depth--
+				dst = x.newline(dst)
 			}
 			dst = append(dst, c)
 		default: // a number, true, false or null: up to the next token
@@ -99,4 +171,23 @@ func AppendIndent(dst, src []byte, indent string) []byte {
 		}
 	}
 	return dst
+}
+
+// skipString returns the end of the string that src[i:] is inside of (just
+// past its closing quote), or len(src) if it goes on in the next piece.
+func (x *indenter) skipString(src []byte, i int) int {
+	esc := x.esc
+	for ; i < len(src); i++ {
+		switch c := src[i]; {
+		case esc:
+			esc = false
+		case c == '\\':
+			esc = true
+		case c == '"':
+			x.inStr, x.esc = false, false
+			return i + 1
+		}
+	}
+	x.esc = esc
+	return i
 }

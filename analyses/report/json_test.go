@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -108,3 +109,61 @@ func TestAppendIndentSpace(t *testing.T) {
 		t.Fatalf("got\n%s\nwant\n%s", got, want.Bytes())
 	}
 }
+
+// The indenter gives the same text when the input comes in pieces cut
+// anywhere (inside strings, escapes and numbers too), and WriteJSON
+// reports the bytes json replaced.
+func TestIndentInPieces(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range 300 {
+		v := randomValue(r, 0)
+		compact, _ := json.Marshal(v)
+		whole := AppendIndent(nil, compact, " ")
+		for cut := 0; cut <= len(compact); cut += 1 + len(compact)/40 {
+			x := indenter{indent: " "}
+			got := x.append(x.append(nil, compact[:cut]), compact[cut:])
+			if !bytes.Equal(got, whole) {
+				t.Fatalf("value %d cut at %d:\n%s\nwant\n%s", i, cut, got, whole)
+			}
+		}
+	}
+	for _, c := range []struct {
+		v    any
+		want bool
+	}{{"ok \ufffd é", false}, {"bad \xff", true}, {[]string{strings.Repeat("a", indentPiece-3), "\xfe"}, true}} {
+		var b bytes.Buffer
+		replaced, err := WriteJSON(&b, c.v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := json.MarshalIndent(c.v, "", " ")
+		if replaced != c.want || b.String() != string(want)+"\n" {
+			t.Errorf("WriteJSON(%q): replaced %v, text %q", c.v, replaced, b.String())
+		}
+	}
+}
+
+// \ufffd is found across two writes.
+func TestIndentWriterFFFDAcrossWrites(t *testing.T) {
+	for cut := 1; cut < 9; cut++ {
+		src := `["a\ufffd"]`
+		var b bytes.Buffer
+		iw := &indentWriter{w: &b, x: indenter{indent: " "}}
+		iw.Write([]byte(src[:cut]))
+		iw.Write([]byte(src[cut:]))
+		if !iw.replaced || b.String() != "[\n \"a\\ufffd\"\n]" {
+			t.Errorf("cut at %d: replaced %v, %q", cut, iw.replaced, b.String())
+		}
+	}
+}
+
+// A write that fails fails WriteJSON.
+func TestWriteJSONError(t *testing.T) {
+	if _, err := WriteJSON(failWriter{}, map[string]int{"a": 1}); err == nil {
+		t.Error("no error")
+	}
+}
+
+type failWriter struct{}
+
+func (failWriter) Write(p []byte) (int, error) { return 0, io.ErrShortWrite }
