@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"emuprof/analyses/report"
@@ -74,6 +75,8 @@ func htmlShare(part, whole int64) string {
 }
 
 func renderResult(b *strings.Builder, r *Result, name string) {
+	// About what the tables take per row, so that b grows once.
+	b.Grow(4096 + 320*min(len(r.Contexts), htmlContextRows) + 200*len(r.Locks) + 300*len(r.Threads))
 	fmt.Fprintf(b, "<h3>%s: %d cores, makespan %d ns, parallel efficiency %.1f %%</h3>\n",
 		report.Esc(name), r.Cores, r.Makespan, 100*r.Efficiency)
 	if r.Partial != "" {
@@ -103,17 +106,19 @@ func renderResult(b *strings.Builder, r *Result, name string) {
 				bars.Values[i][0] = float64(t.Work)
 			}
 		}
-		b.WriteString("<div class=\"plots\">\n" + bars.SVG() + "</div>\n")
+		b.WriteString("<div class=\"plots\">\n")
+		b.WriteString(bars.SVG())
+		b.WriteString("</div>\n")
 	}
 
 	// The calling context tree, depth first, children by decreasing effort.
-	verdict := map[int32]string{}
+	verdict := make(map[int32]string, len(r.Hot))
 	for _, h := range r.Hot {
 		verdict[h.Context] = h.Verdict.Text
 	}
-	children := map[int32][]int{}
+	children := make(map[int32][]int, len(r.Contexts))
 	var roots []int
-	byID := map[int32]int{}
+	byID := make(map[int32]int, len(r.Contexts))
 	for i, c := range r.Contexts {
 		byID[c.ID] = i
 	}
@@ -149,7 +154,7 @@ func renderResult(b *strings.Builder, r *Result, name string) {
 		if c.Runtime {
 			label += " [runtime]"
 		}
-		cell := report.Cell{HTML: fmt.Sprintf("<span style=\"padding-left:%dem\">%s</span>", depth, report.Esc(label))}
+		cell := report.Cell{HTML: "<span style=\"padding-left:" + strconv.Itoa(depth) + "em\">" + report.Esc(label) + "</span>"}
 		ratio := "-"
 		if e := c.Total.Effort(); e > 0 {
 			ratio = fmt.Sprintf("%.1f %%", 100*float64(c.Total.Idleness)/float64(e))
@@ -166,7 +171,9 @@ func renderResult(b *strings.Builder, r *Result, name string) {
 	for _, i := range roots {
 		walk(i, 0)
 	}
-	b.WriteString("<h3>Calling context tree (inclusive, virtual ns)</h3>\n<div class=\"scroll\">\n" + t.HTML() + "</div>\n")
+	b.WriteString("<h3>Calling context tree (inclusive, virtual ns)</h3>\n<div class=\"scroll\">\n")
+	b.WriteString(t.HTML())
+	b.WriteString("</div>\n")
 	if t.Len() >= htmlContextRows {
 		fmt.Fprintf(b, "<p class=\"note\">The first %d contexts; the JSON and pprof files have them all.</p>\n", htmlContextRows)
 	}
