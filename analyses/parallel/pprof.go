@@ -195,15 +195,16 @@ func (r *Result) Profile() *profile.Profile {
 
 // smallProto is the size of profile.proto up to which WritePprof only
 // Huffman-codes it: gzip's fastest level with matches sets up about 1 MB of
-// tables (≈1.5 ms, the whole cost of compressing a small profile), for a
-// file at most a few KB smaller.
-const smallProto = 64 << 10
+// tables (≈1.5 ms, more than compressing a small profile costs) to make
+// the file about half as large, a few KB at this size (the test guests'
+// profiles are 7-14 KB, xz's 48 KB).
+const smallProto = 32 << 10
 
 // WritePprof writes the gzipped profile.proto. profile.Write compresses at
 // gzip's default level, whose setup and search cost as much as building
 // and encoding the profile of a small run; this writes the same proto
 // (what readers see once it is decompressed) at gzip's fastest level, or
-// Huffman coding only when it is small, in a slightly larger file.
+// Huffman coding only when it is small (a few KB larger).
 func (r *Result) WritePprof(w io.Writer) error {
 	var pb bytes.Buffer
 	if err := r.Profile().WriteUncompressed(&pb); err != nil {
