@@ -105,14 +105,11 @@ func (f *profileFlags) writeReport(plugins []platform.Plugin, insts []platform.I
 		app = filepath.Base(rec.Program)
 	}
 	runPath := filepath.Join(f.out, app+runFileSuffix)
-	data, err := json.MarshalIndent(&rec, "", " ")
+	data, err := report.MarshalIndent(&rec)
 	if err != nil {
 		return nil, err
 	}
-	if err := report.WriteFileAtomic(runPath, func(w io.Writer) error {
-		_, err := w.Write(append(data, '\n'))
-		return err
-	}); err != nil {
+	if err := report.WriteBytesAtomic(runPath, data); err != nil {
 		return nil, err
 	}
 	files := append(slices.Clone(written), runPath)
@@ -120,7 +117,7 @@ func (f *profileFlags) writeReport(plugins []platform.Plugin, insts []platform.I
 	for i, p := range plugins {
 		live[p.Name] = insts[i]
 	}
-	page := buildPage(plugins, files, live)
+	page := buildPage(plugins, files, live, map[string][]byte{runPath: data})
 	htmlPath := filepath.Join(f.out, reportFileName)
 	if err := report.WriteFileAtomic(htmlPath, func(w io.Writer) error {
 		_, err := page.WriteTo(w)
@@ -150,7 +147,10 @@ func isLiveRenderer(inst platform.Instance) bool {
 // its Render (or, during a run, its instance's RenderLive if it has one, or
 // its Section when it has no Render), and the run section from the
 // <app>_run.json files and what the sections found.
-func buildPage(plugins []platform.Plugin, files []string, live map[string]platform.Instance) *report.Page {
+//
+// contents holds files whose bytes are known (the run record writeReport
+// just wrote), not read back.
+func buildPage(plugins []platform.Plugin, files []string, live map[string]platform.Instance, contents map[string][]byte) *report.Page {
 	page := &report.Page{Title: "emuprof report"}
 	var facts []report.Fact
 	var partial []string
@@ -196,10 +196,13 @@ func buildPage(plugins []platform.Plugin, files []string, live map[string]platfo
 		if !strings.HasSuffix(path, runFileSuffix) {
 			continue
 		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			page.Notes = append(page.Notes, err.Error())
-			continue
+		data, ok := contents[path]
+		if !ok {
+			var err error
+			if data, err = os.ReadFile(path); err != nil {
+				page.Notes = append(page.Notes, err.Error())
+				continue
+			}
 		}
 		var r runRecord
 		if err := json.Unmarshal(data, &r); err != nil {
@@ -289,7 +292,7 @@ func reportCommand() *cobra.Command {
 					files = append(files, filepath.Join(dir, e.Name()))
 				}
 			}
-			page := buildPage(registry, files, nil)
+			page := buildPage(registry, files, nil, nil)
 			if len(page.Sections) == 0 {
 				return &exitError{code: 2, msg: "report: no profiles in " + dir}
 			}
