@@ -295,7 +295,7 @@ func (e *Engine) Close() {
 	e.closeMu.Lock()
 	defer e.closeMu.Unlock()
 	if e.uc != nil {
-		C.uc_close(e.uc)
+		C.emu_close(e.uc)
 		e.uc = nil
 		e.freeHost()
 	}
@@ -909,6 +909,9 @@ func boolC(b bool) C.uint8_t {
 	return 0
 }
 
-// pageCollections reports how often libunicorn called the page-collection
-// lock that storefix.c puts in place of its own (0 where it has its own).
+// pageCollections and mappingHits report how often libunicorn called the
+// page-collection lock that unicornfix.c puts in place of its own, and
+// found a region in the cache of its memory_mapping (0 where there is
+// none of that).
 func pageCollections() uint64 { return uint64(C.emu_page_collections()) }
+func mappingHits() uint64     { return uint64(C.emu_mapping_hits()) }

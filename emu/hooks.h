@@ -141,8 +141,15 @@ void emu_event_layout(uint64_t out[12]);
 uc_err emu_reg_read_batch(uc_engine *uc, int *regs, uint64_t *vals, int n);
 uc_err emu_reg_write_batch(uc_engine *uc, int *regs, uint64_t *vals, int n);
 
-// How often libunicorn called storefix.c's page_collection_lock (Linux
-// only; 0 elsewhere).
+// unicornfix.c: the engine maps, unmaps and protects memory, and closes,
+// only through these (memory_mapping's cache); how often libunicorn called
+// its page_collection_lock, and found a region in memory_mapping's cache
+// (Linux only; 0 elsewhere).
+uc_err emu_mem_map_ptr(uc_engine *uc, uint64_t addr, size_t n, uint32_t perms, void *host);
+uc_err emu_mem_unmap(uc_engine *uc, uint64_t addr, size_t n);
+uc_err emu_mem_protect(uc_engine *uc, uint64_t addr, size_t n, uint32_t perms);
+uc_err emu_close(uc_engine *uc);
 uint64_t emu_page_collections(void);
+uint64_t emu_mapping_hits(void);
 
 #endif

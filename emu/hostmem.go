@@ -4,6 +4,7 @@ package emu
 #include <stdint.h>
 #include <sys/mman.h>
 #include <unicorn/unicorn.h>
+#include "hooks.h"
 
 // Host memory behind guest pages: reserved address space without memory
 // (MAP_NORESERVE, PROT_NONE), committed as fresh zero pages when the guest
@@ -24,7 +25,7 @@ static void emu_unreserve(uintptr_t p, size_t n) { munmap((void *)p, n); }
 // memory, not the guest's system call).
 static int emu_zero(uintptr_t p, size_t n) { return madvise((void *)p, n, MADV_DONTNEED); }
 static uc_err emu_map_ptr(uc_engine *uc, uint64_t addr, size_t n, uint32_t perms, uintptr_t host) {
-	return uc_mem_map_ptr(uc, addr, n, perms, (void *)host);
+	return emu_mem_map_ptr(uc, addr, n, perms, (void *)host);
 }
 */
 import "C"
@@ -187,7 +188,7 @@ func (e *Engine) coalesce(lo, hi uint64) error {
 		if j-i > 1 {
 			m := region{(*rs)[i].lo, (*rs)[j-1].hi, (*rs)[i].perms}
 			for _, r := range (*rs)[i:j] {
-				if err := ucErrf(C.uc_mem_unmap(e.uc, C.uint64_t(r.lo), C.size_t(r.hi-r.lo)), "unmapping %#x+%#x", r.lo, r.hi-r.lo); err != nil {
+				if err := ucErrf(C.emu_mem_unmap(e.uc, C.uint64_t(r.lo), C.size_t(r.hi-r.lo)), "unmapping %#x+%#x", r.lo, r.hi-r.lo); err != nil {
 					return err
 				}
 			}
@@ -249,7 +250,7 @@ func (e *Engine) UnmapPages(addr, size uint64) error {
 		return err
 	}
 	e.forgetCode(addr, size)
-	if err := ucErrf(C.uc_mem_unmap(e.uc, C.uint64_t(addr), C.size_t(size)), "unmapping %#x+%#x", addr, size); err != nil {
+	if err := ucErrf(C.emu_mem_unmap(e.uc, C.uint64_t(addr), C.size_t(size)), "unmapping %#x+%#x", addr, size); err != nil {
 		return err
 	}
 	end := addr + size
@@ -274,7 +275,7 @@ func (e *Engine) ProtectPages(addr, size uint64, prot mm.Prot) error {
 		e.forgetCode(addr, size)
 	}
 	perms := ucProt(prot)
-	if err := ucErrf(C.uc_mem_protect(e.uc, C.uint64_t(addr), C.size_t(size), perms), "protecting %#x+%#x", addr, size); err != nil {
+	if err := ucErrf(C.emu_mem_protect(e.uc, C.uint64_t(addr), C.size_t(size), perms), "protecting %#x+%#x", addr, size); err != nil {
 		return err
 	}
 	end := addr + size

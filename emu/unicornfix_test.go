@@ -1,0 +1,72 @@
+package emu
+
+import (
+	"runtime"
+	"testing"
+
+	"emuprof/cpu"
+	"emuprof/mm"
+)
+
+// Every guest store reaches QEMU's page-collection lock and Unicorn's
+// memory_mapping on Unicorn 2.0.1: libunicorn must call unicornfix.c's
+// allocation-free lock and cached lookup, not its own.
+func TestStoresUseUnicornfix(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("unicornfix.c replaces Debian's Unicorn 2.0.1 code on Linux only")
+	}
+	e := newEngine(t, Options{}, loopCode)
+	before, hits := pageCollections(), mappingHits()
+	if s := e.Run(codeAddr, 0); s.Reason != cpu.StopSyscall {
+		t.Fatalf("stop %+v", s)
+	}
+	// loopCode adds to [0x20000] 1000 times.
+	if got := pageCollections() - before; got < 1000 {
+		t.Fatalf("libunicorn called unicornfix.c's page_collection_lock %d times for 1000 stores: its own ran (is the executable linked with -rdynamic?)", got)
+	}
+	if got := mappingHits() - hits; got < 900 {
+		t.Fatalf("memory_mapping's cache found %d regions for 1000 stores to one page", got)
+	}
+	var b [4]byte
+	if err := e.ReadMem(0x20000, b[:]); err != nil {
+		t.Fatal(err)
+	}
+	if got := uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16; got != 500500 {
+		t.Fatalf("sum %d, want 500500", got)
+	}
+}
+
+// memory_mapping's cache must not outlive a change of the mappings:
+// unmapping the page a loop stored to, then mapping it again elsewhere in
+// the address space and back, faults and then works as Unicorn alone does.
+func TestMappingCacheFollowsChanges(t *testing.T) {
+	e := newEngine(t, Options{}, loopCode)
+	if s := e.Run(codeAddr, 0); s.Reason != cpu.StopSyscall {
+		t.Fatalf("first run: stop %+v", s)
+	}
+	if err := e.UnmapPages(0x20000, 0x1000); err != nil {
+		t.Fatal(err)
+	}
+	if s := e.Run(codeAddr, 0); s.Reason != cpu.StopFault {
+		t.Fatalf("run with the page unmapped: stop %+v, want a fault", s)
+	}
+	if err := e.MapPages(0x20000, 0x1000, mm.ProtRead); err != nil {
+		t.Fatal(err)
+	}
+	if s := e.Run(codeAddr, 0); s.Reason != cpu.StopFault {
+		t.Fatalf("run with the page read-only: stop %+v, want a fault", s)
+	}
+	if err := e.ProtectPages(0x20000, 0x1000, mm.ProtRead|mm.ProtWrite); err != nil {
+		t.Fatal(err)
+	}
+	if s := e.Run(codeAddr, 0); s.Reason != cpu.StopSyscall {
+		t.Fatalf("run with the page writable again: stop %+v", s)
+	}
+	var b [4]byte
+	if err := e.ReadMem(0x20000, b[:]); err != nil {
+		t.Fatal(err)
+	}
+	if got := uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16; got != 500500 {
+		t.Fatalf("sum %d on the new page, want 500500", got)
+	}
+}
