@@ -105,7 +105,7 @@ func (a *Analysis) Write(dir string) ([]string, error) {
 	jsPath := filepath.Join(dir, a.files()[1])
 	replaced := false
 	if err := report.WriteFileAtomic(jsPath, func(w io.Writer) (err error) {
-		replaced, err = report.WriteJSON(w, a.res)
+		replaced, err = a.res.writeJSON(w)
 		return err
 	}); err != nil {
 		return out, err

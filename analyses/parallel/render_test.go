@@ -1,6 +1,9 @@
 package parallel
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -83,5 +86,41 @@ func TestRenderLiveIsRenderHTML(t *testing.T) {
 				t.Errorf("RenderLive drew a result that does not read back as it is from memory")
 			}
 		})
+	}
+}
+
+// writeJSON, which encodes the large slices a chunk at a time, writes
+// json.MarshalIndent's text and a newline: for a run's result, for one of
+// 200 contexts and lines (chunks of 64 and a partial one), with empty and
+// nil slices, and with a string that is not UTF-8. The slices are the last
+// fields of Result (else writeJSON encodes it whole, correct but slower).
+func TestResultJSONInChunks(t *testing.T) {
+	big := &Result{Cores: 2, Makespan: 1000, Contexts: []Context{{ID: 0, Routine: "(root)"}}, Locks: []LockStat{}}
+	for i := 1; i <= 200; i++ {
+		big.Contexts = append(big.Contexts, Context{ID: int32(i), Parent: int32(i / 2), Routine: fmt.Sprintf("f<%d>", i)})
+		big.Lines = append(big.Lines, LineStat{Context: int32(i), Func: "f\xff", Line: i, M: Metrics{Work: int64(i)}})
+	}
+	results := []*Result{big, {}, lockScript("A").run(t, cores(3), 0)}
+	for i, r := range results {
+		var got bytes.Buffer
+		replaced, err := r.writeJSON(&got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := json.MarshalIndent(r, "", " ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != string(want)+"\n" {
+			t.Errorf("result %d: writeJSON differs from json.MarshalIndent", i)
+		}
+		if replaced != (i == 0) {
+			t.Errorf("result %d: replaced %v", i, replaced)
+		}
+		head := *r
+		head.Contexts, head.Lines, head.Locks, head.Threads = nil, nil, nil, nil
+		if b, _ := json.Marshal(&head); !bytes.HasSuffix(b, []byte(resultTail)) {
+			t.Errorf("result %d: the encoding does not end with %s: %s", i, resultTail, b[max(0, len(b)-80):])
+		}
 	}
 }

@@ -1,11 +1,15 @@
 package parallel
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
+	"io"
 	"path"
 	"slices"
 	"strings"
+
+	"emuprof/analyses/report"
 )
 
 // Metrics of a context, a line or the program, in virtual ns (spec §2.1).
@@ -128,6 +132,38 @@ type Result struct {
 	// jsonFile is the JSON file Write wrote r to, when r reads back from
 	// it as it is (report.html's section is then drawn from r).
 	jsonFile string
+}
+
+// resultTail ends the compact encoding of a Result whose last four
+// fields, the large ones, are nil.
+const resultTail = `,"contexts":null,"lines":null,"locks":null,"threads":null}`
+
+// writeJSON writes r as report.WriteJSON does, with its contexts, lines,
+// locks and threads encoded 16 at a time: json.Marshal of the whole would
+// grow its buffer to the size of the encoding, twice over in fresh pages.
+func (r *Result) writeJSON(w io.Writer) (replaced bool, err error) {
+	j := report.NewJSONWriter(w)
+	head := *r
+	head.Contexts, head.Lines, head.Locks, head.Threads = nil, nil, nil, nil
+	b, err := j.Compact(&head)
+	if err != nil {
+		return false, err
+	}
+	if !bytes.HasSuffix(b, []byte(resultTail)) { // not the last fields (TestResultJSONInChunks)
+		j.Value(r)
+		return j.Close()
+	}
+	j.Raw(b[:len(b)-len(resultTail)])
+	j.Raw([]byte(`,"contexts":`))
+	report.Array(j, r.Contexts, 16)
+	j.Raw([]byte(`,"lines":`))
+	report.Array(j, r.Lines, 16)
+	j.Raw([]byte(`,"locks":`))
+	report.Array(j, r.Locks, 16)
+	j.Raw([]byte(`,"threads":`))
+	report.Array(j, r.Threads, 16)
+	j.Raw([]byte{'}'})
+	return j.Close()
 }
 
 // Result returns the results (after Finish).

@@ -29,14 +29,95 @@ func MarshalIndent(v any) ([]byte, error) {
 // that v does not read back as it is (it is also true for a string that
 // holds the text \ufffd).
 func WriteJSON(w io.Writer, v any) (replaced bool, err error) {
-	iw := &indentWriter{w: w, x: indenter{indent: " "}}
-	if err := json.NewEncoder(iw).Encode(v); err != nil { // the compact encoding and a newline
+	j := NewJSONWriter(w)
+	j.Value(v)
+	return j.Close()
+}
+
+// JSONWriter writes one JSON value given in pieces, as WriteJSON writes
+// it: the pieces are the value's compact encoding, in order, cut anywhere
+// (Raw), or encodings of parts of it by encoding/json (Value, Array). A
+// large value encoded in parts never has its whole encoding in memory:
+// json.Marshal's buffer doubles as it grows, each time in fresh pages.
+type JSONWriter struct {
+	iw  indentWriter
+	buf bytes.Buffer
+	enc *json.Encoder
+	err error
+}
+
+// NewJSONWriter returns a JSONWriter that writes to w.
+func NewJSONWriter(w io.Writer) *JSONWriter {
+	j := &JSONWriter{iw: indentWriter{w: w, x: indenter{indent: " "}}}
+	j.enc = json.NewEncoder(&j.buf)
+	return j
+}
+
+// Raw writes compact JSON text.
+func (j *JSONWriter) Raw(text []byte) {
+	if j.err == nil {
+		_, j.err = j.iw.Write(text)
+	}
+}
+
+// Compact returns json.Marshal(v), valid until the next call.
+func (j *JSONWriter) Compact(v any) ([]byte, error) {
+	j.buf.Reset()
+	if err := j.enc.Encode(v); err != nil {
+		return nil, err
+	}
+	b := j.buf.Bytes()
+	return b[:len(b)-1], nil // Encode's newline
+}
+
+// Value writes v's encoding.
+func (j *JSONWriter) Value(v any) {
+	if j.err != nil {
+		return
+	}
+	b, err := j.Compact(v)
+	if err != nil {
+		j.err = err
+		return
+	}
+	j.Raw(b)
+}
+
+// Array writes the encoding of s (null when nil), chunk elements at a time.
+func Array[T any](j *JSONWriter, s []T, chunk int) {
+	switch {
+	case s == nil:
+		j.Raw([]byte("null"))
+		return
+	case len(s) == 0:
+		j.Raw([]byte("[]"))
+		return
+	}
+	j.Raw([]byte{'['})
+	for i := 0; i < len(s) && j.err == nil; i += chunk {
+		b, err := j.Compact(s[i:min(len(s), i+chunk)])
+		if err != nil {
+			j.err = err
+			return
+		}
+		if i > 0 {
+			j.Raw([]byte{','})
+		}
+		j.Raw(b[1 : len(b)-1]) // the elements, without the chunk's brackets
+	}
+	j.Raw([]byte{']'})
+}
+
+// Close ends the text with a newline and returns the first error, and
+// whether json replaced bytes that were not UTF-8 (see WriteJSON).
+func (j *JSONWriter) Close() (replaced bool, err error) {
+	if j.err != nil {
+		return false, j.err
+	}
+	if err := j.iw.flush(); err != nil {
 		return false, err
 	}
-	if err := iw.flush(); err != nil {
-		return false, err
-	}
-	return iw.replaced, nil
+	return j.iw.replaced, nil
 }
 
 // indentWriter indents the compact JSON written to it into w.
