@@ -92,7 +92,7 @@ func renderResult(b *strings.Builder, r *Result, name string) {
 		{"idleness", r.Total.Idleness}, {"unattributed idleness", r.Unattr}, {"spin-waiting", r.Total.Spin}, {"lock-wait blame", r.Total.Lockwait}} {
 		ft.Add(report.Txt(row.k), report.Int(row.v), report.Txt(htmlShare(row.v, r.Capacity)))
 	}
-	b.WriteString(ft.HTML())
+	ft.WriteHTML(b)
 
 	if len(r.Threads) > 0 {
 		bars := report.Bars{Title: "Threads: where their time went", Unit: "virtual ns",
@@ -172,7 +172,7 @@ func renderResult(b *strings.Builder, r *Result, name string) {
 		walk(i, 0)
 	}
 	b.WriteString("<h3>Calling context tree (inclusive, virtual ns)</h3>\n<div class=\"scroll\">\n")
-	b.WriteString(t.HTML())
+	t.WriteHTML(b)
 	b.WriteString("</div>\n")
 	if t.Len() >= htmlContextRows {
 		fmt.Fprintf(b, "<p class=\"note\">The first %d contexts; the JSON and pprof files have them all.</p>\n", htmlContextRows)
@@ -184,6 +184,7 @@ func renderResult(b *strings.Builder, r *Result, name string) {
 		for _, l := range r.Locks {
 			lt.Add(report.Txt(l.Addr), report.Txt(l.Class), report.Int(l.Waits), report.Int(l.Releases), report.Int(l.WaitNs), report.Int(l.BlameNs), report.Txt(l.TopReleaser))
 		}
-		b.WriteString("<h3>Locks</h3>\n" + lt.HTML())
+		b.WriteString("<h3>Locks</h3>\n")
+		lt.WriteHTML(b)
 	}
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"html"
@@ -47,6 +48,13 @@ func Esc(s string) string { return html.EscapeString(s) }
 // a small script for sorting tables), the same bytes for the same page.
 func (p *Page) Bytes() []byte {
 	var b bytes.Buffer
+	b.Grow(p.size())
+	p.WriteTo(&b)
+	return b.Bytes()
+}
+
+// size is about the length of the page.
+func (p *Page) size() int {
 	n := len(pageCSS) + len(pageJS) + 1024
 	for _, f := range p.Run {
 		n += len(f.Key) + len(f.Value) + 32
@@ -60,50 +68,97 @@ func (p *Page) Bytes() []byte {
 	for _, w := range p.Notes {
 		n += len(w) + 48
 	}
-	b.Grow(n)
+	return n
+}
+
+// WriteTo writes the page (Bytes) to w, through a buffer unless w is one:
+// the sections' HTML goes to w as it is, not copied into the whole page.
+func (p *Page) WriteTo(w io.Writer) (int64, error) {
+	b, ok := w.(pageWriter)
+	var bw *bufio.Writer
+	if !ok {
+		bw = bufio.NewWriterSize(w, 16<<10)
+		b = bw
+	}
+	cw := &countWriter{w: b}
+	p.write(cw)
+	if bw != nil {
+		if err := bw.Flush(); err != nil && cw.err == nil {
+			cw.err = err
+		}
+	}
+	return cw.n, cw.err
+}
+
+// pageWriter is a buffered writer (bufio.Writer, bytes.Buffer,
+// strings.Builder).
+type pageWriter interface {
+	io.Writer
+	io.StringWriter
+}
+
+// countWriter counts what it writes and keeps the first error.
+type countWriter struct {
+	w   pageWriter
+	n   int64
+	err error
+}
+
+func (c *countWriter) WriteString(s string) {
+	if c.err == nil {
+		k, err := c.w.WriteString(s)
+		c.n += int64(k)
+		c.err = err
+	}
+}
+
+func (c *countWriter) Write(b []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	k, err := c.w.Write(b)
+	c.n += int64(k)
+	c.err = err
+	return k, err
+}
+
+func (p *Page) write(b *countWriter) {
 	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n")
 	b.WriteString("<title>" + Esc(p.Title) + "</title>\n<style>\n")
 	b.WriteString(pageCSS)
 	b.WriteString("</style>\n</head>\n<body>\n")
-	fmt.Fprintf(&b, "<h1>%s</h1>\n", Esc(p.Title))
+	fmt.Fprintf(b, "<h1>%s</h1>\n", Esc(p.Title))
 	b.WriteString("<nav><ul>\n<li><a href=\"#run\">The run</a></li>\n")
 	for _, s := range p.Sections {
-		fmt.Fprintf(&b, "<li><a href=\"#%s\">%s</a></li>\n", Esc(s.ID), Esc(s.Title))
+		fmt.Fprintf(b, "<li><a href=\"#%s\">%s</a></li>\n", Esc(s.ID), Esc(s.Title))
 	}
 	b.WriteString("</ul></nav>\n")
 	b.WriteString("<section id=\"run\" class=\"analysis\">\n<h2>The run</h2>\n")
 	for _, w := range p.Warnings {
-		fmt.Fprintf(&b, "<p class=\"partial\">Partial run: %s</p>\n", Esc(w))
+		fmt.Fprintf(b, "<p class=\"partial\">Partial run: %s</p>\n", Esc(w))
 	}
 	if len(p.Run) > 0 {
 		b.WriteString("<table class=\"facts\">\n<tbody>\n")
 		for _, f := range p.Run {
-			fmt.Fprintf(&b, "<tr><th>%s</th><td>%s</td></tr>\n", Esc(f.Key), Esc(f.Value))
+			fmt.Fprintf(b, "<tr><th>%s</th><td>%s</td></tr>\n", Esc(f.Key), Esc(f.Value))
 		}
 		b.WriteString("</tbody>\n</table>\n")
 	}
 	for _, n := range p.Notes {
-		fmt.Fprintf(&b, "<p class=\"note\">%s</p>\n", Esc(n))
+		fmt.Fprintf(b, "<p class=\"note\">%s</p>\n", Esc(n))
 	}
 	b.WriteString("</section>\n")
 	for _, s := range p.Sections {
-		fmt.Fprintf(&b, "<section id=\"%s\" class=\"analysis\">\n<h2>%s</h2>\n", Esc(s.ID), Esc(s.Title))
+		fmt.Fprintf(b, "<section id=\"%s\" class=\"analysis\">\n<h2>%s</h2>\n", Esc(s.ID), Esc(s.Title))
 		b.WriteString(s.HTML)
 		if !strings.HasSuffix(s.HTML, "\n") {
-			b.WriteByte('\n')
+			b.WriteString("\n")
 		}
 		b.WriteString("</section>\n")
 	}
 	b.WriteString("<script>//<![CDATA[\n")
 	b.WriteString(pageJS)
 	b.WriteString("//]]></script>\n</body>\n</html>\n")
-	return b.Bytes()
-}
-
-// WriteTo writes the page.
-func (p *Page) WriteTo(w io.Writer) (int64, error) {
-	n, err := w.Write(p.Bytes())
-	return int64(n), err
 }
 
 const pageCSS = `body { font-family: sans-serif; margin: 1.5em auto; max-width: 1200px; color: #222; padding: 0 1em; }
@@ -225,6 +280,12 @@ func (t *HTMLTable) Len() int { return len(t.rows) }
 // HTML renders the table.
 func (t *HTMLTable) HTML() string {
 	var b strings.Builder
+	t.WriteHTML(&b)
+	return b.String()
+}
+
+// WriteHTML appends the table (HTML) to b.
+func (t *HTMLTable) WriteHTML(b *strings.Builder) {
 	n := 64
 	for _, h := range t.Header {
 		n += len(h) + 24
@@ -245,9 +306,9 @@ func (t *HTMLTable) HTML() string {
 	b.WriteString("<thead><tr>")
 	for i, h := range t.Header {
 		if num(i) {
-			fmt.Fprintf(&b, "<th class=\"num\">%s</th>", Esc(h))
+			fmt.Fprintf(b, "<th class=\"num\">%s</th>", Esc(h))
 		} else {
-			fmt.Fprintf(&b, "<th>%s</th>", Esc(h))
+			fmt.Fprintf(b, "<th>%s</th>", Esc(h))
 		}
 	}
 	b.WriteString("</tr></thead>\n<tbody>\n")
@@ -274,7 +335,6 @@ func (t *HTMLTable) HTML() string {
 		b.WriteString("</tr>\n")
 	}
 	b.WriteString("</tbody>\n</table>\n")
-	return b.String()
 }
 
 // FormatFloat formats v in the shortest form that reads back exactly
