@@ -81,15 +81,22 @@ func (r *Result) summary(w io.Writer, top int) error {
 	}
 	// Where the idleness is: lines by idleness, TM09 Fig. 5's bottom-up
 	// view with the share of total idleness.
-	lines := slices.Clone(r.Lines)
-	slices.SortStableFunc(lines, func(x, y LineStat) int { return cmp.Compare(y.M.Idleness, x.M.Idleness) })
-	if len(lines) > 0 && lines[0].M.Idleness > 0 {
+	// (Indices of the lines with idleness, not copies of the lines, are sorted.)
+	var idle []int32
+	for i := range r.Lines {
+		if r.Lines[i].M.Idleness > 0 {
+			idle = append(idle, int32(i))
+		}
+	}
+	slices.SortStableFunc(idle, func(x, y int32) int { return cmp.Compare(r.Lines[y].M.Idleness, r.Lines[x].M.Idleness) })
+	if len(idle) > 0 {
 		fmt.Fprintln(w, "idleness by line (share of total idleness; others idle while this runs):")
 		fmt.Fprintln(tw, "  idleness ns\t%\twork ns\tline\tcontext")
-		for i, l := range lines {
-			if i == top || l.M.Idleness == 0 {
+		for i, li := range idle {
+			if i == top {
 				break
 			}
+			l := &r.Lines[li]
 			where := l.Func
 			if l.Line > 0 {
 				where = fmt.Sprintf("%s %s:%d", l.Func, baseName(l.File), l.Line)
