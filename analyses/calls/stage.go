@@ -57,7 +57,15 @@ func (s *Stage) Process(batch []analyses.Event, blocks analyses.BlockView, emit 
 		s.time, s.cur = ev.Time, i
 		switch ev.Kind {
 		case analyses.KindBlock:
-			h := s.tracker.BlockIn(ev, blocks)
+			// Tracker.BlockIn, its fast path inlined.
+			var h bool
+			tr := s.tracker
+			if id := ev.Block; id != 0 && int(id) < len(tr.infos) && tr.infos[id].known {
+				bi := &tr.infos[id]
+				h = tr.block(ev, bi, bi.named && bi.rentry == ev.Addr)
+			} else {
+				h = tr.Block(ev, blocks.Get(ev.Block))
+			}
 			s.lastTid, s.lastHidden = ev.Tid, h
 			if h {
 				ev.Flags |= analyses.FlagHidden

@@ -94,12 +94,15 @@ type Tracker struct {
 // blockInfo is what call tracking needs to know about a block.
 type blockInfo struct {
 	routine RoutineID
-	entry   bool   // the block starts its routine
-	known   bool   // computed (infos[id] is valid)
-	next    uint64 // the address after the block (its fall-through/return address)
+	entry   bool // the block starts its routine
+	known   bool // computed (infos[id] is valid)
 	// named: the block belongs to a named routine, entered at rentry
 	// (a run starting there enters it).
-	named  bool
+	named bool
+	// kind is the routine's kind, kept equal to the routine table's
+	// (markResolver): read at every block, it saves two dependent loads.
+	kind   analyses.RoutineKind
+	next   uint64 // the address after the block (its fall-through/return address)
 	rentry uint64
 }
 
@@ -220,6 +223,7 @@ func (t *Tracker) info(ev *analyses.Event, b *analyses.BlockInfo) *blockInfo {
 		} else {
 			bi.routine = t.unknownRoutine()
 		}
+		bi.kind = t.routines.kinds[bi.routine]
 	}
 	return bi
 }
@@ -228,6 +232,7 @@ func (t *Tracker) info(ev *analyses.Event, b *analyses.BlockInfo) *blockInfo {
 func (t *Tracker) unknownRoutine() RoutineID {
 	if !t.hasUnknown {
 		t.unknown.routine, t.hasUnknown = t.routines.Synthetic("unknown", "NONE"), true
+		t.unknown.kind = t.routines.kinds[t.unknown.routine]
 	}
 	return t.unknown.routine
 }
@@ -266,7 +271,7 @@ func (t *Tracker) block(ev *analyses.Event, bi *blockInfo, entry bool) (hidden b
 	s := t.stackOf(ev.Tid, true)
 	sp := ev.Aux
 	if len(s.frames) == 0 {
-		t.push(s, bi.routine, ev.Addr, 0, sp)
+		t.push(s, bi, ev.Addr, 0, sp)
 	} else {
 		if s.prevEnd == analyses.EndRet {
 			t.returnTo(s, ev.Addr)
@@ -285,7 +290,7 @@ func (t *Tracker) block(ev *analyses.Event, bi *blockInfo, entry bool) (hidden b
 			// (a fault in it, fixed by the handler) is no call.
 			again := s.resumed && ev.Addr >= s.prevAddr && ev.Addr < s.prevNext
 			if ev.Addr != s.prevNext && !again {
-				t.push(s, bi.routine, ev.Addr, s.prevNext, sp)
+				t.push(s, bi, ev.Addr, s.prevNext, sp)
 			}
 		case analyses.EndJump, analyses.EndCond:
 			top := &s.frames[len(s.frames)-1]
@@ -295,18 +300,18 @@ func (t *Tracker) block(ev *analyses.Event, bi *blockInfo, entry bool) (hidden b
 				(s.prevKind == analyses.LinkerStub || s.prevKind == analyses.LazyBindingStub)
 			if (entry || fromStub) && bi.routine != top.routine {
 				if s.prevKind == analyses.LazyBindingStub && s.prevEnd == analyses.EndJump {
-					t.routines.markResolver(bi.routine)
+					t.markResolver(bi.routine)
 				}
 				ret, entrySP := top.ret, top.sp
 				t.pop(s)
-				t.push(s, bi.routine, ev.Addr, ret, entrySP)
+				t.push(s, bi, ev.Addr, ret, entrySP)
 			}
 		}
 	}
 	s.prevEnd = ev.End
 	s.prevNext = bi.next
 	s.prevAddr, s.resumed = ev.Addr, false
-	s.prevKind = t.routines.kinds[bi.routine] // not in blockInfo: markResolver changes it
+	s.prevKind = bi.kind
 	s.lastSP = sp
 	return s.hidden > 0
 }
@@ -375,6 +380,23 @@ func (t *Tracker) Sigreturn(tid uint32) {
 	}
 }
 
+// markResolver marks routine r as the lazy-binding resolver, in the
+// routine table and in the blocks of it the tracker knows.
+func (t *Tracker) markResolver(r RoutineID) {
+	if t.routines.kinds[r] == analyses.LazyResolver {
+		return
+	}
+	t.routines.markResolver(r)
+	for i := range t.infos {
+		if bi := &t.infos[i]; bi.known && bi.routine == r {
+			bi.kind = analyses.LazyResolver
+		}
+	}
+	if t.hasUnknown && t.unknown.routine == r {
+		t.unknown.kind = analyses.LazyResolver
+	}
+}
+
 // returnTo pops to the frame whose return address is addr, if any.
 func (t *Tracker) returnTo(s *stack, addr uint64) {
 	for i := len(s.frames) - 1; i >= 1 && !s.frames[i].barrier; i-- {
@@ -387,8 +409,10 @@ func (t *Tracker) returnTo(s *stack, addr uint64) {
 	}
 }
 
-func (t *Tracker) push(s *stack, r RoutineID, entry, ret, sp uint64) {
-	hidden := s.hidden > 0 || t.routines.kinds[r].Transparent()
+// push pushes a frame of bi's routine, entered at entry.
+func (t *Tracker) push(s *stack, bi *blockInfo, entry, ret, sp uint64) {
+	r := bi.routine
+	hidden := s.hidden > 0 || bi.kind.Transparent()
 	parent := NoNode
 	if n := len(s.frames); n > 0 {
 		parent = s.frames[n-1].ctx

@@ -78,26 +78,14 @@ func (c Config) check() (Config, error) {
 	return c, nil
 }
 
-// Analysis is the parallel analysis of one run.
+// Analysis is the parallel analysis of one run. The fields a Block event
+// touches come first, to share a few cache lines.
 type Analysis struct {
-	cfg      Config
-	env      *platform.Env
-	threads  bool // idle base: threads
-	spinIdle bool
-
-	tree  ctxTree
-	lines lineTable
-	keys  keyTable
-
-	blocks   []blockClass   // by block id
-	calls    []callMemo     // by node of the call stage's CCT (callContext)
-	routines []routineClass // by routine id
-
-	byTid map[uint32]*thread
-	all   []*thread // every thread, in order of appearance
-	cur   *thread   // thread of the latest Block event
-	limit *thread   // the runnable thread that held the watermark back at the last try (sweepPending)
-	last  *thread   // thread of the latest lookup (nil once it exits)
+	last      *thread // thread of the latest lookup (nil once it exits)
+	cur       *thread // thread of the latest Block event
+	nsPerInsn int64   // cfg.NsPerInsn
+	threads   bool    // idle base: threads
+	spinIdle  bool
 
 	// Timeline (see the package comment).
 	swept    int64 // idleness is integrated over [0, swept)
@@ -105,10 +93,26 @@ type Analysis struct {
 	lagNs    int64 // longest slice in ns (2 × quantum + the largest block)
 	maxBlock int64 // instructions of the largest block seen
 	now      int64 // latest time seen (the makespan so far)
-	unattr   int64 // idleness while nobody works
 	late     int64 // running time that arrived behind the watermark
-	evs      []edge
-	segs     []segment
+
+	blocks   []blockClass   // by block id
+	calls    []callMemo     // by node of the call stage's CCT (callContext)
+	routines []routineClass // by routine id
+
+	tree  ctxTree
+	keys  keyTable
+	lines lineTable
+
+	cfg Config
+	env *platform.Env
+
+	byTid map[uint32]*thread
+	all   []*thread // every thread, in order of appearance
+	limit *thread   // the runnable thread that held the watermark back at the last try (sweepPending)
+
+	unattr int64 // idleness while nobody works
+	evs    []edge
+	segs   []segment
 
 	locks      map[uint64]*lock
 	lockOrder  []*lock // in order of first sight
@@ -131,7 +135,7 @@ func New(cfg Config, env *platform.Env) (*Analysis, error) {
 		return nil, err
 	}
 	a := &Analysis{cfg: cfg, env: env, threads: cfg.IdleBase == "threads", spinIdle: cfg.Spin == "idle",
-		byTid: map[uint32]*thread{}, locks: map[uint64]*lock{}}
+		nsPerInsn: cfg.NsPerInsn, byTid: map[uint32]*thread{}, locks: map[uint64]*lock{}}
 	a.tree.init()
 	a.lines.init()
 	a.keys.init()
@@ -266,8 +270,10 @@ type blockClass struct {
 	insns    int64 // instructions
 	callSite int32 // the line of its last instruction, -2 until needed
 	// key+1 is the key of the block in context keyNode, the last it was
-	// seen in (0: none yet): most blocks run in one context.
+	// seen in (0: none yet): most blocks run in one context. nodeRuntime
+	// is keyNode's runtime flag.
 	keyNode, key int32
+	nodeRuntime  bool
 }
 
 // key returns the key of block id, whose class is bc, in context node.
@@ -276,7 +282,7 @@ func (a *Analysis) key(bc *blockClass, node int32, id uint32) int32 {
 		return bc.key - 1
 	}
 	k := a.keys.get(node, bc.line, id)
-	bc.keyNode, bc.key = node, k+1
+	bc.keyNode, bc.key, bc.nodeRuntime = node, k+1, a.tree.nodes[node].runtime
 	return k
 }
 
@@ -459,22 +465,23 @@ func (a *Analysis) block(ev *analyses.Event) {
 	// time stamps after it completes an instruction itself (rdtsc, fprem,
 	// a missing instruction) within the slice; the blocks continue where
 	// the thread's clock is.
-	at := ev.Time
-	if at < t.known && t.state != exited {
-		at = t.known
+	at, known := ev.Time, t.known
+	if at < known && t.state != exited {
+		at = known
 	}
 	if t.state == blocked { // cannot happen: a thread runs only after its wake
 		a.endWait(t, ev.Time, 0, 0)
 	}
-	d := int64(ev.Size) * a.cfg.NsPerInsn
-	if int64(ev.Size) > a.maxBlock {
-		a.maxBlock = int64(ev.Size)
-		a.lagNs = (2*int64(a.cfg.Quantum) + a.maxBlock) * a.cfg.NsPerInsn
+	size := int64(ev.Size)
+	d := size * a.nsPerInsn
+	if size > a.maxBlock {
+		a.maxBlock = size
+		a.lagNs = (2*int64(a.cfg.Quantum) + a.maxBlock) * a.nsPerInsn
 	}
 	// A new run: the latest pick's clock is at least the thread's clock
 	// before this block.
-	if t != a.cur || at != t.known || t.fresh {
-		t.runStart = min(t.known, at)
+	if t != a.cur || at != known || t.fresh {
+		t.runStart = min(known, at)
 		t.segStart = at
 		t.fresh = false
 		a.cur = t
@@ -482,43 +489,20 @@ func (a *Analysis) block(ev *analyses.Event) {
 	end := at + d
 	id := ev.Block
 	bc := a.blockClass(id)
-	node := t.top()
-	switch {
-	case ev.Period() > 0 && ev.Folded > 0:
+	node := t.stack[len(t.stack)-1]
+	if ev.Period() > 0 && ev.Folded > 0 {
 		if a.periodicRun(t, ev, at, node) {
 			a.periodic++
-			break
+		} else {
+			a.periodicMissed++ // cannot happen: the engine keeps the period
+			a.plainBlock(t, ev, bc, node, at, end)
 		}
-		a.periodicMissed++
-		fallthrough // cannot happen: the engine keeps the period
-	default:
-		// Spin detection: a cycle of at most four blocks of runtime
-		// code, which the engine flags block by block (Needs.Repeats);
-		// other code, and a spin loop known by name, end it. A run of
-		// runtime blocks repeats none (but its first may).
-		switch {
-		case bc.runtime && !bc.spin && ev.Repeat() && ev.Folded == 0:
-			t.cyc++
-		default:
-			t.cyc = 0
-		}
-		k := a.key(bc, node, id)
-		a.charge(t, at, end, k, bc.runtime && (bc.spin || t.cyc >= spinCycle), bc.runtime || a.tree.nodes[node].runtime)
-		// The thread's last blocks: the run's, of which the event names
-		// the last.
-		switch n := int(ev.Folded) + 1; {
-		case n == 1:
-			t.hist = [histLen]uint32{id, t.hist[0], t.hist[1], t.hist[2]}
-		case n >= histLen:
-			t.hist = [histLen]uint32{id}
-		default:
-			copy(t.hist[n:], t.hist[:histLen-n])
-			clear(t.hist[1:n])
-			t.hist[0] = id
-		}
+	} else {
+		a.plainBlock(t, ev, bc, node, at, end)
 	}
-	t.known = max(t.known, end)
-	t.end = t.known
+	known = max(known, end)
+	t.known = known
+	t.end = known
 	t.lastBlock = id
 	if end > a.now {
 		a.now = end
@@ -526,10 +510,69 @@ func (a *Analysis) block(ev *analyses.Event) {
 	// The latest pick was at most one slice before the end of this run,
 	// once the run is longer than a slice since its last gap.
 	lb := t.runStart
-	if t.known-t.segStart > a.lagNs {
-		lb = max(lb, t.known-a.lagNs)
+	if known-t.segStart > a.lagNs {
+		lb = max(lb, known-a.lagNs)
 	}
-	a.pickLB = max(a.pickLB, lb)
+	if lb > a.pickLB {
+		a.pickLB = lb
+	}
+}
+
+// plainBlock charges [at, end) of block event ev (a block or an ordinary
+// run of them, bc the class of its last block) to t in context node: charge,
+// account and addPiece with their common case inlined.
+func (a *Analysis) plainBlock(t *thread, ev *analyses.Event, bc *blockClass, node int32, at, end int64) {
+	// Spin detection: a cycle of at most four blocks of runtime code,
+	// which the engine flags block by block (Needs.Repeats); other code,
+	// and a spin loop known by name, end it. A run of runtime blocks
+	// repeats none (but its first may).
+	id := ev.Block
+	if bc.runtime && !bc.spin && ev.Repeat() && ev.Folded == 0 {
+		t.cyc++
+	} else {
+		t.cyc = 0
+	}
+	k := a.key(bc, node, id)
+	spinning := bc.runtime && (bc.spin || t.cyc >= spinCycle)
+	runtime := bc.runtime || bc.nodeRuntime
+	switch d := end - at; {
+	case d <= 0:
+	case spinning || at < a.swept || a.threads:
+		a.charge(t, at, end, k, spinning, runtime)
+	default: // charge: working time, after the watermark
+		st := &a.keys.stats[k]
+		st.work += d
+		t.work += d
+		if runtime {
+			st.overhead += d
+			t.overhead += d
+		}
+		// addPiece
+		if n := len(t.pieces); n > t.head {
+			if p := &t.pieces[n-1]; p.end == at && p.key == k && p.work {
+				p.end = end
+				break
+			}
+		}
+		p := t.newPiece()
+		p.start, p.end, p.key, p.work = at, end, k, true
+	}
+	// The thread's last blocks: the run's, of which the event names the
+	// last (element by element: a copy of the array read back narrower
+	// stores).
+	switch n := int(ev.Folded) + 1; {
+	case n == 1:
+		t.hist[3] = t.hist[2]
+		t.hist[2] = t.hist[1]
+		t.hist[1] = t.hist[0]
+		t.hist[0] = id
+	case n >= histLen:
+		t.hist = [histLen]uint32{id}
+	default:
+		copy(t.hist[n:], t.hist[:histLen-n])
+		clear(t.hist[1:n])
+		t.hist[0] = id
+	}
 }
 
 // charge attributes [start, end) of t's time, spent in key k, spinning or
