@@ -138,9 +138,13 @@ func renderResult(b *strings.Builder, r *Result, name string) {
 		Header:  []string{"calling context", "work", "idleness", "overhead", "lock-wait blame", "wait", "idleness / effort", "verdict"},
 		Numeric: []bool{false, true, true, true, true, true, true, false},
 	}
+	// The rows go to b as the walk finds them.
+	b.WriteString("<h3>Calling context tree (inclusive, virtual ns)</h3>\n<div class=\"scroll\">\n")
+	t.WriteHead(b)
+	rows := 0
 	var walk func(i, depth int)
 	walk = func(i, depth int) {
-		if t.Len() >= htmlContextRows {
+		if rows >= htmlContextRows {
 			return
 		}
 		c := r.Contexts[i]
@@ -159,8 +163,9 @@ func renderResult(b *strings.Builder, r *Result, name string) {
 		if e := c.Total.Effort(); e > 0 {
 			ratio = fmt.Sprintf("%.1f %%", 100*float64(c.Total.Idleness)/float64(e))
 		}
-		t.Add(cell, report.Int(c.Total.Work), report.Int(c.Total.Idleness), report.Int(c.Total.Overhead),
+		t.WriteRow(b, cell, report.Int(c.Total.Work), report.Int(c.Total.Idleness), report.Int(c.Total.Overhead),
 			report.Int(c.Total.Lockwait), report.Int(c.Total.Wait), report.Txt(ratio), report.Txt(verdict[c.ID]))
+		rows++
 		kids := children[c.ID]
 		order(kids)
 		for _, k := range kids {
@@ -171,10 +176,9 @@ func renderResult(b *strings.Builder, r *Result, name string) {
 	for _, i := range roots {
 		walk(i, 0)
 	}
-	b.WriteString("<h3>Calling context tree (inclusive, virtual ns)</h3>\n<div class=\"scroll\">\n")
-	t.WriteHTML(b)
+	t.WriteEnd(b)
 	b.WriteString("</div>\n")
-	if t.Len() >= htmlContextRows {
+	if rows >= htmlContextRows {
 		fmt.Fprintf(b, "<p class=\"note\">The first %d contexts; the JSON and pprof files have them all.</p>\n", htmlContextRows)
 	}
 

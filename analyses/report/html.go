@@ -297,45 +297,60 @@ func (t *HTMLTable) WriteHTML(b *strings.Builder) {
 		}
 	}
 	b.Grow(n)
+	t.WriteHead(b)
+	for _, row := range t.rows {
+		t.WriteRow(b, row...)
+	}
+	t.WriteEnd(b)
+}
+
+// WriteHead, WriteRow for each row and WriteEnd append the table to b
+// as WriteHTML does, without keeping its rows.
+func (t *HTMLTable) WriteHead(b *strings.Builder) {
 	if t.Sortable {
 		b.WriteString("<table class=\"sortable\">\n")
 	} else {
 		b.WriteString("<table>\n")
 	}
-	num := func(i int) bool { return i < len(t.Numeric) && t.Numeric[i] }
 	b.WriteString("<thead><tr>")
 	for i, h := range t.Header {
-		if num(i) {
+		if t.numeric(i) {
 			fmt.Fprintf(b, "<th class=\"num\">%s</th>", Esc(h))
 		} else {
 			fmt.Fprintf(b, "<th>%s</th>", Esc(h))
 		}
 	}
 	b.WriteString("</tr></thead>\n<tbody>\n")
-	for _, row := range t.rows {
-		b.WriteString("<tr>")
-		for i, c := range row {
-			b.WriteString("<td")
-			if num(i) {
-				b.WriteString(" class=\"num\"")
-			}
-			if c.Key != "" {
-				b.WriteString(" data-v=\"")
-				b.WriteString(Esc(c.Key))
-				b.WriteString("\"")
-			}
-			b.WriteString(">")
-			if c.HTML != "" {
-				b.WriteString(c.HTML)
-			} else {
-				b.WriteString(Esc(c.Text))
-			}
-			b.WriteString("</td>")
-		}
-		b.WriteString("</tr>\n")
-	}
-	b.WriteString("</tbody>\n</table>\n")
 }
+
+func (t *HTMLTable) numeric(i int) bool { return i < len(t.Numeric) && t.Numeric[i] }
+
+// WriteRow appends a row (see WriteHead).
+func (t *HTMLTable) WriteRow(b *strings.Builder, cells ...Cell) {
+	b.WriteString("<tr>")
+	for i, c := range cells {
+		b.WriteString("<td")
+		if t.numeric(i) {
+			b.WriteString(" class=\"num\"")
+		}
+		if c.Key != "" {
+			b.WriteString(" data-v=\"")
+			b.WriteString(Esc(c.Key))
+			b.WriteString("\"")
+		}
+		b.WriteString(">")
+		if c.HTML != "" {
+			b.WriteString(c.HTML)
+		} else {
+			b.WriteString(Esc(c.Text))
+		}
+		b.WriteString("</td>")
+	}
+	b.WriteString("</tr>\n")
+}
+
+// WriteEnd ends the table (see WriteHead).
+func (t *HTMLTable) WriteEnd(b *strings.Builder) { b.WriteString("</tbody>\n</table>\n") }
 
 // FormatFloat formats v in the shortest form that reads back exactly
 // (deterministic; NaN and infinities as words).
