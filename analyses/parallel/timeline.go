@@ -100,39 +100,38 @@ func (a *Analysis) sweep(to int64) {
 }
 
 // attribute charges t's working pieces before to with their idleness over
-// segs, and drops what was swept.
+// segs, and drops what was swept. A piece within one segment (nearly all:
+// a segment ends only when some thread starts or stops working) takes a
+// short path; t's own share is summed per segment.
 func (a *Analysis) attribute(t *thread, segs []segment, to int64) {
 	ps := t.pieces
 	h := t.head
 	si := 0
+	var acc int64 // t's idleness in segs[si] not yet added to t.idle
 	for h < len(ps) && ps[h].start < to {
 		p := &ps[h]
 		if p.work {
-			for si < len(segs) && segs[si].end <= p.start {
+			if si < len(segs) && segs[si].end <= p.start {
+				a.threadIdle(t, &segs[si], acc)
+				acc = 0
 				si++
+				for si < len(segs) && segs[si].end <= p.start {
+					si++
+				}
 			}
-			for j := si; j < len(segs) && segs[j].start < p.end; j++ {
-				s := segs[j]
-				o := min(s.end, p.end) - max(s.start, p.start)
-				if o <= 0 || s.nw == 0 || s.ni == 0 {
-					continue
-				}
-				if pi, ok := p.periodic(); ok {
-					// A periodic piece: to each block of its
-					// pattern, its blocks within the overlap.
-					pat := &t.pats[pi]
-					from, to := max(s.start, p.start), min(s.end, p.end)
-					for i := range int(pat.period) {
-						a.idleTo(pat.pk[i], s, pat.share(i, to)-pat.share(i, from))
+			if si < len(segs) && p.key >= 0 && p.end <= segs[si].end && p.start >= segs[si].start {
+				// Within segs[si].
+				if s := &segs[si]; s.nw != 0 && s.ni != 0 {
+					v := int64(s.ni) * (p.end - p.start)
+					st := &a.keys.stats[p.key]
+					if st.idle == nil {
+						st.idle = make([]int64, a.cfg.CPUs+1)
 					}
-				} else {
-					a.idleTo(p.key, s, o)
+					st.idle[s.nw] += v
+					acc += v
 				}
-				v := int64(s.ni) * o
-				if t.idle == nil {
-					t.idle = make([]int64, a.cfg.CPUs+1)
-				}
-				t.idle[s.nw] += v
+			} else {
+				a.idleSpan(t, p, segs[si:])
 			}
 		}
 		if p.end > to {
@@ -143,6 +142,9 @@ func (a *Analysis) attribute(t *thread, segs []segment, to int64) {
 			t.patHead = pi + 1
 		}
 		h++
+	}
+	if si < len(segs) {
+		a.threadIdle(t, &segs[si], acc)
 	}
 	t.head = h
 	if h == len(ps) {
@@ -167,6 +169,41 @@ func (a *Analysis) attribute(t *thread, segs []segment, to int64) {
 				}
 			}
 		}
+	}
+}
+
+// threadIdle adds v, t's idleness in segment s, to t's.
+func (a *Analysis) threadIdle(t *thread, s *segment, v int64) {
+	if v == 0 {
+		return
+	}
+	if t.idle == nil {
+		t.idle = make([]int64, a.cfg.CPUs+1)
+	}
+	t.idle[s.nw] += v
+}
+
+// idleSpan charges working piece p of t, which starts in segs[0] or later,
+// with its idleness over the segments it overlaps.
+func (a *Analysis) idleSpan(t *thread, p *piece, segs []segment) {
+	for j := 0; j < len(segs) && segs[j].start < p.end; j++ {
+		s := segs[j]
+		o := min(s.end, p.end) - max(s.start, p.start)
+		if o <= 0 || s.nw == 0 || s.ni == 0 {
+			continue
+		}
+		if pi, ok := p.periodic(); ok {
+			// A periodic piece: to each block of its pattern, its
+			// blocks within the overlap.
+			pat := &t.pats[pi]
+			from, to := max(s.start, p.start), min(s.end, p.end)
+			for i := range int(pat.period) {
+				a.idleTo(pat.pk[i], s, pat.share(i, to)-pat.share(i, from))
+			}
+		} else {
+			a.idleTo(p.key, s, o)
+		}
+		a.threadIdle(t, &s, int64(s.ni)*o)
 	}
 }
 
