@@ -138,37 +138,65 @@ func (s *Stage) Finish(emit func([]analyses.Event)) {
 }
 
 // Call implements Listener: the Call event goes before the current event.
+// Every field is set (insert does not clear the event).
 func (s *Stage) Call(tid uint32, r RoutineID, entry uint64, ctx NodeID) {
 	e := s.insert()
-	e.Kind, e.Tid, e.Time, e.Block, e.Addr, e.Aux = analyses.KindCall, tid, s.time, uint32(r), entry, uint64(ctx)
+	e.Addr, e.Aux, e.Time, e.Size, e.Tid, e.Block = entry, uint64(ctx), s.time, 0, tid, uint32(r)
+	e.Kind, e.End, e.Flags, e.Folded = analyses.KindCall, 0, 0, 0
 }
 
 // Return implements Listener.
 func (s *Stage) Return(tid uint32, r RoutineID, ctx NodeID) {
 	e := s.insert()
-	e.Kind, e.Tid, e.Time, e.Block, e.Aux = analyses.KindReturn, tid, s.time, uint32(r), uint64(ctx)
+	e.Addr, e.Aux, e.Time, e.Size, e.Tid, e.Block = 0, uint64(ctx), s.time, 0, tid, uint32(r)
+	e.Kind, e.End, e.Flags, e.Folded = analyses.KindReturn, 0, 0, 0
 }
 
-// insert appends a zero event to the stream before the current event
-// (after the batch's events before it) and returns it. Its fields are
-// then set one by one in place: appending a composite literal built it on
-// the stack and copied it in 16-byte moves that read back the narrower
-// stores just made (a store-forwarding stall per move, the largest cost of
-// a Call or Return).
+// insert appends an event to the stream before the current event (after
+// the batch's events before it) and returns it, for the caller to set
+// every field of in place: appending a composite literal built it on the
+// stack and copied it in 16-byte moves that read back the narrower stores
+// just made (a store-forwarding stall per move, the largest cost of a Call
+// or Return).
 func (s *Stage) insert() *analyses.Event {
 	if s.cur > s.start {
-		s.put(s.batch[s.start:s.cur])
-		s.start = s.cur
+		s.putRun()
 	}
+	n := len(s.out)
+	if n >= outMax || n == cap(s.out) {
+		return s.insertSlow()
+	}
+	s.out = s.out[:n+1]
+	return &s.out[n]
+}
+
+// putRun puts the batch's events before the current one, not yet handed
+// on: a few on lock-heavy code, copied one by one (append's memmove call
+// costs more for them).
+func (s *Stage) putRun() {
+	seg := s.batch[s.start:s.cur]
+	s.start = s.cur
+	if len(seg) > 4 {
+		s.put(seg)
+		return
+	}
+	n := len(s.out)
+	if n+len(seg) > cap(s.out) || n+len(seg) > outMax {
+		s.put(seg)
+		return
+	}
+	out := s.out[:n+len(seg)]
+	for i := range seg {
+		out[n+i] = seg[i]
+	}
+	s.out = out
+}
+
+// insertSlow is insert's slow path: s.out is full or must grow.
+func (s *Stage) insertSlow() *analyses.Event {
 	if len(s.out) >= outMax {
 		s.flush()
 	}
-	n := len(s.out)
-	if n == cap(s.out) {
-		s.out = append(s.out, analyses.Event{})
-	} else {
-		s.out = s.out[:n+1]
-		s.out[n] = analyses.Event{}
-	}
-	return &s.out[n]
+	s.out = append(s.out, analyses.Event{})
+	return &s.out[len(s.out)-1]
 }

@@ -104,6 +104,10 @@ type blockInfo struct {
 	kind   analyses.RoutineKind
 	next   uint64 // the address after the block (its fall-through/return address)
 	rentry uint64
+	// ctx+1 is the CCT node of the routine called from context parent,
+	// the last a push of this block made (0: none yet): an entry block is
+	// nearly always called from one context.
+	parent, ctx NodeID
 }
 
 // NewTracker returns a tracker that reports to l (which may be nil).
@@ -419,7 +423,12 @@ func (t *Tracker) push(s *stack, bi *blockInfo, entry, ret, sp uint64) {
 	}
 	ctx := parent
 	if !hidden {
-		ctx = t.cct.Child(parent, r)
+		if bi.ctx != 0 && bi.parent == parent {
+			ctx = bi.ctx - 1
+		} else {
+			ctx = t.cct.Child(parent, r)
+			bi.parent, bi.ctx = parent, ctx+1
+		}
 	}
 	// Set in place: appending a composite literal copied it from the
 	// stack in moves that read back narrower stores (Stage.insert).
@@ -436,7 +445,9 @@ func (t *Tracker) push(s *stack, bi *blockInfo, entry, ret, sp uint64) {
 		s.hidden++
 		return
 	}
-	if t.listener != nil {
+	if st, ok := t.listener.(*Stage); ok {
+		st.Call(s.tid, r, entry, ctx) // a direct call
+	} else if t.listener != nil {
 		t.listener.Call(s.tid, r, entry, ctx)
 	}
 }
@@ -449,6 +460,10 @@ func (t *Tracker) pop(s *stack) {
 	case f.hidden:
 		s.hidden--
 	case t.listener != nil:
-		t.listener.Return(s.tid, f.routine, f.ctx)
+		if st, ok := t.listener.(*Stage); ok {
+			st.Return(s.tid, f.routine, f.ctx) // a direct call
+		} else {
+			t.listener.Return(s.tid, f.routine, f.ctx)
+		}
 	}
 }
