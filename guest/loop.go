@@ -211,7 +211,10 @@ func (p *Process) syscall(t *sched.Thread) *Result {
 	}
 	call := syscalls.Call{Tid: t.Tid, Nr: r.RAX, Args: [6]uint64{r.RDI, r.RSI, r.RDX, r.R10, r.R8, r.R9},
 		PC: r.RIP - 2, Now: t.Clock, SP: r.RSP}
-	p.cpu.Drain()
+	// No delivery here: the syscall's events join the engine's buffer
+	// (Emit), in order, and the analyses get full batches. Lock-heavy
+	// code makes a futex call every few dozen blocks, and a delivery per
+	// call cost the analysis thread a hand-over each.
 	if call.Nr == nrRtSigreturn {
 		return p.sigreturn(t, r)
 	}
