@@ -915,3 +915,11 @@ func boolC(b bool) C.uint8_t {
 // none of that).
 func pageCollections() uint64 { return uint64(C.emu_page_collections()) }
 func mappingHits() uint64     { return uint64(C.emu_mapping_hits()) }
+
+// unicornVersion returns the major and minor version of the libunicorn
+// the engine runs on.
+func unicornVersion() (major, minor int) {
+	var ma, mi C.uint
+	C.uc_version(&ma, &mi)
+	return int(ma), int(mi)
+}
