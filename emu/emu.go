@@ -221,6 +221,9 @@ func New(opts Options) (*Engine, error) {
 	if opts.MergeMemory {
 		e.st.mem_merge = 1
 	}
+	if opts.Memory {
+		e.st.eager_time = 1
+	}
 	if opts.Repeats != nil {
 		e.st.want_repeat = 1
 	}

@@ -113,8 +113,14 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
 		uc_emu_stop(uc);
 		return;
 	}
-	// Without speedups saved is 0 and this is insns × ns_per_insn exactly.
-	s->cur_time = s->time_base + (s->prior + (int64_t)s->insns * 100 - (int64_t)s->saved) * s->ns_per_insn / 100;
+	// The block's start in hundredths of instructions; its virtual time
+	// (without speedups saved is 0 and this is insns × ns_per_insn
+	// exactly) is only worked out for events: per block when memory
+	// events take it (eager_time), else for the Block event (not for a
+	// block folded into a run, nor under `emuprof run`).
+	int64_t units = s->prior + (int64_t)s->insns * 100 - (int64_t)s->saved;
+	if (s->eager_time)
+		s->cur_time = s->time_base + units * s->ns_per_insn / 100;
 	s->insns += b->insns;
 	s->saved += b->saved;
 	s->blocks++;
@@ -166,6 +172,8 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
 		e->aux = 0;
 		if (s->want_sp)
 			uc_reg_read(uc, UC_X86_REG_RSP, &e->aux);
+		if (!s->eager_time)
+			s->cur_time = s->time_base + units * s->ns_per_insn / 100;
 		e->time = s->cur_time;
 		e->size = b->insns;
 		e->tid = s->tid;

@@ -86,7 +86,8 @@ struct emu_state {
 	uint32_t tid;
 	int64_t time_base;   // the thread's virtual clock at the slice's start (ns)
 	int64_t ns_per_insn; // virtual cost of one instruction
-	int64_t cur_time;    // virtual time of the current block's start
+	int64_t cur_time;    // virtual time of the current block's start: kept per block only with
+	int eager_time;      // memory events (they take their block's); else set with each Block event
 	int64_t prior;       // cost (hundredths of instructions) of the slice's earlier engine runs
 	int want_blocks; // append Block events
 	int want_sp;     // read RSP into Block events
