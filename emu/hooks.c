@@ -89,12 +89,22 @@ static inline struct emu_event *push(struct emu_state *s) {
 	return &s->buf[s->n++];
 }
 
-// The block hook: counts instructions for the quantum and, less what sped-up
-// instructions save (emuprof run --speedup), for virtual time, and
-// appends a Block event when an analysis wants them. Stopping here leaves the
-// block unexecuted with RIP at its start, so its instructions are not counted.
-static void hook_block(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
-	struct emu_state *s = user;
+// The block hooks count instructions for the quantum and, less what
+// sped-up instructions save (emuprof run --speedup), for virtual time;
+// hook_block also appends a Block event when an analysis wants them.
+// Stopping here leaves the block unexecuted with RIP at its start, so its
+// instructions are not counted.
+//
+// block_enter is the part of the block hooks every block takes: it finds
+// block b (having Go translate it on first sight), stops the slice before
+// it when its budget would run out, and counts it. It returns NULL when
+// the block must not run, else b and, in *units, the block's start in
+// hundredths of instructions; the block's virtual time (without speedups
+// saved is 0 and this is insns × ns_per_insn exactly) is only worked out
+// for events: per block when memory events take it (eager_time), else for
+// the Block event (not for a block folded into a run, nor under
+// `emuprof run`).
+static inline __attribute__((always_inline)) struct emu_block *block_enter(uc_engine *uc, struct emu_state *s, uint64_t addr, uint32_t len, int64_t *units) {
 	struct emu_block *b = table_find(s, addr, len);
 	if (!b) {
 		emuBlockMiss(s->handle, addr, len);
@@ -105,27 +115,44 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
 			if (s->reason == STOP_NONE)
 				s->reason = STOP_REQUEST;
 			uc_emu_stop(uc);
-			return;
+			return NULL;
 		}
 	}
 	if (s->insns > 0 && s->insns + b->insns > s->budget) {
 		s->reason = STOP_QUANTUM;
 		uc_emu_stop(uc);
-		return;
+		return NULL;
 	}
-	// The block's start in hundredths of instructions; its virtual time
-	// (without speedups saved is 0 and this is insns × ns_per_insn
-	// exactly) is only worked out for events: per block when memory
-	// events take it (eager_time), else for the Block event (not for a
-	// block folded into a run, nor under `emuprof run`).
-	int64_t units = s->prior + (int64_t)s->insns * 100 - (int64_t)s->saved;
+	*units = s->prior + (int64_t)s->insns * 100 - (int64_t)s->saved;
 	if (s->eager_time)
-		s->cur_time = s->time_base + units * s->ns_per_insn / 100;
+		s->cur_time = s->time_base + *units * s->ns_per_insn / 100;
 	s->insns += b->insns;
 	s->saved += b->saved;
 	s->blocks++;
 	s->last_block = addr;
 	s->last_len = len;
+	return b;
+}
+
+// hook_count is the block hook of an engine without Block events
+// (`emuprof run`, memory tracing alone): block_enter and no more, a
+// shorter function than hook_block, which saves more registers.
+static void hook_count(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
+	struct emu_state *s = user;
+	int64_t units;
+	if (!block_enter(uc, s, addr, len, &units))
+		return;
+	s->fold_at = 0;
+	s->win_at = s->n;
+	s->hist_n = 0;
+}
+
+static void hook_block(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
+	struct emu_state *s = user;
+	int64_t units;
+	struct emu_block *b = block_enter(uc, s, addr, len, &units);
+	if (!b)
+		return;
 	if (s->want_blocks && !b->quiet) {
 		// Options.Repeats: is the block one of the thread's last four
 		// it accepts since one it refuses? Every block counts, those
@@ -365,7 +392,8 @@ void emu_state_free(struct emu_state *s) {
 uc_err emu_install_base(struct emu_state *s, int bare) {
 	uc_hook h;
 	uc_err err;
-	if (!bare && (err = uc_hook_add(s->uc, &h, UC_HOOK_BLOCK, hook_block, s, 1, 0)))
+	// Block events are wanted or not for the engine's life (Options).
+	if (!bare && (err = uc_hook_add(s->uc, &h, UC_HOOK_BLOCK, s->want_blocks ? hook_block : hook_count, s, 1, 0)))
 		return err;
 	if ((err = uc_hook_add(s->uc, &h, UC_HOOK_INSN, hook_syscall, s, 1, 0, UC_X86_INS_SYSCALL)))
 		return err;
