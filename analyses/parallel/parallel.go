@@ -391,7 +391,10 @@ func (a *Analysis) thread(tid uint32, at int64) *thread {
 	return a.lookup(tid, at)
 }
 
-// lookup is thread's slow path (small enough thread is inlined).
+// lookup is thread's slow path, kept out of line so that thread, called
+// for every event, is inlined.
+//
+//go:noinline
 func (a *Analysis) lookup(tid uint32, at int64) *thread {
 	if t := a.byTid[tid]; t != nil && t.state != exited {
 		a.last = t
@@ -413,10 +416,7 @@ func (a *Analysis) Events(batch []analyses.Event) {
 		case analyses.KindBlock:
 			a.block(ev)
 		case analyses.KindCall:
-			t := a.last // a.thread, inlined
-			if t == nil || t.tid != ev.Tid {
-				t = a.lookup(ev.Tid, ev.Time)
-			}
+			t := a.thread(ev.Tid, ev.Time)
 			r := calls.RoutineID(ev.Block)
 			ctx := t.top()
 			if len(t.stack) > 1 || !a.tree.nodes[ctx].runtime {
@@ -428,10 +428,7 @@ func (a *Analysis) Events(batch []analyses.Event) {
 			t.stack = append(t.stack, ctx)
 			t.phys = append(t.phys, r)
 		case analyses.KindReturn:
-			t := a.last // a.thread, inlined
-			if t == nil || t.tid != ev.Tid {
-				t = a.lookup(ev.Tid, ev.Time)
-			}
+			t := a.thread(ev.Tid, ev.Time)
 			if len(t.stack) > 1 {
 				t.stack = t.stack[:len(t.stack)-1]
 			}
@@ -457,10 +454,7 @@ func (a *Analysis) Events(batch []analyses.Event) {
 }
 
 func (a *Analysis) block(ev *analyses.Event) {
-	t := a.last // a.thread, inlined
-	if t == nil || t.tid != ev.Tid {
-		t = a.lookup(ev.Tid, ev.Time)
-	}
+	t := a.thread(ev.Tid, ev.Time)
 	// A thread's clock never goes back. The engine restarts a slice's
 	// time stamps after it completes an instruction itself (rdtsc, fprem,
 	// a missing instruction) within the slice; the blocks continue where
