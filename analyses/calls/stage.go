@@ -57,7 +57,10 @@ func (s *Stage) Process(batch []analyses.Event, blocks analyses.BlockView, emit 
 		s.time, s.cur = ev.Time, i
 		switch ev.Kind {
 		case analyses.KindBlock:
-			// Tracker.BlockIn, its fast path inlined.
+			// A block seen before needs no lookup in the block table:
+			// the tracker's blockInfo has it (as in Tracker.Block, the
+			// run's first address, ev.Addr, decides whether it enters
+			// its routine).
 			var h bool
 			tr := s.tracker
 			if id := ev.Block; id != 0 && int(id) < len(tr.infos) && tr.infos[id].known {

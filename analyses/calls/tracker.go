@@ -256,19 +256,6 @@ func (t *Tracker) Block(ev *analyses.Event, b *analyses.BlockInfo) (hidden bool)
 	return t.block(ev, bi, entry)
 }
 
-// BlockIn is Block for the block of ev in view, which it looks up only on
-// first sight of the id (the stage's way: most blocks are seen before).
-func (t *Tracker) BlockIn(ev *analyses.Event, view analyses.BlockView) (hidden bool) {
-	if id := ev.Block; id != 0 && int(id) < len(t.infos) {
-		if bi := &t.infos[id]; bi.known {
-			// As Block: the run's first address (ev.Addr) decides
-			// whether it enters its routine.
-			return t.block(ev, bi, bi.named && bi.rentry == ev.Addr)
-		}
-	}
-	return t.Block(ev, view.Get(ev.Block))
-}
-
 // block is Block for the event's blockInfo bi; entry says whether the
 // event (its first block) enters its routine.
 func (t *Tracker) block(ev *analyses.Event, bi *blockInfo, entry bool) (hidden bool) {
