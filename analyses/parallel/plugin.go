@@ -121,6 +121,8 @@ func (a *Analysis) Write(dir string) ([]string, error) {
 	return out, nil
 }
 
+var _ platform.LiveRenderer = (*Analysis)(nil)
+
 // RenderLive is RenderHTML during the run that wrote files: the section of
 // the JSON file Write wrote is drawn from the result in memory rather than
 // read back and parsed, the same bytes (TestRenderLiveIsRenderHTML).

@@ -178,6 +178,13 @@ type OutputChecker interface {
 	CheckOutput(dir string) error
 }
 
+// LiveRenderer is implemented by an Instance whose plugin has a Render
+// and that can draw the same section of report.html from its results in
+// memory, during the run that wrote files, instead of reading them back.
+type LiveRenderer interface {
+	RenderLive(files []string) (*report.Section, error)
+}
+
 // nameMax is the longest file name Linux and macOS file systems take.
 const nameMax = 255
 

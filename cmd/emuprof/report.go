@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"emuprof/analyses/parallel"
 	"emuprof/analyses/platform"
 	"emuprof/analyses/report"
 	"emuprof/guest"
@@ -128,23 +127,9 @@ func (f *profileFlags) writeReport(plugins []platform.Plugin, insts []platform.I
 	return []string{runPath, htmlPath}, nil
 }
 
-// liveRenderer is an analysis instance that draws its section of the
-// report from its results in memory rather than from the files it wrote,
-// during the run, the same bytes as its plugin's Render from the files.
-type liveRenderer interface {
-	RenderLive(files []string) (*report.Section, error)
-}
-
-// The parallel analysis renders live (html.go: its JSON is not read back).
-var _ liveRenderer = (*parallel.Analysis)(nil)
-
-func isLiveRenderer(inst platform.Instance) bool {
-	_, ok := inst.(liveRenderer)
-	return ok
-}
-
 // buildPage assembles report.html from files: each plugin's section from
-// its Render (or, during a run, its instance's RenderLive if it has one, or
+// its Render (or, during a run, its instance's RenderLive if it is a
+// platform.LiveRenderer, or
 // its Section when it has no Render), and the run section from the
 // <app>_run.json files and what the sections found.
 //
@@ -162,9 +147,11 @@ func buildPage(plugins []platform.Plugin, files []string, live map[string]platfo
 	for _, p := range plugins {
 		var sec *report.Section
 		var err error
-		switch inst := live[p.Name]; {
-		case p.Render != nil && inst != nil && isLiveRenderer(inst):
-			sec, err = inst.(liveRenderer).RenderLive(files)
+		inst := live[p.Name]
+		lr, isLive := inst.(platform.LiveRenderer)
+		switch {
+		case p.Render != nil && isLive:
+			sec, err = lr.RenderLive(files)
 		case p.Render != nil:
 			sec, err = p.Render(files)
 		case inst != nil:
