@@ -123,9 +123,9 @@ static inline __attribute__((always_inline)) struct emu_block *block_enter(uc_en
 		uc_emu_stop(uc);
 		return NULL;
 	}
-	*units = s->prior + (int64_t)s->insns * 100 - (int64_t)s->saved;
+	*units = slice_units(s->prior, s->insns, s->saved);
 	if (s->eager_time)
-		s->cur_time = s->time_base + *units * s->ns_per_insn / 100;
+		s->cur_time = slice_clock(s->time_base, *units, s->ns_per_insn);
 	s->insns += b->insns;
 	s->saved += b->saved;
 	s->blocks++;
@@ -134,17 +134,22 @@ static inline __attribute__((always_inline)) struct emu_block *block_enter(uc_en
 	return b;
 }
 
+// no_event: the block gets no event; no run goes on across it, nor does a
+// merged access, nor a periodic run's history.
+static inline void no_event(struct emu_state *s) {
+	s->fold_at = 0;
+	s->win_at = s->n;
+	s->hist_n = 0;
+}
+
 // hook_count is the block hook of an engine without Block events
 // (`emuprof run`, memory tracing alone): block_enter and no more, a
 // shorter function than hook_block, which saves more registers.
 static void hook_count(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
 	struct emu_state *s = user;
 	int64_t units;
-	if (!block_enter(uc, s, addr, len, &units))
-		return;
-	s->fold_at = 0;
-	s->win_at = s->n;
-	s->hist_n = 0;
+	if (block_enter(uc, s, addr, len, &units))
+		no_event(s);
 }
 
 static void hook_block(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
@@ -200,7 +205,7 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
 		if (s->want_sp)
 			uc_reg_read(uc, UC_X86_REG_RSP, &e->aux);
 		if (!s->eager_time)
-			s->cur_time = s->time_base + units * s->ns_per_insn / 100;
+			s->cur_time = slice_clock(s->time_base, units, s->ns_per_insn);
 		e->time = s->cur_time;
 		e->size = b->insns;
 		e->tid = s->tid;
@@ -220,9 +225,7 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
 		s->fold_at = s->fold_key ? s->n : 0;
 		hist_push(s, b);
 	} else {
-		s->fold_at = 0;
-		s->win_at = s->n;
-		s->hist_n = 0;
+		no_event(s);
 	}
 }
 

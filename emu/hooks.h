@@ -142,6 +142,17 @@ void emu_event_layout(uint64_t out[12]);
 uc_err emu_reg_read_batch(uc_engine *uc, int *regs, uint64_t *vals, int n);
 uc_err emu_reg_write_batch(uc_engine *uc, int *regs, uint64_t *vals, int n);
 
+// slice_units is a slice's cost after insns instructions of which speedups
+// saved `saved` hundredths, in hundredths of an instruction (prior: its
+// earlier engine runs'); slice_clock is the virtual time at that cost
+// from base (ns). The block hooks and emu_live (live.go) share them.
+static inline int64_t slice_units(int64_t prior, uint64_t insns, uint64_t saved) {
+	return prior + (int64_t)insns * 100 - (int64_t)saved;
+}
+static inline int64_t slice_clock(int64_t base, int64_t units, int64_t ns_per_insn) {
+	return base + units * ns_per_insn / 100;
+}
+
 // unicornfix.c: the engine maps, unmaps and protects memory, and closes,
 // only through these (memory_mapping's cache); how often libunicorn called
 // its page_collection_lock, and found a region in memory_mapping's cache

@@ -6,14 +6,14 @@ package emu
 // emu_live reads the running slice's counters from another thread: the
 // block hook updates them with plain stores; relaxed atomic loads see
 // whole values (a display may lag by a block). The time is worked out
-// as the hook does (it keeps cur_time only for events).
+// as the block hooks do (they keep cur_time only for events).
 static void emu_live(struct emu_state *s, uint64_t *insns, int64_t *now) {
 	uint64_t n = __atomic_load_n(&s->insns, __ATOMIC_RELAXED);
 	uint64_t saved = __atomic_load_n(&s->saved, __ATOMIC_RELAXED);
 	int64_t base = __atomic_load_n(&s->time_base, __ATOMIC_RELAXED);
 	int64_t prior = __atomic_load_n(&s->prior, __ATOMIC_RELAXED);
 	*insns = n;
-	*now = base + (prior + (int64_t)n * 100 - (int64_t)saved) * s->ns_per_insn / 100;
+	*now = slice_clock(base, slice_units(prior, n, saved), s->ns_per_insn);
 }
 */
 import "C"
