@@ -122,13 +122,8 @@ func (a *Analysis) attribute(t *thread, segs []segment, to int64) {
 			if si < len(segs) && p.key >= 0 && p.end <= segs[si].end && p.start >= segs[si].start {
 				// Within segs[si].
 				if s := &segs[si]; s.nw != 0 && s.ni != 0 {
-					v := int64(s.ni) * (p.end - p.start)
-					st := &a.keys.stats[p.key]
-					if st.idle == nil {
-						st.idle = make([]int64, a.cfg.CPUs+1)
-					}
-					st.idle[s.nw] += v
-					acc += v
+					a.idleTo(p.key, s, p.end-p.start)
+					acc += int64(s.ni) * (p.end - p.start)
 				}
 			} else {
 				a.idleSpan(t, p, segs[si:])
@@ -198,17 +193,17 @@ func (a *Analysis) idleSpan(t *thread, p *piece, segs []segment) {
 			pat := &t.pats[pi]
 			from, to := max(s.start, p.start), min(s.end, p.end)
 			for i := range int(pat.period) {
-				a.idleTo(pat.pk[i], s, pat.share(i, to)-pat.share(i, from))
+				a.idleTo(pat.pk[i], &s, pat.share(i, to)-pat.share(i, from))
 			}
 		} else {
-			a.idleTo(p.key, s, o)
+			a.idleTo(p.key, &s, o)
 		}
 		a.threadIdle(t, &s, int64(s.ni)*o)
 	}
 }
 
 // idleTo adds the idleness of o ns of key k's work in segment s.
-func (a *Analysis) idleTo(k int32, s segment, o int64) {
+func (a *Analysis) idleTo(k int32, s *segment, o int64) {
 	st := &a.keys.stats[k]
 	if st.idle == nil {
 		st.idle = make([]int64, a.cfg.CPUs+1)
