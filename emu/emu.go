@@ -214,6 +214,7 @@ func New(opts Options) (*Engine, error) {
 	}
 	if opts.StackPointer {
 		e.st.want_sp = 1
+		e.st.rsp = C.emu_rsp_slot(e.uc)
 	}
 	if opts.FoldMemory {
 		e.st.fold_mem = 1
@@ -922,7 +923,12 @@ func mappingHits() uint64     { return uint64(C.emu_mapping_hits()) }
 // unicornVersion returns the major and minor version of the libunicorn
 // the engine runs on.
 func unicornVersion() (major, minor int) {
-	var ma, mi C.uint
-	C.uc_version(&ma, &mi)
-	return int(ma), int(mi)
+	v := unicornVersionFull()
+	return int(v >> 24), int(v >> 16 & 0xff)
+}
+
+// unicornVersionFull returns uc_version's whole number: major, minor,
+// patch and extra, a byte each.
+func unicornVersionFull() uint32 {
+	return uint32(C.uc_version(nil, nil))
 }

@@ -202,7 +202,9 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
 		struct emu_event *e = push(s);
 		e->addr = addr;
 		e->aux = 0;
-		if (s->want_sp)
+		if (s->rsp)
+			e->aux = *s->rsp;
+		else if (s->want_sp)
 			uc_reg_read(uc, UC_X86_REG_RSP, &e->aux);
 		if (!s->eager_time)
 			s->cur_time = slice_clock(s->time_base, units, s->ns_per_insn);

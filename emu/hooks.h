@@ -91,6 +91,7 @@ struct emu_state {
 	int64_t prior;       // cost (hundredths of instructions) of the slice's earlier engine runs
 	int want_blocks; // append Block events
 	int want_sp;     // read RSP into Block events
+	uint64_t *rsp;   // where the engine keeps RSP (emu_rsp_slot), or NULL: uc_reg_read
 	int want_touch;  // ask Go to back an unmapped page on a fault (emuTouch)
 
 	// Run folding (Options.Fold): buf[fold_at-1] is a Block event that
@@ -156,11 +157,13 @@ static inline int64_t slice_clock(int64_t base, int64_t units, int64_t ns_per_in
 // unicornfix.c: the engine maps, unmaps and protects memory, and closes,
 // only through these (memory_mapping's cache); how often libunicorn called
 // its page_collection_lock, and found a region in memory_mapping's cache
-// (Linux only; 0 elsewhere).
+// (Linux only; 0 elsewhere); where Unicorn 2.0.1 keeps RSP (NULL on any
+// other Unicorn, or off Linux).
 uc_err emu_mem_map_ptr(uc_engine *uc, uint64_t addr, size_t n, uint32_t perms, void *host);
 uc_err emu_mem_unmap(uc_engine *uc, uint64_t addr, size_t n);
 uc_err emu_mem_protect(uc_engine *uc, uint64_t addr, size_t n, uint32_t perms);
 uc_err emu_close(uc_engine *uc);
+uint64_t *emu_rsp_slot(uc_engine *uc);
 uint64_t emu_page_collections(void);
 uint64_t emu_mapping_hits(void);
 

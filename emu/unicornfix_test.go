@@ -1,9 +1,11 @@
 package emu
 
 import (
+	"fmt"
 	"runtime"
 	"testing"
 
+	"emuprof/analyses"
 	"emuprof/cpu"
 	"emuprof/mm"
 )
@@ -74,4 +76,32 @@ func loopSum(t *testing.T, e *Engine) uint32 {
 		t.Fatal(err)
 	}
 	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+}
+
+// On Unicorn 2.0.1 the block hook reads the guest's RSP where the engine
+// keeps it (emu_rsp_slot), not through uc_reg_read: every Block event's Aux
+// must still be RSP at the block's start.
+func TestBlockEventsReadRSPDirectly(t *testing.T) {
+	// push rax; jmp a; a: push rax; jmp b; b: pop rax; syscall
+	code := []byte{0x50, 0xeb, 0x00, 0x50, 0xeb, 0x00, 0x58, 0x0f, 0x05}
+	e := newEngine(t, Options{Blocks: true, StackPointer: true}, code)
+	if runtime.GOOS == "linux" && unicornVersionFull()>>8 == 0x020001 && e.st.rsp == nil {
+		t.Fatal("Unicorn 2.0.1, and emu_rsp_slot did not find RSP: the block hook reads it with uc_reg_read")
+	}
+	var got []uint64
+	e.SetSink(func(b []analyses.Event) {
+		for _, ev := range b {
+			if ev.Kind == analyses.KindBlock {
+				got = append(got, ev.Aux)
+			}
+		}
+	})
+	if s := e.Run(codeAddr, 0); s.Reason != cpu.StopSyscall {
+		t.Fatalf("stop %+v", s)
+	}
+	e.Drain()
+	want := []uint64{0x21000, 0x20ff8, 0x20ff0}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("Block events' stack pointers %#x, want %#x", got, want)
+	}
 }
