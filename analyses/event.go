@@ -90,6 +90,20 @@ const FlagRepeat Flags = 1 << 4
 // Repeat reports whether a Block event has FlagRepeat.
 func (e *Event) Repeat() bool { return e.Flags&FlagRepeat != 0 }
 
+// FlagCalls marks a Block event that carries the calls and returns the
+// call-tracking stage derived before it (Needs.CallMarks), in place of the
+// Call and Return events it would insert; its Aux is then no stack
+// pointer but what CallMarks returns.
+const FlagCalls Flags = 1 << 5
+
+// CallMarks returns, for a Block event with FlagCalls, how many reported
+// activations ended before the block (Return events without their
+// routine and context) and, when its block enters a routine (a Call event
+// before it), that activation's calling-context id + 1 (0: none), whose
+// node names the routine; the entry address is the event's Addr. Returns
+// come before the call.
+func (e *Event) CallMarks() (returns, call uint32) { return uint32(e.Aux >> 32), uint32(e.Aux) }
+
 // Event is one record of the stream. It is 40 bytes and laid out exactly like
 // struct emu_event in emu/hooks.h so that batches filled by C hooks are read
 // in place, without copying or per-event allocation.
@@ -236,6 +250,14 @@ type Needs struct {
 	// repeats comes as an event of its own or starts a periodic run. At
 	// most one analysis of a run asks (the first one's is kept).
 	Repeats func(*BlockInfo) bool
+	// CallMarks (with Calls): the analysis takes the calls and returns
+	// of the call-tracking stage marked on Block events (FlagCalls), with
+	// no stack pointer, wherever they come right before a block (a return
+	// elsewhere, at rt_sigreturn or a thread's end, is still a Return
+	// event): handing on the batch in place is cheaper than inserting
+	// events into it. The stage marks only if every analysis that sees
+	// blocks says so.
+	CallMarks bool
 }
 
 // Or merges two sets of needs. A block filter survives only if every side
@@ -243,7 +265,7 @@ type Needs struct {
 func (n Needs) Or(m Needs) Needs {
 	o := Needs{n.Blocks || m.Blocks, n.Memory || m.Memory, n.KernelMem || m.KernelMem,
 		n.Syscalls || m.Syscalls, n.Threads || m.Threads, n.Calls || m.Calls, n.Lines || m.Lines,
-		n.TimeControl || m.TimeControl, nil, nil, false, false, false, nil, n.Repeats}
+		n.TimeControl || m.TimeControl, nil, nil, false, false, false, nil, n.Repeats, false}
 	if o.Repeats == nil {
 		o.Repeats = m.Repeats
 	}
@@ -251,6 +273,7 @@ func (n Needs) Or(m Needs) Needs {
 	o.FoldCycles = orFoldCycles(n, m, o.Fold)
 	o.FoldRoutines, o.FoldMemory = orFoldFlag(n, m, n.FoldRoutines, m.FoldRoutines), orFoldFlag(n, m, n.FoldMemory, m.FoldMemory)
 	o.MergeMemory = (n.MergeMemory || !n.Memory) && (m.MergeMemory || !m.Memory) && o.Memory
+	o.CallMarks = orFoldFlag(n, m, n.CallMarks, m.CallMarks) && o.Calls
 	nf, mf := n.BlockFilter, m.BlockFilter
 	switch {
 	case o.Calls || n.Blocks && nf == nil || m.Blocks && mf == nil:

@@ -60,6 +60,33 @@ func TestNeedsOrMergeMemory(t *testing.T) {
 	}
 }
 
+// Calls are marked on Block events (CallMarks) only if every analysis that
+// sees blocks takes them so; analyses without blocks do not matter, and
+// there are none without Calls.
+func TestNeedsOrCallMarks(t *testing.T) {
+	par := Needs{Blocks: true, Calls: true, CallMarks: true}
+	trms := Needs{Blocks: true, Calls: true}
+	paths := Needs{Blocks: true}
+	syscalls := Needs{Syscalls: true, CallMarks: true}
+	for _, c := range []struct {
+		name string
+		n    Needs
+		want bool
+	}{
+		{"parallel", Needs{}.Or(par), true},
+		{"parallel+syscalls", syscalls.Or(par), true},
+		{"parallel+parallel", par.Or(par), true},
+		{"parallel+trms", par.Or(trms), false},
+		{"trms+parallel", trms.Or(par), false},
+		{"parallel+paths", par.Or(paths), false},
+		{"syscalls", Needs{}.Or(syscalls), false},
+	} {
+		if c.n.CallMarks != c.want {
+			t.Errorf("%s: CallMarks %v, want %v", c.name, c.n.CallMarks, c.want)
+		}
+	}
+}
+
 // A block is taken in periodic runs (FoldCycles) when every side that sees
 // blocks has FoldCycles and takes it. Without a combined Fold there are
 // none.

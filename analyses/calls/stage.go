@@ -13,10 +13,15 @@ import "emuprof/analyses"
 //     activations, and Finish returns those of every thread still alive.
 //
 // So every analysis gets the same routine ids and calling contexts, and none
-// tracks calls again. Flags are set in place, and the stream is handed on
-// as runs of the raw batch with the inserted events between them; runs
-// shorter than copyMax are copied, with the inserted events around them,
-// into one piece (put).
+// tracks calls again. When every analysis takes them so
+// (analyses.Needs.CallMarks, SetCallMarks), the Calls and Returns right
+// before a Block event are not inserted but marked on it (FlagCalls,
+// Event.CallMarks): call tracking derives at most one call per block, after
+// its returns (Tracker.block), and the batch is then handed on in place.
+// Flags and marks are set in place: a batch goes through once. The stream
+// is handed on as runs of the raw batch with the inserted events between
+// them; runs shorter than copyMax are copied, with the inserted events
+// around them, into one piece (put).
 type Stage struct {
 	tracker *Tracker
 	out     []analyses.Event // short pieces of the stream and inserted events not yet handed on (put)
@@ -30,7 +35,16 @@ type Stage struct {
 	// memory events nearly always follow their thread's block.
 	lastTid    uint32
 	lastHidden bool
+	// marks: Block events carry their calls and returns (SetCallMarks).
+	// While the tracker handles a Block event, marking is set and
+	// returns and call (the context + 1) collect its marks.
+	marks, marking bool
+	returns, call  uint32
 }
+
+// SetCallMarks says whether the calls and returns before a Block event are
+// marked on it (analyses.Needs.CallMarks) instead of inserted as events.
+func (s *Stage) SetCallMarks(on bool) { s.marks = on }
 
 // NewStage returns an empty stage.
 func NewStage() *Stage {
@@ -48,8 +62,8 @@ func (s *Stage) Routines() *Routines { return s.tracker.routines }
 
 // Process runs one raw batch through call tracking and hands the resulting
 // stream to emit, in order, in one or more pieces; blocks resolves block
-// ids. It sets flags in batch itself. The pieces are only valid during the
-// emit call.
+// ids. It sets flags (and call marks) in batch itself. The pieces are
+// only valid during the emit call.
 func (s *Stage) Process(batch []analyses.Event, blocks analyses.BlockView, emit func([]analyses.Event)) {
 	s.batch, s.start, s.emit = batch, 0, emit
 	for i := range batch {
@@ -63,6 +77,7 @@ func (s *Stage) Process(batch []analyses.Event, blocks analyses.BlockView, emit 
 			// its routine).
 			var h bool
 			tr := s.tracker
+			s.marking = s.marks
 			if id := ev.Block; id != 0 && int(id) < len(tr.infos) && tr.infos[id].known {
 				bi := &tr.infos[id]
 				h = tr.block(ev, bi, bi.named && bi.rentry == ev.Addr)
@@ -72,6 +87,14 @@ func (s *Stage) Process(batch []analyses.Event, blocks analyses.BlockView, emit 
 			s.lastTid, s.lastHidden = ev.Tid, h
 			if h {
 				ev.Flags |= analyses.FlagHidden
+			}
+			if s.marking {
+				s.marking = false
+				if s.returns|s.call != 0 {
+					ev.Aux = uint64(s.returns)<<32 | uint64(s.call)
+					ev.Flags |= analyses.FlagCalls
+					s.returns, s.call = 0, 0
+				}
 			}
 		case analyses.KindRead, analyses.KindWrite, analyses.KindKernelRead:
 			if ev.Tid == s.lastTid && s.lastHidden || ev.Tid != s.lastTid && s.tracker.InResolver(ev.Tid) {
@@ -140,9 +163,17 @@ func (s *Stage) Finish(emit func([]analyses.Event)) {
 	s.emit = nil
 }
 
-// Call implements Listener: the Call event goes before the current event.
-// Every field is set (insert does not clear the event).
+// Call implements Listener: the Call event goes before the current event,
+// or is marked on it (SetCallMarks). Every field is set (insert does not
+// clear the event).
 func (s *Stage) Call(tid uint32, r RoutineID, entry uint64, ctx NodeID) {
+	if s.marking {
+		if s.call != 0 {
+			panic("calls: two calls before one block") // Tracker.block makes at most one, last
+		}
+		s.call = uint32(ctx) + 1
+		return
+	}
 	e := s.insert()
 	e.Addr, e.Aux, e.Time, e.Size, e.Tid, e.Block = entry, uint64(ctx), s.time, 0, tid, uint32(r)
 	e.Kind, e.End, e.Flags, e.Folded = analyses.KindCall, 0, 0, 0
@@ -150,6 +181,13 @@ func (s *Stage) Call(tid uint32, r RoutineID, entry uint64, ctx NodeID) {
 
 // Return implements Listener.
 func (s *Stage) Return(tid uint32, r RoutineID, ctx NodeID) {
+	if s.marking {
+		if s.call != 0 {
+			panic("calls: a return after a call before one block") // Tracker.block makes its call last
+		}
+		s.returns++
+		return
+	}
 	e := s.insert()
 	e.Addr, e.Aux, e.Time, e.Size, e.Tid, e.Block = 0, uint64(ctx), s.time, 0, tid, uint32(r)
 	e.Kind, e.End, e.Flags, e.Folded = analyses.KindReturn, 0, 0, 0

@@ -257,7 +257,8 @@ func (t *Tracker) Block(ev *analyses.Event, b *analyses.BlockInfo) (hidden bool)
 }
 
 // block is Block for the event's blockInfo bi; entry says whether the
-// event (its first block) enters its routine.
+// event (its first block) enters its routine. It reports the returns
+// first and at most one call, last (Stage's call marks rely on it).
 func (t *Tracker) block(ev *analyses.Event, bi *blockInfo, entry bool) (hidden bool) {
 	s := t.stackOf(ev.Tid, true)
 	sp := ev.Aux

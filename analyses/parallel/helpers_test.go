@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"testing"
 
 	"emuprof/analyses"
@@ -164,16 +165,40 @@ func (s *script) exit(tid uint32) *script {
 	return s
 }
 
-// pipeline returns a fresh analysis and a pipeline that feeds it.
+// pipeline returns a fresh analysis and a pipeline that feeds it (with
+// the calls and returns marked on Block events: Needs.CallMarks).
 func (s *script) pipeline(t *testing.T, cfg Config) (*Analysis, *platform.Pipeline) {
+	return s.pipelineWith(t, cfg, false)
+}
+
+// pipelineWith is pipeline; with callEvents, the analysis gets Call and
+// Return events instead, as beside an analysis that needs them (emuprof
+// profile).
+func (s *script) pipelineWith(t *testing.T, cfg Config, callEvents bool) (*Analysis, *platform.Pipeline) {
 	t.Helper()
 	env := platform.NewEnv(s.syms, "/bin/prog", []string{"prog"})
 	a, err := New(cfg, env)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return a, platform.NewPipeline(env, s.tr.Blocks, []platform.Instance{a}, false)
+	list := []platform.Instance{a}
+	if callEvents {
+		list = append(list, eventsNeeder{})
+	}
+	return a, platform.NewPipeline(env, s.tr.Blocks, list, false)
 }
+
+// eventsNeeder is an analysis that needs Call and Return events (no call
+// marks) and does nothing.
+type eventsNeeder struct{}
+
+func (eventsNeeder) Events([]analyses.Event)          {}
+func (eventsNeeder) Finish()                          {}
+func (eventsNeeder) Needs() analyses.Needs            { return analyses.Needs{Calls: true} }
+func (eventsNeeder) MarkPartial(string)               {}
+func (eventsNeeder) Write(string) ([]string, error)   { return nil, nil }
+func (eventsNeeder) Summary(io.Writer) error          { return nil }
+func (eventsNeeder) Section() (string, string, error) { return "", "", nil }
 
 // events returns the stream as the engine gives it, block by block: with
 // the flags of Needs.Repeats.
@@ -184,8 +209,14 @@ func (s *script) events() []analyses.Event {
 // run feeds the stream to a fresh analysis, in batches of batch events (0:
 // all at once), and returns its result.
 func (s *script) run(t *testing.T, cfg Config, batch int) *Result {
+	return s.runWith(t, cfg, batch, false)
+}
+
+// runWith is run, with Call and Return events if callEvents
+// (pipelineWith).
+func (s *script) runWith(t *testing.T, cfg Config, batch int, callEvents bool) *Result {
 	t.Helper()
-	a, p := s.pipeline(t, cfg)
+	a, p := s.pipelineWith(t, cfg, callEvents)
 	evs := s.events()
 	if batch <= 0 {
 		batch = len(evs)
@@ -200,13 +231,14 @@ func (s *script) run(t *testing.T, cfg Config, batch int) *Result {
 	return a.Result()
 }
 
-// runAll runs the stream in three ways (one batch, event by event, sweep
-// at the end), checks that they agree, that nothing arrived late, and the
+// runAll runs the stream in four ways (one batch, event by event, sweep
+// at the end, with Call and Return events), checks that they agree, that nothing arrived late, and the
 // invariants that hold for every stream; it returns the result.
 func (s *script) runAll(t *testing.T, cfg Config) *Result {
 	t.Helper()
 	r := s.run(t, cfg, 0)
 	one := s.run(t, cfg, 1)
+	events := s.runWith(t, cfg, 0, true)
 	cfg.SweepAtEnd = true
 	end := s.run(t, cfg, 0)
 	js := func(r *Result) string {
@@ -216,7 +248,7 @@ func (s *script) runAll(t *testing.T, cfg Config) *Result {
 	for _, o := range []struct {
 		name string
 		r    *Result
-	}{{"event by event", one}, {"sweeping at the end", end}} {
+	}{{"event by event", one}, {"sweeping at the end", end}, {"with call events", events}} {
 		a, b := js(r), js(o.r)
 		if a == b {
 			continue

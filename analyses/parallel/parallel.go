@@ -97,6 +97,7 @@ type Analysis struct {
 
 	blocks   []blockClass   // by block id
 	calls    []callMemo     // by node of the call stage's CCT (callContext)
+	cct      *calls.CCT     // the call stage's
 	routines []routineClass // by routine id
 
 	tree  ctxTree
@@ -135,7 +136,7 @@ func New(cfg Config, env *platform.Env) (*Analysis, error) {
 		return nil, err
 	}
 	a := &Analysis{cfg: cfg, env: env, threads: cfg.IdleBase == "threads", spinIdle: cfg.Spin == "idle",
-		nsPerInsn: cfg.NsPerInsn, byTid: map[uint32]*thread{}, locks: map[uint64]*lock{}}
+		nsPerInsn: cfg.NsPerInsn, byTid: map[uint32]*thread{}, locks: map[uint64]*lock{}, cct: env.CCT()}
 	a.tree.init()
 	a.lines.init()
 	a.keys.init()
@@ -151,10 +152,12 @@ func New(cfg Config, env *platform.Env) (*Analysis, error) {
 // one of the thread's last four (spinWatched), which the engine flags
 // (Needs.Repeats); an ordinary run of runtime blocks holds none that
 // repeats. Every block may also come in a periodic run (Needs.FoldCycles),
-// whose blocks the analysis knows (periodicRun).
+// whose blocks the analysis knows (periodicRun). It reads no stack
+// pointer, so it takes the calls and returns before a block marked on it
+// (Needs.CallMarks): fewer events, handed on in place.
 func (a *Analysis) Needs() analyses.Needs {
 	return analyses.Needs{Blocks: true, Calls: true, Threads: true, Fold: foldable, FoldCycles: foldCycles, FoldMemory: true,
-		Repeats: spinWatched}
+		Repeats: spinWatched, CallMarks: true}
 }
 
 // foldCycles takes every block in periodic runs: the analysis knows each
@@ -416,25 +419,9 @@ func (a *Analysis) Events(batch []analyses.Event) {
 		case analyses.KindBlock:
 			a.block(ev)
 		case analyses.KindCall:
-			t := a.thread(ev.Tid, ev.Time)
-			r := calls.RoutineID(ev.Block)
-			ctx := t.top()
-			if len(t.stack) > 1 || !a.tree.nodes[ctx].runtime {
-				ctx = a.callContext(ctx, r, ev, t.lastBlock)
-			}
-			// else: the root frame of a thread created from the
-			// runtime is the runtime's own start-up code (clone's
-			// child path), collapsed into the creation context.
-			t.stack = append(t.stack, ctx)
-			t.phys = append(t.phys, r)
+			a.enter(a.thread(ev.Tid, ev.Time), calls.RoutineID(ev.Block), ev.Aux, ev.Addr)
 		case analyses.KindReturn:
-			t := a.thread(ev.Tid, ev.Time)
-			if len(t.stack) > 1 {
-				t.stack = t.stack[:len(t.stack)-1]
-			}
-			if len(t.phys) > 0 {
-				t.phys = t.phys[:len(t.phys)-1]
-			}
+			a.leave(a.thread(ev.Tid, ev.Time), 1)
 		case analyses.KindThreadStart:
 			a.threadStart(ev)
 		case analyses.KindThreadExit:
@@ -453,8 +440,56 @@ func (a *Analysis) Events(batch []analyses.Event) {
 	}
 }
 
+// enter pushes, on t's stacks, the activation of routine r entered at
+// entry in calling context node of the call stage (a Call event, or the
+// call a Block event is marked with).
+func (a *Analysis) enter(t *thread, r calls.RoutineID, node, entry uint64) {
+	ctx := t.top()
+	if len(t.stack) > 1 || !a.tree.nodes[ctx].runtime {
+		ctx = a.callContext(ctx, r, node, entry, t.lastBlock)
+	}
+	// else: the root frame of a thread created from the runtime is the
+	// runtime's own start-up code (clone's child path), collapsed into
+	// the creation context.
+	t.stack = append(t.stack, ctx)
+	t.phys = append(t.phys, r)
+}
+
+// leave pops n activations off t's stacks (Return events, or the returns a
+// Block event is marked with); never the creation context.
+func (a *Analysis) leave(t *thread, n int) {
+	t.stack = t.stack[:len(t.stack)-min(n, len(t.stack)-1)]
+	t.phys = t.phys[:len(t.phys)-min(n, len(t.phys))]
+}
+
+// callMarks applies the returns and the call Block event ev is marked with
+// (analyses.FlagCalls) to t's stacks, as the Return and Call events before
+// it would. A call that callContext remembers (from t's context and last
+// block) is pushed here: the node's routine is the memo's.
+func (a *Analysis) callMarks(t *thread, ev *analyses.Event) {
+	returns, call := ev.CallMarks()
+	if returns > 0 {
+		a.leave(t, int(returns))
+	}
+	if call == 0 {
+		return
+	}
+	node := call - 1
+	if n := len(t.stack); n > 1 && int(node) < len(a.calls) {
+		if m := &a.calls[node]; m.ctx != 0 && m.parent == t.stack[n-1] && m.last == t.lastBlock {
+			t.stack = append(t.stack, m.ctx-1)
+			t.phys = append(t.phys, m.routine)
+			return
+		}
+	}
+	a.enter(t, a.cct.Node(calls.NodeID(node)).Routine, uint64(node), ev.Addr)
+}
+
 func (a *Analysis) block(ev *analyses.Event) {
 	t := a.thread(ev.Tid, ev.Time)
+	if ev.Flags&analyses.FlagCalls != 0 {
+		a.callMarks(t, ev)
+	}
 	// A thread's clock never goes back. The engine restarts a slice's
 	// time stamps after it completes an instruction itself (rdtsc, fprem,
 	// a missing instruction) within the slice; the blocks continue where
@@ -814,15 +849,16 @@ func (a *Analysis) threadExit(ev *analyses.Event) {
 	}
 }
 
-// callContext returns the logical context of Call event ev, of routine r,
-// from context parent, after block last: extend's, remembered per node of
-// the call stage's CCT (ev.Aux) with the parent, block and routine it came
-// with (a call is nearly always made from one context and one block).
-func (a *Analysis) callContext(parent int32, r calls.RoutineID, ev *analyses.Event, last uint32) int32 {
-	if ev.Aux >= 1<<26 { // not a node id the stage would make
-		return a.extend(parent, r, ev.Addr, a.callSite(last))
+// callContext returns the logical context of a call of routine r, entered
+// at entry in node of the call stage's CCT, from context parent, after
+// block last: extend's, remembered per node with the parent, block and
+// routine it came with (a call is nearly always made from one context and
+// one block).
+func (a *Analysis) callContext(parent int32, r calls.RoutineID, node, entry uint64, last uint32) int32 {
+	if node >= 1<<26 { // not a node id the stage would make
+		return a.extend(parent, r, entry, a.callSite(last))
 	}
-	n := int(ev.Aux)
+	n := int(node)
 	if n >= len(a.calls) {
 		a.calls = append(a.calls, make([]callMemo, n+1-len(a.calls)+len(a.calls)/2)...)
 	}
@@ -830,7 +866,7 @@ func (a *Analysis) callContext(parent int32, r calls.RoutineID, ev *analyses.Eve
 	if m.ctx != 0 && m.parent == parent && m.last == last && m.routine == r {
 		return m.ctx - 1
 	}
-	ctx := a.extend(parent, r, ev.Addr, a.callSite(last))
+	ctx := a.extend(parent, r, entry, a.callSite(last))
 	*m = callMemo{parent: parent, last: last, routine: r, ctx: ctx + 1}
 	return ctx
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"emuprof/analyses"
@@ -69,7 +70,8 @@ func (s *script) runSweeps(t *testing.T, cfg Config, fold bool, seed uint64) [3]
 		b := evs[i:min(i+n, len(evs))]
 		i += len(b)
 		for m, p := range ps {
-			p.Events(b)
+			p.Events(slices.Clone(b)) // the stage marks calls in place
+
 			if sweepMode(m) == sweepEveryBatch {
 				w, _ := as[m].watermark()
 				as[m].sweep(w)

@@ -43,6 +43,7 @@ func NewPipeline(env *Env, blocks *analyses.BlockTable, list []Instance, async b
 	for _, a := range list {
 		p.calls = p.calls || a.Needs().Calls
 	}
+	env.stage.SetCallMarks(NeedsOf(list).CallMarks)
 	if async {
 		p.work = make(chan job)
 		p.done = make(chan struct{})

@@ -140,3 +140,94 @@ type panicker struct{ recorder }
 func (*panicker) Events([]analyses.Event) { panic("bug") }
 
 func uint32ToRoutine(id uint32) calls.RoutineID { return calls.RoutineID(id) }
+
+// marksRecorder writes down the calls, returns and blocks it sees, the
+// calls and returns a Block event is marked with (FlagCalls) as if they
+// came as events, but returns without their routine (marks do not say).
+type marksRecorder struct {
+	recorder
+	marked, calls int // marked blocks, Call events
+}
+
+func (r *marksRecorder) Events(b []analyses.Event) {
+	for _, ev := range b {
+		switch ev.Kind {
+		case analyses.KindCall:
+			r.calls++
+			r.call(ev.Tid, ev.Time, calls.NodeID(ev.Aux), ev.Addr)
+		case analyses.KindReturn:
+			r.seen = append(r.seen, fmt.Sprintf("return/%d/%d", ev.Tid, ev.Time))
+		case analyses.KindBlock:
+			if ev.Flags&analyses.FlagCalls != 0 {
+				r.marked++
+				returns, call := ev.CallMarks()
+				for range returns {
+					r.seen = append(r.seen, fmt.Sprintf("return/%d/%d", ev.Tid, ev.Time))
+				}
+				if call != 0 {
+					r.call(ev.Tid, ev.Time, calls.NodeID(call-1), ev.Addr)
+				}
+			}
+			r.seen = append(r.seen, fmt.Sprintf("block/%d/%d/%d@%#x", ev.Tid, ev.Time, ev.Flags&^analyses.FlagCalls, ev.Addr))
+		default:
+			r.seen = append(r.seen, fmt.Sprintf("%v/%d/%d", ev.Kind, ev.Tid, ev.Time))
+		}
+	}
+}
+
+func (r *marksRecorder) call(tid uint32, at int64, ctx calls.NodeID, entry uint64) {
+	n := r.env.CCT().Node(ctx)
+	r.seen = append(r.seen, fmt.Sprintf("call/%d/%d/%s<%d@%#x", tid, at, r.env.Routines().Get(n.Routine).Name, n.Parent, entry))
+}
+
+// With every analysis taking call marks (Needs.CallMarks), the stage marks
+// the calls and returns before a block on it, and inserts no Call event:
+// the same calls, with the same contexts, and returns as Call and Return
+// events give, on random programs with threads that exit, in random
+// batches. One analysis that needs Call events is enough for events.
+func TestPipelineCallMarks(t *testing.T) {
+	for seed := range uint64(20) {
+		tr := randomTrace(seed)
+		rng := rand.New(rand.NewPCG(seed, 3))
+		var exits []analyses.Event // thread 2 exits now and then (its stack ends in Returns)
+		for i, ev := range tr.Events {
+			exits = append(exits, ev)
+			if ev.Tid == 2 && ev.Kind == analyses.KindBlock && rng.IntN(300) == 0 && i+1 < len(tr.Events) && tr.Events[i+1].Kind == analyses.KindBlock {
+				exits = append(exits, analyses.Event{Kind: analyses.KindThreadExit, Tid: 2, Time: ev.Time + 1})
+			}
+		}
+		var outs [2]*marksRecorder
+		for mode, marks := range []bool{false, true} {
+			env := NewEnv(syms{}, "prog", nil)
+			a := &marksRecorder{recorder: recorder{env: env, needs: analyses.Needs{Calls: true, CallMarks: true}}}
+			list := []Instance{a, &recorder{env: env, needs: analyses.Needs{Syscalls: true}}}
+			if !marks {
+				list = append(list, &recorder{env: env, needs: analyses.Needs{Calls: true}})
+			}
+			p := NewPipeline(env, tr.Blocks, list, false)
+			evs := slices.Clone(exits)
+			for len(evs) > 0 {
+				n := min(len(evs), 1+rng.IntN(100))
+				p.Events(evs[:n])
+				evs = evs[n:]
+			}
+			p.Finish()
+			if p.Err() != nil {
+				t.Fatal(p.Err())
+			}
+			outs[mode] = a
+		}
+		ev, mk := outs[0], outs[1]
+		if !slices.Equal(ev.seen, mk.seen) {
+			i := 0
+			for i < len(ev.seen) && i < len(mk.seen) && ev.seen[i] == mk.seen[i] {
+				i++
+			}
+			t.Fatalf("seed %d: marks differ from events at %d:\n events %v\n marks  %v", seed, i,
+				ev.seen[i:min(i+5, len(ev.seen))], mk.seen[i:min(i+5, len(mk.seen))])
+		}
+		if ev.marked != 0 || ev.calls == 0 || mk.calls != 0 || mk.marked == 0 {
+			t.Fatalf("seed %d: %d marked blocks and %d Call events with events, %d and %d with marks", seed, ev.marked, ev.calls, mk.marked, mk.calls)
+		}
+	}
+}
