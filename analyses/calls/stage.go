@@ -164,29 +164,40 @@ func (s *Stage) Finish(emit func([]analyses.Event)) {
 }
 
 // Call implements Listener: the Call event goes before the current event,
-// or is marked on it (SetCallMarks). Every field is set (insert does not
-// clear the event).
+// or is marked on it (SetCallMarks). Short enough to be inlined in the
+// tracker's push.
 func (s *Stage) Call(tid uint32, r RoutineID, entry uint64, ctx NodeID) {
-	if s.marking {
-		if s.call != 0 {
-			panic("calls: two calls before one block") // Tracker.block makes at most one, last
-		}
+	if s.marking && s.call == 0 {
 		s.call = uint32(ctx) + 1
 		return
+	}
+	s.callEvent(tid, r, entry, ctx)
+}
+
+// callEvent inserts the Call event. Every field is set (insert does not
+// clear the event).
+func (s *Stage) callEvent(tid uint32, r RoutineID, entry uint64, ctx NodeID) {
+	if s.marking {
+		panic("calls: two calls before one block") // Tracker.block makes at most one, last
 	}
 	e := s.insert()
 	e.Addr, e.Aux, e.Time, e.Size, e.Tid, e.Block = entry, uint64(ctx), s.time, 0, tid, uint32(r)
 	e.Kind, e.End, e.Flags, e.Folded = analyses.KindCall, 0, 0, 0
 }
 
-// Return implements Listener.
+// Return implements Listener (as Call).
 func (s *Stage) Return(tid uint32, r RoutineID, ctx NodeID) {
-	if s.marking {
-		if s.call != 0 {
-			panic("calls: a return after a call before one block") // Tracker.block makes its call last
-		}
+	if s.marking && s.call == 0 {
 		s.returns++
 		return
+	}
+	s.returnEvent(tid, r, ctx)
+}
+
+// returnEvent inserts the Return event.
+func (s *Stage) returnEvent(tid uint32, r RoutineID, ctx NodeID) {
+	if s.marking {
+		panic("calls: a return after a call before one block") // Tracker.block makes its call last
 	}
 	e := s.insert()
 	e.Addr, e.Aux, e.Time, e.Size, e.Tid, e.Block = 0, uint64(ctx), s.time, 0, tid, uint32(r)
