@@ -146,6 +146,7 @@ func (f *profileFlags) profile(list string, args []string) error {
 	if f.sync {
 		async = false
 	}
+	f.run.asyncAnalyses = async
 	following, err := followFlag(f.follow)
 	if err != nil {
 		return err

@@ -40,6 +40,9 @@ type runFlags struct {
 	quiet       bool        // --quiet: no live status line
 	noFold      bool        // --no-fold: no runs of blocks as one event (tests compare)
 	status      *liveStatus // the run's status line (status.go), nil if none
+	// asyncAnalyses: the analyses run on a thread of their own
+	// (--analysis-thread); the engine's event buffers are then larger.
+	asyncAnalyses bool
 	// rerun: this run is one an analysis makes after the first (causal
 	// --exact, --validate); it feeds the first run's status line.
 	rerun      bool
@@ -208,6 +211,10 @@ func execute(cfg guest.Config, as []analyses.Analysis, needs analyses.Needs, f *
 	return executeWith(cfg, f, nil, needs)
 }
 
+// asyncBufferEvents is the engine's event buffer when the analyses run
+// on a thread of their own (runFlags.asyncAnalyses).
+const asyncBufferEvents = 1 << 16
+
 // executeWith runs the guest; when pipeline is not nil, it builds the
 // analysis pipeline over the engine's block table and the guest feeds it.
 func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTable) *platform.Pipeline, needs analyses.Needs) (*guest.Result, error) {
@@ -236,6 +243,12 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 		Bare: f.bareEngine, NsPerInsn: nsPerInsn, Lines: needs.Lines, Fold: needs.Fold, FoldCycles: needs.FoldCycles,
 		FoldRoutines: needs.FoldRoutines, FoldMemory: needs.FoldMemory, MergeMemory: needs.MergeMemory,
 		Repeats: needs.Repeats} // with --no-fold too: the analysis reads the flags, runs or not
+	if f.asyncAnalyses {
+		// A hand-over to the analyses' thread per batch: 65,536 events
+		// (2.5 MB) make 16 times fewer than the 4,096 that suit one
+		// thread (docs/PERFORMANCE.md).
+		hooks.BufferEvents = asyncBufferEvents
+	}
 	if f.noFold {
 		hooks.Fold, hooks.FoldCycles, hooks.MergeMemory = nil, nil, false
 	}
