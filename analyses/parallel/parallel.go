@@ -227,6 +227,10 @@ func (t *thread) top() int32 { return t.stack[len(t.stack)-1] }
 // longest period of a periodic run (analyses.Event.Period).
 const histLen = 4
 
+// plainBlock shifts hist element by element, written out for four (this
+// index is a compile error for any other histLen).
+var _ = [1]struct{}{}[histLen-4]
+
 // piece is an interval of a thread's timeline not yet swept. Most are one
 // key's (24 bytes: addPiece appends one per event or so); a piece of a
 // periodic run whose blocks are of more than one key has key −1 − i, its
@@ -587,21 +591,29 @@ func (a *Analysis) plainBlock(t *thread, ev *analyses.Event, bc *blockClass, nod
 		p.start, p.end, p.key, p.work = at, end, k, true
 	}
 	// The thread's last blocks: the run's, of which the event names the
-	// last (element by element: a copy of the array read back narrower
-	// stores).
+	// last, the others unknown (0), element by element: a copy of the
+	// array read back narrower stores, and copy and clear of a variable
+	// length are calls of memmove and memclr (3 % of a short lock-bound
+	// run).
 	switch n := int(ev.Folded) + 1; {
 	case n == 1:
 		t.hist[3] = t.hist[2]
 		t.hist[2] = t.hist[1]
 		t.hist[1] = t.hist[0]
-		t.hist[0] = id
-	case n >= histLen:
-		t.hist = [histLen]uint32{id}
+	case n == 2:
+		t.hist[3] = t.hist[1]
+		t.hist[2] = t.hist[0]
+		t.hist[1] = 0
+	case n == 3:
+		t.hist[3] = t.hist[0]
+		t.hist[2] = 0
+		t.hist[1] = 0
 	default:
-		copy(t.hist[n:], t.hist[:histLen-n])
-		clear(t.hist[1:n])
-		t.hist[0] = id
+		t.hist[3] = 0
+		t.hist[2] = 0
+		t.hist[1] = 0
 	}
+	t.hist[0] = id
 }
 
 // charge attributes [start, end) of t's time, spent in key k, spinning or
