@@ -593,8 +593,7 @@ func (a *Analysis) plainBlock(t *thread, ev *analyses.Event, bc *blockClass, nod
 	// The thread's last blocks: the run's, of which the event names the
 	// last, the others unknown (0), element by element: a copy of the
 	// array read back narrower stores, and copy and clear of a variable
-	// length are calls of memmove and memclr (3 % of a short lock-bound
-	// run).
+	// length are calls of memmove and memclr.
 	switch n := int(ev.Folded) + 1; {
 	case n == 1:
 		t.hist[3] = t.hist[2]
