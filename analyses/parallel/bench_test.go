@@ -57,6 +57,40 @@ var lockLoopScript = sync.OnceValue(func() *script {
 	return s
 })
 
+// BenchmarkMutexLoop: four threads on eight cores run mutex_counter's loop
+// as the engine gives it, six Block events an iteration: a line calls
+// pthread_mutex_lock (one block here, a run of blocks there, that
+// returns), the next calls __pthread_mutex_unlock, which jumps on to
+// __pthread_mutex_unlock_usercnt (a tail call, that returns), and a third
+// loops; two calls, a tail call and two returns an iteration, in slices of
+// 50 iterations.
+func BenchmarkMutexLoop(b *testing.B) { benchStream(b, mutexLoopScript(), 8) }
+
+// mutexLoopScript is BenchmarkMutexLoop's stream, written once.
+var mutexLoopScript = sync.OnceValue(func() *script {
+	s := newScript().start(1, 0, 0, "main")
+	for tid := uint32(2); tid <= 4; tid++ {
+		s.start(tid, 1, 0, "worker")
+	}
+	lock, unlock := s.syms.base("pthread_mutex_lock"), s.syms.base("__pthread_mutex_unlock")
+	usercnt := s.syms.base("__pthread_mutex_unlock_usercnt")
+	for slice := 0; slice < 400; slice++ {
+		for tid := uint32(1); tid <= 4; tid++ {
+			f := s.top(tid)
+			w := s.syms.base(f.fn)
+			for range 50 {
+				s.tr.Block(tid, w+0x100, f.sp, 4, 0x20, analyses.EndCall)
+				s.tr.Block(tid, lock, f.sp-8, 30, 0x60, analyses.EndRet)
+				s.tr.Block(tid, w+0x120, f.sp, 3, 0x20, analyses.EndCall)
+				s.tr.Block(tid, unlock, f.sp-8, 6, 0x20, analyses.EndJump)
+				s.tr.Block(tid, usercnt, f.sp-8, 20, 0x40, analyses.EndRet)
+				s.tr.Block(tid, w+0x140, f.sp, 4, 0x10, analyses.EndJump)
+			}
+		}
+	}
+	return s
+})
+
 // benchStream feeds s's stream, as the engine gives it, to a fresh analysis
 // on cpus cores per iteration, in batches of 4096 events, and reports the
 // time per event.
