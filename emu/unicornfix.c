@@ -48,7 +48,6 @@
 #ifdef __linux__
 #include <dlfcn.h>
 #include <stdatomic.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 struct uc_struct;
@@ -126,11 +125,19 @@ uint64_t emu_mapping_hits(void) { return mapping_hits; }
 #define UC201_CPU 384            // offsetof(struct uc_struct, cpu)
 #define UC201_RSP 34672          // offsetof(X86CPU, env.regs[R_ESP])
 
-// read_self copies n bytes at src, or reports that it cannot: a wrong
-// guess of a layout reads nothing instead of faulting.
+// read_self copies n bytes (at most a pipe's buffer) at src, or reports
+// that it cannot: a wrong guess of a layout reads nothing instead of
+// faulting. write(2) checks the source like any system call (EFAULT),
+// and a pipe needs no permission (process_vm_readv would, under some
+// seccomp profiles).
 static int read_self(void *dst, const void *src, size_t n) {
-	struct iovec local = {dst, n}, remote = {(void *)src, n};
-	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)n;
+	int fds[2];
+	if (pipe(fds) != 0)
+		return 0;
+	int ok = write(fds[1], src, n) == (ssize_t)n && read(fds[0], dst, n) == (ssize_t)n;
+	close(fds[0]);
+	close(fds[1]);
+	return ok;
 }
 
 uint64_t *emu_rsp_slot(uc_engine *uc) {
