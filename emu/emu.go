@@ -45,6 +45,11 @@ type Options struct {
 	Memory       bool // install the memory-access hooks
 	Blocks       bool // emit Block events
 	StackPointer bool // fill Block events' Aux with RSP
+	// Replay lets the block hook stop making events while a thread's
+	// blocks repeat a period whose events repeat, and write them when the
+	// repetition ends: the same events in the same order, a hook that
+	// only counts meanwhile (hooks.c). Not with Memory or Speedup.
+	Replay bool
 	// Bare installs no block hook: no instruction counting, no quanta, no
 	// virtual time. Only for measuring the engine's own speed (the floor).
 	Bare bool
@@ -227,6 +232,14 @@ func New(opts Options) (*Engine, error) {
 	}
 	if opts.Repeats != nil {
 		e.st.want_repeat = 1
+	}
+	// Replay needs every event to be a block's, and a period's time to
+	// be a whole number of ns (hooks.c).
+	if opts.Replay && opts.Blocks && !opts.Memory && opts.Speedup == nil {
+		if C.emu_replay_init(e.st) == 0 {
+			e.Close()
+			return nil, errors.New("emu: out of memory")
+		}
 	}
 	if opts.NsPerInsn > 0 {
 		e.st.ns_per_insn = C.int64_t(opts.NsPerInsn)
@@ -682,7 +695,9 @@ func (e *Engine) run(pc, budget uint64) cpu.Stop {
 	e.st.reason = C.STOP_NONE
 	e.st.fault_pc = 0
 	e.st.last_block, e.st.last_len = 0, 0
+	C.emu_replay_begin(e.st)
 	err := C.uc_emu_start(e.uc, C.uint64_t(pc), 0, 0, 0)
+	C.emu_replay_end(e.st) // before Go emits or drains
 	s := cpu.Stop{Reason: cpu.StopReason(e.st.reason), Insns: uint64(e.st.insns), Blocks: uint64(e.st.blocks), Saved: uint64(e.st.saved),
 		IntNo: uint32(e.st.intno)}
 	if e.failure != nil {
@@ -919,6 +934,9 @@ func boolC(b bool) C.uint8_t {
 // none of that).
 func pageCollections() uint64 { return uint64(C.emu_page_collections()) }
 func mappingHits() uint64     { return uint64(C.emu_mapping_hits()) }
+
+// replayedBlocks returns how many blocks the hook replayed (tests).
+func (e *Engine) replayedBlocks() uint64 { return uint64(C.emu_replayed_blocks(e.st)) }
 
 // unicornVersion returns the major and minor version of the libunicorn
 // the engine runs on.

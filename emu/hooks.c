@@ -48,7 +48,10 @@ void emu_table_put(struct emu_state *s, uint64_t addr, uint32_t len, uint32_t in
 	s->tcount++;
 }
 
+static void replay_forget(struct emu_state *s);
+
 void emu_table_clear(struct emu_state *s) {
+	replay_forget(s); // its blocks go
 	memset(s->table, 0, (s->tmask + 1) * sizeof *s->table);
 	s->tcount = 0;
 	s->hist_n = 0;
@@ -84,8 +87,10 @@ static inline uint8_t cycle_period(const struct emu_state *s, const struct emu_b
 }
 
 static inline struct emu_event *push(struct emu_state *s) {
-	if (s->n == s->cap)
+	if (s->n == s->cap) {
+		s->drains++;
 		emuDrain(s->handle); // rare: once per buffer; Go empties it
+	}
 	return &s->buf[s->n++];
 }
 
@@ -152,84 +157,430 @@ static void hook_count(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
 		no_event(s);
 }
 
+// read_sp returns the guest's RSP (at a block's start, in a block hook).
+static inline uint64_t read_sp(uc_engine *uc, const struct emu_state *s) {
+	uint64_t sp = 0;
+	if (s->rsp)
+		sp = *s->rsp;
+	else
+		uc_reg_read(uc, UC_X86_REG_RSP, &sp);
+	return sp;
+}
+
+// Replay (Options.Replay). A loop that calls into other routines (a lock
+// and an unlock per iteration) makes a few events an iteration that no
+// run of blocks can fold, and the hook's event logic per block is then
+// a good part of what `emuprof parallel` costs over `run`
+// (docs/PERFORMANCE.md). When a thread's last blocks are a
+// period whose first block started an event, and the hook's state (the
+// run, the repeat ring, the last blocks) is the same at both ends of it,
+// the same blocks from this state make the same events again, a period's
+// units later. So the hook stops making them: it checks that each block
+// is the period's next (and an event's stack pointer its template's) and
+// counts. On leaving (another block, a stop) it writes the whole periods'
+// events from the template, restores the state of a period's start and
+// makes the partial period's events with the ordinary logic. The events
+// are those the ordinary logic makes, in the same order, byte for byte;
+// only when the hook writes them changes. Not with memory events (their
+// order among the blocks'), nor with speedups (a period's time would not
+// be an integral number of ns).
+#define RP_BLOCKS 32 // longest period, in blocks
+#define RP_LAST 64   // blocks remembered (a power of two above RP_BLOCKS)
+#define RP_EVENTS 32 // most events a period may make
+#define RP_RING 64   // event starts remembered (a power of two above RP_EVENTS)
+#define RP_IDS 256   // event-starting blocks remembered by id (a power of two)
+
+// rp_state is the hook's state that its event logic reads, with the
+// rings in order (latest first), so that two can be compared: as it is
+// when the block's logic has put the block in the repeat ring (all that
+// it changes before it decides whether the block starts an event).
+struct rp_state {
+	uint32_t hist[4], hist_key[4], ring[4];
+	uint32_t hist_n, fold_key;
+	uint8_t fold_open; // fold_at == n: the last event may be extended
+	uint8_t fold_end, fold_period;
+};
+
+// rp_block names a block by what finds it in the table, which grows
+// (and moves) when a new block is translated.
+struct rp_block {
+	uint64_t addr;
+	uint32_t len, id;
+};
+
+struct rp_start { // an event-starting block of this engine run
+	uint32_t id;
+	uint64_t c;      // its number among the run's blocks
+	uint32_t n;      // index of its event in the buffer
+	uint32_t drains; // the buffers handed on before it
+	int64_t units;
+	struct rp_state st; // the state when its logic decided to start it
+};
+
+struct emu_replay {
+	uint32_t gen;     // this engine run's (last_gen entries of other runs are stale)
+	uint64_t c;       // blocks in this run
+	struct rp_block blk[RP_LAST]; // the last blocks, by c
+	uint64_t ne;      // event starts in this run
+	struct rp_start ev[RP_RING];
+	uint32_t last_id[RP_IDS], last_gen[RP_IDS];
+	uint64_t last_ne[RP_IDS];
+	uint32_t cand_p, cand_e; // the period of the last start that would have entered
+	int recording;    // 0 while replay_exit regenerates events
+	// While replaying:
+	int on;
+	uint32_t len, pos, nev;
+	struct rp_block seq[RP_BLOCKS];
+	int8_t starts[RP_BLOCKS]; // the template event block i starts, or -1
+	struct emu_event tmpl[RP_EVENTS]; // time: relative to the period's start
+	uint64_t count;   // whole periods replayed
+	int64_t first;    // units at the first replayed period's start
+	int64_t units0;   // units at the current period's start
+	int64_t uper;     // units a period
+	struct rp_state st; // the state before every period's first block
+	uint64_t replayed; // blocks replayed in the engine's life (tests)
+};
+
+static int replay_try(struct emu_state *s, struct emu_block *b, int64_t units, uint64_t sp, const uint32_t ring_before[4], uint32_t ring_at_before);
+static void replay_event_start(struct emu_state *s, const struct emu_block *b, int64_t units);
+
+// block_events is hook_block's part after block_enter: the block's
+// events, for block b starting at units (hundredths of instructions into
+// the slice). A replay regenerating a period's blocks (replay_exit) gives
+// the stack pointer each event had (sp_given), instead of RSP now.
+static inline __attribute__((always_inline)) void block_events(uc_engine *uc, struct emu_state *s, struct emu_block *b, int64_t units, int sp_given, uint64_t sp) {
+	if (!(s->want_blocks && !b->quiet)) {
+		no_event(s);
+		return;
+	}
+	// Options.Replay needs the repeat ring as it was before the block.
+	uint32_t ring_before[4];
+	uint32_t ring_at_before = s->ring_at;
+	if (s->rp)
+		memcpy(ring_before, s->ring, sizeof ring_before);
+	// Options.Repeats: is the block one of the thread's last four
+	// it accepts since one it refuses? Every block counts, those
+	// inside runs too.
+	uint8_t rep = 0;
+	if (s->want_repeat) {
+		if (b->track) {
+			rep = b->id == s->ring[0] || b->id == s->ring[1] || b->id == s->ring[2] || b->id == s->ring[3];
+			s->ring_at = (s->ring_at + 1) & 3;
+			s->ring[s->ring_at] = b->id;
+		} else if (s->ring[s->ring_at]) {
+			memset(s->ring, 0, sizeof s->ring);
+		}
+	}
+	// A block of the same routine and line as the run the last event
+	// describes, entered by falling through or a branch (not a call or
+	// a return), extends that event: it becomes the run's last block
+	// (Options.Fold). Not the routine's entry: a branch there may be a
+	// tail call, which call tracking must see.
+	// Between that event and this block there may only be the memory
+	// events of its blocks (fold_mem): any other event resets fold_at.
+	// A periodic run (fold_period) goes on only with the block it
+	// repeats, the one a period ago, of its routine (b->cycle); an
+	// ordinary one not with a block that repeats (Options.Repeats).
+	if (!b->head && s->fold_at && (s->fold_at == s->n || s->fold_mem) && (s->fold_period || !rep) &&
+	    (s->fold_end == END_OTHER || s->fold_end == END_COND || s->fold_end == END_JUMP) &&
+	    (s->fold_period ? b->cycle && s->fold_key == b->cycle && s->fold_period <= s->hist_n && s->hist[hist_back(s, s->fold_period - 1)] == b->id
+			    : b->fold && s->fold_key == b->fold)) {
+		struct emu_event *e = &s->buf[s->fold_at - 1];
+		if (e->tid == s->tid && e->folded < 255) {
+			e->folded++;
+			e->size += b->insns;
+			e->block = b->id;
+			e->end = b->end;
+			s->fold_end = b->end;
+			if (!s->fold_period)
+				s->hist[s->hist_at] = 0; // now inside the run: its event does not name it
+			hist_push(s, b);
+			return;
+		}
+	}
+	uint64_t esp = 0;
+	if (sp_given)
+		esp = sp;
+	else if (s->want_sp)
+		esp = read_sp(uc, s);
+	if (s->rp && s->rp->recording) {
+		// The block starts an event: a period may start here.
+		if (replay_try(s, b, units, esp, ring_before, ring_at_before))
+			return;
+		replay_event_start(s, b, units);
+	}
+	struct emu_event *e = push(s);
+	e->addr = b->addr;
+	e->aux = esp;
+	if (!s->eager_time)
+		s->cur_time = slice_clock(s->time_base, units, s->ns_per_insn);
+	e->time = s->cur_time;
+	e->size = b->insns;
+	e->tid = s->tid;
+	e->block = b->id;
+	e->kind = EV_BLOCK;
+	e->end = b->end;
+	e->folded = 0;
+	s->fold_end = b->end;
+	s->win_at = s->n;
+	// A periodic run starts at a block the thread ran a period ago,
+	// all that period in the block's routine and named by events:
+	// it goes on repeating those blocks (analyses.Event.Period).
+	// Otherwise an ordinary run may start, unless the block repeats.
+	s->fold_period = b->cycle ? cycle_period(s, b) : 0;
+	e->flags = (uint8_t)(s->fold_period << 1) | (rep ? FLAG_REPEAT : 0);
+	s->fold_key = s->fold_period ? b->cycle : rep ? 0 : b->fold;
+	s->fold_at = s->fold_key ? s->n : 0;
+	hist_push(s, b);
+}
+
+static void rp_snap(const struct emu_state *s, const uint32_t ring[4], uint32_t ring_at, struct rp_state *st) {
+	for (uint32_t i = 0; i < 4; i++) {
+		uint32_t j = (s->hist_at - i) & 3;
+		st->hist[i] = s->hist[j];
+		st->hist_key[i] = s->hist_key[j];
+		st->ring[i] = ring[(ring_at - i) & 3];
+	}
+	st->hist_n = s->hist_n;
+	st->fold_key = s->fold_key;
+	st->fold_open = s->fold_at != 0 && s->fold_at == s->n;
+	st->fold_end = s->fold_end;
+	st->fold_period = s->fold_period;
+}
+
+static int rp_same(const struct rp_state *a, const struct rp_state *b) {
+	return memcmp(a->hist, b->hist, sizeof a->hist) == 0 && memcmp(a->hist_key, b->hist_key, sizeof a->hist_key) == 0 &&
+	       memcmp(a->ring, b->ring, sizeof a->ring) == 0 && a->hist_n == b->hist_n && a->fold_key == b->fold_key &&
+	       a->fold_open == b->fold_open && a->fold_end == b->fold_end && a->fold_period == b->fold_period;
+}
+
+static void rp_restore(struct emu_state *s, const struct rp_state *st) {
+	s->hist_at = 0;
+	s->ring_at = 0;
+	for (uint32_t i = 0; i < 4; i++) {
+		s->hist[(0 - i) & 3] = st->hist[i];
+		s->hist_key[(0 - i) & 3] = st->hist_key[i];
+		s->ring[(0 - i) & 3] = st->ring[i];
+	}
+	s->hist_n = st->hist_n;
+	s->fold_key = st->fold_key;
+	s->fold_at = st->fold_open ? s->n : 0;
+	s->fold_end = st->fold_end;
+	s->fold_period = st->fold_period;
+	s->win_at = s->n;
+}
+
+// replay_event_start remembers that block b (at units) starts an event;
+// the repeat ring has taken b (see rp_state).
+static __attribute__((noinline)) void replay_event_start(struct emu_state *s, const struct emu_block *b, int64_t units) {
+	struct emu_replay *r = s->rp;
+	struct rp_start *v = &r->ev[r->ne & (RP_RING - 1)];
+	v->id = b->id;
+	v->c = r->c - 1; // hook_block counted it
+	v->n = s->n;
+	v->drains = s->drains;
+	v->units = units;
+	rp_snap(s, s->ring, s->ring_at, &v->st);
+	uint32_t h = b->id & (RP_IDS - 1);
+	r->last_id[h] = b->id;
+	r->last_gen[h] = r->gen;
+	r->last_ne[h] = r->ne;
+	r->ne++;
+}
+
+// replay_try starts replaying at block b (at units, whose logic has put
+// it in the repeat ring, ring_before being the ring before, and decided
+// that it starts an event with stack pointer sp) if b started an event a
+// period ago from the same state; it reports whether it did (b is then
+// replayed: its event is the template's first).
+static __attribute__((noinline)) int replay_try(struct emu_state *s, struct emu_block *b, int64_t units, uint64_t sp, const uint32_t ring_before[4], uint32_t ring_at_before) {
+	struct emu_replay *r = s->rp;
+	uint32_t h = b->id & (RP_IDS - 1);
+	if (r->last_id[h] != b->id || r->last_gen[h] != r->gen)
+		return 0;
+	uint64_t k = r->last_ne[h];
+	uint32_t nev = (uint32_t)(r->ne - k);
+	const struct rp_start *v = &r->ev[k & (RP_RING - 1)];
+	uint64_t p = r->c - 1 - v->c; // b is block r->c - 1
+	if (nev == 0 || nev > RP_EVENTS || p == 0 || p > RP_BLOCKS || v->id != b->id || v->drains != s->drains ||
+	    v->n > s->n || s->n - v->n != nev)
+		return 0;
+	struct rp_state now;
+	rp_snap(s, s->ring, s->ring_at, &now);
+	if (!rp_same(&now, &v->st))
+		return 0;
+	// Two starts in a row found this period: the loop has gone round
+	// at least once since it began (fewer false starts on other code).
+	if (r->cand_p != p || r->cand_e != nev) {
+		r->cand_p = (uint32_t)p;
+		r->cand_e = nev;
+		return 0;
+	}
+	int64_t uper = units - v->units;
+	int64_t sum = 0;
+	for (uint64_t i = 0; i < p; i++) {
+		const struct rp_block *x = &r->blk[(v->c + i) & (RP_LAST - 1)];
+		const struct emu_block *xb = table_find(s, x->addr, x->len);
+		if (!xb || xb->saved)
+			return 0;
+		r->seq[i] = *x;
+		r->starts[i] = -1;
+		sum += (int64_t)xb->insns * 100;
+	}
+	if (sum != uper || r->seq[0].id != b->id)
+		return 0;
+	int64_t t0 = slice_clock(s->time_base, v->units, s->ns_per_insn);
+	for (uint32_t j = 0; j < nev; j++) {
+		const struct rp_start *w = &r->ev[(k + j) & (RP_RING - 1)];
+		r->starts[w->c - v->c] = (int8_t)j;
+		r->tmpl[j] = s->buf[v->n + j];
+		r->tmpl[j].time -= t0;
+	}
+	if (s->want_sp && sp != r->tmpl[0].aux)
+		return 0;
+	r->len = (uint32_t)p;
+	r->nev = nev;
+	r->uper = uper;
+	r->first = r->units0 = units;
+	r->count = 0;
+	// Every period ends in the state the hook is in now, before b:
+	// the template's started from the same state (as b's logic will
+	// have it) and ran the same blocks. A replay ends in it too.
+	rp_snap(s, ring_before, ring_at_before, &r->st);
+	r->on = 1;
+	r->pos = 1;
+	if (r->pos == r->len) {
+		r->pos = 0;
+		r->count++;
+		r->units0 += uper;
+	}
+	r->replayed++;
+	return 1;
+}
+
+// replay_step replays block b if it is the period's next, and reports
+// whether it did.
+static inline int replay_step(uc_engine *uc, struct emu_state *s, struct emu_block *b) {
+	struct emu_replay *r = s->rp;
+	if (b->id != r->seq[r->pos].id)
+		return 0;
+	int8_t j = r->starts[r->pos];
+	if (j >= 0 && s->want_sp && read_sp(uc, s) != r->tmpl[j].aux)
+		return 0;
+	if (++r->pos == r->len) {
+		r->pos = 0;
+		r->count++;
+		r->units0 += r->uper;
+	}
+	r->replayed++;
+	return 1;
+}
+
+// rp_append appends event e (time set by the caller) to the buffer.
+static inline struct emu_event *rp_append(struct emu_state *s) {
+	if (s->n == s->cap) {
+		s->drains++;
+		emuDrain(s->handle);
+	}
+	return &s->buf[s->n++];
+}
+
+// replay_exit stops replaying: the whole periods' events, the state of
+// a period's start, then the partial period's events from its blocks.
+static __attribute__((noinline)) void replay_exit(uc_engine *uc, struct emu_state *s) {
+	struct emu_replay *r = s->rp;
+	r->on = 0;
+	int64_t t0 = slice_clock(s->time_base, r->first, s->ns_per_insn);
+	int64_t dt = r->uper * s->ns_per_insn / 100;
+	for (uint64_t k = 0; k < r->count; k++) {
+		for (uint32_t j = 0; j < r->nev; j++) {
+			struct emu_event *e = rp_append(s);
+			*e = r->tmpl[j];
+			e->time += t0 + (int64_t)k * dt;
+		}
+	}
+	rp_restore(s, &r->st);
+	if (s->n > 0)
+		s->cur_time = s->buf[s->n - 1].time;
+	r->recording = 0;
+	int64_t u = r->units0;
+	for (uint32_t i = 0; i < r->pos; i++) {
+		struct emu_block *b = table_find(s, r->seq[i].addr, r->seq[i].len); // ran: it is there
+		int8_t j = r->starts[i];
+		block_events(uc, s, b, u, 1, j >= 0 ? r->tmpl[j].aux : 0);
+		u += (int64_t)b->insns * 100;
+	}
+	r->recording = 1;
+	// What the hook remembers of this run's blocks went by.
+	r->gen++;
+	r->c = 0;
+	r->ne = 0;
+	r->cand_p = r->cand_e = 0;
+}
+
 static void hook_block(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
 	struct emu_state *s = user;
 	int64_t units;
 	struct emu_block *b = block_enter(uc, s, addr, len, &units);
-	if (!b)
+	if (!b) {
+		if (s->rp && s->rp->on)
+			replay_exit(uc, s); // the block does not run
 		return;
-	if (s->want_blocks && !b->quiet) {
-		// Options.Repeats: is the block one of the thread's last four
-		// it accepts since one it refuses? Every block counts, those
-		// inside runs too.
-		uint8_t rep = 0;
-		if (s->want_repeat) {
-			if (b->track) {
-				rep = b->id == s->ring[0] || b->id == s->ring[1] || b->id == s->ring[2] || b->id == s->ring[3];
-				s->ring_at = (s->ring_at + 1) & 3;
-				s->ring[s->ring_at] = b->id;
-			} else if (s->ring[s->ring_at]) {
-				memset(s->ring, 0, sizeof s->ring);
-			}
-		}
-		// A block of the same routine and line as the run the last event
-		// describes, entered by falling through or a branch (not a call or
-		// a return), extends that event: it becomes the run's last block
-		// (Options.Fold). Not the routine's entry: a branch there may be a
-		// tail call, which call tracking must see.
-		// Between that event and this block there may only be the memory
-		// events of its blocks (fold_mem): any other event resets fold_at.
-		// A periodic run (fold_period) goes on only with the block it
-		// repeats, the one a period ago, of its routine (b->cycle); an
-		// ordinary one not with a block that repeats (Options.Repeats).
-		if (!b->head && s->fold_at && (s->fold_at == s->n || s->fold_mem) && (s->fold_period || !rep) &&
-		    (s->fold_end == END_OTHER || s->fold_end == END_COND || s->fold_end == END_JUMP) &&
-		    (s->fold_period ? b->cycle && s->fold_key == b->cycle && s->fold_period <= s->hist_n && s->hist[hist_back(s, s->fold_period - 1)] == b->id
-				    : b->fold && s->fold_key == b->fold)) {
-			struct emu_event *e = &s->buf[s->fold_at - 1];
-			if (e->tid == s->tid && e->folded < 255) {
-				e->folded++;
-				e->size += b->insns;
-				e->block = b->id;
-				e->end = b->end;
-				s->fold_end = b->end;
-				if (!s->fold_period)
-					s->hist[s->hist_at] = 0; // now inside the run: its event does not name it
-				hist_push(s, b);
-				return;
-			}
-		}
-		struct emu_event *e = push(s);
-		e->addr = addr;
-		e->aux = 0;
-		if (s->rsp)
-			e->aux = *s->rsp;
-		else if (s->want_sp)
-			uc_reg_read(uc, UC_X86_REG_RSP, &e->aux);
-		if (!s->eager_time)
-			s->cur_time = slice_clock(s->time_base, units, s->ns_per_insn);
-		e->time = s->cur_time;
-		e->size = b->insns;
-		e->tid = s->tid;
-		e->block = b->id;
-		e->kind = EV_BLOCK;
-		e->end = b->end;
-		e->folded = 0;
-		s->fold_end = b->end;
-		s->win_at = s->n;
-		// A periodic run starts at a block the thread ran a period ago,
-		// all that period in the block's routine and named by events:
-		// it goes on repeating those blocks (analyses.Event.Period).
-		// Otherwise an ordinary run may start, unless the block repeats.
-		s->fold_period = b->cycle ? cycle_period(s, b) : 0;
-		e->flags = (uint8_t)(s->fold_period << 1) | (rep ? FLAG_REPEAT : 0);
-		s->fold_key = s->fold_period ? b->cycle : rep ? 0 : b->fold;
-		s->fold_at = s->fold_key ? s->n : 0;
-		hist_push(s, b);
-	} else {
-		no_event(s);
 	}
+	if (s->rp) {
+		struct emu_replay *r = s->rp;
+		if (r->on) {
+			if (replay_step(uc, s, b))
+				return;
+			replay_exit(uc, s);
+		}
+		struct rp_block *x = &r->blk[r->c & (RP_LAST - 1)];
+		x->addr = addr;
+		x->len = len;
+		x->id = b->id;
+		r->c++;
+	}
+	block_events(uc, s, b, units, 0, 0);
 }
+
+int emu_replay_init(struct emu_state *s) {
+	if (!s->rp)
+		s->rp = calloc(1, sizeof *s->rp);
+	if (!s->rp)
+		return 0;
+	s->rp->recording = 1;
+	return 1;
+}
+
+// replay_forget ends a replay (writing its events) and forgets the
+// blocks the hook remembers.
+static void replay_forget(struct emu_state *s) {
+	struct emu_replay *r = s->rp;
+	if (!r)
+		return;
+	if (r->on)
+		replay_exit(s->uc, s);
+	r->gen++;
+	r->c = 0;
+	r->ne = 0;
+	r->cand_p = r->cand_e = 0;
+}
+
+// emu_replay_begin starts an engine run: what the hook remembers is of
+// the previous one's blocks (another slice, maybe another thread).
+void emu_replay_begin(struct emu_state *s) {
+	s->drains = 0;
+	replay_forget(s);
+}
+
+// emu_replay_end ends an engine run: a replay in progress writes its
+// events (Go may emit or drain next).
+void emu_replay_end(struct emu_state *s) {
+	if (s->rp && s->rp->on)
+		replay_exit(s->uc, s);
+}
+
+uint64_t emu_replayed_blocks(struct emu_state *s) { return s->rp ? s->rp->replayed : 0; }
 
 // MERGE_MAX bounds a merged access, far below the 32-bit size.
 #define MERGE_MAX (1u << 20)
@@ -391,6 +742,7 @@ void emu_state_free(struct emu_state *s) {
 	free(s->buf);
 	free(s->spare);
 	free(s->table);
+	free(s->rp);
 	free(s);
 }
 

@@ -121,6 +121,11 @@ struct emu_state {
 	uint32_t win_at;
 	int mem_merge;
 
+	// Options.Replay: while the thread's blocks repeat a period whose
+	// events repeat, the hook only counts them (hooks.c, replay).
+	struct emu_replay *rp;
+	uint32_t drains; // buffers the hooks handed to Go in this engine run
+
 	struct emu_event *buf;
 	struct emu_event *spare; // the other buffer: Go drains one while hooks fill this
 	uint32_t cap;
@@ -135,6 +140,10 @@ struct emu_state *emu_state_new(uc_engine *uc, uintptr_t handle, uint32_t cap);
 void emu_state_free(struct emu_state *s);
 uc_err emu_install_base(struct emu_state *s, int bare);
 uc_err emu_install_mem(struct emu_state *s);
+int emu_replay_init(struct emu_state *s);
+void emu_replay_begin(struct emu_state *s);
+void emu_replay_end(struct emu_state *s);
+uint64_t emu_replayed_blocks(struct emu_state *s);
 void emu_table_put(struct emu_state *s, uint64_t addr, uint32_t len, uint32_t insns, uint32_t saved, uint8_t end, uint32_t id, uint8_t quiet, uint32_t fold, uint8_t head, uint32_t cycle, uint8_t track);
 void emu_table_clear(struct emu_state *s);
 uc_err emu_remove_cache(uc_engine *uc, uint64_t begin, uint64_t end);
