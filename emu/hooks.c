@@ -189,14 +189,20 @@ static inline uint64_t read_sp(uc_engine *uc, const struct emu_state *s) {
 #define RP_EVENTS 32 // most events a period may make
 #define RP_RING 64   // event starts remembered (a power of two above RP_EVENTS)
 #define RP_IDS 256   // event-starting blocks remembered by id (a power of two)
+#define RP_FAILS 4      // replays in a row without a whole period before a back-off
+#define RP_IDLE 64      // event starts of the first back-off
+#define RP_IDLE_MAX 10  // the longest is RP_IDLE << RP_IDLE_MAX
 
-// rp_state is the hook's state that its event logic reads, with the
-// rings in order (latest first), so that two can be compared: as it is
+static inline uint32_t min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
+
+// rp_state is the hook's state that its event logic reads, as it is
 // when the block's logic has put the block in the repeat ring (all that
-// it changes before it decides whether the block starts an event).
+// it changes before it decides whether the block starts an event). It
+// is copied as it is (once per event) and put in order (rings latest
+// first) only to compare two (rp_same).
 struct rp_state {
 	uint32_t hist[4], hist_key[4], ring[4];
-	uint32_t hist_n, fold_key;
+	uint32_t hist_n, hist_at, ring_at, fold_key;
 	uint8_t fold_open; // fold_at == n: the last event may be extended
 	uint8_t fold_end, fold_period;
 };
@@ -205,7 +211,7 @@ struct rp_state {
 // (and moves) when a new block is translated.
 struct rp_block {
 	uint64_t addr;
-	uint32_t len, id;
+	uint32_t len, id; // id: in a replay's period (seq)
 };
 
 struct rp_start { // an event-starting block of this engine run
@@ -227,6 +233,11 @@ struct emu_replay {
 	uint64_t last_ne[RP_IDS];
 	uint32_t cand_p, cand_e; // the period of the last start that would have entered
 	int recording;    // 0 while replay_exit regenerates events
+	// Back-off: a replay that ends before its first whole period only
+	// cost (the template, the partial period again); after a few in a
+	// row the hook neither remembers nor tries for idle event starts,
+	// twice as many each time (code that loops only now and then).
+	uint32_t idle, fails;
 	// While replaying:
 	int on;
 	uint32_t len, pos, nev;
@@ -241,8 +252,9 @@ struct emu_replay {
 	uint64_t replayed; // blocks replayed in the engine's life (tests)
 };
 
-static int replay_try(struct emu_state *s, struct emu_block *b, int64_t units, uint64_t sp, const uint32_t ring_before[4], uint32_t ring_at_before);
-static void replay_event_start(struct emu_state *s, const struct emu_block *b, int64_t units);
+static int replay_try(struct emu_state *s, const struct emu_block *b, int64_t units, uint64_t sp, uint32_t ring_at_before, uint32_t lost, const uint32_t *cleared);
+static inline void replay_event_start(struct emu_state *s, const struct emu_block *b, int64_t units);
+static void replay_idle(struct emu_state *s);
 
 // block_events is hook_block's part after block_enter: the block's
 // events, for block b starting at units (hundredths of instructions into
@@ -253,21 +265,24 @@ static inline __attribute__((always_inline)) void block_events(uc_engine *uc, st
 		no_event(s);
 		return;
 	}
-	// Options.Replay needs the repeat ring as it was before the block.
-	uint32_t ring_before[4];
-	uint32_t ring_at_before = s->ring_at;
-	if (s->rp)
-		memcpy(ring_before, s->ring, sizeof ring_before);
 	// Options.Repeats: is the block one of the thread's last four
 	// it accepts since one it refuses? Every block counts, those
-	// inside runs too.
+	// inside runs too. (Options.Replay may need the ring as it was:
+	// what the update loses is kept.)
 	uint8_t rep = 0;
+	uint32_t ring_at_before = s->ring_at, lost = 0, cleared[4];
+	int was_cleared = 0;
 	if (s->want_repeat) {
 		if (b->track) {
 			rep = b->id == s->ring[0] || b->id == s->ring[1] || b->id == s->ring[2] || b->id == s->ring[3];
 			s->ring_at = (s->ring_at + 1) & 3;
+			lost = s->ring[s->ring_at];
 			s->ring[s->ring_at] = b->id;
 		} else if (s->ring[s->ring_at]) {
+			if (s->rp) {
+				memcpy(cleared, s->ring, sizeof cleared);
+				was_cleared = 1;
+			}
 			memset(s->ring, 0, sizeof s->ring);
 		}
 	}
@@ -305,9 +320,13 @@ static inline __attribute__((always_inline)) void block_events(uc_engine *uc, st
 		esp = read_sp(uc, s);
 	if (s->rp && s->rp->recording) {
 		// The block starts an event: a period may start here.
-		if (replay_try(s, b, units, esp, ring_before, ring_at_before))
-			return;
-		replay_event_start(s, b, units);
+		if (s->rp->idle) {
+			replay_idle(s);
+		} else {
+			if (replay_try(s, b, units, esp, ring_at_before, lost, was_cleared ? cleared : NULL))
+				return;
+			replay_event_start(s, b, units);
+		}
 	}
 	struct emu_event *e = push(s);
 	e->addr = b->addr;
@@ -334,35 +353,41 @@ static inline __attribute__((always_inline)) void block_events(uc_engine *uc, st
 	hist_push(s, b);
 }
 
-static void rp_snap(const struct emu_state *s, const uint32_t ring[4], uint32_t ring_at, struct rp_state *st) {
-	for (uint32_t i = 0; i < 4; i++) {
-		uint32_t j = (s->hist_at - i) & 3;
-		st->hist[i] = s->hist[j];
-		st->hist_key[i] = s->hist_key[j];
-		st->ring[i] = ring[(ring_at - i) & 3];
-	}
+static inline void rp_snap(const struct emu_state *s, const uint32_t ring[4], uint32_t ring_at, struct rp_state *st) {
+	memcpy(st->hist, s->hist, sizeof st->hist);
+	memcpy(st->hist_key, s->hist_key, sizeof st->hist_key);
+	memcpy(st->ring, ring, sizeof st->ring);
 	st->hist_n = s->hist_n;
+	st->hist_at = s->hist_at;
+	st->ring_at = ring_at;
 	st->fold_key = s->fold_key;
 	st->fold_open = s->fold_at != 0 && s->fold_at == s->n;
 	st->fold_end = s->fold_end;
 	st->fold_period = s->fold_period;
 }
 
+// rp_same compares two states, their rings in order (where each starts
+// depends on how many blocks went by, not on what the logic does).
 static int rp_same(const struct rp_state *a, const struct rp_state *b) {
-	return memcmp(a->hist, b->hist, sizeof a->hist) == 0 && memcmp(a->hist_key, b->hist_key, sizeof a->hist_key) == 0 &&
-	       memcmp(a->ring, b->ring, sizeof a->ring) == 0 && a->hist_n == b->hist_n && a->fold_key == b->fold_key &&
-	       a->fold_open == b->fold_open && a->fold_end == b->fold_end && a->fold_period == b->fold_period;
+	if (a->hist_n != b->hist_n || a->fold_key != b->fold_key || a->fold_open != b->fold_open ||
+	    a->fold_end != b->fold_end || a->fold_period != b->fold_period)
+		return 0;
+	for (uint32_t i = 0; i < 4; i++) {
+		uint32_t ja = (a->hist_at - i) & 3, jb = (b->hist_at - i) & 3;
+		if (a->hist[ja] != b->hist[jb] || a->hist_key[ja] != b->hist_key[jb] ||
+		    a->ring[(a->ring_at - i) & 3] != b->ring[(b->ring_at - i) & 3])
+			return 0;
+	}
+	return 1;
 }
 
 static void rp_restore(struct emu_state *s, const struct rp_state *st) {
-	s->hist_at = 0;
-	s->ring_at = 0;
-	for (uint32_t i = 0; i < 4; i++) {
-		s->hist[(0 - i) & 3] = st->hist[i];
-		s->hist_key[(0 - i) & 3] = st->hist_key[i];
-		s->ring[(0 - i) & 3] = st->ring[i];
-	}
+	memcpy(s->hist, st->hist, sizeof s->hist);
+	memcpy(s->hist_key, st->hist_key, sizeof s->hist_key);
+	memcpy(s->ring, st->ring, sizeof s->ring);
 	s->hist_n = st->hist_n;
+	s->hist_at = st->hist_at;
+	s->ring_at = st->ring_at;
 	s->fold_key = st->fold_key;
 	s->fold_at = st->fold_open ? s->n : 0;
 	s->fold_end = st->fold_end;
@@ -372,7 +397,7 @@ static void rp_restore(struct emu_state *s, const struct rp_state *st) {
 
 // replay_event_start remembers that block b (at units) starts an event;
 // the repeat ring has taken b (see rp_state).
-static __attribute__((noinline)) void replay_event_start(struct emu_state *s, const struct emu_block *b, int64_t units) {
+static inline void replay_event_start(struct emu_state *s, const struct emu_block *b, int64_t units) {
 	struct emu_replay *r = s->rp;
 	struct rp_start *v = &r->ev[r->ne & (RP_RING - 1)];
 	v->id = b->id;
@@ -389,11 +414,13 @@ static __attribute__((noinline)) void replay_event_start(struct emu_state *s, co
 }
 
 // replay_try starts replaying at block b (at units, whose logic has put
-// it in the repeat ring, ring_before being the ring before, and decided
-// that it starts an event with stack pointer sp) if b started an event a
-// period ago from the same state; it reports whether it did (b is then
-// replayed: its event is the template's first).
-static __attribute__((noinline)) int replay_try(struct emu_state *s, struct emu_block *b, int64_t units, uint64_t sp, const uint32_t ring_before[4], uint32_t ring_at_before) {
+// it in the repeat ring and decided that it starts an event with stack
+// pointer sp) if b started an event a period ago from the same state; it
+// reports whether it did (b is then replayed: its event is the
+// template's first). The ring before b's update was at ring_at_before;
+// the update overwrote lost there, or cleared the ring (cleared: what it
+// held).
+static __attribute__((noinline)) int replay_try(struct emu_state *s, const struct emu_block *b, int64_t units, uint64_t sp, uint32_t ring_at_before, uint32_t lost, const uint32_t *cleared) {
 	struct emu_replay *r = s->rp;
 	uint32_t h = b->id & (RP_IDS - 1);
 	if (r->last_id[h] != b->id || r->last_gen[h] != r->gen)
@@ -424,6 +451,7 @@ static __attribute__((noinline)) int replay_try(struct emu_state *s, struct emu_
 		if (!xb || xb->saved)
 			return 0;
 		r->seq[i] = *x;
+		r->seq[i].id = xb->id;
 		r->starts[i] = -1;
 		sum += (int64_t)xb->insns * 100;
 	}
@@ -446,6 +474,14 @@ static __attribute__((noinline)) int replay_try(struct emu_state *s, struct emu_
 	// Every period ends in the state the hook is in now, before b:
 	// the template's started from the same state (as b's logic will
 	// have it) and ran the same blocks. A replay ends in it too.
+	uint32_t ring_before[4];
+	if (cleared) {
+		memcpy(ring_before, cleared, sizeof ring_before);
+	} else {
+		memcpy(ring_before, s->ring, sizeof ring_before);
+		if (s->want_repeat && b->track)
+			ring_before[s->ring_at] = lost;
+	}
 	rp_snap(s, ring_before, ring_at_before, &r->st);
 	r->on = 1;
 	r->pos = 1;
@@ -516,6 +552,23 @@ static __attribute__((noinline)) void replay_exit(uc_engine *uc, struct emu_stat
 	r->c = 0;
 	r->ne = 0;
 	r->cand_p = r->cand_e = 0;
+	if (r->count > 0) {
+		r->fails = 0;
+	} else if (++r->fails >= RP_FAILS) {
+		r->idle = RP_IDLE << min_u32(r->fails - RP_FAILS, RP_IDLE_MAX);
+	}
+}
+
+// replay_idle counts an event start of a back-off; at its end the hook
+// remembers afresh.
+static void replay_idle(struct emu_state *s) {
+	struct emu_replay *r = s->rp;
+	if (--r->idle == 0) {
+		r->gen++;
+		r->c = 0;
+		r->ne = 0;
+		r->cand_p = r->cand_e = 0;
+	}
 }
 
 static void hook_block(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
@@ -534,11 +587,12 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
 				return;
 			replay_exit(uc, s);
 		}
-		struct rp_block *x = &r->blk[r->c & (RP_LAST - 1)];
-		x->addr = addr;
-		x->len = len;
-		x->id = b->id;
-		r->c++;
+		if (!r->idle) {
+			struct rp_block *x = &r->blk[r->c & (RP_LAST - 1)];
+			x->addr = addr;
+			x->len = len;
+			r->c++;
+		}
 	}
 	block_events(uc, s, b, units, 0, 0);
 }
