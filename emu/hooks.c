@@ -190,6 +190,8 @@ static inline uint64_t read_sp(uc_engine *uc, const struct emu_state *s) {
 #define RP_RING 64   // event starts remembered (a power of two above RP_EVENTS)
 #define RP_IDS 256   // event-starting blocks remembered by id (a power of two)
 #define RP_FAILS 4      // replays in a row without a whole period before a back-off
+#define RP_DRY 4096     // event starts without a replay that count as one such
+#define RP_PAYS 8       // whole periods a replay must last to pay for itself (qsort's last 3)
 #define RP_IDLE 64      // event starts of the first back-off
 #define RP_IDLE_MAX 10  // the longest is RP_IDLE << RP_IDLE_MAX
 
@@ -233,11 +235,13 @@ struct emu_replay {
 	uint64_t last_ne[RP_IDS];
 	uint32_t cand_p, cand_e; // the period of the last start that would have entered
 	int recording;    // 0 while replay_exit regenerates events
-	// Back-off: a replay that ends before its first whole period only
-	// cost (the template, the partial period again); after a few in a
-	// row the hook neither remembers nor tries for idle event starts,
-	// twice as many each time (code that loops only now and then).
+	// Back-off: a replay that ends within a few periods cost more (the
+	// template, the partial period again) than it saved, and so did the
+	// remembering and trying of RP_DRY event starts without a replay;
+	// after a few in a row the hook neither remembers nor tries for idle
+	// event starts, twice as many each time.
 	uint32_t idle, fails;
+	uint32_t dry; // event starts since the last replay began
 	// While replaying:
 	int on;
 	uint32_t len, pos, nev;
@@ -255,6 +259,7 @@ struct emu_replay {
 static int replay_try(struct emu_state *s, const struct emu_block *b, int64_t units, uint64_t sp, uint32_t ring_at_before, uint32_t lost, const uint32_t *cleared);
 static inline void replay_event_start(struct emu_state *s, const struct emu_block *b, int64_t units);
 static void replay_idle(struct emu_state *s);
+static void replay_failed(struct emu_replay *r);
 
 // block_events is hook_block's part after block_enter: the block's
 // events, for block b starting at units (hundredths of instructions into
@@ -326,6 +331,8 @@ static inline __attribute__((always_inline)) void block_events(uc_engine *uc, st
 			if (replay_try(s, b, units, esp, ring_at_before, lost, was_cleared ? cleared : NULL))
 				return;
 			replay_event_start(s, b, units);
+			if (++s->rp->dry == RP_DRY)
+				replay_failed(s->rp); // code that does not loop so
 		}
 	}
 	struct emu_event *e = push(s);
@@ -484,6 +491,7 @@ static __attribute__((noinline)) int replay_try(struct emu_state *s, const struc
 	}
 	rp_snap(s, ring_before, ring_at_before, &r->st);
 	r->on = 1;
+	r->dry = 0;
 	r->pos = 1;
 	if (r->pos == r->len) {
 		r->pos = 0;
@@ -552,11 +560,19 @@ static __attribute__((noinline)) void replay_exit(uc_engine *uc, struct emu_stat
 	r->c = 0;
 	r->ne = 0;
 	r->cand_p = r->cand_e = 0;
-	if (r->count > 0) {
+	if (r->count >= RP_PAYS)
 		r->fails = 0;
-	} else if (++r->fails >= RP_FAILS) {
+	else
+		replay_failed(r);
+}
+
+// replay_failed counts a replay that ended before RP_PAYS whole periods,
+// or RP_DRY event starts without a replay: a few in a row start a
+// back-off.
+static void replay_failed(struct emu_replay *r) {
+	r->dry = 0;
+	if (++r->fails >= RP_FAILS)
 		r->idle = RP_IDLE << min_u32(r->fails - RP_FAILS, RP_IDLE_MAX);
-	}
 }
 
 // replay_idle counts an event start of a back-off; at its end the hook
