@@ -189,7 +189,7 @@ static inline uint64_t read_sp(uc_engine *uc, const struct emu_state *s) {
 #define RP_EVENTS 32 // most events a period may make
 #define RP_RING 64   // event starts remembered (a power of two above RP_EVENTS)
 #define RP_IDS 256   // event-starting blocks remembered by id (a power of two)
-#define RP_FAILS 4      // replays in a row without a whole period before a back-off
+#define RP_FAILS 4      // failures in a row before a back-off (replay_failed)
 #define RP_DRY 4096     // event starts without a replay that count as one such
 #define RP_PAYS 8       // whole periods a replay must last to pay for itself (qsort's last 3)
 #define RP_IDLE 64      // event starts of the first back-off
