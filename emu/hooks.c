@@ -260,6 +260,7 @@ static int replay_try(struct emu_state *s, const struct emu_block *b, int64_t un
 static inline void replay_event_start(struct emu_state *s, const struct emu_block *b, int64_t units);
 static void replay_idle(struct emu_state *s);
 static void replay_failed(struct emu_replay *r);
+static void replay_reset(struct emu_replay *r);
 
 // block_events is hook_block's part after block_enter: the block's
 // events, for block b starting at units (hundredths of instructions into
@@ -420,6 +421,17 @@ static inline void replay_event_start(struct emu_state *s, const struct emu_bloc
 	r->ne++;
 }
 
+// replay_advance counts a replayed block: the period's next, or its
+// first again after a whole period.
+static inline void replay_advance(struct emu_replay *r) {
+	if (++r->pos == r->len) {
+		r->pos = 0;
+		r->count++;
+		r->units0 += r->uper;
+	}
+	r->replayed++;
+}
+
 // replay_try starts replaying at block b (at units, whose logic has put
 // it in the repeat ring and decided that it starts an event with stack
 // pointer sp) if b started an event a period ago from the same state; it
@@ -492,13 +504,8 @@ static __attribute__((noinline)) int replay_try(struct emu_state *s, const struc
 	rp_snap(s, ring_before, ring_at_before, &r->st);
 	r->on = 1;
 	r->dry = 0;
-	r->pos = 1;
-	if (r->pos == r->len) {
-		r->pos = 0;
-		r->count++;
-		r->units0 += uper;
-	}
-	r->replayed++;
+	r->pos = 0;
+	replay_advance(r);
 	return 1;
 }
 
@@ -511,22 +518,8 @@ static inline int replay_step(uc_engine *uc, struct emu_state *s, struct emu_blo
 	int8_t j = r->starts[r->pos];
 	if (j >= 0 && s->want_sp && read_sp(uc, s) != r->tmpl[j].aux)
 		return 0;
-	if (++r->pos == r->len) {
-		r->pos = 0;
-		r->count++;
-		r->units0 += r->uper;
-	}
-	r->replayed++;
+	replay_advance(r);
 	return 1;
-}
-
-// rp_append appends event e (time set by the caller) to the buffer.
-static inline struct emu_event *rp_append(struct emu_state *s) {
-	if (s->n == s->cap) {
-		s->drains++;
-		emuDrain(s->handle);
-	}
-	return &s->buf[s->n++];
 }
 
 // replay_exit stops replaying: the whole periods' events, the state of
@@ -538,7 +531,7 @@ static __attribute__((noinline)) void replay_exit(uc_engine *uc, struct emu_stat
 	int64_t dt = r->uper * s->ns_per_insn / 100;
 	for (uint64_t k = 0; k < r->count; k++) {
 		for (uint32_t j = 0; j < r->nev; j++) {
-			struct emu_event *e = rp_append(s);
+			struct emu_event *e = push(s);
 			*e = r->tmpl[j];
 			e->time += t0 + (int64_t)k * dt;
 		}
@@ -555,15 +548,20 @@ static __attribute__((noinline)) void replay_exit(uc_engine *uc, struct emu_stat
 		u += (int64_t)b->insns * 100;
 	}
 	r->recording = 1;
-	// What the hook remembers of this run's blocks went by.
-	r->gen++;
-	r->c = 0;
-	r->ne = 0;
-	r->cand_p = r->cand_e = 0;
+	replay_reset(r); // what the hook remembers of this run's blocks went by
 	if (r->count >= RP_PAYS)
 		r->fails = 0;
 	else
 		replay_failed(r);
+}
+
+// replay_reset forgets the blocks and event starts the hook remembers
+// (their entries by id become stale with the generation).
+static void replay_reset(struct emu_replay *r) {
+	r->gen++;
+	r->c = 0;
+	r->ne = 0;
+	r->cand_p = r->cand_e = 0;
 }
 
 // replay_failed counts a replay that ended before RP_PAYS whole periods,
@@ -579,12 +577,14 @@ static void replay_failed(struct emu_replay *r) {
 // remembers afresh.
 static void replay_idle(struct emu_state *s) {
 	struct emu_replay *r = s->rp;
-	if (--r->idle == 0) {
-		r->gen++;
-		r->c = 0;
-		r->ne = 0;
-		r->cand_p = r->cand_e = 0;
-	}
+	if (--r->idle == 0)
+		replay_reset(r);
+}
+
+// replay_stop ends a replay in progress, if any.
+static inline void replay_stop(uc_engine *uc, struct emu_state *s) {
+	if (s->rp && s->rp->on)
+		replay_exit(uc, s);
 }
 
 static void hook_block(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
@@ -592,8 +592,7 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
 	int64_t units;
 	struct emu_block *b = block_enter(uc, s, addr, len, &units);
 	if (!b) {
-		if (s->rp && s->rp->on)
-			replay_exit(uc, s); // the block does not run
+		replay_stop(uc, s); // the block does not run
 		return;
 	}
 	if (s->rp) {
@@ -628,12 +627,8 @@ static void replay_forget(struct emu_state *s) {
 	struct emu_replay *r = s->rp;
 	if (!r)
 		return;
-	if (r->on)
-		replay_exit(s->uc, s);
-	r->gen++;
-	r->c = 0;
-	r->ne = 0;
-	r->cand_p = r->cand_e = 0;
+	replay_stop(s->uc, s);
+	replay_reset(r);
 }
 
 // emu_replay_begin starts an engine run: what the hook remembers is of
@@ -646,8 +641,7 @@ void emu_replay_begin(struct emu_state *s) {
 // emu_replay_end ends an engine run: a replay in progress writes its
 // events (Go may emit or drain next).
 void emu_replay_end(struct emu_state *s) {
-	if (s->rp && s->rp->on)
-		replay_exit(s->uc, s);
+	replay_stop(s->uc, s);
 }
 
 uint64_t emu_replayed_blocks(struct emu_state *s) { return s->rp ? s->rp->replayed : 0; }
