@@ -17,10 +17,7 @@ func BenchmarkBlocks(b *testing.B) { benchStream(b, blocksScript(), 4) }
 // blocksScript is BenchmarkBlocks's stream, written once (the benchmark
 // runs more than once).
 var blocksScript = sync.OnceValue(func() *script {
-	s := newScript().start(1, 0, 0, "main")
-	for tid := uint32(2); tid <= 4; tid++ {
-		s.start(tid, 1, 0, "worker")
-	}
+	s := mainAndWorkers()
 	for tid := uint32(1); tid <= 4; tid++ {
 		s.call(tid, "loop")
 	}
@@ -43,10 +40,7 @@ func BenchmarkLockLoop(b *testing.B) { benchStream(b, lockLoopScript(), 8) }
 
 // lockLoopScript is BenchmarkLockLoop's stream, written once.
 var lockLoopScript = sync.OnceValue(func() *script {
-	s := newScript().start(1, 0, 0, "main")
-	for tid := uint32(2); tid <= 4; tid++ {
-		s.start(tid, 1, 0, "worker")
-	}
+	s := mainAndWorkers()
 	for slice := 0; slice < 400; slice++ {
 		for tid := uint32(1); tid <= 4; tid++ {
 			for i := 0; i < 50; i++ {
@@ -68,10 +62,7 @@ func BenchmarkMutexLoop(b *testing.B) { benchStream(b, mutexLoopScript(), 8) }
 
 // mutexLoopScript is BenchmarkMutexLoop's stream, written once.
 var mutexLoopScript = sync.OnceValue(func() *script {
-	s := newScript().start(1, 0, 0, "main")
-	for tid := uint32(2); tid <= 4; tid++ {
-		s.start(tid, 1, 0, "worker")
-	}
+	s := mainAndWorkers()
 	lock, unlock := s.syms.base("pthread_mutex_lock"), s.syms.base("__pthread_mutex_unlock")
 	usercnt := s.syms.base("__pthread_mutex_unlock_usercnt")
 	for slice := 0; slice < 400; slice++ {
@@ -127,4 +118,14 @@ func cpuTime() int64 {
 		return 0
 	}
 	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
+// mainAndWorkers is the benchmarks' threads: main (1), which creates
+// three workers (2 to 4).
+func mainAndWorkers() *script {
+	s := newScript().start(1, 0, 0, "main")
+	for tid := uint32(2); tid <= 4; tid++ {
+		s.start(tid, 1, 0, "worker")
+	}
+	return s
 }
