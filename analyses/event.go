@@ -27,6 +27,7 @@ const (
 	KindWake             // a blocked thread was woken
 	KindCall             // a routine was entered (from the call-tracking stage)
 	KindReturn           // a routine activation ended (from the call-tracking stage)
+	KindRepeat           // the events after it repeat (Needs.RepeatEvents)
 )
 
 // A signal handler's entry and rt_sigreturn are Syscall events (the kernel
@@ -44,7 +45,7 @@ const (
 )
 
 var kindNames = [...]string{"none", "block", "read", "write", "kread", "kwrite",
-	"syscall", "thread-start", "thread-exit", "switch", "block-on", "wake", "call", "return"}
+	"syscall", "thread-start", "thread-exit", "switch", "block-on", "wake", "call", "return", "repeat"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -121,6 +122,7 @@ func (e *Event) CallMarks() (returns, call uint32) { return uint32(e.Aux >> 32),
 //	Wake:         Addr, Size = the wait that ended, Aux = waker tid (0: a timeout or the outside world)
 //	Call:         Block = routine id, Addr = entry address, Aux = calling-context id
 //	Return:       Block = routine id, Aux = calling-context id of the activation that ended
+//	Repeat:       Size = events of the period after it, Aux = times they repeat, Addr = ns between repetitions (Needs.RepeatEvents)
 //
 // Tid is the guest thread the event belongs to; Time is that thread's
 // virtual clock when the event happened, in ns (a memory access has the time
@@ -258,6 +260,43 @@ type Needs struct {
 	// events into it. The stage marks only if every analysis that sees
 	// blocks says so.
 	CallMarks bool
+	// RepeatEvents: the analysis takes Repeat events. A Repeat event
+	// of thread Tid, at the Time of the first event after it, says that
+	// the Size events after it (its period: Block events of Tid, the
+	// engine's replay, emu/hooks.c) are followed, once they are handled,
+	// by Aux more copies of them, the j-th Addr·j ns later (ExpandRepeats
+	// writes them out), and then by the stream's next event. The engine
+	// makes them only if every analysis that sees blocks says so and the
+	// call-tracking stage marks calls (CallMarks); the stage passes one on
+	// only when its own state repeats over the period, else it writes
+	// the copies out. An analysis can then charge the repetitions at
+	// once, when its state repeats too.
+	RepeatEvents bool
+}
+
+// ExpandRepeats returns evs with every Repeat event replaced by the copies
+// it stands for (Needs.RepeatEvents): the stream an analysis that takes no
+// Repeat events would see. evs itself is not changed.
+func ExpandRepeats(evs []Event) []Event {
+	out := make([]Event, 0, len(evs))
+	for i := 0; i < len(evs); i++ {
+		if evs[i].Kind != KindRepeat {
+			out = append(out, evs[i])
+			continue
+		}
+		r := evs[i]
+		n := min(int(r.Size), len(evs)-i-1)
+		period := evs[i+1 : i+1+n]
+		out = append(out, period...)
+		for j := int64(1); j <= int64(r.Aux); j++ {
+			for _, e := range period {
+				e.Time += j * int64(r.Addr)
+				out = append(out, e)
+			}
+		}
+		i += n
+	}
+	return out
 }
 
 // Or merges two sets of needs. A block filter survives only if every side
@@ -265,7 +304,7 @@ type Needs struct {
 func (n Needs) Or(m Needs) Needs {
 	o := Needs{n.Blocks || m.Blocks, n.Memory || m.Memory, n.KernelMem || m.KernelMem,
 		n.Syscalls || m.Syscalls, n.Threads || m.Threads, n.Calls || m.Calls, n.Lines || m.Lines,
-		n.TimeControl || m.TimeControl, nil, nil, false, false, false, nil, n.Repeats, false}
+		n.TimeControl || m.TimeControl, nil, nil, false, false, false, nil, n.Repeats, false, false}
 	if o.Repeats == nil {
 		o.Repeats = m.Repeats
 	}
@@ -274,6 +313,7 @@ func (n Needs) Or(m Needs) Needs {
 	o.FoldRoutines, o.FoldMemory = orFoldFlag(n, m, n.FoldRoutines, m.FoldRoutines), orFoldFlag(n, m, n.FoldMemory, m.FoldMemory)
 	o.MergeMemory = (n.MergeMemory || !n.Memory) && (m.MergeMemory || !m.Memory) && o.Memory
 	o.CallMarks = orFoldFlag(n, m, n.CallMarks, m.CallMarks) && o.Calls
+	o.RepeatEvents = orFoldFlag(n, m, n.RepeatEvents, m.RepeatEvents) && (o.Blocks || o.Calls) && (o.CallMarks || !o.Calls)
 	nf, mf := n.BlockFilter, m.BlockFilter
 	switch {
 	case o.Calls || n.Blocks && nf == nil || m.Blocks && mf == nil:

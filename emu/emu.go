@@ -50,6 +50,11 @@ type Options struct {
 	// repetition ends: the same events in the same order, a hook that
 	// only counts meanwhile (hooks.c). Not with Memory or Speedup.
 	Replay bool
+	// RepeatEvents (with Replay): a replay of at least three periods
+	// writes its first and last periods' events and, between them, a
+	// Repeat event for the others (analyses.Needs.RepeatEvents), when
+	// they fit in the buffer.
+	RepeatEvents bool
 	// Bare installs no block hook: no instruction counting, no quanta, no
 	// virtual time. Only for measuring the engine's own speed (the floor).
 	Bare bool
@@ -239,6 +244,9 @@ func New(opts Options) (*Engine, error) {
 		if C.emu_replay_init(e.st) == 0 {
 			e.Close()
 			return nil, errors.New("emu: out of memory")
+		}
+		if opts.RepeatEvents {
+			e.st.repeat_events = 1
 		}
 	}
 	if opts.NsPerInsn > 0 {

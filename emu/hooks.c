@@ -522,6 +522,16 @@ static inline int replay_step(uc_engine *uc, struct emu_state *s, struct emu_blo
 	return 1;
 }
 
+// replay_write writes a period's events, the period starting at time t0.
+static void replay_write(struct emu_state *s, int64_t t0) {
+	struct emu_replay *r = s->rp;
+	for (uint32_t j = 0; j < r->nev; j++) {
+		struct emu_event *e = push(s);
+		*e = r->tmpl[j];
+		e->time += t0;
+	}
+}
+
 // replay_exit stops replaying: the whole periods' events, the state of
 // a period's start, then the partial period's events from its blocks.
 static __attribute__((noinline)) void replay_exit(uc_engine *uc, struct emu_state *s) {
@@ -529,12 +539,24 @@ static __attribute__((noinline)) void replay_exit(uc_engine *uc, struct emu_stat
 	r->on = 0;
 	int64_t t0 = slice_clock(s->time_base, r->first, s->ns_per_insn);
 	int64_t dt = r->uper * s->ns_per_insn / 100;
-	for (uint64_t k = 0; k < r->count; k++) {
-		for (uint32_t j = 0; j < r->nev; j++) {
-			struct emu_event *e = push(s);
-			*e = r->tmpl[j];
-			e->time += t0 + (int64_t)k * dt;
-		}
+	if (s->repeat_events && r->count >= 3 && s->cap - s->n >= 1 + 2 * r->nev) {
+		// A Repeat event stands for the periods between the first and
+		// the last (analyses.Needs.RepeatEvents), all in this buffer.
+		// The last is written out: the block that ends the replay may
+		// extend its last event (a run).
+		struct emu_event *h = push(s);
+		memset(h, 0, sizeof *h);
+		h->kind = EV_REPEAT;
+		h->tid = s->tid;
+		h->size = r->nev;
+		h->aux = r->count - 2;
+		h->addr = (uint64_t)dt;
+		h->time = t0 + r->tmpl[0].time;
+		replay_write(s, t0);
+		replay_write(s, t0 + (int64_t)(r->count - 1) * dt);
+	} else {
+		for (uint64_t k = 0; k < r->count; k++)
+			replay_write(s, t0 + (int64_t)k * dt);
 	}
 	rp_restore(s, &r->st);
 	if (s->n > 0)

@@ -26,6 +26,7 @@ enum {
 	EV_BLOCK = 1,
 	EV_READ = 2,
 	EV_WRITE = 3,
+	EV_REPEAT = 14, // analyses.KindRepeat
 };
 
 // FLAG_REPEAT is analyses.FlagRepeat (checkEventLayout).
@@ -91,6 +92,7 @@ struct emu_state {
 	int64_t prior;       // cost (hundredths of instructions) of the slice's earlier engine runs
 	int want_blocks; // append Block events
 	int want_sp;     // read RSP into Block events
+	int repeat_events; // a replay writes a Repeat event for its middle periods (Options.RepeatEvents)
 	uint64_t *rsp;   // where the engine keeps RSP (emu_rsp_slot), or NULL: uc_reg_read
 	int want_touch;  // ask Go to back an unmapped page on a fault (emuTouch)
 

@@ -111,18 +111,37 @@ func TestReplayMakesTheSameEvents(t *testing.T) {
 				t.Fatalf("replayed %d blocks without Options.Replay", n)
 			}
 			got, n := replayStream(t, c.code, Options{BufferEvents: c.buffer, Replay: true}, c.budget)
-			if len(got) != len(want) {
-				t.Fatalf("%d events with replay, %d without", len(got), len(want))
-			}
-			for i := range want {
-				if got[i] != want[i] {
-					t.Fatalf("event %d: %+v with replay, %+v without", i, got[i], want[i])
-				}
-			}
+			sameEvents(t, got, want)
 			if c.replay && n < 2000 {
 				t.Fatalf("replayed %d of about 3000 blocks", n)
 			}
+			// With Repeat events: the same stream once they are
+			// written out, in fewer events.
+			rep, _ := replayStream(t, c.code, Options{BufferEvents: c.buffer, Replay: true, RepeatEvents: true}, c.budget)
+			sameEvents(t, analyses.ExpandRepeats(rep), want)
+			repeats := 0
+			for _, e := range rep {
+				if e.Kind == analyses.KindRepeat {
+					repeats++
+				}
+			}
+			if c.replay && (repeats == 0 || len(rep) > len(want)/2) {
+				t.Fatalf("%d events with %d Repeat events, %d without", len(rep), repeats, len(want))
+			}
 			t.Log(fmt.Sprintf("%d events, %d blocks replayed", len(got), n))
 		})
+	}
+}
+
+// sameEvents fails t unless got and want are the same events.
+func sameEvents(t *testing.T, got, want []analyses.Event) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%d events with replay, %d without", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("event %d: %+v with replay, %+v without", i, got[i], want[i])
+		}
 	}
 }
