@@ -40,6 +40,24 @@ type Stage struct {
 	// returns and call (the context + 1) collect its marks.
 	marks, marking bool
 	returns, call  uint32
+	// inserts counts the events inserted (insert); rep is the Repeat
+	// event whose period is being handled (repeat).
+	inserts int
+	rep     repeatCheck
+}
+
+// repeatCheck is what the stage keeps of a Repeat event while it handles
+// its period (Stage.repeat): whether the period changes the stage's state
+// decides whether the event is handed on.
+type repeatCheck struct {
+	on          bool
+	header, end int // batch indexes of the Repeat event and of its period's last event
+	ev          analyses.Event
+	raw         []analyses.Event // the period's events as they came
+	inserts     int
+	stack       stackSnapshot
+	lastHidden  bool
+	scratch     []analyses.Event
 }
 
 // SetCallMarks says whether the calls and returns before a Block event are
@@ -66,6 +84,17 @@ func (s *Stage) Routines() *Routines { return s.tracker.routines }
 // only valid during the emit call.
 func (s *Stage) Process(batch []analyses.Event, blocks analyses.BlockView, emit func([]analyses.Event)) {
 	s.batch, s.start, s.emit = batch, 0, emit
+	s.run(batch, blocks)
+	if s.start < len(batch) {
+		s.put(batch[s.start:])
+	}
+	s.flush()
+	s.batch, s.start, s.cur, s.emit = nil, 0, 0, nil
+}
+
+// run processes the events of s.batch (batch), setting their flags and
+// marks in place.
+func (s *Stage) run(batch []analyses.Event, blocks analyses.BlockView) {
 	for i := range batch {
 		ev := &batch[i]
 		s.time, s.cur = ev.Time, i
@@ -112,13 +141,69 @@ func (s *Stage) Process(batch []analyses.Event, blocks analyses.BlockView, emit 
 			if ev.Tid == s.lastTid {
 				s.lastTid = ^uint32(0)
 			}
+		case analyses.KindRepeat:
+			s.repeat(i)
+		}
+		if s.rep.on && i == s.rep.end {
+			s.repeatEnd(blocks)
 		}
 	}
-	if s.start < len(batch) {
-		s.put(batch[s.start:])
+}
+
+// repeat begins handling the Repeat event batch[h] (Needs.RepeatEvents):
+// its period, the events after it, is processed as usual; then
+// repeatEnd hands the event on if the period left the stage's state as
+// it found it (so that every repetition would come out as the period
+// did), and otherwise writes the repetitions out. Until then the event
+// is held back.
+func (s *Stage) repeat(h int) {
+	r := &s.rep
+	ev := s.batch[h]
+	n := int(ev.Size)
+	if h+n >= len(s.batch) {
+		panic("calls: a Repeat event's period is not in its batch") // the engine writes them together
 	}
-	s.flush()
-	s.batch, s.start, s.cur, s.emit = nil, 0, 0, nil
+	if s.cur > s.start {
+		s.putRun()
+	}
+	s.start = h + 1
+	if n == 0 || ev.Aux == 0 {
+		return // nothing repeats
+	}
+	r.on, r.header, r.end, r.ev = true, h, h+n, ev
+	r.raw = append(r.raw[:0], s.batch[h+1:h+1+n]...)
+	r.inserts = s.inserts
+	r.lastHidden = s.lastHidden && s.lastTid == ev.Tid
+	s.tracker.snapshot(ev.Tid, &r.stack)
+}
+
+// repeatEnd ends the handling of a Repeat event after its period's last
+// event (repeat).
+func (s *Stage) repeatEnd(blocks analyses.BlockView) {
+	r := &s.rep
+	r.on = false
+	if r.inserts == s.inserts && s.start == r.header+1 && s.lastTid == r.ev.Tid && s.lastHidden == r.lastHidden &&
+		s.tracker.unchanged(r.ev.Tid, &r.stack) {
+		s.start = r.header // the event goes on, before its period
+		s.time += int64(r.ev.Aux) * int64(r.ev.Addr)
+		return
+	}
+	// Write the repetitions out, each through call tracking.
+	s.cur = r.end + 1
+	if s.cur > s.start {
+		s.putRun()
+	}
+	batch, start, cur := s.batch, s.start, s.cur
+	for j := int64(1); j <= int64(r.ev.Aux); j++ {
+		r.scratch = append(r.scratch[:0], r.raw...)
+		for i := range r.scratch {
+			r.scratch[i].Time += j * int64(r.ev.Addr)
+		}
+		s.batch, s.start = r.scratch, 0
+		s.run(r.scratch, blocks)
+		s.put(r.scratch[s.start:]) // copied: shorter than copyMax
+	}
+	s.batch, s.start, s.cur = batch, start, cur
 }
 
 // Pieces of the stream shorter than copyMax events are copied into
@@ -211,6 +296,7 @@ func (s *Stage) returnEvent(tid uint32, r RoutineID, ctx NodeID) {
 // just made (a store-forwarding stall per move, the largest cost of a Call
 // or Return).
 func (s *Stage) insert() *analyses.Event {
+	s.inserts++
 	if s.cur > s.start {
 		s.putRun()
 	}

@@ -2,6 +2,7 @@ package calls
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -68,5 +69,69 @@ func TestStageStream(t *testing.T) {
 		"2:switch@0 2:+thread_fn@0 2:0x8000@0 2:-thread_fn@1 2:thread-exit@1 1:+f@22 1:0x2000@22 | 1:-f@22 1:-main@22"
 	if got != want {
 		t.Errorf("stage output\n got %s\nwant %s", got, want)
+	}
+}
+
+// A Repeat event goes through the stage when the stage's state repeats
+// over its period (the copies would come out as the period does), and is
+// written out otherwise: either way the stream, written out, is the one
+// the stage makes of the written-out input.
+func TestStageRepeats(t *testing.T) {
+	loop := func(tr *tracetest.Trace) { // main's loop calls f
+		tr.Block(1, 0x1010, 0x8000, 3, 5, call)
+		tr.Block(1, 0x2000, 0x7ff8, 4, 5, ret)
+		tr.Block(1, 0x1015, 0x8000, 2, 5, analyses.EndCond)
+	}
+	deeper := func(tr *tracetest.Trace) { // f calls f at the same stack pointer: the stack grows
+		tr.Block(1, 0x2000, 0x7ff8, 4, 5, call)
+	}
+	for _, c := range []struct {
+		name   string
+		iter   func(*tracetest.Trace)
+		marks  bool
+		passes bool // the Repeat event goes through
+	}{
+		{"loop, marks", loop, true, true},
+		{"loop, call events", loop, false, false},
+		{"deeper, marks", deeper, true, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tr := tracetest.New(syms)
+			tr.Block(1, 0x1000, 0x8000, 2, 5, oth)
+			c.iter(tr)
+			from := len(tr.Events)
+			c.iter(tr)
+			tr.Repeat(1, from, 5)
+			c.iter(tr)
+			tr.Block(1, 0x1020, 0x8000, 1, 5, oth)
+			tr.Other(analyses.KindThreadExit, 1, 0, 0)
+			run := func(in []analyses.Event, split int) []analyses.Event {
+				s := NewStage()
+				s.SetCallMarks(c.marks)
+				var out []analyses.Event
+				emit := func(evs []analyses.Event) { out = append(out, evs...) }
+				batch := append([]analyses.Event(nil), in...)
+				s.Process(batch[:split], tr.Blocks.View(), emit)
+				s.Process(batch[split:], tr.Blocks.View(), emit)
+				s.Finish(emit)
+				return out
+			}
+			want := run(analyses.ExpandRepeats(tr.Events), 2)
+			for _, split := range []int{0, 2, from - 1, from} {
+				got := run(tr.Events, split)
+				passed := 0
+				for _, e := range got {
+					if e.Kind == analyses.KindRepeat {
+						passed++
+					}
+				}
+				if passed != map[bool]int{true: 1}[c.passes] {
+					t.Errorf("split %d: %d Repeat events out", split, passed)
+				}
+				if g := analyses.ExpandRepeats(got); !slices.Equal(g, want) {
+					t.Errorf("split %d: written out\n got %v\nwant %v", split, g, want)
+				}
+			}
+		})
 	}
 }

@@ -205,6 +205,36 @@ func (t *Tracker) stackOf(tid uint32, create bool) *stack {
 	return s
 }
 
+// stackSnapshot is a copy of one thread's shadow stack (snapshot).
+type stackSnapshot struct {
+	ok     bool
+	st     stack
+	frames []frame
+}
+
+// snapshot copies thread tid's shadow stack into snap.
+func (t *Tracker) snapshot(tid uint32, snap *stackSnapshot) {
+	s := t.stackOf(tid, false)
+	snap.ok = s != nil
+	if s != nil {
+		snap.st = *s
+		snap.st.frames = nil
+		snap.frames = append(snap.frames[:0], s.frames...)
+	}
+}
+
+// unchanged reports whether thread tid's shadow stack is as snap holds it:
+// the same blocks then make the same calls and returns.
+func (t *Tracker) unchanged(tid uint32, snap *stackSnapshot) bool {
+	s := t.stackOf(tid, false)
+	if s == nil || !snap.ok {
+		return false
+	}
+	o := &snap.st
+	return s.hidden == o.hidden && s.prevEnd == o.prevEnd && s.prevNext == o.prevNext && s.prevAddr == o.prevAddr &&
+		s.resumed == o.resumed && s.prevKind == o.prevKind && s.lastSP == o.lastSP && slices.Equal(s.frames, snap.frames)
+}
+
 // info returns what the tracker knows of block b (event ev's block),
 // working it out on first sight of the id.
 func (t *Tracker) info(ev *analyses.Event, b *analyses.BlockInfo) *blockInfo {

@@ -70,6 +70,20 @@ func (t *Trace) SetClock(tid uint32, ns int64) *Trace {
 	return t
 }
 
+// Repeat makes the events from index from on, which must all be Block
+// events of thread tid, a period that repeats count more times (a Repeat
+// event before them, analyses.Needs.RepeatEvents): the thread's clock
+// advances by count periods.
+func (t *Trace) Repeat(tid uint32, from int, count uint64) *Trace {
+	period := t.Events[from:]
+	start := period[0].Time
+	dt := t.clock[tid] - start
+	r := analyses.Event{Kind: analyses.KindRepeat, Tid: tid, Time: start, Size: uint32(len(period)), Aux: count, Addr: uint64(dt)}
+	t.Events = append(t.Events[:from], append([]analyses.Event{r}, period...)...)
+	t.clock[tid] += int64(count) * dt
+	return t
+}
+
 // MarkRepeats returns a copy of evs with analyses.FlagRepeat set as the
 // engine sets it for Needs.Repeats (emu/hooks.c): a Block event of a block
 // repeats accepts has it when the block is one of the last four blocks
