@@ -125,6 +125,8 @@ type Analysis struct {
 	// missed, periodicRun).
 	periodic, periodicMissed int
 
+	rep repeatState // Repeat events (repeat.go)
+
 	partial string
 	res     *Result
 }
@@ -157,7 +159,7 @@ func New(cfg Config, env *platform.Env) (*Analysis, error) {
 // (Needs.CallMarks): fewer events, handed on in place.
 func (a *Analysis) Needs() analyses.Needs {
 	return analyses.Needs{Blocks: true, Calls: true, Threads: true, Fold: foldable, FoldCycles: foldCycles, FoldMemory: true,
-		Repeats: spinWatched, CallMarks: true}
+		Repeats: spinWatched, CallMarks: true, RepeatEvents: true}
 }
 
 // foldCycles takes every block in periodic runs: the analysis knows each
@@ -252,6 +254,7 @@ type pattern struct {
 	origin int64
 	pk     [histLen]int32
 	pd     [histLen]int64
+	long   *longPattern // instead, a Repeat event's (repeat.go)
 }
 
 // share returns how much of [p.origin, x) a periodic piece spends in its
@@ -417,30 +420,38 @@ func (a *Analysis) lookup(tid uint32, at int64) *thread {
 
 // Events handles one batch of the stream.
 func (a *Analysis) Events(batch []analyses.Event) {
-	for i := range batch {
-		ev := &batch[i]
-		switch ev.Kind {
-		case analyses.KindBlock:
-			a.block(ev)
-		case analyses.KindCall:
-			a.enter(a.thread(ev.Tid, ev.Time), calls.RoutineID(ev.Block), ev.Aux, ev.Addr)
-		case analyses.KindReturn:
-			a.leave(a.thread(ev.Tid, ev.Time), 1)
-		case analyses.KindThreadStart:
-			a.threadStart(ev)
-		case analyses.KindThreadExit:
-			a.threadExit(ev)
-		case analyses.KindBlockOn:
-			a.blockOn(ev)
-		case analyses.KindWake:
-			a.wake(ev)
+	for i := 0; i < len(batch); i++ {
+		if batch[i].Kind == analyses.KindRepeat {
+			i = a.repeat(batch, i)
+			continue
 		}
-		if ev.Time > a.now {
-			a.now = ev.Time
-		}
+		a.event(&batch[i])
 	}
 	if !a.cfg.SweepAtEnd {
 		a.sweepPending()
+	}
+}
+
+// event handles one event (but a Repeat).
+func (a *Analysis) event(ev *analyses.Event) {
+	switch ev.Kind {
+	case analyses.KindBlock:
+		a.block(ev)
+	case analyses.KindCall:
+		a.enter(a.thread(ev.Tid, ev.Time), calls.RoutineID(ev.Block), ev.Aux, ev.Addr)
+	case analyses.KindReturn:
+		a.leave(a.thread(ev.Tid, ev.Time), 1)
+	case analyses.KindThreadStart:
+		a.threadStart(ev)
+	case analyses.KindThreadExit:
+		a.threadExit(ev)
+	case analyses.KindBlockOn:
+		a.blockOn(ev)
+	case analyses.KindWake:
+		a.wake(ev)
+	}
+	if ev.Time > a.now {
+		a.now = ev.Time
 	}
 }
 
@@ -580,6 +591,9 @@ func (a *Analysis) plainBlock(t *thread, ev *analyses.Event, bc *blockClass, nod
 			st.overhead += d
 			t.overhead += d
 		}
+		if a.rep.rec {
+			a.recordAccount(k, d, false, runtime)
+		}
 		// addPiece
 		if n := len(t.pieces); n > t.head {
 			if p := &t.pieces[n-1]; p.end == at && p.key == k && p.work {
@@ -635,6 +649,9 @@ func (a *Analysis) account(t *thread, k int32, d int64, spinning, runtime bool) 
 		return !(spinning && a.spinIdle)
 	}
 	st := &a.keys.stats[k]
+	if a.rep.rec {
+		a.recordAccount(k, d, spinning, runtime)
+	}
 	switch {
 	case spinning && a.spinIdle:
 		st.spin += d

@@ -192,8 +192,14 @@ func (a *Analysis) idleSpan(t *thread, p *piece, segs []segment) {
 			// blocks within the overlap.
 			pat := &t.pats[pi]
 			from, to := max(s.start, p.start), min(s.end, p.end)
-			for i := range int(pat.period) {
-				a.idleTo(pat.pk[i], &s, pat.share(i, to)-pat.share(i, from))
+			if l := pat.long; l != nil {
+				for i, k := range l.keys {
+					a.idleTo(k, &s, l.share(pat.origin, i, to)-l.share(pat.origin, i, from))
+				}
+			} else {
+				for i := range int(pat.period) {
+					a.idleTo(pat.pk[i], &s, pat.share(i, to)-pat.share(i, from))
+				}
 			}
 		} else {
 			a.idleTo(p.key, &s, o)

@@ -242,7 +242,7 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 	hooks := emu.Options{Memory: needs.Memory, Blocks: needs.Blocks, StackPointer: needs.Blocks,
 		Bare: f.bareEngine, NsPerInsn: nsPerInsn, Lines: needs.Lines, Fold: needs.Fold, FoldCycles: needs.FoldCycles,
 		FoldRoutines: needs.FoldRoutines, FoldMemory: needs.FoldMemory, MergeMemory: needs.MergeMemory,
-		Repeats: needs.Repeats, Replay: true} // with --no-fold too: the analysis reads the flags, runs or not
+		Repeats: needs.Repeats, Replay: true, RepeatEvents: needs.RepeatEvents} // with --no-fold too: the analysis reads the flags, runs or not
 	if f.asyncAnalyses {
 		// A hand-over to the analyses' thread per batch: 65,536 events
 		// (2.5 MB) make 16 times fewer than the 4,096 that suit one
@@ -250,7 +250,7 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 		hooks.BufferEvents = asyncBufferEvents
 	}
 	if f.noFold {
-		hooks.Fold, hooks.FoldCycles, hooks.MergeMemory, hooks.Replay = nil, nil, false, false
+		hooks.Fold, hooks.FoldCycles, hooks.MergeMemory, hooks.Replay, hooks.RepeatEvents = nil, nil, false, false, false
 	}
 	speedup, warnSpeedup, err := f.speedup(cfg.Symbols)
 	if err != nil {
