@@ -420,38 +420,38 @@ func (a *Analysis) lookup(tid uint32, at int64) *thread {
 
 // Events handles one batch of the stream.
 func (a *Analysis) Events(batch []analyses.Event) {
-	for i := 0; i < len(batch); i++ {
-		if batch[i].Kind == analyses.KindRepeat {
-			i = a.repeat(batch, i)
-			continue
-		}
-		a.event(&batch[i])
-	}
+	a.events(batch)
 	if !a.cfg.SweepAtEnd {
 		a.sweepPending()
 	}
 }
 
-// event handles one event (but a Repeat).
-func (a *Analysis) event(ev *analyses.Event) {
-	switch ev.Kind {
-	case analyses.KindBlock:
-		a.block(ev)
-	case analyses.KindCall:
-		a.enter(a.thread(ev.Tid, ev.Time), calls.RoutineID(ev.Block), ev.Aux, ev.Addr)
-	case analyses.KindReturn:
-		a.leave(a.thread(ev.Tid, ev.Time), 1)
-	case analyses.KindThreadStart:
-		a.threadStart(ev)
-	case analyses.KindThreadExit:
-		a.threadExit(ev)
-	case analyses.KindBlockOn:
-		a.blockOn(ev)
-	case analyses.KindWake:
-		a.wake(ev)
-	}
-	if ev.Time > a.now {
-		a.now = ev.Time
+// events handles a piece of the stream.
+func (a *Analysis) events(evs []analyses.Event) {
+	for i := 0; i < len(evs); i++ {
+		ev := &evs[i]
+		switch ev.Kind {
+		case analyses.KindBlock:
+			a.block(ev)
+		case analyses.KindCall:
+			a.enter(a.thread(ev.Tid, ev.Time), calls.RoutineID(ev.Block), ev.Aux, ev.Addr)
+		case analyses.KindReturn:
+			a.leave(a.thread(ev.Tid, ev.Time), 1)
+		case analyses.KindThreadStart:
+			a.threadStart(ev)
+		case analyses.KindThreadExit:
+			a.threadExit(ev)
+		case analyses.KindBlockOn:
+			a.blockOn(ev)
+		case analyses.KindWake:
+			a.wake(ev)
+		case analyses.KindRepeat:
+			i = a.repeat(evs, i)
+			continue
+		}
+		if ev.Time > a.now {
+			a.now = ev.Time
+		}
 	}
 }
 

@@ -98,9 +98,7 @@ func (a *Analysis) repeat(batch []analyses.Event, h int) int {
 		}
 		rs.journal, rs.rec, rs.periodic = rs.journal[:0], true, a.periodic
 	}
-	for i := range period {
-		a.event(&period[i])
-	}
+	a.events(period)
 	a.rep.rec = false
 	if ok && a.repeatsAlike(t, before.known+dt, before.hist, before.cyc, before.lastBlock) &&
 		a.periodTimeline(t, before.pieces, before.lastEnd, before.known, before.known+dt) {
@@ -115,8 +113,8 @@ func (a *Analysis) repeat(batch []analyses.Event, h int) int {
 		rs.scratch = append(rs.scratch[:0], period...)
 		for i := range rs.scratch {
 			rs.scratch[i].Time += j * dt
-			a.event(&rs.scratch[i])
 		}
+		a.events(rs.scratch)
 	}
 	return h + n
 }
