@@ -134,6 +134,8 @@ struct emu_state {
 	uint32_t n;
 
 	struct emu_block *table;
+	char *arena;       // where buf, spare and the first table are (arena_alloc), or NULL
+	size_t arena_size;
 	uint64_t tmask;
 	uint64_t tcount;
 };
