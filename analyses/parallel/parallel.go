@@ -544,12 +544,16 @@ func (a *Analysis) block(ev *analyses.Event) {
 	} else {
 		a.plainBlock(t, ev, bc, node, at, end)
 	}
-	known = max(known, end)
+	t.lastBlock = id
+	a.ran(t, max(known, end))
+}
+
+// ran sets t's clock to known, the end of the blocks it ran.
+func (a *Analysis) ran(t *thread, known int64) {
 	t.known = known
 	t.end = known
-	t.lastBlock = id
-	if end > a.now {
-		a.now = end
+	if known > a.now {
+		a.now = known
 	}
 	// The latest pick was at most one slice before the end of this run,
 	// once the run is longer than a slice since its last gap.

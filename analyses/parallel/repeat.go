@@ -245,17 +245,7 @@ func (a *Analysis) chargeRepeats(t *thread, count, dt int64) {
 		lp.before[i+1] = lp.before[i] + e.d
 	}
 	a.addPattern(t, start, end, &pattern{origin: start, long: lp})
-	t.known, t.end = end, end
-	if end > a.now {
-		a.now = end
-	}
-	lb := t.runStart
-	if end-t.segStart > a.lagNs {
-		lb = max(lb, end-a.lagNs)
-	}
-	if lb > a.pickLB {
-		a.pickLB = lb
-	}
+	a.ran(t, end)
 }
 
 // longPattern is the pattern of a Repeat's periodic piece: its period's
