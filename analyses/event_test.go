@@ -87,6 +87,53 @@ func TestNeedsOrCallMarks(t *testing.T) {
 	}
 }
 
+// Repeat events are made only if every analysis that sees blocks takes
+// them and calls, if any analysis needs them, are marked (the stage passes
+// a Repeat event on only then); analyses without blocks do not matter.
+func TestNeedsOrRepeatEvents(t *testing.T) {
+	par := Needs{Blocks: true, Calls: true, CallMarks: true, RepeatEvents: true}
+	unmarked := Needs{Blocks: true, Calls: true, RepeatEvents: true}
+	blocks := Needs{Blocks: true, RepeatEvents: true}
+	paths := Needs{Blocks: true}
+	syscalls := Needs{Syscalls: true}
+	for _, c := range []struct {
+		name string
+		n    Needs
+		want bool
+	}{
+		{"parallel", Needs{}.Or(par), true},
+		{"parallel+syscalls", syscalls.Or(par), true},
+		{"parallel+paths", par.Or(paths), false},
+		{"paths+parallel", paths.Or(par), false},
+		{"calls unmarked", Needs{}.Or(unmarked), false},
+		{"blocks without calls", Needs{}.Or(blocks), true},
+		{"syscalls", Needs{}.Or(Needs{Syscalls: true, RepeatEvents: true}), false},
+	} {
+		if c.n.RepeatEvents != c.want {
+			t.Errorf("%s: RepeatEvents %v, want %v", c.name, c.n.RepeatEvents, c.want)
+		}
+	}
+}
+
+// ExpandRepeats writes a Repeat event's copies out after its period, each
+// later by the event's Addr, and keeps what follows.
+func TestExpandRepeats(t *testing.T) {
+	b := func(tid uint32, at int64, id uint32) Event {
+		return Event{Kind: KindBlock, Tid: tid, Time: at, Block: id, Size: 2}
+	}
+	in := []Event{b(1, 0, 7), {Kind: KindRepeat, Tid: 1, Time: 2, Size: 2, Aux: 2, Addr: 5}, b(1, 2, 8), b(1, 4, 9), b(2, 0, 3)}
+	want := []Event{b(1, 0, 7), b(1, 2, 8), b(1, 4, 9), b(1, 7, 8), b(1, 9, 9), b(1, 12, 8), b(1, 14, 9), b(2, 0, 3)}
+	got := ExpandRepeats(in)
+	if len(got) != len(want) {
+		t.Fatalf("%d events, want %d: %+v", len(got), len(want), got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("event %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}
+
 // A block is taken in periodic runs (FoldCycles) when every side that sees
 // blocks has FoldCycles and takes it. Without a combined Fold there are
 // none.
