@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"emuprof/analyses"
+	"emuprof/analyses/calls"
 )
 
 // Repeat events (analyses.Needs.RepeatEvents): the engine replays a loop
@@ -32,7 +33,7 @@ type repeatState struct {
 	rec      bool      // record charges into journal
 	journal  []charged // the period's charges
 	stack    []int32   // the thread's stacks before the period
-	phys     []uint32
+	phys     []calls.RoutineID
 	scratch  []analyses.Event // a repetition written out
 	entries  []patEntry       // the period's timeline
 	periodic int              // a.periodic before the period
@@ -87,10 +88,7 @@ func (a *Analysis) repeat(batch []analyses.Event, h int) int {
 	if ok {
 		rs := &a.rep
 		rs.stack = append(rs.stack[:0], t.stack...)
-		rs.phys = rs.phys[:0]
-		for _, p := range t.phys {
-			rs.phys = append(rs.phys, uint32(p))
-		}
+		rs.phys = append(rs.phys[:0], t.phys...)
 		before.known, before.pieces, before.hist, before.cyc, before.lastBlock = t.known, len(t.pieces), t.hist, t.cyc, t.lastBlock
 		before.lastEnd = -1
 		if k := len(t.pieces); k > t.head {
@@ -124,15 +122,10 @@ func (a *Analysis) repeat(batch []analyses.Event, h int) int {
 func (a *Analysis) repeatsAlike(t *thread, known int64, hist [histLen]uint32, cyc int, lastBlock uint32) bool {
 	rs := &a.rep
 	if t.known != known || a.cur != t || t.state != runnable || t.hist != hist || t.lastBlock != lastBlock ||
-		min(t.cyc, spinCycle) != min(cyc, spinCycle) || !slices.Equal(t.stack, rs.stack) || len(t.phys) != len(rs.phys) {
+		min(t.cyc, spinCycle) != min(cyc, spinCycle) {
 		return false
 	}
-	for i, p := range t.phys {
-		if uint32(p) != rs.phys[i] {
-			return false
-		}
-	}
-	return true
+	return slices.Equal(t.stack, rs.stack) && slices.Equal(t.phys, rs.phys)
 }
 
 // patEntry is a stretch of a long pattern: d ns of key k.
