@@ -207,7 +207,7 @@ func (p *pattern) entries(s, e int64, add func(k int32, s, e int64) bool) bool {
 	}
 	for x := s; x < e; i = (i + 1) % int(p.period) {
 		be := min(bs+p.pd[i], e)
-		if !add(p.pk[i], x, be) {
+		if be > x && !add(p.pk[i], x, be) { // a block without instructions has no stretch
 			return false
 		}
 		x, bs = be, bs+p.pd[i]

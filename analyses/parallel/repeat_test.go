@@ -71,8 +71,9 @@ func (s *script) loop(tid uint32, fn string, reps int, inner, outer uint32) *scr
 }
 
 // Repeat events give exactly the profile of the stream written out:
-// loops that call a lock routine or user code, spin in the runtime, or
-// alternate two lines, in threads that interleave, wait and wake; block
+// loops that call a lock routine or user code, spin in the runtime,
+// alternate two lines, or call a routine that alternates two lines (a
+// periodic run in each period when folded), in threads that interleave, wait and wake; block
 // by block and folded as the engine folds; idle base cores and threads,
 // spin idle and overhead. Most repetitions are charged at once.
 func TestRepeatEvents(t *testing.T) {
@@ -83,7 +84,7 @@ func TestRepeatEvents(t *testing.T) {
 		for range 12 {
 			tid := uint32(1 + rng.IntN(3))
 			reps := rng.IntN(40)
-			switch rng.IntN(5) {
+			switch rng.IntN(6) {
 			case 0:
 				s.loop(tid, "pthread_mutex_lock", reps, uint32(1+rng.IntN(4)), uint32(1+rng.IntN(4)))
 			case 1:
@@ -101,6 +102,18 @@ func TestRepeatEvents(t *testing.T) {
 				for range reps {
 					s.tr.Block(tid, s.syms.base(f.fn)+0x40, f.sp, 3, 4, analyses.EndCond)
 					s.tr.Block(tid, s.syms.base(f.fn)+0x50, f.sp, 1, 4, analyses.EndJump)
+				}
+			case 5: // a loop around a call of body, which alternates two lines (periodic runs when folded)
+				f := s.top(tid)
+				base, body, m := s.syms.base(f.fn), s.syms.base("body"), 4+rng.IntN(8)
+				for range reps {
+					s.tr.Block(tid, base+0x80, f.sp, 1, 4, analyses.EndCall)
+					sp := f.sp - 0x100
+					for j := range m {
+						s.tr.Block(tid, body+0x40+uint64(j%2)*0x10, sp, uint32(1+j%2), 4, analyses.EndCond)
+					}
+					s.tr.Block(tid, body+0x300, sp, 1, 1, analyses.EndRet)
+					s.tr.Block(tid, base+0x84, f.sp, 2, 2, analyses.EndCond)
 				}
 			case 4:
 				if tid != 1 {
