@@ -42,22 +42,14 @@ func TestNeedsOrMergeMemory(t *testing.T) {
 	trms := Needs{Blocks: true, Memory: true, MergeMemory: true}
 	strict := Needs{Memory: true}
 	par := Needs{Blocks: true, Calls: true}
-	for _, c := range []struct {
-		name string
-		n    Needs
-		want bool
-	}{
+	checkNeedsFlag(t, "MergeMemory", func(n Needs) bool { return n.MergeMemory }, []needsCase{
 		{"trms", Needs{}.Or(trms), true},
 		{"trms+parallel", trms.Or(par), true},
 		{"parallel+trms", par.Or(trms), true},
 		{"trms+strict", trms.Or(strict), false},
 		{"strict+trms", strict.Or(trms), false},
 		{"parallel", Needs{}.Or(par), false},
-	} {
-		if c.n.MergeMemory != c.want {
-			t.Errorf("%s: MergeMemory %v, want %v", c.name, c.n.MergeMemory, c.want)
-		}
-	}
+	})
 }
 
 // Calls are marked on Block events (CallMarks) only if every analysis that
@@ -68,11 +60,7 @@ func TestNeedsOrCallMarks(t *testing.T) {
 	trms := Needs{Blocks: true, Calls: true}
 	paths := Needs{Blocks: true}
 	syscalls := Needs{Syscalls: true, CallMarks: true}
-	for _, c := range []struct {
-		name string
-		n    Needs
-		want bool
-	}{
+	checkNeedsFlag(t, "CallMarks", func(n Needs) bool { return n.CallMarks }, []needsCase{
 		{"parallel", Needs{}.Or(par), true},
 		{"parallel+syscalls", syscalls.Or(par), true},
 		{"parallel+parallel", par.Or(par), true},
@@ -80,11 +68,7 @@ func TestNeedsOrCallMarks(t *testing.T) {
 		{"trms+parallel", trms.Or(par), false},
 		{"parallel+paths", par.Or(paths), false},
 		{"syscalls", Needs{}.Or(syscalls), false},
-	} {
-		if c.n.CallMarks != c.want {
-			t.Errorf("%s: CallMarks %v, want %v", c.name, c.n.CallMarks, c.want)
-		}
-	}
+	})
 }
 
 // Repeat events are made only if every analysis that sees blocks takes
@@ -96,11 +80,7 @@ func TestNeedsOrRepeatEvents(t *testing.T) {
 	blocks := Needs{Blocks: true, RepeatEvents: true}
 	paths := Needs{Blocks: true}
 	syscalls := Needs{Syscalls: true}
-	for _, c := range []struct {
-		name string
-		n    Needs
-		want bool
-	}{
+	checkNeedsFlag(t, "RepeatEvents", func(n Needs) bool { return n.RepeatEvents }, []needsCase{
 		{"parallel", Needs{}.Or(par), true},
 		{"parallel+syscalls", syscalls.Or(par), true},
 		{"parallel+paths", par.Or(paths), false},
@@ -108,11 +88,7 @@ func TestNeedsOrRepeatEvents(t *testing.T) {
 		{"calls unmarked", Needs{}.Or(unmarked), false},
 		{"blocks without calls", Needs{}.Or(blocks), true},
 		{"syscalls", Needs{}.Or(Needs{Syscalls: true, RepeatEvents: true}), false},
-	} {
-		if c.n.RepeatEvents != c.want {
-			t.Errorf("%s: RepeatEvents %v, want %v", c.name, c.n.RepeatEvents, c.want)
-		}
-	}
+	})
 }
 
 // ExpandRepeats writes a Repeat event's copies out after its period, each
@@ -173,4 +149,21 @@ func taken(f func(*BlockInfo) bool, addrs ...uint64) (got []uint64) {
 		}
 	}
 	return got
+}
+
+// needsCase is a set of needs and whether a flag must be on in it.
+type needsCase struct {
+	name string
+	n    Needs
+	want bool
+}
+
+// checkNeedsFlag checks flag (named name) in every case.
+func checkNeedsFlag(t *testing.T, name string, flag func(Needs) bool, cases []needsCase) {
+	t.Helper()
+	for _, c := range cases {
+		if got := flag(c.n); got != c.want {
+			t.Errorf("%s: %s %v, want %v", c.name, name, got, c.want)
+		}
+	}
 }
