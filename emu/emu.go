@@ -51,9 +51,10 @@ type Options struct {
 	// only counts meanwhile (hooks.c). Not with Memory or Speedup.
 	Replay bool
 	// RepeatEvents (with Replay): a replay of at least three periods
-	// writes its first and last periods' events and, between them, a
-	// Repeat event for the others (analyses.Needs.RepeatEvents), when
-	// they fit in the buffer.
+	// writes a Repeat event (analyses.Needs.RepeatEvents), its first
+	// period's events, which the Repeat event says come again for the
+	// periods but the last, and its last period's, when they fit in the
+	// buffer.
 	RepeatEvents bool
 	// Bare installs no block hook: no instruction counting, no quanta, no
 	// virtual time. Only for measuring the engine's own speed (the floor).
