@@ -35,7 +35,8 @@ type frame struct {
 	intNext, intAddr uint64
 }
 
-// stack is the shadow stack of one thread.
+// stack is the shadow stack of one thread. Tracker.unchanged compares
+// every field but tid: a field added here goes there too.
 type stack struct {
 	tid      uint32
 	frames   []frame
