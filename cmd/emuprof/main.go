@@ -40,10 +40,15 @@ func main() {
 	for _, p := range registry {
 		root.AddCommand(aliasCommand(p))
 	}
-	var cpuProfile string
+	var cpuProfile, memProfile string
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a Go CPU profile of emuprof itself (profiling the profiler)")
+	root.PersistentFlags().StringVar(&memProfile, "memprofile", "", "write a Go profile of every allocation emuprof itself makes (profiling the profiler)")
 	_ = root.PersistentFlags().MarkHidden("cpuprofile")
+	_ = root.PersistentFlags().MarkHidden("memprofile")
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		if memProfile != "" {
+			runtime.MemProfileRate = 1
+		}
 		if cpuProfile == "" {
 			return nil
 		}
@@ -55,6 +60,11 @@ func main() {
 	}
 	err := root.Execute()
 	pprof.StopCPUProfile()
+	if memProfile != "" {
+		if werr := writeAllocProfile(memProfile); werr != nil && err == nil {
+			err = werr
+		}
+	}
 	runtime.KeepAlive(floor)
 	if err == nil {
 		return
@@ -68,4 +78,18 @@ func main() {
 	}
 	fmt.Fprintln(os.Stderr, "emuprof: "+err.Error())
 	os.Exit(2)
+}
+
+// writeAllocProfile writes the allocations made since --memprofile set the
+// sampling rate to every allocation.
+func writeAllocProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("memprofile: %w", err)
+	}
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		f.Close()
+		return fmt.Errorf("memprofile: %w", err)
+	}
+	return f.Close()
 }
