@@ -30,6 +30,7 @@ func main() {
 	// goal is at least twice its size. A short run then collects once or
 	// not at all instead of at every 4 MB; a large one hardly notices.
 	floor := make([]byte, gcFloor)
+	preferHugeHeapPages()
 	root := &cobra.Command{
 		Use:           "emuprof",
 		Short:         "Deterministic, emulator-based profiler for x86-64 Linux programs",
