@@ -298,4 +298,34 @@ func TestFoldCycles(t *testing.T) {
 			n++
 		}
 	}
+	// A loop of three blocks whose last two are one line, an ordinary
+	// run: a periodic run must not take its period across that run,
+	// whose inner block no event names (blocks fails on it).
+	threeCode := []byte{
+		0xb9, 100, 0, 0, 0, // +0  mov ecx, 100
+		0xff, 0xc9, //         +5  loop: dec ecx        (line 1)
+		0x74, 0x07, //         +7  jz +16
+		0x90,       //         +9  nop                 (line 2)
+		0xeb, 0x00, //         +10 jmp +12: a new block, of line 2
+		0x90, 0x90, //         +12 nop; nop
+		0xeb, 0xf5, //         +14 jmp loop
+		0x0f, 0x05, //         +16 syscall            (line 3)
+	}
+	opts.Symbols = foldSyms{func(off uint64) int {
+		switch {
+		case off < 9:
+			return 1
+		case off < 16:
+			return 2
+		}
+		return 3
+	}}
+	for _, budget := range []uint64{0, 7} {
+		got, _ = foldRun(t, opts, threeCode, budget)
+		ids, _, _ := blocks(got)
+		// The first block, 99 times the loop's three, the syscall's.
+		if len(ids) != 1+99*3+1 {
+			t.Fatalf("budget %d: %d blocks, want %d", budget, len(ids), 1+99*3+1)
+		}
+	}
 }

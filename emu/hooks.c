@@ -658,6 +658,59 @@ static inline void replay_stop(uc_engine *uc, struct emu_state *s) {
 		replay_exit(uc, s);
 }
 
+// fold_fast is hook_block's common case (99% of the blocks of a compute
+// loop): block b extends the run its thread's last event describes, and
+// no replay is on. It tests block_events' conditions for that before it
+// changes anything, then makes hook_block's changes in hook_block's order
+// (the replay's block record, the Repeats ring, the event, the history),
+// and reports whether it did; if not, nothing changed and the general
+// path runs. Kept apart from that path, it runs without its large frame.
+static inline __attribute__((always_inline)) int fold_fast(struct emu_state *s, const struct emu_block *b, uint64_t addr, uint32_t len) {
+	struct emu_replay *r = s->rp;
+	if ((r && r->on) || !s->want_blocks || b->quiet || b->head || !s->fold_at || (s->fold_at != s->n && !s->fold_mem))
+		return 0;
+	if (!(s->fold_end == END_OTHER || s->fold_end == END_COND || s->fold_end == END_JUMP))
+		return 0;
+	if (s->fold_period) {
+		if (!(b->cycle && s->fold_key == b->cycle && s->fold_period <= s->hist_n && s->hist[hist_back(s, s->fold_period - 1)] == b->id))
+			return 0;
+	} else {
+		if (!(b->fold && s->fold_key == b->fold))
+			return 0;
+		if (s->want_repeat && b->track &&
+		    (b->id == s->ring[0] || b->id == s->ring[1] || b->id == s->ring[2] || b->id == s->ring[3]))
+			return 0; // it repeats: no ordinary run goes on with it
+	}
+	struct emu_event *e = &s->buf[s->fold_at - 1];
+	if (e->tid != s->tid || e->folded == 255)
+		return 0;
+	if (r && !r->idle) {
+		struct rp_block *x = &r->blk[r->c & (RP_LAST - 1)];
+		x->addr = addr;
+		x->len = len;
+		r->c++;
+	}
+	if (s->want_repeat) {
+		if (b->track) {
+			s->ring_at = (s->ring_at + 1) & 3;
+			s->ring[s->ring_at] = b->id;
+		} else if (s->ring[s->ring_at]) {
+			memset(s->ring, 0, sizeof s->ring);
+		}
+	}
+	e->folded++;
+	e->size += b->insns;
+	e->block = b->id;
+	e->end = b->end;
+	s->fold_end = b->end;
+	if (!s->fold_period)
+		s->hist[s->hist_at] = 0;
+	hist_push(s, b);
+	return 1;
+}
+
+static void hook_block_general(uc_engine *uc, struct emu_state *s, struct emu_block *b, uint64_t addr, uint32_t len, int64_t units);
+
 static void hook_block(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
 	struct emu_state *s = user;
 	int64_t units;
@@ -666,6 +719,14 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
 		replay_stop(uc, s); // the block does not run
 		return;
 	}
+	if (fold_fast(s, b, addr, len))
+		return;
+	hook_block_general(uc, s, b, addr, len, units);
+}
+
+// hook_block_general is hook_block past block_enter, for every block
+// fold_fast does not take.
+static __attribute__((noinline)) void hook_block_general(uc_engine *uc, struct emu_state *s, struct emu_block *b, uint64_t addr, uint32_t len, int64_t units) {
 	if (s->rp) {
 		struct emu_replay *r = s->rp;
 		if (r->on) {

@@ -2,6 +2,7 @@ package emu
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"emuprof/analyses"
@@ -52,6 +53,39 @@ var spLoop = []byte{
 	0xc3, // ret
 }
 
+// runCallLoop is callLoop whose function is two blocks of one line, the
+// second entered by a jump: each period holds a run of blocks (fold_fast
+// in hooks.c takes its second block), with runCallSyms and Options.Fold.
+var runCallLoop = []byte{
+	0xb9, 0xe8, 0x03, 0, 0, // mov ecx, 1000
+	0xe8, 0x06, 0, 0, 0, // loop: call f
+	0xff, 0xc9, // dec ecx
+	0x75, 0xf7, // jnz loop
+	0x0f, 0x05, // syscall
+	0x01, 0x0c, 0x25, 0x00, 0x00, 0x02, 0x00, // f: add [0x20000], ecx
+	0xeb, 0x00, // jmp +0: a new block, of the same line
+	0x90, // nop
+	0xc3, // ret
+}
+
+// runCallSyms names runCallLoop's code: the loop in routine main up to
+// f, one line each.
+type runCallSyms struct{}
+
+func (runCallSyms) Routine(pc uint64) (analyses.Routine, bool) {
+	if pc-codeAddr < 16 {
+		return analyses.Routine{Entry: codeAddr, Name: "main", Object: "/loop"}, true
+	}
+	return analyses.Routine{Entry: codeAddr + 16, Name: "f", Object: "/loop"}, true
+}
+
+func (runCallSyms) Line(pc uint64) (string, int, bool) {
+	if pc-codeAddr < 16 {
+		return "loop.c", 1, true
+	}
+	return "loop.c", 2, true
+}
+
 // replayStream runs code in slices of budget instructions (0: at once)
 // with Block events and returns them, and how many blocks the hook
 // replayed.
@@ -96,28 +130,41 @@ func TestReplayMakesTheSameEvents(t *testing.T) {
 		buffer int
 		budget uint64
 		replay bool // the hook must replay most blocks
+		runs   bool // with runCallSyms and Options.Fold
 	}{
-		{"calls", callLoop, 0, 0, true},
-		{"calls, small buffer", callLoop, 16, 0, true},
-		{"calls, slices of 7", callLoop, 0, 7, false},
-		{"calls, slices of 100", callLoop, 64, 100, true},
-		{"calls, slices of 1001", callLoop, 0, 1001, true},
-		{"push", pushLoop, 0, 0, false},
-		{"stack pointer", spLoop, 0, 0, true},
+		{"calls", callLoop, 0, 0, true, false},
+		{"calls, small buffer", callLoop, 16, 0, true, false},
+		{"calls, slices of 7", callLoop, 0, 7, false, false},
+		{"calls, slices of 100", callLoop, 64, 100, true, false},
+		{"calls, slices of 1001", callLoop, 0, 1001, true, false},
+		{"push", pushLoop, 0, 0, false, false},
+		{"stack pointer", spLoop, 0, 0, true, false},
+		{"calls with runs", runCallLoop, 0, 0, true, true},
+		{"calls with runs, slices of 7", runCallLoop, 0, 7, false, true},
+		{"calls with runs, slices of 101", runCallLoop, 64, 101, true, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			want, n := replayStream(t, c.code, Options{BufferEvents: c.buffer}, c.budget)
+			opts := Options{BufferEvents: c.buffer}
+			if c.runs {
+				opts.Symbols, opts.Fold = runCallSyms{}, func(*analyses.BlockInfo) bool { return true }
+			}
+			want, n := replayStream(t, c.code, opts, c.budget)
 			if n != 0 {
 				t.Fatalf("replayed %d blocks without Options.Replay", n)
 			}
-			got, n := replayStream(t, c.code, Options{BufferEvents: c.buffer, Replay: true}, c.budget)
+			if c.runs && !slices.ContainsFunc(want, func(e analyses.Event) bool { return e.Folded > 0 }) {
+				t.Fatal("no run of blocks in the stream")
+			}
+			opts.Replay = true
+			got, n := replayStream(t, c.code, opts, c.budget)
 			sameEvents(t, got, want)
 			if c.replay && n < 2000 {
 				t.Fatalf("replayed %d of about 3000 blocks", n)
 			}
 			// With Repeat events: the same stream once they are
 			// written out, in fewer events.
-			rep, _ := replayStream(t, c.code, Options{BufferEvents: c.buffer, Replay: true, RepeatEvents: true}, c.budget)
+			opts.RepeatEvents = true
+			rep, _ := replayStream(t, c.code, opts, c.budget)
 			sameEvents(t, analyses.ExpandRepeats(rep), want)
 			repeats := 0
 			for _, e := range rep {
