@@ -9,6 +9,8 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -25,6 +27,15 @@ func (e *exitError) Error() string { return e.msg }
 const gcFloor = 32 << 20
 
 func main() {
+	// No sampling of the heap's allocations (a stack walk every 512 KB
+	// allocated) but under --memprofile, which asks for all of them. The
+	// rate must be set before the first allocation it is to apply to,
+	// so before the flags are parsed.
+	if slices.ContainsFunc(os.Args[1:], func(a string) bool { return a == "--memprofile" || strings.HasPrefix(a, "--memprofile=") }) {
+		runtime.MemProfileRate = 1
+	} else {
+		runtime.MemProfileRate = 0
+	}
 	// A floor under the collector's heap goal: a pointer-free block that
 	// is never touched (no memory behind it, nothing to scan), so that the
 	// goal is at least twice its size. A short run then collects once or
@@ -47,9 +58,6 @@ func main() {
 	_ = root.PersistentFlags().MarkHidden("cpuprofile")
 	_ = root.PersistentFlags().MarkHidden("memprofile")
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
-		if memProfile != "" {
-			runtime.MemProfileRate = 1
-		}
 		if cpuProfile == "" {
 			return nil
 		}
@@ -81,13 +89,14 @@ func main() {
 	os.Exit(2)
 }
 
-// writeAllocProfile writes the allocations made since --memprofile set the
-// sampling rate to every allocation.
+// writeAllocProfile writes every allocation made since main saw
+// --memprofile.
 func writeAllocProfile(path string) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("memprofile: %w", err)
 	}
+	runtime.GC() // the profile holds what the last collection published
 	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
 		f.Close()
 		return fmt.Errorf("memprofile: %w", err)
