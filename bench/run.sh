@@ -9,8 +9,8 @@
 #   INTERP=1 bench/run.sh           interpreter-heavy Debian programs (perl, sqlite3,
 #                                   jq, python3): native, bare, run, run/bare
 #   PARALLEL=1 bench/run.sh         `emuprof parallel` over `emuprof run` on the threaded
-#                                   guests, xz -T2 and pigz, CPU and wall time (issue 13's
-#                                   goal: 1.2x)
+#                                   guests, xz -T2 and pigz, CPU and wall time, medians of
+#                                   paired rounds (bench/parallel.py; issue 13's goal: 1.2x)
 # The overlap of the analyses with the engine (they run on a goroutine of
 # their own) shows in wall time, not CPU time: the columns trms-wall,
 # memhooks-wall and their ratio are wall seconds (best of REPS).
@@ -48,6 +48,10 @@ if [ "$have_valgrind" = 1 ] && valgrind --tool=aprof --help >/dev/null 2>&1; the
 ratio() { echo "scale=1; $1 / $2" | bc -l; }
 rss() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null </dev/null | tail -1; }
 
+if [ -n "${PARALLEL:-}" ]; then
+	# Paired rounds and microsecond CPU times: see bench/parallel.py.
+	EMUPROF=$EMUPROF exec python3 bench/parallel.py "$@"
+fi
 date -u +"# %Y-%m-%d %H:%M UTC, $(nproc) cores, REPS=$REPS"
 if [ -n "${INTERP:-}" ]; then
 	# Interpreter-heavy programs: is the time in our hooks or in the engine?
@@ -71,30 +75,6 @@ print(json.dumps([{"id":i,"name":"n%d"%i,"tags":["a","b",str(i%7)],"v":random.ra
 		printf '%-10s %8.3f %7.1fx %7.1fx %9.3f\n' "$name" "$n" "$(ratio "$bare" "$n")" "$(ratio "$run" "$n")" "$(echo "scale=3; $run / $bare" | bc -l)"
 	done
 	rm -rf "$work"
-	exit 0
-fi
-if [ -n "${PARALLEL:-}" ]; then
-	# The threaded test guests (well under a second: start-up dominates)
-	# and two real threaded programs on the first 400 KB of python3.
-	[ $# -eq 0 ] && guests=(mutex_counter condvar_pc threadpool coz_fig1 omp_reduce par_serial omp_imbalance xz pigz)
-	input=$(mktemp)
-	head -c 400000 "$(readlink -f /usr/bin/python3)" >"$input"
-	printf '%-14s %8s %9s %9s %9s %9s %10s\n' guest run parallel par/run run-wall par-wall wall-ratio
-	for g in "${guests[@]}"; do
-		case $g in
-		xz) cmd=(/usr/bin/xz -T2 -c "$input") ;;
-		pigz) cmd=(/usr/bin/pigz -c "$input") ;;
-		*) cmd=("$BIN/$g") ;;
-		esac
-		[ -x "${cmd[0]}" ] || { echo "missing ${cmd[0]} (make guests, or scripts/deps.sh)" >&2; continue; }
-		run=$(best $EMUPROF run -- "${cmd[@]}")
-		par=$(best $EMUPROF parallel --out /tmp/emuprof-bench -- "${cmd[@]}")
-		runw=$(WALL=1 best $EMUPROF run -- "${cmd[@]}")
-		parw=$(WALL=1 best $EMUPROF parallel --out /tmp/emuprof-bench -- "${cmd[@]}")
-		printf '%-14s %8.2f %9.2f %8.2fx %9.2f %9.2f %9.2fx\n' "$g" "$run" "$par" "$(echo "scale=3; $par / $run" | bc -l)" \
-			"$runw" "$parw" "$(echo "scale=3; $parw / $runw" | bc -l)"
-	done
-	rm -f "$input"
 	exit 0
 fi
 printf '%-14s %8s %7s %7s %8s %7s %8s %8s %9s %8s %13s %6s %13s %22s\n' guest native bare run memhooks trms vg-none memcheck callgrind run/bare trms/memhooks MIPS "RSS MB g/trms" "wall trms/memhooks" aprof
