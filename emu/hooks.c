@@ -719,21 +719,21 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
 		replay_stop(uc, s); // the block does not run
 		return;
 	}
+	// The other common case: the next block of a replayed period.
+	if (s->rp && s->rp->on && replay_step(uc, s, b))
+		return;
 	if (fold_fast(s, b, addr, len))
 		return;
 	hook_block_general(uc, s, b, addr, len, units);
 }
 
 // hook_block_general is hook_block past block_enter, for every block
-// fold_fast does not take.
+// that neither replay_step nor fold_fast takes.
 static __attribute__((noinline)) void hook_block_general(uc_engine *uc, struct emu_state *s, struct emu_block *b, uint64_t addr, uint32_t len, int64_t units) {
 	if (s->rp) {
 		struct emu_replay *r = s->rp;
-		if (r->on) {
-			if (replay_step(uc, s, b))
-				return;
-			replay_exit(uc, s);
-		}
+		if (r->on)
+			replay_exit(uc, s); // b is not the period's next (hook_block)
 		if (!r->idle) {
 			struct rp_block *x = &r->blk[r->c & (RP_LAST - 1)];
 			x->addr = addr;
