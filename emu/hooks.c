@@ -311,6 +311,46 @@ static void replay_idle(struct emu_state *s);
 static void replay_failed(struct emu_replay *r);
 static void replay_reset(struct emu_replay *r);
 
+// ring_holds reports whether block id is among the thread's last four
+// that Options.Repeats accepts (s->ring).
+static inline int ring_holds(const struct emu_state *s, uint32_t id) {
+	return id == s->ring[0] || id == s->ring[1] || id == s->ring[2] || id == s->ring[3];
+}
+
+// run_to_extend returns the Block event that block b extends (rep: b is
+// in the Repeats ring), or NULL.
+// A block of the same routine and line as the run the last event
+// describes, entered by falling through or a branch (not a call or
+// a return), extends that event: it becomes the run's last block
+// (Options.Fold). Not the routine's entry: a branch there may be a
+// tail call, which call tracking must see.
+// Between that event and this block there may only be the memory
+// events of its blocks (fold_mem): any other event resets fold_at.
+// A periodic run (fold_period) goes on only with the block it
+// repeats, the one a period ago, of its routine (b->cycle); an
+// ordinary one not with a block that repeats (Options.Repeats).
+static inline struct emu_event *run_to_extend(const struct emu_state *s, const struct emu_block *b, int rep) {
+	if (!(!b->head && s->fold_at && (s->fold_at == s->n || s->fold_mem) && (s->fold_period || !rep) &&
+	      (s->fold_end == END_OTHER || s->fold_end == END_COND || s->fold_end == END_JUMP) &&
+	      (s->fold_period ? b->cycle && s->fold_key == b->cycle && s->fold_period <= s->hist_n && s->hist[hist_back(s, s->fold_period - 1)] == b->id
+			      : b->fold && s->fold_key == b->fold)))
+		return NULL;
+	struct emu_event *e = &s->buf[s->fold_at - 1];
+	return e->tid == s->tid && e->folded < 255 ? e : NULL;
+}
+
+// extend_run makes block b the last of the run event e describes.
+static inline void extend_run(struct emu_state *s, struct emu_event *e, const struct emu_block *b) {
+	e->folded++;
+	e->size += b->insns;
+	e->block = b->id;
+	e->end = b->end;
+	s->fold_end = b->end;
+	if (!s->fold_period)
+		s->hist[s->hist_at] = 0; // now inside the run: its event does not name it
+	hist_push(s, b);
+}
+
 // block_events is hook_block's part after block_enter: the block's
 // events, for block b starting at units (hundredths of instructions into
 // the slice). A replay regenerating a period's blocks (replay_exit) gives
@@ -329,7 +369,7 @@ static inline __attribute__((always_inline)) void block_events(uc_engine *uc, st
 	int was_cleared = 0;
 	if (s->want_repeat) {
 		if (b->track) {
-			rep = b->id == s->ring[0] || b->id == s->ring[1] || b->id == s->ring[2] || b->id == s->ring[3];
+			rep = ring_holds(s, b->id);
 			s->ring_at = (s->ring_at + 1) & 3;
 			lost = s->ring[s->ring_at];
 			s->ring[s->ring_at] = b->id;
@@ -341,32 +381,10 @@ static inline __attribute__((always_inline)) void block_events(uc_engine *uc, st
 			memset(s->ring, 0, sizeof s->ring);
 		}
 	}
-	// A block of the same routine and line as the run the last event
-	// describes, entered by falling through or a branch (not a call or
-	// a return), extends that event: it becomes the run's last block
-	// (Options.Fold). Not the routine's entry: a branch there may be a
-	// tail call, which call tracking must see.
-	// Between that event and this block there may only be the memory
-	// events of its blocks (fold_mem): any other event resets fold_at.
-	// A periodic run (fold_period) goes on only with the block it
-	// repeats, the one a period ago, of its routine (b->cycle); an
-	// ordinary one not with a block that repeats (Options.Repeats).
-	if (!b->head && s->fold_at && (s->fold_at == s->n || s->fold_mem) && (s->fold_period || !rep) &&
-	    (s->fold_end == END_OTHER || s->fold_end == END_COND || s->fold_end == END_JUMP) &&
-	    (s->fold_period ? b->cycle && s->fold_key == b->cycle && s->fold_period <= s->hist_n && s->hist[hist_back(s, s->fold_period - 1)] == b->id
-			    : b->fold && s->fold_key == b->fold)) {
-		struct emu_event *e = &s->buf[s->fold_at - 1];
-		if (e->tid == s->tid && e->folded < 255) {
-			e->folded++;
-			e->size += b->insns;
-			e->block = b->id;
-			e->end = b->end;
-			s->fold_end = b->end;
-			if (!s->fold_period)
-				s->hist[s->hist_at] = 0; // now inside the run: its event does not name it
-			hist_push(s, b);
-			return;
-		}
+	struct emu_event *run = run_to_extend(s, b, rep);
+	if (run) {
+		extend_run(s, run, b);
+		return;
 	}
 	uint64_t esp = 0;
 	if (sp_given)
@@ -667,22 +685,12 @@ static inline void replay_stop(uc_engine *uc, struct emu_state *s) {
 // path runs. Kept apart from that path, it runs without its large frame.
 static inline __attribute__((always_inline)) int fold_fast(struct emu_state *s, const struct emu_block *b, uint64_t addr, uint32_t len) {
 	struct emu_replay *r = s->rp;
-	if ((r && r->on) || !s->want_blocks || b->quiet || b->head || !s->fold_at || (s->fold_at != s->n && !s->fold_mem))
+	if ((r && r->on) || !s->want_blocks || b->quiet)
 		return 0;
-	if (!(s->fold_end == END_OTHER || s->fold_end == END_COND || s->fold_end == END_JUMP))
-		return 0;
-	if (s->fold_period) {
-		if (!(b->cycle && s->fold_key == b->cycle && s->fold_period <= s->hist_n && s->hist[hist_back(s, s->fold_period - 1)] == b->id))
-			return 0;
-	} else {
-		if (!(b->fold && s->fold_key == b->fold))
-			return 0;
-		if (s->want_repeat && b->track &&
-		    (b->id == s->ring[0] || b->id == s->ring[1] || b->id == s->ring[2] || b->id == s->ring[3]))
-			return 0; // it repeats: no ordinary run goes on with it
-	}
-	struct emu_event *e = &s->buf[s->fold_at - 1];
-	if (e->tid != s->tid || e->folded == 255)
+	// Whether b repeats matters only to an ordinary run.
+	int rep = !s->fold_period && s->want_repeat && b->track && ring_holds(s, b->id);
+	struct emu_event *e = run_to_extend(s, b, rep);
+	if (!e)
 		return 0;
 	if (r && !r->idle) {
 		struct rp_block *x = &r->blk[r->c & (RP_LAST - 1)];
@@ -698,14 +706,7 @@ static inline __attribute__((always_inline)) int fold_fast(struct emu_state *s, 
 			memset(s->ring, 0, sizeof s->ring);
 		}
 	}
-	e->folded++;
-	e->size += b->insns;
-	e->block = b->id;
-	e->end = b->end;
-	s->fold_end = b->end;
-	if (!s->fold_period)
-		s->hist[s->hist_at] = 0;
-	hist_push(s, b);
+	extend_run(s, e, b);
 	return 1;
 }
 
