@@ -56,17 +56,11 @@ var spLoop = []byte{
 // runCallLoop is callLoop whose function is two blocks of one line, the
 // second entered by a jump: each period holds a run of blocks (fold_fast
 // in hooks.c takes its second block), with runCallSyms and Options.Fold.
-var runCallLoop = []byte{
-	0xb9, 0xe8, 0x03, 0, 0, // mov ecx, 1000
-	0xe8, 0x06, 0, 0, 0, // loop: call f
-	0xff, 0xc9, // dec ecx
-	0x75, 0xf7, // jnz loop
-	0x0f, 0x05, // syscall
-	0x01, 0x0c, 0x25, 0x00, 0x00, 0x02, 0x00, // f: add [0x20000], ecx
+var runCallLoop = append(slices.Clone(callLoop[:len(callLoop)-1]), // callLoop but its ret
 	0xeb, 0x00, // jmp +0: a new block, of the same line
 	0x90, // nop
 	0xc3, // ret
-}
+)
 
 // runCallSyms names runCallLoop's code: the loop in routine main up to
 // f, one line each.
