@@ -62,8 +62,8 @@ var runCallLoop = append(slices.Clone(callLoop[:len(callLoop)-1]), // callLoop b
 	0xc3, // ret
 )
 
-// runCallSyms names runCallLoop's code: the loop in routine main up to
-// f, one line each.
+// runCallSyms names runCallLoop's code: its first 16 bytes are routine
+// main, line 1; the rest routine f, line 2.
 type runCallSyms struct{}
 
 func (runCallSyms) Routine(pc uint64) (analyses.Routine, bool) {
