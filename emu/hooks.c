@@ -317,6 +317,24 @@ static inline int ring_holds(const struct emu_state *s, uint32_t id) {
 	return id == s->ring[0] || id == s->ring[1] || id == s->ring[2] || id == s->ring[3];
 }
 
+// ring_push makes block id the latest of the ring and returns the one it
+// replaces.
+static inline uint32_t ring_push(struct emu_state *s, uint32_t id) {
+	s->ring_at = (s->ring_at + 1) & 3;
+	uint32_t lost = s->ring[s->ring_at];
+	s->ring[s->ring_at] = id;
+	return lost;
+}
+
+// replay_record remembers the block at addr (len bytes) as the engine
+// run's latest, for a replay to find its period in (r->blk).
+static inline void replay_record(struct emu_replay *r, uint64_t addr, uint32_t len) {
+	struct rp_block *x = &r->blk[r->c & (RP_LAST - 1)];
+	x->addr = addr;
+	x->len = len;
+	r->c++;
+}
+
 // run_to_extend returns the Block event that block b extends (rep: b is
 // in the Repeats ring), or NULL.
 // A block of the same routine and line as the run the last event
@@ -370,9 +388,7 @@ static inline __attribute__((always_inline)) void block_events(uc_engine *uc, st
 	if (s->want_repeat) {
 		if (b->track) {
 			rep = ring_holds(s, b->id);
-			s->ring_at = (s->ring_at + 1) & 3;
-			lost = s->ring[s->ring_at];
-			s->ring[s->ring_at] = b->id;
+			lost = ring_push(s, b->id);
 		} else if (s->ring[s->ring_at]) {
 			if (s->rp) {
 				memcpy(cleared, s->ring, sizeof cleared);
@@ -682,7 +698,8 @@ static inline void replay_stop(uc_engine *uc, struct emu_state *s) {
 // changes anything, then makes hook_block's changes in hook_block's order
 // (the replay's block record, the Repeats ring, the event, the history),
 // and reports whether it did; if not, nothing changed and the general
-// path runs. Kept apart from that path, it runs without its large frame.
+// path runs. Inline in hook_block, it spares such a block the call and the
+// large frame of hook_block_general.
 static inline __attribute__((always_inline)) int fold_fast(struct emu_state *s, const struct emu_block *b, uint64_t addr, uint32_t len) {
 	struct emu_replay *r = s->rp;
 	if ((r && r->on) || !s->want_blocks || b->quiet)
@@ -692,19 +709,13 @@ static inline __attribute__((always_inline)) int fold_fast(struct emu_state *s, 
 	struct emu_event *e = run_to_extend(s, b, rep);
 	if (!e)
 		return 0;
-	if (r && !r->idle) {
-		struct rp_block *x = &r->blk[r->c & (RP_LAST - 1)];
-		x->addr = addr;
-		x->len = len;
-		r->c++;
-	}
+	if (r && !r->idle)
+		replay_record(r, addr, len);
 	if (s->want_repeat) {
-		if (b->track) {
-			s->ring_at = (s->ring_at + 1) & 3;
-			s->ring[s->ring_at] = b->id;
-		} else if (s->ring[s->ring_at]) {
+		if (b->track)
+			ring_push(s, b->id);
+		else if (s->ring[s->ring_at])
 			memset(s->ring, 0, sizeof s->ring);
-		}
 	}
 	extend_run(s, e, b);
 	return 1;
@@ -735,12 +746,8 @@ static __attribute__((noinline)) void hook_block_general(uc_engine *uc, struct e
 		struct emu_replay *r = s->rp;
 		if (r->on)
 			replay_exit(uc, s); // b is not the period's next (hook_block)
-		if (!r->idle) {
-			struct rp_block *x = &r->blk[r->c & (RP_LAST - 1)];
-			x->addr = addr;
-			x->len = len;
-			r->c++;
-		}
+		if (!r->idle)
+			replay_record(r, addr, len);
 	}
 	block_events(uc, s, b, units, 0, 0);
 }
