@@ -44,7 +44,6 @@ func preferHugeHeapPages() {
 		_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, lo, hi-lo, syscall.MADV_HUGEPAGE)
 	}
 	runtime.KeepAlive(first)
-	runtime.KeepAlive(warm)
-	warm = nil
+	runtime.KeepAlive(warm) // the last use: the collection below frees it
 	runtime.GC()
 }

@@ -24,7 +24,10 @@ func hugeAdvised(t *testing.T) [][2]uintptr {
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		line := sc.Text()
-		if lo, hi, ok := strings.Cut(strings.Fields(line)[0], "-"); ok && !strings.HasSuffix(line, ":") && !strings.Contains(lo, ":") {
+		// A mapping's first line starts with its range; the others
+		// with a field name ("Rss:", "VmFlags:").
+		if f := strings.Fields(line); len(f) > 0 && !strings.HasSuffix(f[0], ":") {
+			lo, hi, _ := strings.Cut(f[0], "-")
 			a, err1 := strconv.ParseUint(lo, 16, 64)
 			b, err2 := strconv.ParseUint(hi, 16, 64)
 			if err1 == nil && err2 == nil {
