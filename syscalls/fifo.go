@@ -64,9 +64,6 @@ func (k *Kernel) openFIFO(l loc, flags, keep uint32) (*openFile, Errno) {
 	if ff == nil {
 		ff = &fifo{p: &pipe{ino: k.nextIno}, waiting: map[int]fifoWaiter{}}
 		k.nextIno++
-		if k.fifos == nil {
-			k.fifos = map[string]*fifo{}
-		}
 		k.fifos[key] = ff
 	}
 	p := ff.p

@@ -11,7 +11,8 @@ import (
 // fork, vfork or clone without CLONE_VM: process id pid, memory as (the
 // copy of the parent's), a copy of the descriptor table sharing the open
 // file descriptions (offsets, flags, pipes), the working directory, umask,
-// limits, signal actions and the calling thread's signal mask and name.
+// limits, signal actions, the FIFOs' pipes and the calling thread's signal
+// mask, name and CPU affinity mask.
 // Shared file mappings are not kept coherent in the child (its copy of
 // them is private), locked memory and pending signals are not inherited,
 // and the child's getrandom stream is its own (seeded from the parent's).
@@ -39,14 +40,14 @@ func (k *Kernel) Fork(tid, pid int, as *mm.AddressSpace) *Kernel {
 	c.threads = map[int]*threadState{}
 	th := c.thread(pid)
 	if pt := k.threads[tid]; pt != nil {
-		th.sigmask, th.altStack, th.name = pt.sigmask, pt.altStack, pt.name
+		th.sigmask, th.altStack, th.name, th.affinity = pt.sigmask, pt.altStack, pt.name, pt.affinity
 	}
 	c.sharedSigs, c.itimers = sigQueue{}, [3]itimer{}
 	c.unsup, c.buf, c.shared, c.syncBuf, c.warnings, c.mlocked = nil, nil, nil, nil, nil, nil
 	c.termios, c.winsize = clone(k.termios), clone(k.winsize)
 	c.OnMapFile, c.SetFS, c.GetFS, c.OnPipeEvent, c.OnLockEvent, c.OnSignal = nil, nil, nil, nil, nil, nil
-	// The file times and the locks stay shared: one view of the files per
-	// run.
+	// The file times, the locks and the FIFOs stay shared: one view of the
+	// files per run.
 	return &c
 }
 

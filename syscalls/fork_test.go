@@ -48,3 +48,22 @@ func TestForkKernel(t *testing.T) {
 	}
 	_ = r
 }
+
+// The CPU affinity mask is inherited by a forked child and by a new
+// thread, as Linux's fork and clone copy it.
+func TestAffinityInherited(t *testing.T) {
+	h := newHarness(t, Config{Pid: 1000, CPUs: 8})
+	mask := h.alloc(8)
+	h.poke(mask, []byte{1, 0, 0, 0, 0, 0, 0, 0})
+	h.must(203, 0, 8, mask) // sched_setaffinity(0, 8, {0})
+	h.k.NewThread(1000, 1002)
+	child := h.k.Fork(1000, 1001, mm.New(mm.NewMemBackend()))
+	for _, c := range []struct {
+		k   *Kernel
+		tid int
+	}{{h.k, 1002}, {child, 1001}} {
+		if got := c.k.affinity(c.tid); got[0] != 1 {
+			t.Errorf("thread %d: affinity %#x, want 0x1", c.tid, got[0])
+		}
+	}
+}

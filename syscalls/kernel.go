@@ -256,7 +256,9 @@ type Kernel struct {
 	// mempolicy is set_mempolicy's policy (sys_sched.go).
 	mempolicy memPolicy
 	// fifos are the pipes of the FIFO nodes open or waited for, by host
-	// path; fifoWait is the pipe an open waits for (fifo.go).
+	// path, one table for the processes of a run (Fork shares it), so that
+	// a FIFO opened by two processes is one pipe; fifoWait is the pipe an
+	// open waits for (fifo.go).
 	fifos    map[string]*fifo
 	fifoWait uint64
 	// tid is the thread making the call in progress.
@@ -324,6 +326,7 @@ func New(cfg Config, as *mm.AddressSpace) *Kernel {
 		hostGid: os.Getgid(),
 		threads: make(map[int]*threadState),
 		times:   make(map[string]fileTimes),
+		fifos:   make(map[string]*fifo),
 	}
 	var seed [32]byte
 	binary.LittleEndian.PutUint64(seed[:], cfg.Seed)

@@ -413,12 +413,13 @@ func (k *Kernel) RestoreAltStack(tid int, sp uint64, ss [3]uint64) {
 	_ = k.setAltStack(tid, sp, ss)
 }
 
-// NewThread gives thread tid, created by parent, its signal state: the
-// parent's mask, nothing pending, no alternate stack.
+// NewThread gives thread tid, created by parent, its signal state (the
+// parent's mask, nothing pending, no alternate stack) and the parent's CPU
+// affinity mask, as clone does.
 func (k *Kernel) NewThread(parent, tid int) {
 	t := k.thread(tid)
 	if p := k.threads[parent]; p != nil {
-		t.sigmask = p.sigmask
+		t.sigmask, t.affinity = p.sigmask, p.affinity
 	}
 }
 
