@@ -11,6 +11,20 @@ type Symbols interface {
 	Line(pc uint64) (file string, line int, ok bool)
 }
 
+// Mapping is where an object file lies in the guest: [Start, Limit) holds
+// the file's bytes from Offset on. Formats that name the binary (pprof's
+// mappings) need it.
+type Mapping struct {
+	Start, Limit, Offset uint64
+	File                 string // the object's path
+	BuildID              string // hex GNU build id, "" if none
+}
+
+// Mapper is implemented by Symbols that know the objects' mappings.
+type Mapper interface {
+	Mapping(pc uint64) (m Mapping, ok bool)
+}
+
 // Routine is what Symbols knows about the routine containing an address.
 type Routine struct {
 	// Entry is the guest address of the routine's first instruction.

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"debug/dwarf"
 	"debug/elf"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"path"
@@ -47,7 +48,8 @@ type symObject struct {
 	linesOnce    sync.Once
 	lines        lineTable
 	cfiOnce      sync.Once
-	cfi          *cfi.Table // .eh_frame, read on the first unwind (unwind.go)
+	cfi          *cfi.Table       // .eh_frame, read on the first unwind (unwind.go)
+	text         analyses.Mapping // the code segment's mapping, guest addresses
 }
 
 // Location of a pc.
@@ -332,6 +334,7 @@ func newSymObject(o *Object, bias, lo, hi uint64) *symObject {
 		hi:     hi,
 		byName: map[string]uint64{},
 		file:   o.file,
+		text:   textMapping(o, bias, lo, hi),
 	}
 	syms := functionSymbols(o.file, filepath.Base(o.Path), bias, lo, hi)
 	slices.SortFunc(syms, func(a, b rawSym) int {
@@ -374,6 +377,53 @@ func newSymObject(o *Object, bias, lo, hi uint64) *symObject {
 		}
 	}
 	return n
+}
+
+// textMapping returns where o's first executable segment lies in the
+// guest, page-aligned as Linux maps it (what pprof's mappings describe),
+// or [lo, hi) from offset 0 if it has none.
+func textMapping(o *Object, bias, lo, hi uint64) analyses.Mapping {
+	m := analyses.Mapping{Start: lo, Limit: hi, File: o.Path}
+	if o.file != nil {
+		m.BuildID = buildID(o.file)
+	}
+	for _, p := range o.Loads {
+		if p.Flags&elf.PF_X != 0 {
+			down := p.Vaddr - pageDown(p.Vaddr)
+			m.Start, m.Limit, m.Offset = bias+p.Vaddr-down, bias+pageUp(p.Vaddr+p.Memsz), p.Off-min(p.Off, down)
+			break
+		}
+	}
+	return m
+}
+
+// buildID returns the hex GNU build id of f (.note.gnu.build-id), or "".
+func buildID(f *elf.File) string {
+	sec := f.Section(".note.gnu.build-id")
+	if sec == nil {
+		return ""
+	}
+	d, err := sec.Data()
+	if err != nil || len(d) < 16 {
+		return ""
+	}
+	bo := f.ByteOrder
+	namesz, descsz, typ := bo.Uint32(d), bo.Uint32(d[4:]), bo.Uint32(d[8:])
+	off := 12 + (uint64(namesz)+3)&^3
+	if typ != 3 || string(d[12:min(12+uint64(namesz), uint64(len(d)))]) != "GNU\x00" || off+uint64(descsz) > uint64(len(d)) {
+		return "" // NT_GNU_BUILD_ID with owner "GNU"
+	}
+	return hex.EncodeToString(d[off : off+uint64(descsz)])
+}
+
+// Mapping implements analyses.Mapper: the object containing pc, where it
+// lies in the guest and in its file.
+func (t *SymbolTable) Mapping(pc uint64) (analyses.Mapping, bool) {
+	o := t.object(pc)
+	if o == nil {
+		return analyses.Mapping{}, false
+	}
+	return o.text, true
 }
 
 // functionSymbols returns the code symbols of f inside the guest range

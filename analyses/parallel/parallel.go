@@ -321,7 +321,7 @@ func (a *Analysis) newBlockClass(id uint32) *blockClass {
 		bc.callSite = -2
 		b := a.env.Block(id)
 		if b == nil {
-			bc.line = a.lines.intern(lineInfo{fn: "unknown"})
+			bc.line = a.lines.intern(lineInfo{fn: "unknown"}, 0)
 			return bc
 		}
 		r := b.Routine
@@ -336,7 +336,7 @@ func (a *Analysis) newBlockClass(id uint32) *blockClass {
 		if li.line == 0 && a.env.Symbols != nil {
 			li.file, li.line, _ = a.env.Symbols.Line(b.Addr)
 		}
-		bc.line = a.lines.intern(li)
+		bc.line = a.lines.intern(li, b.Addr)
 	}
 	return bc
 }
@@ -361,7 +361,7 @@ func (a *Analysis) callSite(id uint32) int32 {
 					li.file, li.line = f, l
 				}
 			}
-			bc.callSite = a.lines.intern(li)
+			bc.callSite = a.lines.intern(li, b.Addr+uint64(b.Len)-1)
 		}
 	}
 	return bc.callSite

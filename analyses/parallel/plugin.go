@@ -29,8 +29,9 @@ parallel runtime (pthreads, libgomp) charged to the context that entered it; spi
 and lock-wait blame, the time threads spend blocked on a lock charged to the context that
 released it. Work + idleness + idleness while no thread works = cores × makespan, exactly.
 Prints Table 1's verdict for the program and its hot contexts, and writes
-<app>_parallel.pb.gz (pprof: go tool pprof -top -sample_index=idleness FILE) and
-<app>_parallel.json. Contexts are logical: a thread's calls follow the context that created
+<app>_parallel.pb.gz (pprof, with the objects' mappings: go tool pprof -top
+-sample_index=idleness FILE, -list, -disasm), <app>_parallel.speedscope.json (one profile per
+metric, for speedscope) and <app>_parallel.json. Contexts are logical: a thread's calls follow the context that created
 it, and runtime frames are collapsed into the call that entered the runtime.`,
 	Flags:  flags,
 	Render: RenderHTML,
@@ -75,7 +76,7 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 }
 
 func (a *Analysis) files() []string {
-	return []string{a.cfg.App + "_parallel.pb.gz", a.cfg.App + "_parallel.json"}
+	return []string{a.cfg.App + "_parallel.pb.gz", a.cfg.App + "_parallel.json", a.cfg.App + "_parallel.speedscope.json"}
 }
 
 // CheckOutput checks, before the run, that the files can be created in dir.
@@ -88,7 +89,8 @@ func (a *Analysis) CheckOutput(dir string) error {
 	return nil
 }
 
-// Write writes <app>_parallel.pb.gz and <app>_parallel.json into dir
+// Write writes <app>_parallel.pb.gz, <app>_parallel.speedscope.json and
+// <app>_parallel.json into dir
 // (created if need be).
 func (a *Analysis) Write(dir string) ([]string, error) {
 	if a.res == nil {
@@ -102,6 +104,11 @@ func (a *Analysis) Write(dir string) ([]string, error) {
 		return nil, err
 	}
 	out := []string{pbPath}
+	ssPath := filepath.Join(dir, a.files()[2])
+	if err := report.WriteFileAtomic(ssPath, func(w io.Writer) error { return a.res.WriteSpeedscope(w, a.cfg.App) }); err != nil {
+		return out, err
+	}
+	out = append(out, ssPath)
 	jsPath := filepath.Join(dir, a.files()[1])
 	replaced := false
 	if err := report.WriteFileAtomic(jsPath, func(w io.Writer) (err error) {

@@ -110,12 +110,35 @@ func (r *Result) Profile() *profile.Profile {
 		funcs[k] = f
 		return f
 	}
+	// Mappings name each object file with its build id, so that pprof
+	// finds the binary (-disasm, -weblist); the program's comes first,
+	// pprof's main binary.
+	maps := map[string]*profile.Mapping{}
+	mapping := func(obj string) *profile.Mapping {
+		if m := maps[obj]; m != nil {
+			return m
+		}
+		am, ok := r.mappings[obj]
+		if !ok {
+			return nil
+		}
+		m := &profile.Mapping{ID: uint64(len(p.Mapping) + 1), Start: am.Start, Limit: am.Limit, Offset: am.Offset,
+			File: am.File, BuildID: am.BuildID, HasFunctions: true, HasFilenames: true, HasLineNumbers: true}
+		p.Mapping = append(p.Mapping, m)
+		maps[obj] = m
+		return m
+	}
+	if r.program != "" {
+		mapping(r.program)
+	}
 	type lkey struct {
 		f    *profile.Function
 		line int
 	}
 	locs := make(map[lkey]*profile.Location, len(r.Lines)+len(r.Contexts))
-	loc := func(f *profile.Function, line int) *profile.Location {
+	// loc returns the location of line in f, at addr (the lowest address
+	// of the line seen, 0: none) in obj.
+	loc := func(f *profile.Function, line int, obj string, addr uint64) *profile.Location {
 		k := lkey{f, line}
 		if l := locs[k]; l != nil {
 			return l
@@ -124,6 +147,9 @@ func (r *Result) Profile() *profile.Profile {
 		ln[0] = profile.Line{Function: f, Line: int64(line)}
 		l := locSlab.new(len(r.Lines) + len(r.Contexts))
 		*l = profile.Location{ID: uint64(len(p.Location) + 1), Line: ln}
+		if m := mapping(obj); m != nil && addr != 0 {
+			l.Mapping, l.Address = m, addr
+		}
 		p.Location = append(p.Location, l)
 		locs[k] = l
 		return l
@@ -142,11 +168,11 @@ func (r *Result) Profile() *profile.Profile {
 		var out []*profile.Location
 		if par := c.Parent; par > 0 {
 			pc := &r.Contexts[par]
-			line := 0
+			line, addr := 0, uint64(0)
 			if c.siteFn == pc.Routine {
-				line = c.siteLine
+				line, addr = c.siteLine, c.siteAddr
 			}
-			site := loc(fn(pc.Routine, pc.Object), line) // before the parent's: location IDs in this order
+			site := loc(fn(pc.Routine, pc.Object), line, c.siteObj, addr) // before the parent's: location IDs in this order
 			up := stackOf(par)
 			out = make([]*profile.Location, 1+len(up))
 			out[0] = site
@@ -175,20 +201,20 @@ func (r *Result) Profile() *profile.Profile {
 	}
 	for _, ls := range r.Lines {
 		c := &r.Contexts[ls.Context]
-		leaf := loc(fn(ls.Func, ls.Object), ls.Line)
+		leaf := loc(fn(ls.Func, ls.Object), ls.Line, ls.Object, ls.addr)
 		var second *profile.Location
 		if ls.Context > 0 && ls.Func != c.Routine {
 			// Time inside a collapsed runtime chain or hidden code: the
 			// logical frame it belongs to comes next.
-			second = loc(fn(c.Routine, c.Object), 0)
+			second = loc(fn(c.Routine, c.Object), 0, "", 0)
 		}
 		sample(stack(leaf, second, stackOf(ls.Context)), ls.M)
 	}
 	if r.Unattr > 0 {
-		sample(stack(loc(fn("(no thread working)", ""), 0), nil, nil), Metrics{Idleness: r.Unattr})
+		sample(stack(loc(fn("(no thread working)", ""), 0, "", 0), nil, nil), Metrics{Idleness: r.Unattr})
 	}
 	if r.Unrel > 0 {
-		sample(stack(loc(fn("(never released)", ""), 0), nil, nil), Metrics{Blame: r.Unrel})
+		sample(stack(loc(fn("(never released)", ""), 0, "", 0), nil, nil), Metrics{Blame: r.Unrel})
 	}
 	return p
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"emuprof/analyses"
 	"emuprof/analyses/report"
 )
 
@@ -50,6 +51,7 @@ type Context struct {
 
 	siteFn, siteObj, siteFile string
 	siteLine                  int
+	siteAddr                  uint64
 }
 
 // LineStat is one (context, line): a pprof sample.
@@ -60,6 +62,8 @@ type LineStat struct {
 	File    string  `json:"file,omitempty"`
 	Line    int     `json:"line,omitempty"`
 	M       Metrics `json:"metrics"`
+
+	addr uint64 // lowest guest address of the line (pprof location)
 }
 
 // LockStat is the waiting on one futex address.
@@ -128,6 +132,10 @@ type Result struct {
 	Lines       []LineStat       `json:"lines"`
 	Locks       []LockStat       `json:"locks"`
 	Threads     []ThreadStat     `json:"threads"`
+
+	// mappings: per object path, where it lay in the guest (pprof).
+	mappings map[string]analyses.Mapping
+	program  string // the executable's path (pprof's first mapping)
 
 	// jsonFile is the JSON file Write wrote r to, when r reads back from
 	// it as it is (report.html's section is then drawn from r).
@@ -218,6 +226,7 @@ func (a *Analysis) result() *Result {
 			if n.site >= 0 {
 				li := a.lines.list[n.site]
 				c.siteFn, c.siteObj, c.siteFile, c.siteLine = li.fn, li.obj, li.file, li.line
+				c.siteAddr = a.lines.addr[n.site]
 				if li.line > 0 {
 					c.Site = fmt.Sprintf("%s:%d", path.Base(li.file), li.line)
 				}
@@ -233,10 +242,12 @@ func (a *Analysis) result() *Result {
 			continue
 		}
 		li := a.lines.list[kp.line]
-		r.Lines = append(r.Lines, LineStat{Context: kp.node, Func: li.fn, Object: li.obj, File: li.file, Line: li.line, M: m})
+		r.Lines = append(r.Lines, LineStat{Context: kp.node, Func: li.fn, Object: li.obj, File: li.file, Line: li.line, M: m, addr: a.lines.addr[kp.line]})
 		r.Contexts[kp.node].Self.add(m)
 		r.Total.add(m)
 	}
+	r.mappings = a.mappings(r)
+	r.program = a.env.Program
 	for i := range r.Contexts {
 		r.Contexts[i].Total = r.Contexts[i].Self
 	}
@@ -326,6 +337,31 @@ func (a *Analysis) roundIdleness() []int64 {
 		for i := 0; i < len(rems) && int64(i) < extra; i++ {
 			out[rems[i].key]++
 		}
+	}
+	return out
+}
+
+// mappings returns where each object of r's lines and call sites lay in
+// the guest, as the symbols know it (nil if they cannot tell).
+func (a *Analysis) mappings(r *Result) map[string]analyses.Mapping {
+	mp, ok := a.env.Symbols.(analyses.Mapper)
+	if !ok {
+		return nil
+	}
+	out := map[string]analyses.Mapping{}
+	add := func(obj string, pc uint64) {
+		if _, done := out[obj]; done || pc == 0 || obj == "" {
+			return
+		}
+		if m, ok := mp.Mapping(pc); ok && m.File == obj {
+			out[obj] = m
+		}
+	}
+	for _, ls := range r.Lines {
+		add(ls.Object, ls.addr)
+	}
+	for _, c := range r.Contexts {
+		add(c.siteObj, c.siteAddr)
 	}
 	return out
 }

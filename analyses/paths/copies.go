@@ -69,8 +69,8 @@ type PlanProc struct {
 	Callers  int        `json:"callers"`
 	Vertices int        `json:"vertices"`
 	Edges    [][2]int32 `json:"edges"`
-	// Execs: the planning run's path executions (vertex paths), with
-	// cost "profile".
+	// Execs: the planning run's path executions (vertex paths): costs
+	// with cost "profile", and the SBL fallback (PlanP3With).
 	Execs []PathCount `json:"execs,omitempty"`
 	// Tails: the ends of the blocks the planning run gave an EXIT edge
 	// because they called a function that never returns which the
@@ -521,9 +521,7 @@ func (p *Profiler) planFile(program string, list []*routine, execs [][]PathCount
 		for j, e := range g.Edges {
 			pp.Edges[j] = [2]int32{e.From, e.To}
 		}
-		if p.P3.Profile {
-			pp.Execs = execs[i]
-		}
+		pp.Execs = execs[i] // also with static costs: the SBL fallback needs them
 		for _, t := range rt.tails {
 			pp.Tails = append(pp.Tails, hex(t))
 		}

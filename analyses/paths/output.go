@@ -264,6 +264,9 @@ func (pr *Profile) Summary(w io.Writer, top int) error {
 			name = "PBL"
 		}
 		fmt.Fprintf(&b, "%s over %d copies (each copy's measurement computed from this one emulation): %d of %d routines partitioned\n", name, st.K, st.Profitable, st.Procs)
+		if st.SBL {
+			fmt.Fprintf(&b, "P3's best plan would not beat SBL on this run's paths: copy 0 runs SBL, the other copies profile nothing\n")
+		}
 		fmt.Fprintf(&b, "%6s %6s %8s %8s %14s %9s\n", "copy", "tasks", "probes", "load", "probe hits", "% of SBL")
 		var worst uint64
 		for c, cs := range st.Copies {

@@ -96,6 +96,9 @@ type Plan struct {
 	Owner   []int // per task: its copy
 	Load    []int // per copy: sum of its tasks' costs
 	Copies  [][]CopyProc
+	// SBL: the plan is SBL on copy 0, P3's best plan would not have
+	// beaten it (PlanP3With).
+	SBL bool
 }
 
 // MaxEnumerate bounds the paths enumerated to decode a PSPP instance's ids
@@ -119,7 +122,55 @@ func PlanP3(procs []Proc, k int, pbl bool) *Plan {
 // paper's rule comes first and wins ties. [SPEC] extension: the paper
 // plans from static probe counts and reports the cases where P3 lost to
 // PBL ([P3] §4: "overlapping of probes among the copies").
+//
+// Whenever the procedures' path executions are known (Proc.Execs, from
+// a planning run) and P3's chosen plan's slowest copy would execute at
+// least as many probes as SBL on one copy, the plan is SBL's instead
+// (Plan.SBL: copy 0 profiles every procedure with Ball-Larus, the other
+// copies nothing): partitioning must never cost more than not
+// partitioning. [SPEC] extension; the paper reports P3 losing to its
+// baselines on some programs ([P3] §4).
 func PlanP3With(procs []Proc, k int, opt PlanOptions) *Plan {
+	pl := planP3With(procs, k, opt)
+	if opt.PBL || !measured(procs) {
+		return pl
+	}
+	sbl := sblPlan(procs, k)
+	if pl.maxHits() >= sbl.maxHits() {
+		return sbl
+	}
+	return pl
+}
+
+// measured reports whether a planning run gave the procedures' path
+// executions.
+func measured(procs []Proc) bool {
+	for _, p := range procs {
+		if p.Execs != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// sblPlan is SBL as a plan for k copies: every procedure one Ball-Larus
+// task with its own labels, all on copy 0.
+func sblPlan(procs []Proc, k int) *Plan {
+	pl := planWith(procs, 1, PlanOptions{PBL: true}, 1)
+	pl.K, pl.SBL = k, true
+	pl.Load = append(pl.Load, make([]int, k-1)...)
+	for c := 1; c < k; c++ {
+		none := make([]CopyProc, len(procs))
+		for pi := range none {
+			none[pi] = CopyProc{Mode: ModeNone}
+		}
+		pl.Copies = append(pl.Copies, none)
+	}
+	return pl
+}
+
+// planP3With is PlanP3With without the fallback to SBL.
+func planP3With(procs []Proc, k int, opt PlanOptions) *Plan {
 	if !opt.Profile || opt.PBL {
 		return planWith(procs, k, opt, k)
 	}

@@ -469,3 +469,56 @@ func TestHotLabels(t *testing.T) {
 		}
 	}
 }
+
+// P3's plan falls back to SBL when its slowest copy would not beat SBL
+// (issue 25 point 5): a routine that is a four-way switch, whose first
+// two cases run 100 times each and the others once. SBL's labels are 0
+// on the first case, so it pays 100 + 1 + 1 probe hits; the paper's
+// static plan for 2 copies splits the cases into PSPP tasks whose labels
+// cost each copy a probe on both hot cases (200 hits). With the planning
+// run's paths the planner must see this and profile with SBL on copy 0.
+func TestP3FallsBackToSBL(t *testing.T) {
+	g, err := NewGraph(5, []Edge{{1, 4}, {0, 2}, {2, 4}, {3, 4}, {0, 3}, {0, 1}, {0, 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	execs := [][]PathCount{{{[]int32{0, 1, 4}, 100}, {[]int32{0, 2, 4}, 100}, {[]int32{0, 3, 4}, 1}, {[]int32{0, 4}, 1}}}
+	procs := []Proc{{Name: "f", G: g, BL: BallLarus(g), Callers: 1}}
+	// Without the run's paths (the paper's setting) the plan is P3's.
+	static := PlanP3With(procs, 2, PlanOptions{})
+	if static.SBL || len(static.Tasks) < 2 {
+		t.Fatalf("without executions: SBL %v, %d tasks; want P3's partition", static.SBL, len(static.Tasks))
+	}
+	var h uint64
+	for _, cp := range static.Simulate(execs, "x") {
+		h = max(h, cp.Hits)
+	}
+	if h <= 102 {
+		t.Fatalf("the static P3 plan pays %d hits on its slowest copy; the test needs one worse than SBL's 102", h)
+	}
+	procs[0].Execs = execs[0]
+	for _, opt := range []PlanOptions{{}, {AnyCallers: true}} {
+		pl := PlanP3With(procs, 2, opt)
+		if !pl.SBL {
+			t.Errorf("%+v: plan is not SBL", opt)
+		}
+		copies := pl.Simulate(execs, "x")
+		if copies[0].Hits != 102 || copies[1].Hits != 0 {
+			t.Errorf("%+v: copies pay %d and %d probe hits, want SBL's 102 and 0", opt, copies[0].Hits, copies[1].Hits)
+		}
+		if cp := pl.Copies[0][0]; cp.Mode != ModeBL || cp.Hot || !slices.Equal(cp.Labels, procs[0].BL.Val) {
+			t.Errorf("%+v: copy 0 profiles f with mode %d, hot %v, labels %v; want Ball-Larus's %v", opt, cp.Mode, cp.Hot, cp.Labels, procs[0].BL.Val)
+		}
+		merged, err := pl.Merge(copies)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(merged[0]) != fmt.Sprint(sortedPathCounts(slices.Clone(execs[0]))) {
+			t.Errorf("%+v: merged %v, want %v", opt, merged[0], execs[0])
+		}
+	}
+	// A plan that beats SBL is kept: profile costs find one for 2 copies.
+	if pl := PlanP3With(procs, 2, PlanOptions{Profile: true}); pl.SBL || pl.maxHits() >= 102 {
+		t.Errorf("profile costs: SBL %v, slowest copy %d hits; want a plan under SBL's 102", pl.SBL, pl.maxHits())
+	}
+}

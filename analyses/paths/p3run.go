@@ -43,6 +43,7 @@ type CopyStat struct {
 type P3Stats struct {
 	K                int
 	PBL              bool
+	SBL              bool // the plan fell back to SBL on copy 0 (Plan.SBL)
 	Copies           []CopyStat
 	SBLHits, PBLHits uint64 // SBL's hits; the slowest PBL copy's at the same k
 	// SBLPlaced: with profile costs, SBL's hits with the copies' probe
@@ -62,9 +63,10 @@ func (p *Profiler) runP3(list []*routine, execs [][]pathExec, out *Profile) ([][
 		for _, x := range execs[i] {
 			vexecs[i] = append(vexecs[i], PathCount{rt.dag.VertexPath(x.seq), x.count})
 		}
-		if p.P3.Profile {
-			procs[i].Execs = vexecs[i]
-		}
+		// The run's paths cost every candidate plan exactly, also when
+		// tasks are costed statically: the planner falls back to SBL
+		// by them (PlanP3With).
+		procs[i].Execs = vexecs[i]
 	}
 	fp := fmt.Sprintf("completions %d truncations %d", p.Completions, p.Truncations)
 	measure := func(pl *Plan) []CopyProfile {
@@ -94,7 +96,7 @@ func (p *Profiler) runP3(list []*routine, execs [][]pathExec, out *Profile) ([][
 	if err != nil {
 		return nil, err
 	}
-	st := &P3Stats{K: p.P3.K, PBL: p.P3.PBL, Procs: len(procs)}
+	st := &P3Stats{K: p.P3.K, PBL: p.P3.PBL, SBL: pl.SBL, Procs: len(procs)}
 	st.SBLHits = measure(PlanP3(procs, 1, true))[0].Hits
 	if p.P3.Profile {
 		st.SBLPlaced = measure(PlanP3With(procs, 1, PlanOptions{PBL: true, Profile: true}))[0].Hits

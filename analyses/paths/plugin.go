@@ -39,7 +39,7 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 	fs.BoolVar(&p3.PBL, "pbl", false, "paths: with --p3, plan PBL (whole procedures per copy) instead of P3")
 	fs.StringVar(&p3.PlanOut, "plan-out", "", "paths: with --p3 K, also write P3's plan for K copies to this file (input of --copy and --copies)")
 	var cost, callers string
-	fs.StringVar(&cost, "p3-cost", "static", "paths: P3's task cost: static (probes, as the paper) or profile (probe executions on the planning run's paths)")
+	fs.StringVar(&cost, "p3-cost", "profile", "paths: P3's task cost: profile (probe executions on the planning run's paths) or static (probes, as the paper)")
 	fs.StringVar(&callers, "p3-callers", "one", "paths: P3 partitions procedures with at most one caller (one, as the paper) or any")
 	var copySpec, planPath string
 	fs.StringVar(&copySpec, "copy", "", "paths: run copy I of K (I/K, 0-based) of the plan given by --plan, as its own emulation, and write its shard <app>_paths.copyIofK.json (join shards with emuprof merge)")

@@ -8,6 +8,8 @@ package main
 
 import (
 	"bytes"
+	"debug/elf"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -417,5 +419,90 @@ func TestParallelCPUsSweep(t *testing.T) {
 	bad := run(t, nil, dir, emuprofBin, "parallel", "--out", dir, "--cpus-sweep", "4", "--", prog)
 	if bad.code != 2 || !strings.Contains(bad.stderr, "--cpus-sweep 4: want at least two core counts") {
 		t.Errorf("--cpus-sweep 4: exit %d, %q", bad.code, bad.stderr)
+	}
+}
+
+// pprof files name the program (issue 25 point 9): a mapping per object
+// with its path and build id, so `go tool pprof -disasm` finds the binary
+// and puts the comparison routine's work on its instructions, in static,
+// dynamic (PIE) and static-pie builds; `-list` shows its source line; the
+// speedscope file holds one profile per sample type, each summing to the
+// profile's total of that type.
+func TestParallelPprofNamesProgram(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		goBin = filepath.Join(os.Getenv("GOROOT"), "bin", "go")
+	}
+	for _, variant := range []string{"glibc-static", "glibc-dynamic", "glibc-static-pie"} {
+		t.Run(variant, func(t *testing.T) {
+			prog := guestBin(t, variant, "qsort")
+			pr := runParallel(t, nil, prog, "2000")
+			pprof := func(args ...string) string {
+				out, err := exec.Command(goBin, append(append([]string{"tool", "pprof"}, args...), pr.pprof)...).CombinedOutput()
+				if err != nil {
+					t.Fatalf("go tool pprof %v: %v\n%s", args, err, out)
+				}
+				return string(out)
+			}
+			f, err := elf.Open(prog)
+			if err != nil {
+				t.Fatal(err)
+			}
+			note, err := f.Section(".note.gnu.build-id").Data()
+			f.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			id := hex.EncodeToString(note[16:])
+			if raw := pprof("-raw"); !regexp.MustCompile(`(?m)^1: 0x[0-9a-f]+/0x[0-9a-f]+/0x[0-9a-f]+ ` + regexp.QuoteMeta(prog) + ` ` + id + ` `).MatchString(raw) {
+				t.Errorf("no first mapping naming %s with build id %s:\n%.2000s", prog, id, raw)
+			}
+			// cmp_int is one line (qsort.c:11): its work is on the
+			// line's first instruction.
+			if dis := pprof("-disasm=cmp_int", "-sample_index=work"); !regexp.MustCompile(`(?m)^\s+[0-9.]+[mµu]?s\s+[0-9.]+[mµu]?s\s+[0-9a-f]+: .*;cmp_int qsort\.c:11$`).MatchString(dis) {
+				t.Errorf("-disasm shows no work on cmp_int's instructions:\n%.2000s", dis)
+			}
+			if list := pprof("-list=cmp_int", "-sample_index=work"); !regexp.MustCompile(`(?m)^\s+[0-9.]+[mµu]?s\s+[0-9.]+[mµu]?s\s+11:`).MatchString(list) {
+				t.Errorf("-list shows no work on qsort.c:11:\n%.2000s", list)
+			}
+			data, err := os.ReadFile(strings.TrimSuffix(pr.pprof, ".pb.gz") + ".speedscope.json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ss struct {
+				Shared   struct{ Frames []struct{ Name string } }
+				Profiles []struct {
+					Name    string
+					Samples [][]int
+					Weights []int64
+				}
+			}
+			if err := json.Unmarshal(data, &ss); err != nil {
+				t.Fatal(err)
+			}
+			if len(ss.Profiles) != len(parallel.SampleTypes) {
+				t.Fatalf("speedscope: %d profiles, want %d", len(ss.Profiles), len(parallel.SampleTypes))
+			}
+			totals := map[string]int64{"work": pr.r.Total.Work, "idleness": pr.r.Total.Idleness + pr.r.Unattr}
+			for i, p := range ss.Profiles {
+				if p.Name != parallel.SampleTypes[i] || len(p.Samples) != len(p.Weights) {
+					t.Errorf("speedscope profile %d: %q, %d samples, %d weights", i, p.Name, len(p.Samples), len(p.Weights))
+				}
+				var sum int64
+				cmpSeen := false
+				for j, s := range p.Samples {
+					sum += p.Weights[j]
+					for _, fr := range s {
+						if fr < 0 || fr >= len(ss.Shared.Frames) {
+							t.Fatalf("speedscope %s: frame %d of %d", p.Name, fr, len(ss.Shared.Frames))
+						}
+					}
+					cmpSeen = cmpSeen || len(s) > 0 && ss.Shared.Frames[s[len(s)-1]].Name == "cmp_int"
+				}
+				if want, ok := totals[p.Name]; ok && (sum != want || !cmpSeen) {
+					t.Errorf("speedscope %s: total %d, want %d; cmp_int a leaf: %v", p.Name, sum, want, cmpSeen)
+				}
+			}
+		})
 	}
 }
