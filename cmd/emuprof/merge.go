@@ -21,11 +21,20 @@ func mergeCommand() *cobra.Command {
 			if out == "" {
 				return &exitError{code: 2, msg: "merge: -o OUT is required"}
 			}
-			if paths.IsShard(args[0]) {
-				return mergePathShards(out, plan, args)
+			// Each input is read once: a FIFO or `<(cmd)` has no second reading.
+			datas := make([][]byte, len(args))
+			for i, a := range args {
+				data, err := os.ReadFile(a)
+				if err != nil {
+					return &exitError{code: 2, msg: fmt.Sprintf("merge: %s: %v", a, hostErr(err))}
+				}
+				datas[i] = data
 			}
-			if causal.IsShard(args[0]) {
-				files, summary, err := causal.MergeShards(out, args)
+			if paths.IsShard(datas[0]) {
+				return mergePathShards(out, plan, args, datas)
+			}
+			if causal.IsShard(datas[0]) {
+				files, summary, err := causal.MergeShards(out, args, datas)
 				if err != nil {
 					return &exitError{code: 2, msg: err.Error()}
 				}
@@ -35,7 +44,7 @@ func mergeCommand() *cobra.Command {
 				}
 				return nil
 			}
-			if err := trms.MergeFiles(out, args...); err != nil {
+			if err := trms.MergeData(out, args, datas); err != nil {
 				return &exitError{code: 2, msg: err.Error()}
 			}
 			return nil
