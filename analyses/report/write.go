@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"emuprof/internal/stophook"
 )
 
 // WriteFileAtomic writes an output file as a shell's `>` would, but so that
@@ -19,6 +21,16 @@ import (
 //     written in place, since renaming over it would replace it;
 //   - a directory is refused.
 func WriteFileAtomic(path string, write func(io.Writer) error) error {
+	if stophook.Enabled() { // tests: a stop while the file is written, and after
+		name := filepath.Base(path)
+		w := write
+		write = func(bw io.Writer) error {
+			err := w(bw)
+			stophook.At("write:" + name)
+			return err
+		}
+		defer stophook.At("wrote:" + name)
+	}
 	if err := writeTarget(path, write); err != nil {
 		return fmt.Errorf("report: write %s: %w", path, err)
 	}

@@ -291,8 +291,8 @@ func checkOutput(out string, insts []platform.Instance) error {
 	return nil
 }
 
-func profileCommand() *cobra.Command {
-	var f profileFlags
+func profileCommand(stops *stopper) *cobra.Command {
+	f := profileFlags{run: runFlags{stops: stops}}
 	cmd := &cobra.Command{
 		Use:   "profile [--analyses LIST] [flags] -- PROGRAM ARGS...",
 		Short: "Run several analyses in one emulation (default: " + defaultNote() + ")",
@@ -310,8 +310,8 @@ func profileCommand() *cobra.Command {
 }
 
 // aliasCommand is `emuprof NAME`: profile --analyses NAME.
-func aliasCommand(p platform.Plugin) *cobra.Command {
-	var f profileFlags
+func aliasCommand(p platform.Plugin, stops *stopper) *cobra.Command {
+	f := profileFlags{run: runFlags{stops: stops}}
 	cmd := &cobra.Command{
 		Use:   p.Name + " [flags] -- PROGRAM ARGS...",
 		Short: p.Short,
