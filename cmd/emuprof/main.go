@@ -105,7 +105,7 @@ func rootCommand(stops *stopper) *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(runCommand(stops), profileCommand(stops), mergeCommand(), reportCommand(), syscallsCommand())
+	root.AddCommand(runCommand(stops), profileCommand(stops), mergeCommand(stops), reportCommand(), syscallsCommand())
 	for _, p := range registry {
 		root.AddCommand(aliasCommand(p, stops))
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -170,5 +171,26 @@ func TestMergeOutputTargets(t *testing.T) {
 		if strings.Contains(e.Name(), ".tmp") {
 			t.Errorf("temporary file left: %s", e.Name())
 		}
+	}
+}
+
+// A stop while merge waits for an input (a FIFO nobody writes) ends it
+// with the signal's status and writes nothing: watching the signals for
+// the whole run must not make emuprof unkillable there.
+func TestMergeStoppedWaitingForInput(t *testing.T) {
+	work := t.TempDir()
+	fifo, out := filepath.Join(work, "in.fifo"), filepath.Join(work, "out.aprof")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(emuprofBin, "merge", "-o", out, fifo)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if code := exitCode(signalAndWait(t, cmd, syscall.SIGTERM)); code != 143 {
+		t.Errorf("exit %d, want 143", code)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("%s written", out)
 	}
 }
