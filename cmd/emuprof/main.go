@@ -54,7 +54,11 @@ func main() {
 	root.PersistentFlags().StringVar(&memProfile, "memprofile", "", "write a Go profile of every allocation emuprof itself makes (profiling the profiler)")
 	_ = root.PersistentFlags().MarkHidden("cpuprofile")
 	_ = root.PersistentFlags().MarkHidden("memprofile")
-	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+	check := root.PersistentPreRunE
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		if err := check(cmd, args); err != nil {
+			return err
+		}
 		if cpuProfile == "" {
 			return nil
 		}
@@ -104,6 +108,9 @@ func rootCommand(stops *stopper) *cobra.Command {
 		Version:       Version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return checkFlagValues(cmd.Flags())
+		},
 	}
 	root.AddCommand(runCommand(stops), profileCommand(stops), mergeCommand(stops), reportCommand(), syscallsCommand())
 	for _, p := range registry {

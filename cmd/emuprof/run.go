@@ -15,6 +15,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
 	"emuprof/analyses"
@@ -65,8 +66,9 @@ type runFlags struct {
 	ov        *syscalls.Overlay
 }
 
-func (f *runFlags) register(cmd *cobra.Command) {
-	fl := cmd.Flags()
+func (f *runFlags) register(cmd *cobra.Command) { f.registerInto(cmd.Flags()) }
+
+func (f *runFlags) registerInto(fl *pflag.FlagSet) {
 	fl.StringVar(&f.sysroot, "sysroot", "/", "directory where the program's interpreter and libraries (and absolute paths) resolve")
 	fl.StringArrayVar(&f.env, "env", nil, "set a guest environment variable K=V (repeatable)")
 	fl.BoolVar(&f.clearEnv, "clear-env", false, "start the guest with an empty environment (then add --env)")
