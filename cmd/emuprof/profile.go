@@ -232,7 +232,10 @@ func (f *profileFlags) profile(list string, args []string) error {
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
 		return fmt.Errorf("--out %s: %v", f.out, hostErr(err))
 	}
-	var paths []string
+	// Each output is written whatever became of the others (a full disk
+	// may refuse one file and take a smaller one); each failure is said.
+	var paths, failures []string
+	fail := func(what string, err error) { failures = append(failures, fmt.Sprintf("writing the %s: %v", what, err)) }
 	if fw == nil || !fw.images[0].ended { // else written when the first process exec'd
 		for i, inst := range insts {
 			if res.Partial {
@@ -241,7 +244,7 @@ func (f *profileFlags) profile(list string, args []string) error {
 			ps, err := inst.Write(f.out)
 			paths = append(paths, ps...)
 			if err != nil {
-				return fmt.Errorf("writing the %s profile: %w", plugins[i].Name, err)
+				fail(plugins[i].Name+" profile", err)
 			}
 		}
 	}
@@ -251,15 +254,18 @@ func (f *profileFlags) profile(list string, args []string) error {
 		ps, err := fw.finish(res)
 		paths = append(paths, ps...)
 		if err != nil {
-			return fmt.Errorf("writing the process list: %w", err)
+			fail("process list", err)
 		}
 	}
 	ps, err := f.writeReport(plugins, insts, paths, res, args)
 	paths = append(paths, ps...)
 	if err != nil {
-		return fmt.Errorf("writing the HTML report: %w", err)
+		fail("HTML report", err)
 	}
 	f.run.status.Stop()
+	for _, msg := range failures {
+		fmt.Fprintln(os.Stderr, "emuprof: "+msg)
+	}
 	if fw != nil {
 		fw.printProcesses(os.Stderr)
 	}
@@ -271,6 +277,11 @@ func (f *profileFlags) profile(list string, args []string) error {
 	}
 	if len(paths) > 0 {
 		fmt.Fprintf(os.Stderr, "emuprof: wrote %s\n", strings.Join(paths, ", "))
+	}
+	if len(failures) > 0 && runErr == nil {
+		// The program's own status stays visible: exit 2 says only
+		// that outputs are missing.
+		return &exitError{code: 2, msg: fmt.Sprintf("%d output(s) not written (the program exited with status %d)", len(failures), res.ExitStatus)}
 	}
 	return runErr
 }
