@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/spf13/pflag"
-
 )
 
 // Issue 31.7: every numeric flag of every command refuses what it cannot
@@ -112,4 +111,3 @@ func TestAnalysisFlagsBelongToTheirCommand(t *testing.T) {
 		t.Errorf("--version: exit %d, stdout %q", v.code, v.stdout)
 	}
 }
-

@@ -31,7 +31,7 @@ type profileFlags struct {
 	follow         string // --follow: children or none
 	factories      map[string]platform.Factory
 	pluginFlags    map[string]*pflag.FlagSet // each analysis's own flags
-	fs             *pflag.FlagSet // the command's flags, for the run record (report.go)
+	fs             *pflag.FlagSet            // the command's flags, for the run record (report.go)
 }
 
 func (f *profileFlags) register(cmd *cobra.Command, plugins []platform.Plugin, withList bool) {
@@ -235,7 +235,9 @@ func (f *profileFlags) profile(list string, args []string) error {
 	// Each output is written whatever became of the others (a full disk
 	// may refuse one file and take a smaller one); each failure is said.
 	var paths, failures []string
-	fail := func(what string, err error) { failures = append(failures, fmt.Sprintf("writing the %s: %v", what, err)) }
+	fail := func(what string, err error) {
+		failures = append(failures, fmt.Sprintf("writing the %s: %v", what, err))
+	}
 	if fw == nil || !fw.images[0].ended { // else written when the first process exec'd
 		for i, inst := range insts {
 			if res.Partial {
