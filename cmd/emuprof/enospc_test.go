@@ -54,3 +54,30 @@ func TestEveryProfileWrittenOnENOSPC(t *testing.T) {
 		}
 	}
 }
+
+// Issue 31.7 and 25.8: `emuprof report DIR` says which section it could not
+// draw (a profile the run wrote is gone) on stderr and on the page, and
+// names the path it cannot read.
+func TestReportSaysWhatIsMissing(t *testing.T) {
+	work := t.TempDir()
+	dir := filepath.Join(work, "out")
+	if r := run(t, nil, work, emuprofBin, "profile", "--out", dir, "--", guestBin(t, "glibc-static", "hello")); r.code != 0 {
+		t.Fatalf("profile: exit %d: %s", r.code, r.stderr)
+	}
+	if err := os.Remove(filepath.Join(dir, "hello_paths.json")); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, nil, work, emuprofBin, "report", dir)
+	want := "No paths section: the paths profile of hello is empty or missing here."
+	if r.code != 0 || !strings.Contains(r.stderr, "emuprof: warning: report: "+want+"\n") {
+		t.Errorf("report: exit %d, stderr %q; want the warning %q", r.code, r.stderr, want)
+	}
+	if page, err := os.ReadFile(filepath.Join(dir, "report.html")); err != nil || !strings.Contains(string(page), want) {
+		t.Errorf("report.html does not say %q (%v)", want, err)
+	}
+	none := filepath.Join(work, "none")
+	r = run(t, nil, work, emuprofBin, "report", none)
+	if r.code != 2 || r.stderr != "emuprof: report: "+none+": no such file or directory\n" {
+		t.Errorf("report of a missing directory: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
