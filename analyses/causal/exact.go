@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"html"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -391,28 +390,18 @@ func parseLineName(s string) (lineKey, bool) {
 	return lineKey{file: s[:i], line: n, caller: caller}, err == nil && n > 0
 }
 
-// IsShard reports whether the file at path is a causal shard.
-func IsShard(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	head := make([]byte, 256)
-	n, _ := io.ReadFull(f, head)
-	return bytes.Contains(head[:n], []byte(`"format": "`+ShardFormat+`"`))
+// IsShard reports whether data, a file's contents, is a causal shard.
+func IsShard(data []byte) bool {
+	return bytes.Contains(data[:min(len(data), 256)], []byte(`"format": "`+ShardFormat+`"`))
 }
 
-// MergeShards reads the k shards of an --exact run and writes into dir the
-// profile.coz and JSON the unsharded run writes, byte for byte; it returns
-// the files written and the summary.
-func MergeShards(dir string, files []string) ([]string, string, error) {
+// MergeShards merges the k shards of an --exact run, read from the files
+// names, and writes into dir the profile.coz and JSON the unsharded run
+// writes, byte for byte; it returns the files written and the summary.
+func MergeShards(dir string, names []string, datas [][]byte) ([]string, string, error) {
 	var shards []*Shard
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return nil, "", err
-		}
+	for i, f := range names {
+		data := datas[i]
 		var sh Shard
 		dec := json.NewDecoder(bytes.NewReader(data))
 		dec.DisallowUnknownFields()

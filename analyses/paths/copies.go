@@ -486,25 +486,24 @@ func ReadShard(path string) (*Shard, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ParseShard(path, data)
+}
+
+// ParseShard parses the shard read from the file name.
+func ParseShard(name string, data []byte) (*Shard, error) {
 	var sh Shard
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.UseNumber()
 	if err := d.Decode(&sh); err != nil || sh.Format != ShardFormat {
-		return nil, fmt.Errorf("%s: not an emuprof paths shard", path)
+		return nil, fmt.Errorf("%s: not an emuprof paths shard", name)
 	}
 	return &sh, nil
 }
 
-// IsShard reports whether the file at path looks like a paths shard.
-func IsShard(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	buf := make([]byte, 64)
-	n, _ := f.Read(buf)
-	return bytes.Contains(buf[:n], []byte(ShardFormat))
+// IsShard reports whether data, a file's contents, looks like a paths
+// shard.
+func IsShard(data []byte) bool {
+	return bytes.Contains(data[:min(len(data), 64)], []byte(ShardFormat))
 }
 
 // planFile builds the plan file of the routines in list (sorted as the

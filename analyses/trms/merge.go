@@ -90,9 +90,17 @@ func Mergeable(first, r *Report) error {
 		return differ("cost metric", r.Metric, first.Metric)
 	case r.Resolution != first.Resolution:
 		return differ("memory resolution", r.Resolution, first.Resolution)
+	case r.cct() != first.cct():
+		// aprof-plot would show the contexts of some runs only.
+		mode := map[bool]string{true: "a --cct report (calling contexts)", false: "a report without --cct"}
+		return fmt.Errorf("%s, the first report is %s: reports of both kinds do not add up", mode[r.cct()], mode[first.cct()])
 	}
 	return nil
 }
+
+// cct says whether r is a report of calling contexts (--cct: "x" and "q"
+// lines).
+func (r *Report) cct() bool { return len(r.Contexts) > 0 || len(r.CPoints) > 0 }
 
 type merger struct {
 	out      *Report

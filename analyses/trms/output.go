@@ -1,6 +1,7 @@
 package trms
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -147,15 +148,29 @@ func ReadReportFile(path string) (*Report, error) {
 // MergeFiles merges the reports at paths (aprof's incremental mode) and
 // writes the result to out atomically.
 func MergeFiles(out string, paths ...string) error {
-	var reports []*Report
-	for i, p := range paths {
-		r, err := ReadReportFile(p)
+	var datas [][]byte
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
 		if err != nil {
-			return err
+			return fmt.Errorf("trms: %w", err)
+		}
+		datas = append(datas, data)
+	}
+	return MergeData(out, paths, datas)
+}
+
+// MergeData merges the reports read from the files names, each read once
+// (a FIFO cannot be read twice), and writes the result to out.
+func MergeData(out string, names []string, datas [][]byte) error {
+	var reports []*Report
+	for i, p := range names {
+		r, err := ParseReport(bytes.NewReader(datas[i]))
+		if err != nil {
+			return fmt.Errorf("%s: %w", p, err)
 		}
 		if i > 0 {
 			if err := Mergeable(reports[0], r); err != nil {
-				return fmt.Errorf("%s: cannot merge with %s: %w", p, paths[0], err)
+				return fmt.Errorf("%s: cannot merge with %s: %w", p, names[0], err)
 			}
 		}
 		reports = append(reports, r)

@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"emuprof/internal/stophook"
 )
 
 // exitError carries an exit code out of a command.
@@ -27,6 +29,10 @@ func (e *exitError) Error() string { return e.msg }
 const gcFloor = 32 << 20
 
 func main() {
+	// First of all: a stop signal from here to the last file written
+	// ends emuprof as documented (stops.go), never by the default action.
+	stops := watchStops()
+	stophook.At("start")
 	// No sampling of the heap's allocations (a stack walk every 512 KB
 	// allocated) but under --memprofile, which asks for all of them. The
 	// rate must be set before the first allocation it is to apply to,
@@ -42,22 +48,17 @@ func main() {
 	// not at all instead of at every 4 MB; a large one hardly notices.
 	floor := make([]byte, gcFloor)
 	preferHugeHeapPages()
-	root := &cobra.Command{
-		Use:           "emuprof",
-		Short:         "Deterministic, emulator-based profiler for x86-64 Linux programs",
-		SilenceUsage:  true,
-		SilenceErrors: true,
-	}
-	root.AddCommand(runCommand(), profileCommand(), mergeCommand(), reportCommand(), syscallsCommand())
-	for _, p := range registry {
-		root.AddCommand(aliasCommand(p))
-	}
+	root := rootCommand(stops)
 	var cpuProfile, memProfile string
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a Go CPU profile of emuprof itself (profiling the profiler)")
 	root.PersistentFlags().StringVar(&memProfile, "memprofile", "", "write a Go profile of every allocation emuprof itself makes (profiling the profiler)")
 	_ = root.PersistentFlags().MarkHidden("cpuprofile")
 	_ = root.PersistentFlags().MarkHidden("memprofile")
-	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+	check := root.PersistentPreRunE
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		if err := check(cmd, args); err != nil {
+			return err
+		}
 		if cpuProfile == "" {
 			return nil
 		}
@@ -67,6 +68,7 @@ func main() {
 		}
 		return pprof.StartCPUProfile(f)
 	}
+	stophook.At("parse")
 	err := root.Execute()
 	pprof.StopCPUProfile()
 	if memProfile != "" {
@@ -75,18 +77,46 @@ func main() {
 		}
 	}
 	runtime.KeepAlive(floor)
-	if err == nil {
-		return
-	}
+	code := 0
 	var ee *exitError
-	if errors.As(err, &ee) {
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
 		if ee.msg != "" {
 			fmt.Fprintln(os.Stderr, "emuprof: "+ee.msg)
 		}
-		os.Exit(ee.code)
+		code = ee.code
+	default:
+		fmt.Fprintln(os.Stderr, "emuprof: "+err.Error())
+		code = 2
 	}
-	fmt.Fprintln(os.Stderr, "emuprof: "+err.Error())
-	os.Exit(2)
+	// A stop that no run reported (it came after the guest ended, or no
+	// guest ran): everything was written all the same; the status is
+	// the signal's.
+	if sig := stops.finish(); sig != 0 && !stops.reported {
+		fmt.Fprintln(os.Stderr, "emuprof: "+stopReason(int(sig)))
+		code = 128 + int(sig)
+	}
+	os.Exit(code)
+}
+
+// rootCommand is emuprof's command tree; stops are its stop signals.
+func rootCommand(stops *stopper) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "emuprof",
+		Short:         "Deterministic, emulator-based profiler for x86-64 Linux programs",
+		Version:       Version(),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return checkFlagValues(cmd.Flags())
+		},
+	}
+	root.AddCommand(runCommand(stops), profileCommand(stops), mergeCommand(stops), reportCommand(), syscallsCommand())
+	for _, p := range registry {
+		root.AddCommand(aliasCommand(p, stops))
+	}
+	return root
 }
 
 // writeAllocProfile writes every allocation made since main saw

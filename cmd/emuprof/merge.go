@@ -11,7 +11,7 @@ import (
 	"emuprof/analyses/trms"
 )
 
-func mergeCommand() *cobra.Command {
+func mergeCommand(stops *stopper) *cobra.Command {
 	var out, plan string
 	cmd := &cobra.Command{
 		Use:   "merge -o OUT REPORT.aprof... | merge --plan PLAN -o OUT SHARD.json... | merge -o DIR CAUSAL-SHARD.json...",
@@ -21,11 +21,15 @@ func mergeCommand() *cobra.Command {
 			if out == "" {
 				return &exitError{code: 2, msg: "merge: -o OUT is required"}
 			}
-			if paths.IsShard(args[0]) {
-				return mergePathShards(out, plan, args)
+			datas, err := readInputs(args, stops.interrupt)
+			if err != nil {
+				return err
 			}
-			if causal.IsShard(args[0]) {
-				files, summary, err := causal.MergeShards(out, args)
+			if paths.IsShard(datas[0]) {
+				return mergePathShards(out, plan, args, datas)
+			}
+			if causal.IsShard(datas[0]) {
+				files, summary, err := causal.MergeShards(out, args, datas)
 				if err != nil {
 					return &exitError{code: 2, msg: err.Error()}
 				}
@@ -35,7 +39,7 @@ func mergeCommand() *cobra.Command {
 				}
 				return nil
 			}
-			if err := trms.MergeFiles(out, args...); err != nil {
+			if err := trms.MergeData(out, args, datas); err != nil {
 				return &exitError{code: 2, msg: err.Error()}
 			}
 			return nil
@@ -44,4 +48,29 @@ func mergeCommand() *cobra.Command {
 	cmd.Flags().StringVarP(&out, "out", "o", "", "merged report to write")
 	cmd.Flags().StringVar(&plan, "plan", "", "paths shards: the plan file the copies ran (--plan-out)")
 	return cmd
+}
+
+// readInputs reads each input once (a FIFO or `<(cmd)` has no second
+// reading). A stop while an input is awaited (a FIFO nobody writes) ends
+// the merge there: nothing was written yet.
+func readInputs(args []string, stop <-chan struct{}) ([][]byte, error) {
+	done := make(chan error, 1)
+	datas := make([][]byte, len(args))
+	go func() {
+		for i, a := range args {
+			data, err := os.ReadFile(a)
+			if err != nil {
+				done <- &exitError{code: 2, msg: fmt.Sprintf("merge: %s: %v", a, hostErr(err))}
+				return
+			}
+			datas[i] = data
+		}
+		done <- nil
+	}()
+	select {
+	case err := <-done:
+		return datas, err
+	case <-stop:
+		return nil, &exitError{code: 2} // main says the stop and exits 128+signal
+	}
 }

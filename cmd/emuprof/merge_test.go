@@ -2,8 +2,10 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -56,5 +58,139 @@ func TestMergeRefusesWhatItCannotMerge(t *testing.T) {
 	}
 	if r := run(t, nil, work, emuprofBin, "merge", "-o", out, hello1, hello2); r.code != 0 {
 		t.Errorf("merging two runs of hello: exit %d, %s", r.code, r.stderr)
+	}
+}
+
+// merge -o writes its output as a shell's > would (issue 31.1): a device
+// is written in place (a copy of /dev/full reports ENOSPC, exit 2, and
+// stays a device; /dev/null stays /dev/null), a FIFO is written to, a
+// symlink is followed, a directory is refused; its inputs are read once,
+// so FIFOs work as inputs. It refuses to mix --cct and plain reports
+// (issue 25.8: aprof-plot would show half the data).
+func TestMergeOutputTargets(t *testing.T) {
+	work := t.TempDir()
+	hello := guestBin(t, "glibc-static", "hello")
+	report := func(sub string, flags ...string) string {
+		dir := filepath.Join(work, sub)
+		args := append(append([]string{"trms", "--out", dir}, flags...), "--", hello)
+		if out := run(t, nil, work, emuprofBin, args...); out.code != 0 {
+			t.Fatalf("trms: exit %d: %s", out.code, out.stderr)
+		}
+		p, _ := filepath.Glob(filepath.Join(dir, "*_rms.aprof"))
+		if len(p) != 1 {
+			t.Fatalf("reports %v", p)
+		}
+		return p[0]
+	}
+	a, b, c := report("a"), report("b"), report("c", "--cct")
+	want := filepath.Join(work, "want.aprof")
+	if r := run(t, nil, work, emuprofBin, "merge", "-o", want, a, b); r.code != 0 {
+		t.Fatalf("merge: exit %d: %s", r.code, r.stderr)
+	}
+	wantData, err := os.ReadFile(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk := func(name string, mode uint32, dev int) string {
+		p := filepath.Join(work, name)
+		if err := syscall.Mknod(p, mode, dev); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	full, null := mk("full", syscall.S_IFCHR|0o666, 1<<8|7), mk("null", syscall.S_IFCHR|0o666, 1<<8|3)
+	inFifo, outFifo := mk("in.fifo", syscall.S_IFIFO|0o644, 0), mk("out.fifo", syscall.S_IFIFO|0o644, 0)
+	r := run(t, nil, work, emuprofBin, "merge", "-o", full, a, b)
+	if r.code != 2 || !strings.Contains(r.stderr, full+": no space left on device") || strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("merge -o /dev/full: exit %d, stderr %q; want exit 2 and ENOSPC", r.code, r.stderr)
+	}
+	if r := run(t, nil, work, emuprofBin, "merge", "-o", null, a, b); r.code != 0 {
+		t.Errorf("merge -o /dev/null: exit %d: %s", r.code, r.stderr)
+	}
+	for _, dev := range []string{full, null} {
+		if st, err := os.Lstat(dev); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+			t.Errorf("%s is no longer a device (%v)", dev, err)
+		}
+	}
+	// The FIFOs: a writer of the input, a reader of the output.
+	got := make(chan []byte, 1)
+	go func() {
+		if f, err := os.OpenFile(inFifo, os.O_WRONLY, 0); err == nil {
+			data, _ := os.ReadFile(a)
+			f.Write(data)
+			f.Close()
+		}
+	}()
+	go func() {
+		data, _ := os.ReadFile(outFifo)
+		got <- data
+	}()
+	if r := run(t, nil, work, emuprofBin, "merge", "-o", outFifo, inFifo, b); r.code != 0 {
+		t.Fatalf("merge -o FIFO FIFO: exit %d: %s", r.code, r.stderr)
+	}
+	if st, err := os.Lstat(outFifo); err != nil || st.Mode()&os.ModeNamedPipe == 0 {
+		t.Fatalf("the output FIFO was replaced (%v)", err) // its reader waits still
+	}
+	if data := <-got; string(data) != string(wantData) {
+		t.Errorf("the FIFO got %d bytes, want the %d of the merged report", len(data), len(wantData))
+	}
+	target := filepath.Join(work, "target.aprof")
+	link := filepath.Join(work, "link.aprof")
+	if err := os.Symlink("target.aprof", link); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, nil, work, emuprofBin, "merge", "-o", link, a, b); r.code != 0 {
+		t.Errorf("merge -o symlink: exit %d: %s", r.code, r.stderr)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the symlink was replaced (%v)", err)
+	}
+	if data, err := os.ReadFile(target); err != nil || string(data) != string(wantData) {
+		t.Errorf("the symlink's target: %d bytes, %v; want the merged report", len(data), err)
+	}
+	dir := filepath.Join(work, "dir")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, nil, work, emuprofBin, "merge", "-o", dir, a, b); r.code != 2 || !strings.Contains(r.stderr, dir+": is a directory") {
+		t.Errorf("merge -o DIR: exit %d, stderr %q; want exit 2 and 'is a directory'", r.code, r.stderr)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("merge -o DIR left %v", ents)
+	}
+	mixed := filepath.Join(work, "mixed.aprof")
+	r = run(t, nil, work, emuprofBin, "merge", "-o", mixed, a, c)
+	if r.code != 2 || !strings.Contains(r.stderr, "a --cct report") || strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("merge plain and --cct: exit %d, stderr %q; want exit 2, one line", r.code, r.stderr)
+	}
+	if _, err := os.Stat(mixed); err == nil {
+		t.Errorf("merge of plain and --cct reports wrote %s", mixed)
+	}
+	ents, _ := os.ReadDir(work)
+	for _, e := range ents {
+		if strings.Contains(e.Name(), ".tmp") {
+			t.Errorf("temporary file left: %s", e.Name())
+		}
+	}
+}
+
+// A stop while merge waits for an input (a FIFO nobody writes) ends it
+// with the signal's status and writes nothing: watching the signals for
+// the whole run must not make emuprof unkillable there.
+func TestMergeStoppedWaitingForInput(t *testing.T) {
+	work := t.TempDir()
+	fifo, out := filepath.Join(work, "in.fifo"), filepath.Join(work, "out.aprof")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(emuprofBin, "merge", "-o", out, fifo)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if code := exitCode(signalAndWait(t, cmd, syscall.SIGTERM)); code != 143 {
+		t.Errorf("exit %d, want 143", code)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("%s written", out)
 	}
 }

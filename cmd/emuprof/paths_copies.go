@@ -293,13 +293,13 @@ func writeProfile(path string, pr *paths.Profile) error {
 
 // mergePathShards is `emuprof merge --plan PLAN -o OUT SHARD...` for paths
 // shards (--copy i/K runs, perhaps on other machines).
-func mergePathShards(out, plan string, files []string) error {
+func mergePathShards(out, plan string, files []string, datas [][]byte) error {
 	if plan == "" {
 		return &exitError{code: 2, msg: "merge: paths shards need --plan FILE (the plan the copies ran)"}
 	}
 	var shards []*paths.Shard
-	for _, f := range files {
-		sh, err := paths.ReadShard(f)
+	for i, f := range files {
+		sh, err := paths.ParseShard(f, datas[i])
 		if err != nil {
 			return &exitError{code: 2, msg: "merge: " + err.Error()}
 		}

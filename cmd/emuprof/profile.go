@@ -30,10 +30,11 @@ type profileFlags struct {
 	analysisThread string
 	follow         string // --follow: children or none
 	factories      map[string]platform.Factory
-	fs             *pflag.FlagSet // the command's flags, for the run record (report.go)
+	pluginFlags    map[string]*pflag.FlagSet // each analysis's own flags
+	fs             *pflag.FlagSet            // the command's flags, for the run record (report.go)
 }
 
-func (f *profileFlags) register(cmd *cobra.Command, withList bool) {
+func (f *profileFlags) register(cmd *cobra.Command, plugins []platform.Plugin, withList bool) {
 	cmd.Flags().SetInterspersed(false)
 	f.run.register(cmd)
 	fl := cmd.Flags()
@@ -47,11 +48,47 @@ func (f *profileFlags) register(cmd *cobra.Command, withList bool) {
 		fl.StringVar(&f.list, "analyses", "", "comma-separated analyses to run in one emulation: "+pluginNames()+" (default: "+defaultNote()+")")
 	}
 	f.factories = map[string]platform.Factory{}
-	for _, p := range registry {
+	f.pluginFlags = map[string]*pflag.FlagSet{}
+	for _, p := range plugins {
 		fs := pflag.NewFlagSet(p.Name, pflag.ContinueOnError)
 		f.factories[p.Name] = p.Flags(fs)
+		f.pluginFlags[p.Name] = fs
 		fl.AddFlagSet(fs)
 	}
+	cmd.SetUsageFunc(f.usage)
+}
+
+// usage lists the command's flags by kind: the analyses' own first, then
+// the profiling flags, then the flags of every run.
+func (f *profileFlags) usage(cmd *cobra.Command) error {
+	w := cmd.OutOrStdout()
+	fmt.Fprintf(w, "Usage:\n  %s\n", cmd.UseLine())
+	own := map[string]bool{}
+	for _, p := range registry {
+		fs, ok := f.pluginFlags[p.Name]
+		if !ok {
+			continue
+		}
+		fs.VisitAll(func(fl *pflag.Flag) { own[fl.Name] = true })
+		fmt.Fprintf(w, "\n%s flags:\n%s", p.Name, fs.FlagUsages())
+	}
+	run := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	var runFlags runFlags
+	runFlags.registerInto(run)
+	general := pflag.NewFlagSet("profile", pflag.ContinueOnError)
+	runs := pflag.NewFlagSet("runs", pflag.ContinueOnError)
+	cmd.LocalFlags().VisitAll(func(fl *pflag.Flag) {
+		switch {
+		case own[fl.Name]:
+		case run.Lookup(fl.Name) != nil:
+			runs.AddFlag(fl)
+		default:
+			general.AddFlag(fl)
+		}
+	})
+	fmt.Fprintf(w, "\nProfile flags:\n%s", general.FlagUsages())
+	fmt.Fprintf(w, "\nRun flags (as emuprof run):\n%s", runs.FlagUsages())
+	return nil
 }
 
 func pluginNames() string {
@@ -123,14 +160,17 @@ func (f *profileFlags) selected(list string) ([]platform.Plugin, error) {
 // writes every analysis's outputs (atomically, marked partial when the run
 // did not finish) and prints their summaries.
 func (f *profileFlags) profile(list string, args []string) error {
+	plugins, err := f.selected(list)
+	if err != nil {
+		return err
+	}
+	if err := f.unusedFlags(plugins); err != nil {
+		return err
+	}
 	if sweep, err := f.cpusSweep(list, args); sweep {
 		return err
 	}
 	if copies, err := f.pathsCopies(list, args); copies {
-		return err
-	}
-	plugins, err := f.selected(list)
-	if err != nil {
 		return err
 	}
 	var async bool
@@ -192,7 +232,12 @@ func (f *profileFlags) profile(list string, args []string) error {
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
 		return fmt.Errorf("--out %s: %v", f.out, hostErr(err))
 	}
-	var paths []string
+	// Each output is written whatever became of the others (a full disk
+	// may refuse one file and take a smaller one); each failure is said.
+	var paths, failures []string
+	fail := func(what string, err error) {
+		failures = append(failures, fmt.Sprintf("writing the %s: %v", what, err))
+	}
 	if fw == nil || !fw.images[0].ended { // else written when the first process exec'd
 		for i, inst := range insts {
 			if res.Partial {
@@ -201,7 +246,7 @@ func (f *profileFlags) profile(list string, args []string) error {
 			ps, err := inst.Write(f.out)
 			paths = append(paths, ps...)
 			if err != nil {
-				return fmt.Errorf("writing the %s profile: %w", plugins[i].Name, err)
+				fail(plugins[i].Name+" profile", err)
 			}
 		}
 	}
@@ -211,15 +256,18 @@ func (f *profileFlags) profile(list string, args []string) error {
 		ps, err := fw.finish(res)
 		paths = append(paths, ps...)
 		if err != nil {
-			return fmt.Errorf("writing the process list: %w", err)
+			fail("process list", err)
 		}
 	}
 	ps, err := f.writeReport(plugins, insts, paths, res, args)
 	paths = append(paths, ps...)
 	if err != nil {
-		return fmt.Errorf("writing the HTML report: %w", err)
+		fail("HTML report", err)
 	}
 	f.run.status.Stop()
+	for _, msg := range failures {
+		fmt.Fprintln(os.Stderr, "emuprof: "+msg)
+	}
 	if fw != nil {
 		fw.printProcesses(os.Stderr)
 	}
@@ -232,7 +280,37 @@ func (f *profileFlags) profile(list string, args []string) error {
 	if len(paths) > 0 {
 		fmt.Fprintf(os.Stderr, "emuprof: wrote %s\n", strings.Join(paths, ", "))
 	}
+	if len(failures) > 0 && runErr == nil {
+		// The program's own status stays visible: exit 2 says only
+		// that outputs are missing.
+		return &exitError{code: 2, msg: fmt.Sprintf("%d output(s) not written (the program exited with status %d)", len(failures), res.ExitStatus)}
+	}
 	return runErr
+}
+
+// unusedFlags refuses a flag of an analysis that does not run: it would
+// change nothing.
+func (f *profileFlags) unusedFlags(run []platform.Plugin) error {
+	runs := map[string]bool{}
+	for _, p := range run {
+		runs[p.Name] = true
+	}
+	for _, p := range registry {
+		fs, ok := f.pluginFlags[p.Name]
+		if !ok || runs[p.Name] {
+			continue
+		}
+		var given string
+		fs.VisitAll(func(fl *pflag.Flag) {
+			if g := f.fs.Lookup(fl.Name); given == "" && g != nil && g.Changed {
+				given = fl.Name
+			}
+		})
+		if given != "" {
+			return &exitError{code: 2, msg: fmt.Sprintf("--%s is a flag of the %s analysis, which does not run here (--analyses ...,%s)", given, p.Name, p.Name)}
+		}
+	}
+	return nil
 }
 
 // factoryError is the one line of an analysis that refused its flags.
@@ -291,8 +369,8 @@ func checkOutput(out string, insts []platform.Instance) error {
 	return nil
 }
 
-func profileCommand() *cobra.Command {
-	var f profileFlags
+func profileCommand(stops *stopper) *cobra.Command {
+	f := profileFlags{run: runFlags{stops: stops}}
 	cmd := &cobra.Command{
 		Use:   "profile [--analyses LIST] [flags] -- PROGRAM ARGS...",
 		Short: "Run several analyses in one emulation (default: " + defaultNote() + ")",
@@ -305,13 +383,13 @@ func profileCommand() *cobra.Command {
 			return f.profile(list, args)
 		},
 	}
-	f.register(cmd, true)
+	f.register(cmd, registry, true)
 	return cmd
 }
 
 // aliasCommand is `emuprof NAME`: profile --analyses NAME.
-func aliasCommand(p platform.Plugin) *cobra.Command {
-	var f profileFlags
+func aliasCommand(p platform.Plugin, stops *stopper) *cobra.Command {
+	f := profileFlags{run: runFlags{stops: stops}}
 	cmd := &cobra.Command{
 		Use:   p.Name + " [flags] -- PROGRAM ARGS...",
 		Short: p.Short,
@@ -321,6 +399,24 @@ func aliasCommand(p platform.Plugin) *cobra.Command {
 			return f.profile(p.Name, args)
 		},
 	}
-	f.register(cmd, false)
+	f.register(cmd, []platform.Plugin{p}, false)
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return foreignFlag(p.Name, err) })
 	return cmd
+}
+
+// foreignFlag names the analysis an unknown flag of `emuprof NAME` belongs
+// to (`emuprof trms --p3 4`): NAME does not take the other analyses' flags.
+func foreignFlag(name string, err error) error {
+	flag, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok {
+		return err
+	}
+	for _, p := range registry {
+		fs := pflag.NewFlagSet(p.Name, pflag.ContinueOnError)
+		p.Flags(fs)
+		if p.Name != name && fs.Lookup(flag) != nil {
+			return &exitError{code: 2, msg: fmt.Sprintf("--%s is a flag of the %s analysis, not of %s (emuprof profile --analyses %s,%s)", flag, p.Name, name, name, p.Name)}
+		}
+	}
+	return err
 }

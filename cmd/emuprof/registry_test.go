@@ -44,7 +44,7 @@ func TestRegistryFlagsDistinct(t *testing.T) {
 	cmds := map[string]bool{}
 	root := &cobra.Command{Use: "emuprof"}
 	for _, p := range registry {
-		root.AddCommand(aliasCommand(p))
+		root.AddCommand(aliasCommand(p, nil))
 	}
 	for _, c := range root.Commands() {
 		cmds[c.Name()] = true

@@ -229,6 +229,18 @@ func buildPage(plugins []platform.Plugin, files []string, live map[string]platfo
 		page.Notes = append(page.Notes, "No "+"<app>"+runFileSuffix+" here (files written by merge, or by a single analysis of an older emuprof): the run is described from the analyses' files.")
 	}
 	page.Warnings = partial
+	// An analysis the run ran whose section did not come: its profile is
+	// empty or missing, which the page says rather than leave it out.
+	for _, r := range runs {
+		for _, name := range r.Analyses {
+			if !slices.ContainsFunc(page.Sections, func(s report.Section) bool { return s.ID == name }) {
+				note := fmt.Sprintf("No %s section: the %s profile of %s is empty or missing here.", name, name, filepath.Base(r.Program))
+				if !slices.Contains(page.Notes, note) {
+					page.Notes = append(page.Notes, note)
+				}
+			}
+		}
+	}
 	if len(page.Sections) == 0 {
 		page.Notes = append(page.Notes, "No analysis files found.")
 	}
@@ -271,7 +283,7 @@ func reportCommand() *cobra.Command {
 			dir := args[0]
 			entries, err := os.ReadDir(dir)
 			if err != nil {
-				return &exitError{code: 2, msg: "report: " + hostErr(err).Error()}
+				return &exitError{code: 2, msg: "report: " + dir + ": " + hostErr(err).Error()}
 			}
 			var files []string
 			for _, e := range entries {
@@ -289,6 +301,11 @@ func reportCommand() *cobra.Command {
 				return err
 			}); err != nil {
 				return err
+			}
+			for _, n := range page.Notes {
+				if strings.HasPrefix(n, "No ") && strings.Contains(n, " section: ") { // the missing sections
+					fmt.Fprintln(os.Stderr, "emuprof: warning: report: "+n)
+				}
 			}
 			fmt.Fprintf(os.Stderr, "emuprof: wrote %s\n", path)
 			return nil

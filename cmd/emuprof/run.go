@@ -6,13 +6,16 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
 	"emuprof/analyses"
@@ -20,12 +23,14 @@ import (
 	"emuprof/cpu"
 	"emuprof/emu"
 	"emuprof/guest"
+	"emuprof/internal/stophook"
 	"emuprof/loader"
 	"emuprof/syscalls"
 )
 
 // runFlags are the flags every command that runs a guest accepts.
 type runFlags struct {
+	stops       *stopper  // emuprof's stop signals (stops.go)
 	stdout      io.Writer // emuprof's stdout once the run started (stopwrite.go); nil: os.Stdout
 	sysroot     string
 	env         []string
@@ -61,8 +66,9 @@ type runFlags struct {
 	ov        *syscalls.Overlay
 }
 
-func (f *runFlags) register(cmd *cobra.Command) {
-	fl := cmd.Flags()
+func (f *runFlags) register(cmd *cobra.Command) { f.registerInto(cmd.Flags()) }
+
+func (f *runFlags) registerInto(fl *pflag.FlagSet) {
 	fl.StringVar(&f.sysroot, "sysroot", "/", "directory where the program's interpreter and libraries (and absolute paths) resolve")
 	fl.StringArrayVar(&f.env, "env", nil, "set a guest environment variable K=V (repeatable)")
 	fl.BoolVar(&f.clearEnv, "clear-env", false, "start the guest with an empty environment (then add --env)")
@@ -299,8 +305,9 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 			}
 		}
 	}
-	stops := watchStops(engine.Stop) // Stop: a thread alone may run without returning to the loop
-	defer stops.stop()
+	stops := f.stops
+	signal.Ignore(syscall.SIGPIPE) // writes to a closed pipe fail with EPIPE from now on, instead of killing emuprof
+	defer stops.during(engine.Stop)()
 	cfg.Interrupt = stops.interrupt
 	if cfg.Stdin != nil {
 		cfg.Stdin = newInterruptibleReader(cfg.Stdin, stops.interrupt) // a guest waiting for input stops too
@@ -312,6 +319,9 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 	}
 	if cfg.Stderr != nil {
 		cfg.Stderr = newInterruptibleWriter(cfg.Stderr, stops.interrupt)
+	}
+	if stophook.Enabled() && cfg.Stdout != nil { // tests: a stop mid-run, at the guest's first output
+		cfg.Stdout = &firstWrite{w: cfg.Stdout, at: func() { stops.raiseAt("output") }}
 	}
 	if f.strace {
 		cfg.Strace = os.Stderr
@@ -337,6 +347,7 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 	if !f.rerun {
 		f.status.Start()
 	}
+	stops.raiseAt("load") // tests: a stop before the first instruction
 	res := runGuest(proc, pipe)
 	// The line goes before anything else is said on stderr.
 	if f.rerun {
@@ -441,8 +452,8 @@ func (f *runFlags) finishFS() {
 	}
 }
 
-func runCommand() *cobra.Command {
-	var f runFlags
+func runCommand(stops *stopper) *cobra.Command {
+	f := runFlags{stops: stops}
 	var progress progressFlags
 	cmd := &cobra.Command{
 		Use:   "run [flags] -- PROGRAM ARGS...",

@@ -2,13 +2,16 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"sync/atomic"
 	"syscall"
 
 	"emuprof/guest"
+	"emuprof/internal/stophook"
 )
 
 // How emuprof can be stopped, and what it does then. Every way ends the
@@ -22,60 +25,126 @@ import (
 //     with EPIPE and it gets SIGPIPE, as on Linux; emuprof's own summary
 //     stops quietly there.
 //
-// A second signal kills emuprof at once (the default action again).
+// The signals are watched from the start of main to the last file written,
+// so a stop at any moment has the same end: before the guest's first
+// instruction the guest stops there (the profiles are written, empty and
+// partial); after the guest ended the profiles are complete and written
+// all the same. Later signals only say that emuprof is stopping: a kill
+// between a temporary file and its rename would leave that file behind.
 // A guest blocked reading emuprof's stdin is woken by the signal.
 
 // stopSignals are the signals that stop the guest and keep the profile.
 var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
 
-// stopper turns the first stop signal into a closed channel.
+// stopper turns the first stop signal into a closed channel, and stops the
+// engine that runs then.
 type stopper struct {
 	sigs      chan os.Signal
-	interrupt chan struct{}
-	got       atomic.Int32 // the signal number, once one arrived
+	interrupt chan struct{} // closed at the first stop signal
+	done      chan struct{} // closed when watch returned
+	got       atomic.Int32  // the first signal's number, once one arrived
+	mu        sync.Mutex
+	onStop    func() // stops the engine running now; nil between runs
+	// reported: a run's result said the stop (adjust), so the exit
+	// status is already the signal's.
+	reported bool
 }
 
-// watchStops starts watching for stop signals; onStop runs (once) when the
-// first arrives. Writes to a closed pipe fail with EPIPE from now on,
-// instead of killing emuprof (Go's default for stdout and stderr).
-func watchStops(onStop func()) *stopper {
-	signal.Ignore(syscall.SIGPIPE)
-	s := &stopper{sigs: make(chan os.Signal, 1), interrupt: make(chan struct{})}
+// watchStops starts watching for stop signals, for the whole of emuprof.
+func watchStops() *stopper {
+	s := &stopper{sigs: make(chan os.Signal, len(stopSignals)), interrupt: make(chan struct{}), done: make(chan struct{})}
 	signal.Notify(s.sigs, stopSignals...)
-	go func() {
-		sig, ok := <-s.sigs
-		if !ok {
-			return
-		}
-		if n, isNum := sig.(syscall.Signal); isNum {
-			s.got.Store(int32(n))
-		}
-		signal.Reset(stopSignals...) // a second one kills
-		close(s.interrupt)
-		onStop()
-	}()
+	go s.watch()
 	return s
 }
 
-// stop stops watching.
-func (s *stopper) stop() { signal.Stop(s.sigs) }
+func (s *stopper) watch() {
+	defer close(s.done)
+	said := false
+	for sig := range s.sigs {
+		if s.got.Load() != 0 {
+			if !said {
+				fmt.Fprintln(os.Stderr, "emuprof: already stopping: writing the profiles")
+				said = true
+			}
+			continue
+		}
+		n, _ := sig.(syscall.Signal)
+		s.got.Store(int32(n))
+		close(s.interrupt)
+		s.mu.Lock()
+		if s.onStop != nil {
+			s.onStop()
+		}
+		s.mu.Unlock()
+	}
+}
+
+// during has stop (an engine's Stop: a thread alone may run without
+// returning to the loop) called at the first stop signal, until end is
+// called (before the engine is closed).
+func (s *stopper) during(stop func()) (end func()) {
+	s.mu.Lock()
+	s.onStop = stop
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		s.onStop = nil
+		s.mu.Unlock()
+	}
+}
+
+// finish stops watching and returns the first stop signal, 0 if none came:
+// every signal sent before it was called is counted.
+func (s *stopper) finish() syscall.Signal {
+	signal.Stop(s.sigs) // when it returns, nothing more is sent on sigs
+	close(s.sigs)
+	<-s.done
+	return syscall.Signal(s.got.Load())
+}
+
+// raiseAt is stophook.At that returns once the stop took effect (the
+// guest then stops at once, wherever it is).
+func (s *stopper) raiseAt(phase string) {
+	if stophook.At(phase) {
+		<-s.interrupt
+	}
+}
+
+// firstWrite calls at before its first Write to w.
+type firstWrite struct {
+	w    io.Writer
+	at   func()
+	once sync.Once
+}
+
+func (fw *firstWrite) Write(p []byte) (int, error) {
+	fw.once.Do(fw.at)
+	return fw.w.Write(p)
+}
+
+// stopReason is what a stop by sig is reported as.
+func stopReason(sig int) string {
+	switch syscall.Signal(sig) {
+	case syscall.SIGINT:
+		return "interrupted"
+	case syscall.SIGTERM:
+		return "terminated by SIGTERM"
+	case syscall.SIGHUP:
+		return "hung up (SIGHUP)"
+	}
+	return "stopped by " + guest.SignalName(sig)
+}
 
 // adjust makes the result of a run stopped by a signal say which: the guest
 // reports every stop as an interrupt (SIGINT).
 func (s *stopper) adjust(res *guest.Result) {
 	sig := int(s.got.Load())
-	if res == nil || res.Signal != int(syscall.SIGINT) || res.Reason != "interrupted" || sig == int(syscall.SIGINT) || sig == 0 {
+	if res == nil || res.Signal != int(syscall.SIGINT) || res.Reason != "interrupted" || sig == 0 {
 		return
 	}
-	res.Signal, res.ExitStatus = sig, 128+sig
-	switch syscall.Signal(sig) {
-	case syscall.SIGTERM:
-		res.Reason = "terminated by SIGTERM"
-	case syscall.SIGHUP:
-		res.Reason = "hung up (SIGHUP)"
-	default:
-		res.Reason = "stopped by " + guest.SignalName(sig)
-	}
+	s.reported = true
+	res.Signal, res.ExitStatus, res.Reason = sig, 128+sig, stopReason(sig)
 }
 
 // errInterrupted is what a read of the host's stdin returns once emuprof

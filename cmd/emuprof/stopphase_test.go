@@ -1,0 +1,197 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"emuprof/internal/stophook"
+)
+
+// Issue 31.2: a stop at any moment, from emuprof's first instruction to
+// its last file, writes every profile, complete or marked partial, leaves
+// no temporary file, and exits with the documented status.
+
+var stopSigs = []struct {
+	name string
+	sig  syscall.Signal
+	why  string
+}{
+	{"INT", syscall.SIGINT, "interrupted"},
+	{"TERM", syscall.SIGTERM, "terminated by SIGTERM"},
+	{"HUP", syscall.SIGHUP, "hung up (SIGHUP)"},
+}
+
+// wroteFiles is the list of files of emuprof's "wrote" line, by base
+// name, in the order written.
+func wroteFiles(t *testing.T, stderr string) []string {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^emuprof: wrote (.*)$`).FindStringSubmatch(stderr)
+	if m == nil {
+		t.Fatalf("no 'wrote' line in %q", stderr)
+	}
+	var names []string
+	for _, p := range strings.Split(m[1], ", ") {
+		names = append(names, filepath.Base(p))
+	}
+	return names
+}
+
+// checkProfiles checks that dir holds exactly the files want, each
+// complete (a whole JSON value, an aprof report with its end line, a whole
+// HTML page, a whole gzip stream), and returns the run record's partial
+// reason ("" when complete).
+func checkProfiles(t *testing.T, what, dir string, want []string) string {
+	t.Helper()
+	want = slices.Sorted(slices.Values(want))
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Errorf("%s: %v", what, err)
+		return ""
+	}
+	var got []string
+	for _, e := range ents {
+		got = append(got, e.Name())
+	}
+	sort.Strings(got)
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("%s: files %v, want %v", what, got, want)
+	}
+	partial := ""
+	for _, name := range got {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Errorf("%s: %v", what, err)
+			continue
+		}
+		ok := true
+		switch {
+		case strings.HasSuffix(name, ".json"):
+			ok = json.Valid(data)
+			if strings.HasSuffix(name, "_run.json") {
+				var rec struct{ Partial string }
+				_ = json.Unmarshal(data, &rec)
+				partial = rec.Partial
+			}
+		case strings.HasSuffix(name, ".aprof"):
+			ok = bytes.HasSuffix(data, []byte("c end of report\n"))
+		case strings.HasSuffix(name, ".html"):
+			ok = bytes.HasSuffix(bytes.TrimSpace(data), []byte("</html>"))
+		case strings.HasSuffix(name, ".gz"):
+			zr, err := gzip.NewReader(bytes.NewReader(data))
+			if ok = err == nil; ok {
+				_, err = io.Copy(io.Discard, zr)
+				ok = err == nil
+			}
+		}
+		if !ok {
+			t.Errorf("%s: %s is incomplete (%d bytes)", what, name, len(data))
+		}
+	}
+	return partial
+}
+
+// The moments are named (stophook): before the flags are parsed, before
+// the guest's first instruction, at its first output (mid-run), in the
+// middle of writing each file and between files; one case sends a second
+// signal in the middle of a file. Each moment is the same on every run.
+func TestStopAtEveryMoment(t *testing.T) {
+	hello := guestBin(t, "glibc-static", "hello")
+	work := t.TempDir()
+	ref := run(t, nil, work, emuprofBin, "profile", "--out", filepath.Join(work, "ref"), "--", hello)
+	if ref.code != 0 {
+		t.Fatalf("profile: exit %d: %s", ref.code, ref.stderr)
+	}
+	all := wroteFiles(t, ref.stderr)
+	var noThread []string // stopped before the first instruction: no thread's aprof report
+	for _, f := range all {
+		if !strings.HasSuffix(f, ".aprof") {
+			noThread = append(noThread, f)
+		}
+	}
+	type moment struct {
+		hook    string
+		want    []string
+		partial bool // the guest was stopped
+	}
+	moments := []moment{{"start", noThread, true}, {"parse", noThread, true}, {"load", noThread, true}, {"output", all, true}}
+	for _, f := range all {
+		moments = append(moments, moment{"write:" + f, all, false}, moment{"wrote:" + f, all, false})
+	}
+	for i, m := range moments {
+		s := stopSigs[i%len(stopSigs)]
+		spec := s.name + "@" + m.hook
+		if m.hook == "write:"+all[0] { // and a second signal in the middle of the next file
+			spec += "," + stopSigs[(i+1)%len(stopSigs)].name + "@write:" + all[1]
+		}
+		dir := filepath.Join(work, fmt.Sprint(i))
+		out := runEnv(t, []string{stophook.Var + "=" + spec}, emuprofBin, "profile", "--out", dir, "--", hello)
+		what := spec
+		noGoTrace(t, what, out.stderr)
+		if out.code != 128+int(s.sig) {
+			t.Errorf("%s: exit %d, want %d; stderr %q", what, out.code, 128+int(s.sig), out.stderr)
+		}
+		if !strings.Contains(out.stderr, "emuprof: "+s.why+"\n") {
+			t.Errorf("%s: stderr %q does not say %q", what, out.stderr, s.why)
+		}
+		partial := checkProfiles(t, what, dir, m.want)
+		if m.partial && partial != s.why {
+			t.Errorf("%s: run record partial %q, want %q", what, partial, s.why)
+		}
+		if !m.partial && partial != "" {
+			t.Errorf("%s: the guest had ended, yet the run record says partial %q", what, partial)
+		}
+	}
+}
+
+// A sweep of real signals at many moments after the guest's first output,
+// through the end of its run and the writing of the files: whatever moment
+// each hit, the invariant holds (the verdict does not depend on when).
+func TestStopSweep(t *testing.T) {
+	prog := guestBin(t, "glibc-static", "ready_loop")
+	work := t.TempDir()
+	args := func(dir string) []string { return []string{"profile", "--out", dir, "--", prog, "20000"} }
+	ref := run(t, nil, work, emuprofBin, args(filepath.Join(work, "ref"))...)
+	if ref.code != 0 {
+		t.Fatalf("profile: exit %d: %s", ref.code, ref.stderr)
+	}
+	all := wroteFiles(t, ref.stderr)
+	hits := map[string]int{} // where the signals hit, for the log
+	for i := 0; i < 24; i++ {
+		s := stopSigs[i%len(stopSigs)]
+		dir := filepath.Join(work, fmt.Sprint(i))
+		var se bytes.Buffer
+		cmd := startWhenReady(t, &se, args(dir)...)
+		time.Sleep(time.Duration(i) * 3 * time.Millisecond) // spreads the moments; any moment must do
+		_ = cmd.Process.Signal(s.sig)
+		err := cmd.Wait()
+		what := fmt.Sprintf("SIG%s after %d ms", s.name, i*3)
+		noGoTrace(t, what, se.String())
+		switch code := exitCode(err); {
+		case code == 128+int(s.sig):
+		case code == 0 && !strings.Contains(se.String(), s.why): // emuprof had ended before the signal
+		default:
+			t.Errorf("%s: exit %d, want %d; stderr %q", what, code, 128+int(s.sig), se.String())
+		}
+		switch partial := checkProfiles(t, what, dir, all); {
+		case partial != "":
+			hits["guest stopped"]++
+		case strings.Contains(se.String(), s.why):
+			hits["after the guest"]++
+		default:
+			hits["after emuprof"]++
+		}
+	}
+	t.Logf("moments hit: %v", hits)
+}
