@@ -1,9 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -37,6 +39,24 @@ func TestMergeRefusesWhatItCannotMerge(t *testing.T) {
 	if err := os.WriteFile(cut, []byte(strings.Join(lines[:len(lines)/2], "")), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A line deleted, duplicated or changed (issue 31.7): refused, where
+	// the merge claimed a complete result before.
+	var altered []string
+	for i, edit := range []func([]string) []string{
+		func(l []string) []string { return append(slices.Clone(l[:8]), l[9:]...) },
+		func(l []string) []string { return append(slices.Clone(l[:9]), l[8:]...) },
+		func(l []string) []string {
+			l = slices.Clone(l)
+			l[len(l)-3] = strings.Replace(l[len(l)-3], " 1", " 2", 1)
+			return l
+		},
+	} {
+		p := filepath.Join(work, fmt.Sprintf("altered%d.aprof", i))
+		if err := os.WriteFile(p, []byte(strings.Join(edit(lines), "")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		altered = append(altered, p)
+	}
 	elfFile := guestBin(t, "glibc-static", "hello")
 	out := filepath.Join(work, "merged.aprof")
 	for _, tc := range []struct {
@@ -46,6 +66,9 @@ func TestMergeRefusesWhatItCannotMerge(t *testing.T) {
 		{[]string{hello1, exit3}, exit3 + ": cannot merge with " + hello1 + `: a profile of "` + guestBin(t, "glibc-static", "exit3") + `", not of "` + elfFile + `"`},
 		{[]string{hello1, cut}, cut + ": trms: report truncated"},
 		{[]string{hello1, elfFile}, elfFile + ": trms: not an aprof report (binary data)"},
+		{[]string{hello1, altered[0]}, altered[0] + ": trms: report altered"},
+		{[]string{altered[1], hello2}, altered[1] + ": trms: report altered"},
+		{[]string{hello1, altered[2]}, altered[2] + ": trms: report altered"},
 	} {
 		r := run(t, nil, work, emuprofBin, append([]string{"merge", "-o", out}, tc.args...)...)
 		noGoTrace(t, "merge", r.stderr)
