@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// Issue 31.7: on a full disk each profile is written on its own: three
+// Issue 31.7: on a full disk each profile is written on its own: four
 // outputs that get ENOSPC (links to a copy of /dev/full) are each reported
 // in a line, every other file is still written, and the program's exit
 // status stays visible (exit3's 3; hello's 0 is said, and emuprof exits 2).
@@ -26,7 +26,7 @@ func TestEveryProfileWrittenOnENOSPC(t *testing.T) {
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		for _, name := range []string{tc.prog + "_1000_4_rms.aprof", tc.prog + "_trms.json", "report.html"} {
+		for _, name := range []string{tc.prog + "_1000_4_rms.aprof", tc.prog + "_trms.json", tc.prog + "_parallel.pb.gz", "report.html"} {
 			if err := os.Symlink(full, filepath.Join(dir, name)); err != nil {
 				t.Fatal(err)
 			}
@@ -36,18 +36,18 @@ func TestEveryProfileWrittenOnENOSPC(t *testing.T) {
 		if r.code != tc.code {
 			t.Errorf("%s: exit %d, want %d; stderr %s", tc.prog, r.code, tc.code, r.stderr)
 		}
-		for _, what := range []string{"writing the trms profile: ", "writing the HTML report: "} {
+		for _, what := range []string{"writing the trms profile: ", "writing the parallel profile: ", "writing the HTML report: "} {
 			if !strings.Contains(r.stderr, "emuprof: "+what) {
 				t.Errorf("%s: stderr does not say %q:\n%s", tc.prog, what, r.stderr)
 			}
 		}
-		if n := strings.Count(r.stderr, "no space left on device\n"); n != 3 || strings.Count(r.stderr, "emuprof: writing the ") != 3 {
-			t.Errorf("%s: %d ENOSPC lines, want 3, each its own:\n%s", tc.prog, n, r.stderr)
+		if n := strings.Count(r.stderr, "no space left on device\n"); n != 4 || strings.Count(r.stderr, "emuprof: writing the ") != 4 {
+			t.Errorf("%s: %d ENOSPC lines, want 4, each its own:\n%s", tc.prog, n, r.stderr)
 		}
 		if tc.code == 2 && !strings.Contains(r.stderr, "(the program exited with status 0)") {
 			t.Errorf("%s: the program's status is not said:\n%s", tc.prog, r.stderr)
 		}
-		for _, name := range []string{tc.prog + "_1000_4_drms.aprof", tc.prog + "_paths.json", tc.prog + "_parallel.json", tc.prog + "_parallel.pb.gz", tc.prog + "_run.json"} {
+		for _, name := range []string{tc.prog + "_1000_4_drms.aprof", tc.prog + "_paths.json", tc.prog + "_parallel.json", tc.prog + "_run.json"} {
 			if st, err := os.Stat(filepath.Join(dir, name)); err != nil || st.Size() == 0 {
 				t.Errorf("%s: %s not written after the failures (%v)", tc.prog, name, err)
 			}
