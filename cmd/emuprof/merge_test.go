@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // `emuprof merge` refuses, in one line and with exit status 2, what it
@@ -206,14 +207,32 @@ func TestMergeStoppedWaitingForInput(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	var se strings.Builder
 	cmd := exec.Command(emuprofBin, "merge", "-o", out, fifo)
+	cmd.Stderr = &se
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	if code := exitCode(signalAndWait(t, cmd, syscall.SIGTERM)); code != 143 {
-		t.Errorf("exit %d, want 143", code)
+	// Sent once a thread waits to open the FIFO: emuprof's handler exists.
+	for !openingFIFO(cmd.Process.Pid) {
+		time.Sleep(time.Millisecond)
+	}
+	if code := exitCode(signalAndWait(t, cmd, syscall.SIGTERM)); code != 143 || se.String() != "emuprof: terminated by SIGTERM\n" {
+		t.Errorf("exit %d, stderr %q; want 143 and the line saying so", code, se.String())
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Errorf("%s written", out)
 	}
+}
+
+// openingFIFO says whether a thread of process pid waits in open(2) for a
+// FIFO's other end (Linux: wchan wait_for_partner).
+func openingFIFO(pid int) bool {
+	ws, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/wchan", pid))
+	for _, w := range ws {
+		if b, _ := os.ReadFile(w); string(b) == "wait_for_partner" {
+			return true
+		}
+	}
+	return false
 }
