@@ -81,3 +81,27 @@ func TestReportSaysWhatIsMissing(t *testing.T) {
 		t.Errorf("report of a missing directory: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// The same within causal's files: profile.coz refused (ENOSPC), the JSON
+// still written.
+func TestCausalFilesWrittenOnENOSPC(t *testing.T) {
+	work := t.TempDir()
+	full := filepath.Join(work, "full")
+	if err := syscall.Mknod(full, syscall.S_IFCHR|0o666, 1<<8|7); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(work, "out")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(full, filepath.Join(dir, "profile.coz")); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, nil, work, emuprofBin, "causal", "--progress", "round_done", "--out", dir, "--", guestBin(t, "glibc-static", "coz_rounds"), "100")
+	if r.code != 2 || strings.Count(r.stderr, "emuprof: writing the causal profile: ") != 1 || !strings.Contains(r.stderr, "profile.coz: no space left on device\n") {
+		t.Errorf("exit %d, stderr %q; want exit 2 and the ENOSPC of profile.coz", r.code, r.stderr)
+	}
+	if st, err := os.Stat(filepath.Join(dir, "coz_rounds_causal.json")); err != nil || st.Size() == 0 {
+		t.Errorf("the causal JSON was not written after profile.coz failed (%v)", err)
+	}
+}
