@@ -3,6 +3,7 @@ package causal
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"html"
 	"io"
 	"os"
@@ -142,17 +143,19 @@ func (i *instance) Write(dir string) ([]string, error) {
 		return nil, err
 	}
 	var out []string
+	var errs []error // each file on its own: a full disk may take the next
 	for _, f := range []struct {
 		name string
 		data []byte
 	}{{i.coz, coz.Bytes()}, {i.app + "_causal.json", append(data, '\n')}} {
 		path := filepath.Join(dir, f.name)
 		if err := writeAtomic(path, f.data); err != nil {
-			return out, err
+			errs = append(errs, err)
+			continue
 		}
 		out = append(out, path)
 	}
-	return out, nil
+	return out, errors.Join(errs...)
 }
 
 // writeAtomic writes data to path atomically, creating its directory.

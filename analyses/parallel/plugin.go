@@ -2,6 +2,7 @@ package parallel
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"html"
 	"io"
@@ -99,23 +100,26 @@ func (a *Analysis) Write(dir string) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
+	// Each file on its own: a full disk may refuse one and take the other.
+	var out []string
 	pbPath := filepath.Join(dir, a.files()[0])
-	if err := report.WriteFileAtomic(pbPath, a.res.WritePprof); err != nil {
-		return nil, err
+	pbErr := report.WriteFileAtomic(pbPath, a.res.WritePprof)
+	if pbErr == nil {
+		out = append(out, pbPath)
 	}
-	out := []string{pbPath}
 	ssPath := filepath.Join(dir, a.files()[2])
-	if err := report.WriteFileAtomic(ssPath, func(w io.Writer) error { return a.res.WriteSpeedscope(w, a.cfg.App) }); err != nil {
-		return out, err
+	ssErr := report.WriteFileAtomic(ssPath, func(w io.Writer) error { return a.res.WriteSpeedscope(w, a.cfg.App) })
+	if ssErr == nil {
+		out = append(out, ssPath)
 	}
-	out = append(out, ssPath)
+	pbErr = errors.Join(pbErr, ssErr)
 	jsPath := filepath.Join(dir, a.files()[1])
 	replaced := false
 	if err := report.WriteFileAtomic(jsPath, func(w io.Writer) (err error) {
 		replaced, err = a.res.writeJSON(w)
 		return err
 	}); err != nil {
-		return out, err
+		return out, errors.Join(pbErr, err)
 	}
 	out = append(out, jsPath)
 	// The result reads back from its JSON as it is, unless a string was
@@ -125,7 +129,7 @@ func (a *Analysis) Write(dir string) ([]string, error) {
 	if !replaced {
 		a.res.jsonFile = jsPath
 	}
-	return out, nil
+	return out, pbErr
 }
 
 var _ platform.LiveRenderer = (*Analysis)(nil)

@@ -177,7 +177,10 @@ func (i *instance) Write(dir string) ([]string, error) {
 			return nil, err
 		}
 		path := filepath.Join(dir, ShardName(i.program, i.Copy.I, i.Copy.File.K))
-		return []string{path}, report.WriteBytesAtomic(path, append(data, '\n'))
+		if err := report.WriteBytesAtomic(path, append(data, '\n')); err != nil {
+			return nil, err // not in the files written
+		}
+		return []string{path}, nil
 	}
 	pr, err := i.profile()
 	if err != nil {

@@ -32,6 +32,9 @@ func WriteFileAtomic(path string, write func(io.Writer) error) error {
 		defer stophook.At("wrote:" + name)
 	}
 	if err := writeTarget(path, write); err != nil {
+		if pe, ok := err.(*fs.PathError); ok {
+			err = pe.Err // the path is said once, the one asked for
+		}
 		return fmt.Errorf("report: write %s: %w", path, err)
 	}
 	return nil

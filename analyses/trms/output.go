@@ -3,6 +3,7 @@ package trms
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -104,19 +105,24 @@ func (p *Profiler) WriteDir(dir string) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("trms: output directory: %w", err)
 	}
+	// Each file on its own: a full disk may refuse one and take the next.
 	var paths []string
+	var errs []error
 	for _, r := range reports {
 		path := filepath.Join(dir, p.ReportFileName(r))
 		if err := WriteReportFile(path, r); err != nil {
-			return paths, err
+			errs = append(errs, err)
+			continue
 		}
 		paths = append(paths, path)
 	}
 	path := filepath.Join(dir, p.fileBase()+"_trms.json")
 	if err := report.WriteFileAtomic(path, p.WriteJSON); err != nil {
-		return paths, fmt.Errorf("trms: %w", err)
+		errs = append(errs, fmt.Errorf("trms: %w", err))
+	} else {
+		paths = append(paths, path)
 	}
-	return append(paths, path), nil
+	return paths, errors.Join(errs...)
 }
 
 // WriteReportFile writes r to path atomically.

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // `emuprof merge` refuses, in one line and with exit status 2, what it
@@ -37,6 +40,24 @@ func TestMergeRefusesWhatItCannotMerge(t *testing.T) {
 	if err := os.WriteFile(cut, []byte(strings.Join(lines[:len(lines)/2], "")), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A line deleted, duplicated or changed (issue 31.7): refused, where
+	// the merge claimed a complete result before.
+	var altered []string
+	for i, edit := range []func([]string) []string{
+		func(l []string) []string { return append(slices.Clone(l[:8]), l[9:]...) },
+		func(l []string) []string { return append(slices.Clone(l[:9]), l[8:]...) },
+		func(l []string) []string {
+			l = slices.Clone(l)
+			l[len(l)-3] = strings.Replace(l[len(l)-3], " 1", " 2", 1)
+			return l
+		},
+	} {
+		p := filepath.Join(work, fmt.Sprintf("altered%d.aprof", i))
+		if err := os.WriteFile(p, []byte(strings.Join(edit(lines), "")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		altered = append(altered, p)
+	}
 	elfFile := guestBin(t, "glibc-static", "hello")
 	out := filepath.Join(work, "merged.aprof")
 	for _, tc := range []struct {
@@ -46,6 +67,9 @@ func TestMergeRefusesWhatItCannotMerge(t *testing.T) {
 		{[]string{hello1, exit3}, exit3 + ": cannot merge with " + hello1 + `: a profile of "` + guestBin(t, "glibc-static", "exit3") + `", not of "` + elfFile + `"`},
 		{[]string{hello1, cut}, cut + ": trms: report truncated"},
 		{[]string{hello1, elfFile}, elfFile + ": trms: not an aprof report (binary data)"},
+		{[]string{hello1, altered[0]}, altered[0] + ": trms: report altered"},
+		{[]string{altered[1], hello2}, altered[1] + ": trms: report altered"},
+		{[]string{hello1, altered[2]}, altered[2] + ": trms: report altered"},
 	} {
 		r := run(t, nil, work, emuprofBin, append([]string{"merge", "-o", out}, tc.args...)...)
 		noGoTrace(t, "merge", r.stderr)
@@ -183,14 +207,32 @@ func TestMergeStoppedWaitingForInput(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	var se strings.Builder
 	cmd := exec.Command(emuprofBin, "merge", "-o", out, fifo)
+	cmd.Stderr = &se
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	if code := exitCode(signalAndWait(t, cmd, syscall.SIGTERM)); code != 143 {
-		t.Errorf("exit %d, want 143", code)
+	// Sent once a thread waits to open the FIFO: emuprof's handler exists.
+	for !openingFIFO(cmd.Process.Pid) {
+		time.Sleep(time.Millisecond)
+	}
+	if code := exitCode(signalAndWait(t, cmd, syscall.SIGTERM)); code != 143 || se.String() != "emuprof: terminated by SIGTERM\n" {
+		t.Errorf("exit %d, stderr %q; want 143 and the line saying so", code, se.String())
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Errorf("%s written", out)
 	}
+}
+
+// openingFIFO says whether a thread of process pid waits in open(2) for a
+// FIFO's other end (Linux: wchan wait_for_partner).
+func openingFIFO(pid int) bool {
+	ws, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/wchan", pid))
+	for _, w := range ws {
+		if b, _ := os.ReadFile(w); string(b) == "wait_for_partner" {
+			return true
+		}
+	}
+	return false
 }

@@ -236,7 +236,9 @@ func (f *profileFlags) profile(list string, args []string) error {
 	// may refuse one file and take a smaller one); each failure is said.
 	var paths, failures []string
 	fail := func(what string, err error) {
-		failures = append(failures, fmt.Sprintf("writing the %s: %v", what, err))
+		for _, line := range strings.Split(err.Error(), "\n") { // errors.Join: one failure a line
+			failures = append(failures, fmt.Sprintf("writing the %s: %s", what, line))
+		}
 	}
 	if fw == nil || !fw.images[0].ended { // else written when the first process exec'd
 		for i, inst := range insts {
