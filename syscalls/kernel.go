@@ -49,6 +49,11 @@ type Config struct {
 	// StdinClosed starts the guest with fd 0 closed (see HostStdinClosed);
 	// Stdin is then not read.
 	StdinClosed bool
+	// HostStd are the host files behind fds 0, 1 and 2 (nil: unknown). One
+	// that is a regular file is given to the guest as that file, sharing
+	// the host descriptor's position (stdio.go); Stdin, Stdout or Stderr
+	// is then not used for that fd.
+	HostStd [3]*os.File
 	// Pid is the process id (default 1000); the parent's is Pid-1.
 	Pid int
 	// Uid and Gid are the guest's user and group ids (0 is root).
@@ -358,6 +363,11 @@ func New(cfg Config, as *mm.AddressSpace) *Kernel {
 		{f: newOpenFile(&stream{r: cfg.Stdin, tty: cfg.StdinTTY, ino: 1}, oRDONLY, "")},
 		{f: newOpenFile(&stream{w: cfg.Stdout, tty: cfg.StdoutTTY, ino: 2}, oWRONLY, "")},
 		{f: newOpenFile(&stream{w: cfg.Stderr, tty: cfg.StderrTTY, ino: 3}, oWRONLY, "")},
+	}
+	for fd, hf := range cfg.HostStd {
+		if f := stdFile(hf, fd); f != nil {
+			k.fds[fd] = fdSlot{f: f}
+		}
 	}
 	if cfg.StdinClosed {
 		k.fds[0] = fdSlot{}

@@ -219,7 +219,7 @@ func (k *Kernel) recordLock(f *openFile, cmd int, arg uint64) Outcome {
 	switch whence {
 	case seekSet:
 	case seekCur:
-		base = f.off
+		base = f.pos()
 	case seekEnd:
 		st, e := f.ops.stat(k)
 		if e != 0 {

@@ -192,6 +192,9 @@ func (k *Kernel) openSynth(l loc, flags, keep uint32) (*openFile, Errno) {
 	}
 	switch n.kind {
 	case synFD:
+		if h, isHost := n.fd.ops.(*hostFile); isHost && h.keep {
+			return k.reopenStd(n.fd, flags, keep)
+		}
 		// Reopening a pathless file through /proc/self/fd shares its open
 		// file description.
 		n.fd.refs++
@@ -466,7 +469,7 @@ func sysIoctl(k *Kernel, c *Call) Outcome {
 			if o, isMem := o.(*memFile); isMem {
 				st.size = int64(len(o.data))
 			}
-			n = max(st.size-f.off, 0)
+			n = max(st.size-f.pos(), 0)
 		case *hostDir, *synthDir:
 			return fail(eNOTTY)
 		}
@@ -584,7 +587,7 @@ func sysLseek(k *Kernel, c *Call) Outcome {
 	case seekSet:
 		n = off
 	case seekCur:
-		n = f.off + off
+		n = f.pos() + off
 	case seekEnd, seekData, seekHole:
 		st, e := f.ops.stat(k)
 		if e != 0 {
@@ -619,7 +622,7 @@ func sysLseek(k *Kernel, c *Call) Outcome {
 	if n == 0 {
 		f.dents = nil // rewinddir: list again
 	}
-	f.off = n
+	f.setPos(n)
 	return ok(uint64(n))
 }
 
