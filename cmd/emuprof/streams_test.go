@@ -60,7 +60,7 @@ func TestStdRegularFiles(t *testing.T) {
 		`echo a > x; $RUN tar cf - . > out.tar; echo "status $?"; tar tf out.tar | sort`,
 		`printf '1+2\n' > in; $RUN bc /dev/stdin < in`,
 		`$RUN sh -c 'echo one; echo two > /dev/stdout; echo three' > out; cat out`,
-		`echo old > log; $RUN sh -c 'echo err >&2; echo more >> /dev/stderr' 2>> log; cat log`,
+		`echo old > log; $RUN sh -c 'echo err >&2; echo more > /dev/stderr; echo last >&2' 2>> log; cat log`,
 	} {
 		t.Run(script, func(t *testing.T) { hostShell(t, script) })
 	}
