@@ -67,3 +67,35 @@ func TestAffinityInherited(t *testing.T) {
 		}
 	}
 }
+
+// The terminal's settings belong to the terminal: what a child sets
+// (stty -echo in a shell's child) its parent sees, as on Linux.
+func TestForkSharesTerminal(t *testing.T) {
+	h := newHarness(t, Config{Pid: 1000, StdinTTY: true})
+	cmb := mm.NewMemBackend()
+	cas := mm.New(cmb)
+	buf := uint64(scratchBase)
+	if err := cas.MapFixed(buf, 4096, mm.ProtRead|mm.ProtWrite, "", 0); err != nil {
+		t.Fatal(err)
+	}
+	child := h.k.Fork(1000, 1001, cas)
+	if got := child.Do(&Call{Tid: 1001, Nr: nrIoctl, Args: [6]uint64{0, tcGets, buf}}); got.Ret != 0 {
+		t.Fatalf("child TCGETS: %#x", got.Ret)
+	}
+	b := make([]byte, 4)
+	if err := cmb.ReadMem(buf+12, b); err != nil { // c_lflag
+		t.Fatal(err)
+	}
+	b[0] ^= 0o10 // ECHO
+	if err := cmb.WriteMem(buf+12, b); err != nil {
+		t.Fatal(err)
+	}
+	if got := child.Do(&Call{Tid: 1001, Nr: nrIoctl, Args: [6]uint64{0, tcSets, buf}}); got.Ret != 0 {
+		t.Fatalf("child TCSETS: %#x", got.Ret)
+	}
+	st := h.alloc(64)
+	h.must(nrIoctl, 0, tcGets, st)
+	if got := h.peek(st+12, 4); got[0] != b[0] {
+		t.Errorf("parent's c_lflag %#x after the child's TCSETS, want %#x", got[0], b[0])
+	}
+}

@@ -194,6 +194,10 @@ type threadState struct {
 	sigPending  bool // TIF_SIGPENDING: it looks at the process's signals
 }
 
+// ttySettings are the terminal's settings (TCSETS, TIOCSWINSZ); nil: the
+// defaults.
+type ttySettings struct{ termios, winsize []byte }
+
 // restartState identifies a waiting call by its number and arguments.
 type restartState struct {
 	valid    bool
@@ -251,9 +255,9 @@ type Kernel struct {
 	// locks are the flock and record locks by file (locks.go).
 	locks   map[string]*lockedFile
 	lockIDs uint64
-	// termios and winsize are the terminal's settings (TCSETS,
-	// TIOCSWINSZ); nil: the defaults.
-	termios, winsize []byte
+	// tty is the terminal's settings, one for the processes of a run (Fork
+	// shares it): they belong to the terminal, as on Linux.
+	tty *ttySettings
 	// mlocked are the ranges mlock locked (sys_advice.go).
 	mlocked []span
 	// undumpable is PR_SET_DUMPABLE 0.
@@ -332,6 +336,7 @@ func New(cfg Config, as *mm.AddressSpace) *Kernel {
 		threads: make(map[int]*threadState),
 		times:   make(map[string]fileTimes),
 		fifos:   make(map[string]*fifo),
+		tty:     &ttySettings{},
 	}
 	var seed [32]byte
 	binary.LittleEndian.PutUint64(seed[:], cfg.Seed)

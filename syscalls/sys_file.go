@@ -485,16 +485,16 @@ func sysIoctl(k *Kernel, c *Call) Outcome {
 	// has delivered.
 	switch req {
 	case tcGets:
-		if k.termios == nil {
-			k.termios = termios()
+		if k.tty.termios == nil {
+			k.tty.termios = termios()
 		}
-		return result(0, k.copyOut(arg, k.termios))
+		return result(0, k.copyOut(arg, k.tty.termios))
 	case tcSets, tcSetsW, tcSetsF:
 		b := make([]byte, len(termios()))
 		if e := k.copyIn(arg, b); e != 0 {
 			return fail(e)
 		}
-		k.termios = b
+		k.tty.termios = b
 		return ok(0)
 	case tcFlsh:
 		if arg > 2 { // TCIFLUSH, TCOFLUSH, TCIOFLUSH
@@ -502,18 +502,18 @@ func sysIoctl(k *Kernel, c *Call) Outcome {
 		}
 		return ok(0)
 	case tiocGWinSz:
-		if k.winsize == nil {
-			k.winsize = make([]byte, 8)
-			le.PutUint16(k.winsize[0:], ttyRows)
-			le.PutUint16(k.winsize[2:], ttyCols)
+		if k.tty.winsize == nil {
+			k.tty.winsize = make([]byte, 8)
+			le.PutUint16(k.tty.winsize[0:], ttyRows)
+			le.PutUint16(k.tty.winsize[2:], ttyCols)
 		}
-		return result(0, k.copyOut(arg, k.winsize))
+		return result(0, k.copyOut(arg, k.tty.winsize))
 	case tiocSWinSz:
 		b := make([]byte, 8)
 		if e := k.copyIn(arg, b); e != 0 {
 			return fail(e)
 		}
-		k.winsize = b
+		k.tty.winsize = b
 		return ok(0)
 	case tiocGPGRP:
 		return k.tcgetpgrp(arg)
