@@ -50,12 +50,13 @@ func TestForkKernel(t *testing.T) {
 }
 
 // The CPU affinity mask is inherited by a forked child and by a new
-// thread, as Linux's fork and clone copy it.
+// thread, as Linux's fork and clone copy it; so is the name (PR_SET_NAME).
 func TestAffinityInherited(t *testing.T) {
 	h := newHarness(t, Config{Pid: 1000, CPUs: 8})
 	mask := h.alloc(8)
 	h.poke(mask, []byte{1, 0, 0, 0, 0, 0, 0, 0})
-	h.must(203, 0, 8, mask) // sched_setaffinity(0, 8, {0})
+	h.must(203, 0, 8, mask)           // sched_setaffinity(0, 8, {0})
+	h.must(157, 15, h.str("renamed")) // prctl(PR_SET_NAME)
 	h.k.NewThread(1000, 1002)
 	child := h.k.Fork(1000, 1001, mm.New(mm.NewMemBackend()))
 	for _, c := range []struct {
@@ -64,6 +65,9 @@ func TestAffinityInherited(t *testing.T) {
 	}{{h.k, 1002}, {child, 1001}} {
 		if got := c.k.affinity(c.tid); got[0] != 1 {
 			t.Errorf("thread %d: affinity %#x, want 0x1", c.tid, got[0])
+		}
+		if got := c.k.thread(c.tid).name; got != "renamed" {
+			t.Errorf("thread %d: name %q, want the creator's", c.tid, got)
 		}
 	}
 }
