@@ -371,6 +371,7 @@ func New(cfg Config, as *mm.AddressSpace) *Kernel {
 	}
 	for fd, hf := range cfg.HostStd {
 		if f := stdFile(hf, fd); f != nil {
+			f.guest = k.stdPath(hf)
 			k.fds[fd] = fdSlot{f: f}
 		}
 	}

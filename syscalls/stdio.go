@@ -3,6 +3,7 @@ package syscalls
 import (
 	"io"
 	"os"
+	"path/filepath"
 )
 
 // Standard streams that are host regular files (`prog < in > out 2>> log`)
@@ -41,6 +42,25 @@ func stdFile(f *os.File, fd int) *openFile {
 	of := newOpenFile(h, flags|oLARGEFILE, "")
 	of.hostPos = f
 	return of
+}
+
+// stdPath returns the guest path of the standard stream f opened as of
+// (stdFile), "" when the host does not name it or it lies outside the
+// sysroot.
+func (k *Kernel) stdPath(f *os.File) string {
+	p, err := filepath.EvalSymlinks(f.Name())
+	if err != nil || p == f.Name() {
+		return ""
+	}
+	fi, err := os.Stat(p)
+	id, err2 := f.Stat()
+	if err != nil || err2 != nil || !os.SameFile(fi, id) {
+		return ""
+	}
+	if g := k.guestOfHost(p); k.hostOf(g) == filepath.Clean(p) {
+		return g
+	}
+	return ""
 }
 
 // pos is the file position: the host descriptor's for a standard stream

@@ -52,8 +52,8 @@ func hostShell(t *testing.T, script string) {
 // A standard stream that is a host regular file is that file to the
 // guest: cat and tar recognize their output among their inputs (by fstat's
 // device and inode) and refuse as natively, /dev/stdin and /dev/stdout
-// reopen the file at offset 0 (bc reads it twice; O_TRUNC empties it), and
-// >> appends.
+// reopen the file at offset 0 (bc reads it twice; O_TRUNC empties it),
+// /proc/self/fd links name it, and >> appends.
 func TestStdRegularFiles(t *testing.T) {
 	for _, script := range []string{
 		`printf 'hello\n' > f; $RUN cat f >> f; echo "status $?"; cat f`,
@@ -61,6 +61,7 @@ func TestStdRegularFiles(t *testing.T) {
 		`printf '1+2\n' > in; $RUN bc /dev/stdin < in`,
 		`$RUN sh -c 'echo one; echo two > /dev/stdout; echo three' > out; cat out`,
 		`echo old > log; $RUN sh -c 'echo err >&2; echo more > /dev/stderr; echo last >&2' 2>> log; cat log`,
+		`echo x > in; $RUN readlink /proc/self/fd/0 /proc/self/fd/1 < in > out; sed "s|$PWD|DIR|" out`,
 	} {
 		t.Run(script, func(t *testing.T) { hostShell(t, script) })
 	}
