@@ -61,6 +61,7 @@ func TestStdRegularFiles(t *testing.T) {
 		`printf '1+2\n' > in; $RUN bc /dev/stdin < in`,
 		`$RUN sh -c 'echo one; echo two > /dev/stdout; echo three' > out; cat out`,
 		`echo old > log; $RUN sh -c 'echo err >&2; echo more > /dev/stderr; echo last >&2' 2>> log; cat log`,
+		`$RUN sh -c 'echo a; echo b >&2; echo c; echo d >&2' > log 2>&1; cat log`,
 		`echo x > in; $RUN readlink /proc/self/fd/0 /proc/self/fd/1 < in > out; sed "s|$PWD|DIR|" out`,
 	} {
 		t.Run(script, func(t *testing.T) { hostShell(t, script) })
