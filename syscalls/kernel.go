@@ -252,9 +252,9 @@ type Kernel struct {
 	// now is the virtual time of the call in progress (for file times).
 	now int64
 
-	// locks are the flock and record locks by file (locks.go).
-	locks   map[string]*lockedFile
-	lockIDs uint64
+	// locks are the flock and record locks by file, one table for the
+	// processes of a run (Fork shares it: locks.go).
+	locks *lockTable
 	// tty is the terminal's settings, one for the processes of a run (Fork
 	// shares it): they belong to the terminal, as on Linux.
 	tty *ttySettings
@@ -337,6 +337,7 @@ func New(cfg Config, as *mm.AddressSpace) *Kernel {
 		times:   make(map[string]fileTimes),
 		fifos:   make(map[string]*fifo),
 		tty:     &ttySettings{},
+		locks:   &lockTable{files: map[string]*lockedFile{}},
 	}
 	var seed [32]byte
 	binary.LittleEndian.PutUint64(seed[:], cfg.Seed)

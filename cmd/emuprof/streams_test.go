@@ -8,9 +8,9 @@ import (
 )
 
 // What Linux passes on across fork is passed on: the CPU affinity mask
-// (taskset's, through a forking shell and a subshell), and a FIFO that two
+// (taskset's, through a forking shell and a subshell), a FIFO that two
 // processes open after a fork is one pipe (each got a pipe of its own and
-// both waited forever).
+// both waited forever), and record locks are not.
 func TestForkInherits(t *testing.T) {
 	for _, script := range []string{
 		`taskset -c 0 sh -c 'nproc; (nproc)'`,
@@ -20,6 +20,22 @@ func TestForkInherits(t *testing.T) {
 			compare(t, nil, t.TempDir(), "sh", "-c", script)
 		})
 	}
+	// POSIX record locks are the process's: the child conflicts with its
+	// parent's (it used to share them).
+	compare(t, nil, t.TempDir(), "python3", "-c", `
+import fcntl, os
+f = open("lockf", "w")
+fcntl.lockf(f, fcntl.LOCK_EX)
+pid = os.fork()
+if pid == 0:
+    try:
+        fcntl.lockf(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        print("child got the lock")
+    except OSError as e:
+        print("child:", e.errno)
+    os._exit(0)
+os.waitpid(pid, 0)
+`)
 }
 
 // hostShell runs script with sh natively and with $RUN set to an emuprof
