@@ -7,6 +7,7 @@ package guest
 
 import (
 	"io"
+	"os"
 
 	"emuprof/analyses"
 	"emuprof/cpu"
@@ -24,6 +25,10 @@ type Config struct {
 	// Overlay, when set, keeps the guest's file changes in a private
 	// copy-on-write layer (syscalls.Overlay) instead of the real files.
 	Overlay *syscalls.Overlay
+
+	// HostStd are the host files behind fds 0-2: regular files are given
+	// to the guest as files (syscalls.Config).
+	HostStd [3]*os.File
 
 	Stdin                          io.Reader
 	Stdout, Stderr                 io.Writer

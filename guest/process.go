@@ -169,7 +169,8 @@ func (p *Process) kernelConfig() syscalls.Config {
 	return syscalls.Config{
 		Stdin: c.Stdin, Stdout: c.Stdout, Stderr: c.Stderr,
 		StdinTTY: c.StdinTTY, StdoutTTY: c.StdoutTTY, StderrTTY: c.StderrTTY, StdinClosed: c.StdinClosed,
-		Pid: c.Pid, Uid: c.Uid, Gid: c.Gid, Seed: c.Seed, Cwd: c.Cwd, Sysroot: c.Sysroot,
+		HostStd: c.HostStd,
+		Pid:     c.Pid, Uid: c.Uid, Gid: c.Gid, Seed: c.Seed, Cwd: c.Cwd, Sysroot: c.Sysroot,
 		EpochNanos: c.EpochNanos, CPUs: c.CPUs, Unsupported: unsupportedPolicy(c.UnsupportedENOSYS),
 		ExePath:        c.Program,
 		Overlay:        c.Overlay,

@@ -43,7 +43,10 @@ type hostOps interface {
 type openFile struct {
 	ops   fileOps
 	flags uint32 // access mode and status flags (O_*)
-	off   int64
+	off   int64  // the position (pos, setPos)
+	// hostPos, when set, holds the position instead of off: a standard
+	// stream that is a host file shares the host descriptor's (stdio.go).
+	hostPos *os.File
 	// guest is the path the file was opened at ("" for pipes and streams).
 	guest string
 	refs  int

@@ -17,8 +17,12 @@ import (
 // hostFile is an open host regular file.
 type hostFile struct {
 	f    *os.File
-	host string
+	host string      // "" for a standard stream (stdio.go)
 	id   os.FileInfo // see identity
+	keep bool        // f is the host's standard stream: not closed here
+	// app: f was opened O_APPEND by the host (`>>`): writes go to its end
+	// (os refuses WriteAt there).
+	app bool
 }
 
 func (h *hostFile) read(k *Kernel, p []byte, off int64) (int, Errno) {
@@ -35,7 +39,13 @@ func (h *hostFile) read(k *Kernel, p []byte, off int64) (int, Errno) {
 
 func (h *hostFile) write(k *Kernel, p []byte, off int64) (int, Errno) {
 	old := k.mappedSize(h)
-	n, err := h.f.WriteAt(p, off)
+	var n int
+	var err error
+	if h.app {
+		n, err = h.f.Write(p)
+	} else {
+		n, err = h.f.WriteAt(p, off)
+	}
 	if n > 0 {
 		k.stampFile(h.f, h.host, stampM|stampC) // by descriptor: the name may be gone
 		if old >= 0 {
@@ -56,8 +66,13 @@ func (h *hostFile) stat(k *Kernel) (statInfo, Errno) {
 	return k.hostStat(fi, h.host), 0
 }
 
-func (h *hostFile) seekable() bool               { return true }
-func (h *hostFile) release() error               { return h.f.Close() }
+func (h *hostFile) seekable() bool { return true }
+func (h *hostFile) release() error {
+	if h.keep {
+		return nil
+	}
+	return h.f.Close()
+}
 func (h *hostFile) hostFile() (*os.File, string) { return h.f, h.host }
 func (h *hostFile) poll(events uint16) uint16 {
 	return events & (pollIn | pollOut | pollRdNm | pollWrNm)

@@ -14,7 +14,8 @@ import (
 // limits, signal actions, the FIFOs' pipes and the calling thread's signal
 // mask, name and CPU affinity mask.
 // Shared file mappings are not kept coherent in the child (its copy of
-// them is private), locked memory and pending signals are not inherited,
+// them is private), locked memory, POSIX record locks and pending signals
+// are not inherited,
 // and the child's getrandom stream is its own (seeded from the parent's).
 // The callbacks (OnMapFile, SetFS, GetFS, OnPipeEvent, OnLockEvent) are the
 // caller's to set; the child makes no kernel-access events.
@@ -44,16 +45,8 @@ func (k *Kernel) Fork(tid, pid int, as *mm.AddressSpace) *Kernel {
 	}
 	c.sharedSigs, c.itimers = sigQueue{}, [3]itimer{}
 	c.unsup, c.buf, c.shared, c.syncBuf, c.warnings, c.mlocked = nil, nil, nil, nil, nil, nil
-	c.termios, c.winsize = clone(k.termios), clone(k.winsize)
 	c.OnMapFile, c.SetFS, c.GetFS, c.OnPipeEvent, c.OnLockEvent, c.OnSignal = nil, nil, nil, nil, nil, nil
-	// The file times, the locks and the FIFOs stay shared: one view of the
-	// files per run.
+	// The file times, the locks, the FIFOs and the terminal's settings stay
+	// shared: one view of the files per run.
 	return &c
-}
-
-func clone(b []byte) []byte {
-	if b == nil {
-		return nil
-	}
-	return append([]byte(nil), b...)
 }

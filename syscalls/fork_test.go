@@ -50,12 +50,13 @@ func TestForkKernel(t *testing.T) {
 }
 
 // The CPU affinity mask is inherited by a forked child and by a new
-// thread, as Linux's fork and clone copy it.
+// thread, as Linux's fork and clone copy it; so is the name (PR_SET_NAME).
 func TestAffinityInherited(t *testing.T) {
 	h := newHarness(t, Config{Pid: 1000, CPUs: 8})
 	mask := h.alloc(8)
 	h.poke(mask, []byte{1, 0, 0, 0, 0, 0, 0, 0})
-	h.must(203, 0, 8, mask) // sched_setaffinity(0, 8, {0})
+	h.must(203, 0, 8, mask)           // sched_setaffinity(0, 8, {0})
+	h.must(157, 15, h.str("renamed")) // prctl(PR_SET_NAME)
 	h.k.NewThread(1000, 1002)
 	child := h.k.Fork(1000, 1001, mm.New(mm.NewMemBackend()))
 	for _, c := range []struct {
@@ -65,5 +66,40 @@ func TestAffinityInherited(t *testing.T) {
 		if got := c.k.affinity(c.tid); got[0] != 1 {
 			t.Errorf("thread %d: affinity %#x, want 0x1", c.tid, got[0])
 		}
+		if got := c.k.thread(c.tid).name; got != "renamed" {
+			t.Errorf("thread %d: name %q, want the creator's", c.tid, got)
+		}
+	}
+}
+
+// The terminal's settings belong to the terminal: what a child sets
+// (stty -echo in a shell's child) its parent sees, as on Linux.
+func TestForkSharesTerminal(t *testing.T) {
+	h := newHarness(t, Config{Pid: 1000, StdinTTY: true})
+	cmb := mm.NewMemBackend()
+	cas := mm.New(cmb)
+	buf := uint64(scratchBase)
+	if err := cas.MapFixed(buf, 4096, mm.ProtRead|mm.ProtWrite, "", 0); err != nil {
+		t.Fatal(err)
+	}
+	child := h.k.Fork(1000, 1001, cas)
+	if got := child.Do(&Call{Tid: 1001, Nr: nrIoctl, Args: [6]uint64{0, tcGets, buf}}); got.Ret != 0 {
+		t.Fatalf("child TCGETS: %#x", got.Ret)
+	}
+	b := make([]byte, 4)
+	if err := cmb.ReadMem(buf+12, b); err != nil { // c_lflag
+		t.Fatal(err)
+	}
+	b[0] ^= 0o10 // ECHO
+	if err := cmb.WriteMem(buf+12, b); err != nil {
+		t.Fatal(err)
+	}
+	if got := child.Do(&Call{Tid: 1001, Nr: nrIoctl, Args: [6]uint64{0, tcSets, buf}}); got.Ret != 0 {
+		t.Fatalf("child TCSETS: %#x", got.Ret)
+	}
+	st := h.alloc(64)
+	h.must(nrIoctl, 0, tcGets, st)
+	if got := h.peek(st+12, 4); got[0] != b[0] {
+		t.Errorf("parent's c_lflag %#x after the child's TCSETS, want %#x", got[0], b[0])
 	}
 }

@@ -49,6 +49,11 @@ type Config struct {
 	// StdinClosed starts the guest with fd 0 closed (see HostStdinClosed);
 	// Stdin is then not read.
 	StdinClosed bool
+	// HostStd are the host files behind fds 0, 1 and 2 (nil: unknown). One
+	// that is a regular file is given to the guest as that file, sharing
+	// the host descriptor's position (stdio.go); Stdin, Stdout or Stderr
+	// is then not used for that fd.
+	HostStd [3]*os.File
 	// Pid is the process id (default 1000); the parent's is Pid-1.
 	Pid int
 	// Uid and Gid are the guest's user and group ids (0 is root).
@@ -189,6 +194,10 @@ type threadState struct {
 	sigPending  bool // TIF_SIGPENDING: it looks at the process's signals
 }
 
+// ttySettings are the terminal's settings (TCSETS, TIOCSWINSZ); nil: the
+// defaults.
+type ttySettings struct{ termios, winsize []byte }
+
 // restartState identifies a waiting call by its number and arguments.
 type restartState struct {
 	valid    bool
@@ -243,12 +252,12 @@ type Kernel struct {
 	// now is the virtual time of the call in progress (for file times).
 	now int64
 
-	// locks are the flock and record locks by file (locks.go).
-	locks   map[string]*lockedFile
-	lockIDs uint64
-	// termios and winsize are the terminal's settings (TCSETS,
-	// TIOCSWINSZ); nil: the defaults.
-	termios, winsize []byte
+	// locks are the flock and record locks by file, one table for the
+	// processes of a run (Fork shares it: locks.go).
+	locks *lockTable
+	// tty is the terminal's settings, one for the processes of a run (Fork
+	// shares it): they belong to the terminal, as on Linux.
+	tty *ttySettings
 	// mlocked are the ranges mlock locked (sys_advice.go).
 	mlocked []span
 	// undumpable is PR_SET_DUMPABLE 0.
@@ -327,6 +336,8 @@ func New(cfg Config, as *mm.AddressSpace) *Kernel {
 		threads: make(map[int]*threadState),
 		times:   make(map[string]fileTimes),
 		fifos:   make(map[string]*fifo),
+		tty:     &ttySettings{},
+		locks:   &lockTable{files: map[string]*lockedFile{}},
 	}
 	var seed [32]byte
 	binary.LittleEndian.PutUint64(seed[:], cfg.Seed)
@@ -358,6 +369,12 @@ func New(cfg Config, as *mm.AddressSpace) *Kernel {
 		{f: newOpenFile(&stream{r: cfg.Stdin, tty: cfg.StdinTTY, ino: 1}, oRDONLY, "")},
 		{f: newOpenFile(&stream{w: cfg.Stdout, tty: cfg.StdoutTTY, ino: 2}, oWRONLY, "")},
 		{f: newOpenFile(&stream{w: cfg.Stderr, tty: cfg.StderrTTY, ino: 3}, oWRONLY, "")},
+	}
+	for fd, hf := range cfg.HostStd {
+		if f := stdFile(hf, fd); f != nil {
+			f.guest = k.stdPath(hf)
+			k.fds[fd] = fdSlot{f: f}
+		}
 	}
 	if cfg.StdinClosed {
 		k.fds[0] = fdSlot{}

@@ -8,10 +8,11 @@ import (
 
 // File locks: flock(2), POSIX record locks (F_SETLK, F_SETLKW, F_GETLK) and
 // open file description locks (F_OFD_*), as Linux's fs/locks.c keeps them.
-// There is one process, so POSIX locks (owned by the process) never
-// conflict with one another; but flock and OFD locks belong to open file
-// descriptions, so two open()s of one file conflict, and OFD locks conflict
-// with the process's POSIX locks. flock locks and record locks are
+// POSIX locks belong to a process: its own never conflict with one
+// another, another process's do, a child does not inherit them, and
+// closing any descriptor of the file releases them; flock and OFD locks
+// belong to open file descriptions (shared across fork), so two open()s of
+// one file conflict, and OFD locks conflict with POSIX locks. flock locks and record locks are
 // independent, as on Linux. A request that would wait parks the thread
 // (LockWait) until a lock of the file is released.
 
@@ -25,9 +26,22 @@ type LockWait struct {
 	What string
 }
 
+// lockTable is the locks of a run's files, by file (lockKey).
+type lockTable struct {
+	files map[string]*lockedFile
+	ids   uint64
+}
+
+// lockOwner is who holds a lock: an open file description (flock, OFD
+// locks) or, when f is nil, process pid (POSIX record locks).
+type lockOwner struct {
+	f   *openFile
+	pid int
+}
+
 // fileLock is one lock of a file.
 type fileLock struct {
-	owner      *openFile // nil: the process (POSIX record locks)
+	owner      lockOwner
 	write      bool
 	start, end int64 // bytes start..end inclusive
 }
@@ -57,14 +71,11 @@ func (k *Kernel) lockedFile(f *openFile) (*lockedFile, Errno) {
 	if e != 0 {
 		return nil, e
 	}
-	if k.locks == nil {
-		k.locks = make(map[string]*lockedFile)
-	}
-	lf := k.locks[key]
+	lf := k.locks.files[key]
 	if lf == nil {
-		k.lockIDs++
-		lf = &lockedFile{id: k.lockIDs}
-		k.locks[key] = lf
+		k.locks.ids++
+		lf = &lockedFile{id: k.locks.ids}
+		k.locks.files[key] = lf
 	}
 	return lf, 0
 }
@@ -114,7 +125,7 @@ func sysFlock(k *Kernel, c *Call) Outcome {
 	}
 	// A lock of this description is first dropped (Linux converts a lock
 	// that way, and a conversion that fails leaves none).
-	i := slices.IndexFunc(lf.flock, func(l fileLock) bool { return l.owner == f })
+	i := slices.IndexFunc(lf.flock, func(l fileLock) bool { return l.owner.f == f })
 	if i >= 0 {
 		if kind != lockUN && lf.flock[i].write == (kind == lockEX) {
 			return ok(0)
@@ -133,13 +144,13 @@ func sysFlock(k *Kernel, c *Call) Outcome {
 			return lockWait(lf, "flock")
 		}
 	}
-	lf.flock = append(lf.flock, fileLock{owner: f, write: kind == lockEX, start: 0, end: math.MaxInt64})
+	lf.flock = append(lf.flock, fileLock{owner: lockOwner{f: f}, write: kind == lockEX, start: 0, end: math.MaxInt64})
 	return ok(0)
 }
 
 // recordConflict returns the first record lock that conflicts with a lock
 // by owner of [start, end] (write or read).
-func (lf *lockedFile) recordConflict(owner *openFile, write bool, start, end int64) (fileLock, bool) {
+func (lf *lockedFile) recordConflict(owner lockOwner, write bool, start, end int64) (fileLock, bool) {
 	for _, l := range lf.rec {
 		if l.owner != owner && l.overlaps(start, end) && (l.write || write) {
 			return l, true
@@ -150,7 +161,7 @@ func (lf *lockedFile) recordConflict(owner *openFile, write bool, start, end int
 
 // setRecord makes owner hold [start, end] as a read or write lock, or not at
 // all (unlock), splitting and merging its locks as Linux does.
-func (lf *lockedFile) setRecord(owner *openFile, unlock, write bool, start, end int64) {
+func (lf *lockedFile) setRecord(owner lockOwner, unlock, write bool, start, end int64) {
 	var out []fileLock
 	for _, l := range lf.rec {
 		if l.owner != owner || !l.overlaps(start, end) {
@@ -219,7 +230,7 @@ func (k *Kernel) recordLock(f *openFile, cmd int, arg uint64) Outcome {
 	switch whence {
 	case seekSet:
 	case seekCur:
-		base = f.off
+		base = f.pos()
 	case seekEnd:
 		st, e := f.ops.stat(k)
 		if e != 0 {
@@ -248,9 +259,9 @@ func (k *Kernel) recordLock(f *openFile, cmd int, arg uint64) Outcome {
 	if start < 0 {
 		return fail(eINVAL)
 	}
-	var owner *openFile // the process
+	owner := lockOwner{pid: k.cfg.Pid}
 	if ofd {
-		owner = f
+		owner = lockOwner{f: f}
 	}
 	lf, e := k.lockedFile(f)
 	if e != 0 {
@@ -269,8 +280,8 @@ func (k *Kernel) recordLock(f *openFile, cmd int, arg uint64) Outcome {
 		if l.write {
 			lt = fWrlck
 		}
-		if l.owner == nil {
-			pid = int32(k.cfg.Pid)
+		if l.owner.f == nil {
+			pid = int32(l.owner.pid)
 		}
 		if l.end != math.MaxInt64 {
 			n = l.end - l.start + 1
@@ -306,22 +317,27 @@ func (k *Kernel) recordLock(f *openFile, cmd int, arg uint64) Outcome {
 // the process's record locks on the file, and when the description is
 // released (last), its flock and OFD locks.
 func (k *Kernel) dropLocks(f *openFile, last bool) {
-	if len(k.locks) == 0 {
+	if len(k.locks.files) == 0 {
 		return
 	}
 	key, e := k.lockKey(f)
 	if e != 0 {
 		return
 	}
-	lf := k.locks[key]
+	lf := k.locks.files[key]
 	if lf == nil {
 		return
 	}
-	keep := func(l fileLock) bool { return l.owner != nil && (!last || l.owner != f) }
+	keep := func(l fileLock) bool {
+		if l.owner.f == nil {
+			return l.owner.pid != k.cfg.Pid // another process's
+		}
+		return !last || l.owner.f != f
+	}
 	n := len(lf.rec) + len(lf.flock)
 	lf.rec = slices.DeleteFunc(lf.rec, func(l fileLock) bool { return !keep(l) })
 	if last {
-		lf.flock = slices.DeleteFunc(lf.flock, func(l fileLock) bool { return l.owner == f })
+		lf.flock = slices.DeleteFunc(lf.flock, func(l fileLock) bool { return l.owner.f == f })
 	}
 	if len(lf.rec)+len(lf.flock) != n {
 		k.lockReleased(lf)

@@ -117,3 +117,39 @@ func TestRecordLocks(t *testing.T) {
 	h.errno(eINVAL, nrFcntl, fd1, fSetLK, h.flockArg(5, seekSet, 0, 1, 0))
 	h.errno(eINVAL, nrFcntl, fd1, fSetLK, h.flockArg(fRdlck, seekSet, -3, 1, 0))
 }
+
+// POSIX record locks belong to the process: a forked child does not
+// inherit them, so the parent's lock conflicts with the child's request
+// (F_GETLK names the parent), and the child's closing of its copy of the
+// descriptor leaves the parent's lock in place. flock locks, of the shared
+// open file description, are the child's too.
+func TestRecordLocksAcrossFork(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "f"), "0123456789")
+	h := newHarness(t, Config{Cwd: dir, Pid: 1000})
+	fd := h.must(nrOpen, h.str("f"), oRDWR)
+	h.must(nrFcntl, fd, fSetLK, h.flockArg(fWrlck, seekSet, 0, 0, 0))
+	h.must(nrFlock, fd, lockEX)
+	child := h.k.Fork(1000, 1001, h.as) // memory shared, as after vfork: the harness's scratch
+	do := func(nr uint64, args ...uint64) int64 {
+		c := &Call{Tid: 1001, Nr: nr}
+		copy(c.Args[:], args)
+		return int64(child.Do(c).Ret)
+	}
+	if r := do(nrFcntl, fd, fSetLK, h.flockArg(fWrlck, seekSet, 0, 1, 0)); r != -int64(eAGAIN) {
+		t.Errorf("child's F_SETLK over the parent's lock: %d, want EAGAIN", r)
+	}
+	q := h.flockArg(fRdlck, seekSet, 0, 1, 0)
+	if r := do(nrFcntl, fd, fGetLK, q); r != 0 || le.Uint16(h.peek(q, 2)) != fWrlck || le.Uint32(h.peek(q+24, 4)) != 1000 {
+		t.Errorf("child's F_GETLK: %d, type %d pid %d; want the parent's write lock", r, le.Uint16(h.peek(q, 2)), le.Uint32(h.peek(q+24, 4)))
+	}
+	if r := do(nrFlock, fd, lockEX|lockNB); r != 0 {
+		t.Errorf("child's flock on the shared description: %d, want 0", r)
+	}
+	do(3, fd) // close
+	fd2 := h.must(nrOpen, h.str("f"), oRDWR)
+	h.errno(eAGAIN, nrFcntl, fd2, fOFDSetLK, h.flockArg(fWrlck, seekSet, 0, 1, 0)) // the parent's lock stays
+	if err := child.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -414,12 +414,12 @@ func (k *Kernel) RestoreAltStack(tid int, sp uint64, ss [3]uint64) {
 }
 
 // NewThread gives thread tid, created by parent, its signal state (the
-// parent's mask, nothing pending, no alternate stack) and the parent's CPU
-// affinity mask, as clone does.
+// parent's mask, nothing pending, no alternate stack), the parent's CPU
+// affinity mask and name (comm), as clone does.
 func (k *Kernel) NewThread(parent, tid int) {
 	t := k.thread(tid)
 	if p := k.threads[parent]; p != nil {
-		t.sigmask, t.affinity = p.sigmask, p.affinity
+		t.sigmask, t.affinity, t.name = p.sigmask, p.affinity, p.name
 	}
 }
 

@@ -1,7 +1,10 @@
 package syscalls
 
 import (
+	"io"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"syscall"
 	"testing"
 )
@@ -35,5 +38,48 @@ func TestStreamWriteErrno(t *testing.T) {
 	} {
 		h := newHarness(t, Config{Stdout: failWriter{c.err}})
 		h.errno(c.want, nrWrite, 1, h.str("x"), 1)
+	}
+}
+
+// A standard stream that is a host regular file is that file: fstat says
+// S_IFREG with its size, lseek works and moves the host descriptor's
+// position (which the host shares), writes land at the position, and
+// closing the guest's fd leaves the host's descriptor open.
+func TestStdRegularFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "out")
+	if err := os.WriteFile(p, []byte("0123456789"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(p, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Seek(2, io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, Config{HostStd: [3]*os.File{nil, f, nil}})
+	st := h.alloc(144)
+	h.must(nrFstat, 1, st)
+	if mode := le.Uint32(h.peek(st+24, 4)); mode&sIFMT != sIFREG {
+		t.Errorf("st_mode %o, want a regular file", mode)
+	}
+	if size := le.Uint64(h.peek(st+48, 8)); size != 10 {
+		t.Errorf("st_size %d, want 10", size)
+	}
+	if pos := h.must(nrLseek, 1, 0, seekCur); pos != 2 {
+		t.Errorf("position %d, want the host's 2", pos)
+	}
+	h.must(nrLseek, 1, 4, seekSet)
+	h.must(nrWrite, 1, h.str("ab"), 2)
+	if pos, _ := f.Seek(0, io.SeekCurrent); pos != 6 {
+		t.Errorf("host position %d, want 6", pos)
+	}
+	h.must(3, 1) // close
+	if _, err := f.Seek(0, io.SeekCurrent); err != nil {
+		t.Errorf("the host descriptor was closed: %v", err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "0123ab6789" {
+		t.Errorf("file %q", b)
 	}
 }

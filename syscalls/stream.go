@@ -7,10 +7,10 @@ import (
 	"syscall"
 )
 
-// stream is one of the Config's standard streams.
+// stream is one of the Config's standard streams that is not a host
+// regular file (those are given as files: stdio.go).
 //
-// Input that is not a terminal (a file, a pipe, a FIFO, a socket, a device)
-// is read deterministically: a read returns min(count, bytes until EOF),
+// Input that is not a terminal (a pipe, a FIFO, a socket, a device) is read deterministically: a read returns min(count, bytes until EOF),
 // waiting for the host to deliver them, so that what the guest sees (and so
 // its trace and profile) is a function of the bytes alone, never of how fast
 // or in what pieces the host delivered them (Linux returns what the pipe

@@ -192,6 +192,9 @@ func (k *Kernel) openSynth(l loc, flags, keep uint32) (*openFile, Errno) {
 	}
 	switch n.kind {
 	case synFD:
+		if h, isHost := n.fd.ops.(*hostFile); isHost && h.keep {
+			return k.reopenStd(n.fd, flags, keep)
+		}
 		// Reopening a pathless file through /proc/self/fd shares its open
 		// file description.
 		n.fd.refs++
@@ -466,7 +469,7 @@ func sysIoctl(k *Kernel, c *Call) Outcome {
 			if o, isMem := o.(*memFile); isMem {
 				st.size = int64(len(o.data))
 			}
-			n = max(st.size-f.off, 0)
+			n = max(st.size-f.pos(), 0)
 		case *hostDir, *synthDir:
 			return fail(eNOTTY)
 		}
@@ -482,16 +485,16 @@ func sysIoctl(k *Kernel, c *Call) Outcome {
 	// has delivered.
 	switch req {
 	case tcGets:
-		if k.termios == nil {
-			k.termios = termios()
+		if k.tty.termios == nil {
+			k.tty.termios = termios()
 		}
-		return result(0, k.copyOut(arg, k.termios))
+		return result(0, k.copyOut(arg, k.tty.termios))
 	case tcSets, tcSetsW, tcSetsF:
 		b := make([]byte, len(termios()))
 		if e := k.copyIn(arg, b); e != 0 {
 			return fail(e)
 		}
-		k.termios = b
+		k.tty.termios = b
 		return ok(0)
 	case tcFlsh:
 		if arg > 2 { // TCIFLUSH, TCOFLUSH, TCIOFLUSH
@@ -499,18 +502,18 @@ func sysIoctl(k *Kernel, c *Call) Outcome {
 		}
 		return ok(0)
 	case tiocGWinSz:
-		if k.winsize == nil {
-			k.winsize = make([]byte, 8)
-			le.PutUint16(k.winsize[0:], ttyRows)
-			le.PutUint16(k.winsize[2:], ttyCols)
+		if k.tty.winsize == nil {
+			k.tty.winsize = make([]byte, 8)
+			le.PutUint16(k.tty.winsize[0:], ttyRows)
+			le.PutUint16(k.tty.winsize[2:], ttyCols)
 		}
-		return result(0, k.copyOut(arg, k.winsize))
+		return result(0, k.copyOut(arg, k.tty.winsize))
 	case tiocSWinSz:
 		b := make([]byte, 8)
 		if e := k.copyIn(arg, b); e != 0 {
 			return fail(e)
 		}
-		k.winsize = b
+		k.tty.winsize = b
 		return ok(0)
 	case tiocGPGRP:
 		return k.tcgetpgrp(arg)
@@ -584,7 +587,7 @@ func sysLseek(k *Kernel, c *Call) Outcome {
 	case seekSet:
 		n = off
 	case seekCur:
-		n = f.off + off
+		n = f.pos() + off
 	case seekEnd, seekData, seekHole:
 		st, e := f.ops.stat(k)
 		if e != 0 {
@@ -619,7 +622,7 @@ func sysLseek(k *Kernel, c *Call) Outcome {
 	if n == 0 {
 		f.dents = nil // rewinddir: list again
 	}
-	f.off = n
+	f.setPos(n)
 	return ok(uint64(n))
 }
 

@@ -31,8 +31,9 @@ func (k *Kernel) fileRead(f *openFile, p []byte, pos int64) (int, Errno) {
 	if !f.ops.seekable() {
 		return f.ops.read(k, p, 0)
 	}
-	n, e := f.ops.read(k, p, f.off)
-	f.off += int64(n)
+	off := f.pos()
+	n, e := f.ops.read(k, p, off)
+	f.setPos(off + int64(n))
 	return n, e
 }
 
@@ -59,7 +60,7 @@ func (k *Kernel) fileWrite(f *openFile, p []byte, pos int64) (int, Errno) {
 		}
 		off = st.size
 	} else if pos < 0 {
-		off = f.off
+		off = f.pos()
 	}
 	if _, isHost := f.ops.(*hostFile); isHost && len(p) > 0 {
 		// RLIMIT_FSIZE (generic_write_check_limits): a write stops at the
@@ -79,7 +80,7 @@ func (k *Kernel) fileWrite(f *openFile, p []byte, pos int64) (int, Errno) {
 	}
 	n, e := f.ops.write(k, p, off)
 	if pos < 0 {
-		f.off = off + int64(n)
+		f.setPos(off + int64(n))
 	}
 	return n, e
 }
@@ -188,7 +189,7 @@ func (k *Kernel) faultingRead(f *openFile, pos int64) (uint64, Errno) {
 			return 0, e
 		}
 		if pos < 0 {
-			pos = f.off
+			pos = f.pos()
 		}
 		if mf, isMem := f.ops.(*memFile); isMem {
 			st.size = int64(len(mf.data))
@@ -534,7 +535,7 @@ func (k *Kernel) copyFile(in *openFile, inPos int64, out *openFile, outPos int64
 		op := offsetAfter(outPos, done)
 		w, e := k.fileWrite(out, buf[:n], op)
 		if w < n && inPos < 0 {
-			in.off -= int64(n - w) // give back what was not written
+			in.setPos(in.pos() - int64(n-w)) // give back what was not written
 		}
 		done += uint64(w)
 		if e != 0 {

@@ -118,7 +118,7 @@ func declareTable() []entry {
 		"OFD locks do; waits park the thread); F_SETOWN recorded, SIGIO never sent; "+
 		"O_DIRECT on pipes, leases and seals refused (EINVAL)", sysFcntl)
 	partial(16, "terminal requests on tty streams (settings are kept and reported back, the host terminal is "+
-		"not switched); FIONREAD (stdin not a terminal: min(64 KiB, bytes until EOF)), "+
+		"not switched); FIONREAD (stdin a pipe, socket or device: min(64 KiB, bytes until EOF)), "+
 		"FIONBIO, FIOCLEX; others ENOTTY", sysIoctl)
 	full(22, sysPipe) // 64 KiB buffer; the runtime parks readers of empty and writers of full pipes (PipeWait)
 	partial(293, "O_DIRECT (packet mode) refused (EINVAL)", sysPipe2)
@@ -143,7 +143,7 @@ func declareTable() []entry {
 	full(287, sysTimerfdGettime)
 
 	// Reading and writing (sys_rw.go).
-	const stdinNote = "stdin that is not a terminal: waits for count bytes or EOF, so input does not depend on host timing"
+	const stdinNote = "stdin that is a pipe, socket or device: waits for count bytes or EOF, so input does not depend on host timing"
 	partial(0, stdinNote, sysRead)
 	full(1, sysWrite)
 	full(17, sysPread64)

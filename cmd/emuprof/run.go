@@ -140,6 +140,8 @@ func (f *runFlags) config(args []string) (guest.Config, error) {
 		UnsupportedENOSYS: f.unsupported == "enosys", MaxInsns: f.maxInsns, MaxMemory: maxMem,
 		CPUs: f.cpus, Quantum: f.quantum, SchedSeed: f.schedSeed, TraceDigest: f.traceDigest,
 		StdinClosed: syscalls.HostStdinClosed(), // `emuprof ... <&-`: the guest's fd 0 is closed too
+		// Regular files are the guest's as they are (syscalls/stdio.go).
+		HostStd: [3]*os.File{os.Stdin, os.Stdout, os.Stderr},
 	}, nil
 }
 

@@ -73,6 +73,7 @@ func rerun(cfg guest.Config, f runFlags, speedup string, obs platform.Factory) (
 	cfg.Follow = nil // the rerun's analysis follows its first process only
 	cfg.Stdin, cfg.Stdout, cfg.Stderr = strings.NewReader(""), io.Discard, io.Discard
 	cfg.StdinTTY, cfg.StdoutTTY, cfg.StderrTTY = false, false, false
+	cfg.HostStd = [3]*os.File{}
 	syms := loader.NewSymbolTable()
 	cfg.Symbols = syms
 	var pipeline func(*analyses.BlockTable) *platform.Pipeline
