@@ -195,6 +195,7 @@ func (p *Process) execve(t *sched.Thread, r *cpu.Regs, dirfd int, pathAddr, argv
 	}
 	p.cfg.Program = host
 	p.layout = layout
+	p.setText()
 	var random [16]byte
 	p.kernel.Random(random[:])
 	if err := p.loadImage(argv, envp, execFn, random); err != nil {
