@@ -157,7 +157,7 @@ func (p *Process) execve(t *sched.Thread, r *cpu.Regs, dirfd int, pathAddr, argv
 	}
 	exe, err := loader.Open(host)
 	if err != nil {
-		return ret(errno(eNOEXEC))
+		return p.execFailed(t, err)
 	}
 	var interp *loader.Object
 	if exe.Interp != "" {
@@ -169,12 +169,12 @@ func (p *Process) execve(t *sched.Thread, r *cpu.Regs, dirfd int, pathAddr, argv
 			return ret(errno(eNOENT)) // as Linux says for a missing PT_INTERP
 		}
 		if interp, err = loader.Open(ipath); err != nil {
-			return ret(errno(eNOEXEC))
+			return p.execFailed(t, err)
 		}
 	}
 	layout, err := loader.Plan(exe, interp)
 	if err != nil {
-		return ret(errno(eNOEXEC))
+		return p.execFailed(t, err)
 	}
 
 	// The point of no return: the other threads end, the image goes.
@@ -195,6 +195,7 @@ func (p *Process) execve(t *sched.Thread, r *cpu.Regs, dirfd int, pathAddr, argv
 	}
 	p.cfg.Program = host
 	p.layout = layout
+	p.setText()
 	var random [16]byte
 	p.kernel.Random(random[:])
 	if err := p.loadImage(argv, envp, execFn, random); err != nil {
@@ -214,4 +215,16 @@ func (p *Process) execve(t *sched.Thread, r *cpu.Regs, dirfd int, pathAddr, argv
 	p.releaseVfork()
 	p.sharedVM = false
 	return ret(0)
+}
+
+// execFailed is execve's answer to a program the loader cannot load:
+// ENOEXEC, or, for one Linux takes and then fails to map (past the point
+// of no return), the death of the calling process by SIGSEGV before it
+// runs another instruction.
+func (p *Process) execFailed(t *sched.Thread, err error) syscalls.Outcome {
+	if bad := (*loader.BadInputError)(nil); errors.As(err, &bad) && bad.Killed != 0 {
+		p.doom(p, bad.Killed, t.Clock)
+		return ret(0)
+	}
+	return ret(errno(eNOEXEC))
 }

@@ -134,6 +134,7 @@ func Load(cfg Config, c cpu.CPU) (*Process, error) {
 	}
 	p.kernel = syscalls.New(p.kernelConfig(), p.as)
 	p.bindKernel()
+	p.setText()
 	sc := sched.Config{CPUs: cfg.CPUs, Quantum: cfg.Quantum, NsPerInsn: cfg.NsPerInsn, Seed: cfg.SchedSeed}
 	if cfg.Needs.Threads && (len(cfg.Analyses) > 0 || cfg.Follow != nil) {
 		// Thread start/exit, switch, block, wake: in the stream of the
@@ -327,4 +328,14 @@ func lazyTouch(c cpu.CPU, as *mm.AddressSpace) {
 			return backed
 		})
 	}
+}
+
+// setText tells the kernel which files the process now executes (its
+// program and interpreter): they cannot be written meanwhile (ETXTBSY).
+func (p *Process) setText() {
+	paths := []string{p.layout.Exe.Path}
+	if p.layout.Interp != nil {
+		paths = append(paths, p.layout.Interp.Path)
+	}
+	p.kernel.SetText(paths...)
 }

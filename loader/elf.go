@@ -32,6 +32,10 @@ type BadInputError struct {
 	Path   string
 	Reason string
 	Err    error // what it is, when callers must tell (fs.ErrPermission), or nil
+	// Killed is nonzero for a file Linux's execve accepts and then cannot
+	// map: past execve's point of no return the kernel kills the process
+	// with this signal (SIGSEGV) instead of failing the call.
+	Killed int
 }
 
 func (e *BadInputError) Error() string { return e.Path + ": " + e.Reason }
@@ -45,6 +49,18 @@ func badInput(path, format string, args ...any) error {
 
 func corrupt(path, format string, args ...any) error {
 	return badInput(path, "truncated or corrupt ELF: "+format, args...)
+}
+
+// sigSEGV is the signal Linux kills a process with when its new image cannot
+// be mapped (load_elf_binary after begin_new_exec).
+const sigSEGV = 11
+
+// killedBy marks err, a *BadInputError, as a problem binfmt_elf finds only
+// while mapping the segments, after the point of no return: the process
+// dies of SIGSEGV.
+func killedBy(err error) error {
+	err.(*BadInputError).Killed = sigSEGV
+	return err
 }
 
 func oneLine(s string) string {
@@ -164,7 +180,7 @@ func OpenBytes(name string, data []byte) (o *Object, err error) {
 	if o.PhOff > size || o.Phnum*phdrSize > size-o.PhOff {
 		return nil, corrupt(name, "program headers [%#x, +%#x) beyond end of file (%#x)", o.PhOff, o.Phnum*phdrSize, size)
 	}
-	hasPhdr, hasInterp := false, false
+	hasInterp := false
 	for i := range o.Phnum {
 		b := data[o.PhOff+i*phdrSize:]
 		p := elf.ProgHeader{
@@ -175,7 +191,7 @@ func OpenBytes(name string, data []byte) (o *Object, err error) {
 		switch p.Type {
 		case elf.PT_LOAD:
 			if err := checkLoad(&p, size); err != "" {
-				return nil, corrupt(name, "segment %d: %s", i, err)
+				return nil, killedBy(corrupt(name, "segment %d: %s", i, err))
 			}
 			if p.Memsz > 0 {
 				o.Loads = append(o.Loads, p)
@@ -190,23 +206,18 @@ func OpenBytes(name string, data []byte) (o *Object, err error) {
 				return nil, badInput(name, "PT_INTERP %s", err)
 			}
 			o.Interp = interp
-		case elf.PT_PHDR:
-			if !hasPhdr {
-				hasPhdr = true
-				o.PhdrVaddr = p.Vaddr
-			}
 		}
 	}
 	if len(o.Loads) == 0 {
-		return nil, badInput(name, "no loadable segments")
+		// Linux maps nothing and jumps to the entry point.
+		return nil, killedBy(badInput(name, "no loadable segments"))
 	}
-	if !hasPhdr {
-		// Like Linux: the PT_LOAD whose file bytes contain e_phoff.
-		for _, p := range o.Loads {
-			if p.Off <= o.PhOff && o.PhOff-p.Off < p.Filesz {
-				o.PhdrVaddr = o.PhOff - p.Off + p.Vaddr
-				break
-			}
+	// AT_PHDR, as Linux computes it: the address of e_phoff in the PT_LOAD
+	// whose file bytes contain it (the last such), whatever PT_PHDR says; 0
+	// when no segment holds the program headers.
+	for _, p := range o.Loads {
+		if p.Off <= o.PhOff && o.PhOff-p.Off < p.Filesz {
+			o.PhdrVaddr = o.PhOff - p.Off + p.Vaddr
 		}
 	}
 	o.file = sectionFile(data)

@@ -104,11 +104,11 @@ func Plan(exe, interp *Object) (*Layout, error) {
 // starts at dynBase.
 func planObject(o *Object, dynBase uint64) ([]Mapping, uint64, error) {
 	if len(o.Loads) == 0 {
-		return nil, 0, badInput(o.Path, "no loadable segments")
+		return nil, 0, killedBy(badInput(o.Path, "no loadable segments"))
 	}
 	for i := range o.Loads {
 		if err := checkLoad(&o.Loads[i], uint64(len(o.data))); err != "" {
-			return nil, 0, corrupt(o.Path, "segment %d: %s", i, err)
+			return nil, 0, killedBy(corrupt(o.Path, "segment %d: %s", i, err))
 		}
 	}
 	lo, hi := o.Span()
@@ -118,7 +118,7 @@ func planObject(o *Object, dynBase uint64) ([]Mapping, uint64, error) {
 	}
 	bias := start - lo // wraps for ET_DYN linked above dynBase; sums wrap back
 	if start < minMapAddr || start > maxUserAddr || hi-lo > maxUserAddr-start {
-		return nil, 0, badInput(o.Path, "segments [%#x, %#x) cannot be mapped at %#x", lo, hi, start)
+		return nil, 0, killedBy(badInput(o.Path, "segments [%#x, %#x) cannot be mapped at %#x", lo, hi, start))
 	}
 	segs := make([]segment, len(o.Loads))
 	for i, p := range o.Loads {

@@ -15,62 +15,81 @@ import (
 // (BINPRM_BUF_SIZE).
 const ScriptBufSize = 256
 
-// MaxScriptDepth is how many interpreters may themselves be scripts
-// (BINPRM_MAX_RECURSION: a script whose interpreter is a script, and so on).
-const MaxScriptDepth = 4
+// MaxScriptDepth is how many scripts a chain of #! interpreters may hold:
+// exec_binprm tries at most six binary handlers (depth 0 to 5), the last
+// of which must load an ELF file, so five scripts run and a sixth is ELOOP.
+const MaxScriptDepth = 5
 
 // ErrNoInterpreter says a #! line names no interpreter, or one that does
 // not fit in the kernel's buffer (Linux: ENOEXEC).
 var ErrNoInterpreter = errors.New("#! line names no interpreter")
 
 // ParseScript reads the #! line at the start of head (the first
-// ScriptBufSize bytes of a file). ok is false when head does not start with
-// "#!". Following binfmt_script: blanks after "#!" are skipped, the
-// interpreter ends at the first blank, and everything after the blanks
-// that follow it, up to the end of the line without its trailing blanks, is
-// one optional argument (blanks included). A line longer than the buffer is
-// cut at the buffer's end, unless the interpreter's name itself would be
-// cut (ErrNoInterpreter).
+// ScriptBufSize bytes of a file), as Linux's load_script does. ok is false
+// when head does not start with "#!". The kernel's buffer is
+// ScriptBufSize bytes, zero past the end of the file, and its last byte is
+// the string's terminator: a line with no newline in the buffer ends
+// there, unless no blank or NUL follows its first non-blank character (the
+// interpreter's name could be cut: ErrNoInterpreter). Trailing blanks are
+// cut; the interpreter ends at the first blank or NUL, and what follows
+// the blanks after it, up to the end or a NUL, is one optional argument
+// (blanks included).
 func ParseScript(head []byte) (interp, arg string, ok bool, err error) {
 	if !bytes.HasPrefix(head, []byte("#!")) {
 		return "", "", false, nil
 	}
-	if len(head) > ScriptBufSize {
-		head = head[:ScriptBufSize]
-	}
-	line := head[2:]
-	truncated := false
-	if i := bytes.IndexByte(line, '\n'); i >= 0 {
-		line = line[:i]
-	} else if len(head) == ScriptBufSize {
-		truncated = true
-	}
-	// A NUL ends the line too (the kernel works on C strings).
-	if i := bytes.IndexByte(line, 0); i >= 0 {
-		line, truncated = line[:i], false
-	}
+	var buf [ScriptBufSize]byte
+	copy(buf[:], head)
+	bufEnd := ScriptBufSize - 1
 	blank := func(c byte) bool { return c == ' ' || c == '\t' }
-	line = bytes.TrimRightFunc(line, func(r rune) bool { return r == ' ' || r == '\t' })
-	i := 0
-	for i < len(line) && blank(line[i]) {
-		i++
+	nonBlank := func(i, end int) int { // next_non_spacetab
+		for ; i < end; i++ {
+			if !blank(buf[i]) {
+				return i
+			}
+		}
+		return -1
 	}
-	j := i
-	for j < len(line) && !blank(line[j]) {
-		j++
+	terminator := func(i, end int) int { // next_terminator
+		for ; i < end; i++ {
+			if blank(buf[i]) || buf[i] == 0 {
+				return i
+			}
+		}
+		return -1
 	}
-	if i == j {
+	end := bytes.IndexByte(buf[:], '\n')
+	if end < 0 {
+		i := nonBlank(2, bufEnd)
+		if i < 0 || terminator(i, bufEnd) < 0 {
+			return "", "", true, ErrNoInterpreter
+		}
+		end = bufEnd
+	}
+	for end > 2 && blank(buf[end-1]) {
+		end--
+	}
+	name := nonBlank(2, end)
+	if name < 0 {
 		return "", "", true, ErrNoInterpreter
 	}
-	if truncated && j == len(line) {
-		// The name runs to the end of the buffer: it may be cut.
-		return "", "", true, ErrNoInterpreter
+	cstr := func(b []byte) string {
+		if i := bytes.IndexByte(b, 0); i >= 0 {
+			b = b[:i]
+		}
+		return string(b)
 	}
-	interp = string(line[i:j])
-	for j < len(line) && blank(line[j]) {
-		j++
+	sep := terminator(name, end)
+	if sep < 0 {
+		return cstr(buf[name:end]), "", true, nil
 	}
-	return interp, string(line[j:]), true, nil
+	interp = string(buf[name:sep])
+	if buf[sep] != 0 {
+		if a := nonBlank(sep, end); a >= 0 {
+			arg = cstr(buf[a:end])
+		}
+	}
+	return interp, arg, true, nil
 }
 
 // ReadScriptHead returns the first ScriptBufSize bytes of the file at path.

@@ -21,6 +21,7 @@ import (
 // caller's to set; the child makes no kernel-access events.
 func (k *Kernel) Fork(tid, pid int, as *mm.AddressSpace) *Kernel {
 	c := *k
+	k.forkText(&c)
 	c.cfg.Pid = pid
 	c.cfg.OnKernelAccess = nil
 	c.as, c.mem = as, as.Backend()

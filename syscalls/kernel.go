@@ -268,7 +268,11 @@ type Kernel struct {
 	// path, one table for the processes of a run (Fork shares it), so that
 	// a FIFO opened by two processes is one pipe; fifoWait is the pipe an
 	// open waits for (fifo.go).
-	fifos    map[string]*fifo
+	fifos map[string]*fifo
+	// textBusy counts the files the run's processes execute, one registry
+	// for the run (Fork shares it); text are this process's (textbusy.go).
+	textBusy *textBusy
+	text     []os.FileInfo
 	fifoWait uint64
 	// tid is the thread making the call in progress.
 	tid int
@@ -323,21 +327,22 @@ func New(cfg Config, as *mm.AddressSpace) *Kernel {
 		cfg.Stderr = io.Discard
 	}
 	k := &Kernel{
-		cfg:     cfg,
-		as:      as,
-		mem:     as.Backend(),
-		root:    filepath.Clean(cfg.Sysroot),
-		ov:      cfg.Overlay,
-		cwd:     "/",
-		umask:   0o022,
-		nextIno: 100,
-		hostUid: os.Getuid(),
-		hostGid: os.Getgid(),
-		threads: make(map[int]*threadState),
-		times:   make(map[string]fileTimes),
-		fifos:   make(map[string]*fifo),
-		tty:     &ttySettings{},
-		locks:   &lockTable{files: map[string]*lockedFile{}},
+		cfg:      cfg,
+		as:       as,
+		mem:      as.Backend(),
+		root:     filepath.Clean(cfg.Sysroot),
+		ov:       cfg.Overlay,
+		cwd:      "/",
+		umask:    0o022,
+		nextIno:  100,
+		hostUid:  os.Getuid(),
+		hostGid:  os.Getgid(),
+		threads:  make(map[int]*threadState),
+		times:    make(map[string]fileTimes),
+		fifos:    make(map[string]*fifo),
+		tty:      &ttySettings{},
+		locks:    &lockTable{files: map[string]*lockedFile{}},
+		textBusy: &textBusy{},
 	}
 	var seed [32]byte
 	binary.LittleEndian.PutUint64(seed[:], cfg.Seed)
@@ -438,6 +443,7 @@ func (k *Kernel) Unsupported() []uint64 { return slices.Clone(k.unsup) }
 // closes every host file the guest left open. The streams of Config are
 // not closed.
 func (k *Kernel) Close() error {
+	k.dropText()
 	first := k.syncAll()
 	for fd := range k.fds {
 		if k.fds[fd].f == nil {

@@ -671,8 +671,12 @@ func (k *Kernel) ovRemoved(l loc) {
 }
 
 // ovAttr copies the host file of attribute target t up before the guest
-// changes its mode, owner or times.
+// changes its mode, owner or times; a file outside the sysroot may not
+// change (EROFS).
 func (k *Kernel) ovAttr(t *attrTarget) Errno {
+	if k.outsideRoot(t.host) {
+		return eROFS // /proc/self/exe outside the sysroot
+	}
 	if k.ov == nil || t.host == "" || k.ov.isUpper(t.host) || t.guest == "" {
 		return 0
 	}

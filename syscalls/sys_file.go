@@ -148,6 +148,14 @@ func (k *Kernel) openLoc(l loc, flags, mode uint32) (*openFile, Errno) {
 		// opened: they would make the run depend on the host.
 		return nil, eNXIO
 	}
+	if acc != oRDONLY || flags&oTRUNC != 0 {
+		switch {
+		case k.textBusy.busy(l.fi):
+			return nil, eTXTBSY // a running program or interpreter
+		case k.outsideRoot(l.host):
+			return nil, eROFS
+		}
+	}
 	if acc != oRDONLY {
 		// Written: in an overlay, the upper copy is (its data is not
 		// copied when it is truncated now).

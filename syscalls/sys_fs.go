@@ -302,6 +302,8 @@ func (k *Kernel) linkat(olddir int, oldAddr uint64, newdir int, newAddr uint64, 
 		return fail(ePERM)
 	case nl.exists():
 		return fail(eEXIST)
+	case k.outsideRoot(ol.host):
+		return fail(eXDEV) // /proc/self/exe outside the sysroot: another file system
 	}
 	if ol, e = k.ovCopyUp(ol); e != 0 { // linking needs no write permission on the file
 		return fail(e)
@@ -382,6 +384,10 @@ func sysTruncate(k *Kernel, c *Call) Outcome {
 		return fail(eISDIR)
 	case !l.fi.Mode().IsRegular():
 		return fail(eINVAL)
+	case k.textBusy.busy(l.fi):
+		return fail(eTXTBSY)
+	case k.outsideRoot(l.host):
+		return fail(eROFS)
 	}
 	if e := k.fsizeAllows(l.fi.Size(), size); e != 0 {
 		return fail(e)
