@@ -223,9 +223,11 @@ func (f *profileFlags) profile(list string, args []string) error {
 	if fw != nil {
 		fw.printProcesses(os.Stderr)
 	}
-	stdout := &quietStdout{w: f.run.out()} // `| head`: the files are written, the rest of the summary is not wanted
+	// The summaries are emuprof's text, so they go to stderr: stdout is
+	// the guest's alone (`emuprof trms -- xz -c f > f.xz`).
+	summary := &quietStdout{w: os.Stderr} // `2>&1 | head`: the files are written, the rest is not wanted
 	for _, inst := range insts {
-		if err := inst.Summary(stdout); err != nil {
+		if err := inst.Summary(summary); err != nil {
 			return err
 		}
 	}

@@ -59,6 +59,9 @@ type runFlags struct {
 	dryFS     bool
 	fsOverlay string
 	ov        *syscalls.Overlay
+	// muteStdout: the guest's stdout is discarded (a sweep's runs after
+	// the first: stdout holds the program's output once, as natively).
+	muteStdout bool
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -304,6 +307,9 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 	cfg.Interrupt = stops.interrupt
 	if cfg.Stdin != nil {
 		cfg.Stdin = newInterruptibleReader(cfg.Stdin, stops.interrupt) // a guest waiting for input stops too
+	}
+	if f.muteStdout {
+		cfg.Stdout, cfg.StdoutTTY = io.Discard, false
 	}
 	// A guest blocked writing to a full pipe stops too.
 	if cfg.Stdout != nil {

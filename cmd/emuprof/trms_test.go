@@ -201,8 +201,8 @@ func TestTRMSDeterministicAndMerge(t *testing.T) {
 	for i := range files {
 		dir := t.TempDir()
 		out := run(t, words, dir, emuprofBin, "trms", "--single-report", "--out", dir, "--clear-env", "--", prog)
-		if out.code != 0 || !strings.HasPrefix(out.stdout, native.stdout) {
-			t.Fatalf("wf under trms: exit %d, stdout %q, want prefix %q", out.code, out.stdout, native.stdout)
+		if out.code != 0 || out.stdout != native.stdout {
+			t.Fatalf("wf under trms: exit %d, stdout %q, want the native %q", out.code, out.stdout, native.stdout)
 		}
 		paths, _ := filepath.Glob(filepath.Join(dir, "*_rms.aprof"))
 		if len(paths) != 1 {
@@ -329,8 +329,8 @@ func TestTRMSCxxNames(t *testing.T) {
 			flags = append(flags, "--cct")
 		}
 		r := runTrms(t, flags, prog)
-		if !strings.HasPrefix(r.stdout, native.stdout) {
-			t.Fatalf("stdout %q, want prefix %q", r.stdout, native.stdout)
+		if r.stdout != native.stdout {
+			t.Fatalf("stdout %q, want the native %q", r.stdout, native.stdout)
 		}
 		paths, _ := filepath.Glob(filepath.Join(r.dir, "*.aprof"))
 		for _, p := range paths {
