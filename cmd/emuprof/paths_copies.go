@@ -106,7 +106,7 @@ func (f *profileFlags) pathsCopies(list string, args []string) (bool, error) {
 	}
 	planPath, planned := "", ""
 	// The children's own stderr is captured: this line is the only one.
-	status := newLiveStatus(os.Stderr, f.run.quiet, 1)
+	status := newLiveStatus(os.Stderr, &f.run, 1)
 	if g := f.fs.Lookup("plan"); g != nil && g.Value.String() != "" {
 		planPath = g.Value.String()
 	} else {
