@@ -68,7 +68,7 @@ var flagsNotRecorded = map[string]bool{"analyses": true, "out": true, "analysis-
 	// Processes section.
 	"follow": true,
 	// The status line's timing changes nothing the profiles say.
-	"status-delay": true, "status-every": true}
+	"status-delay": true, "status-every": true, "list-files": true}
 
 // writeReport writes <app>_run.json and report.html into f.out after the
 // analyses wrote their files (written), and returns the paths.
