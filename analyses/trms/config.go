@@ -24,8 +24,15 @@ type Config struct {
 	// CCT adds per-calling-context tuples (aprof --collect-cct).
 	CCT bool
 	// SingleReport merges the threads' profiles into one report per metric
-	// (aprof --single-log) instead of one per thread.
+	// (aprof --single-log) instead of one per thread: emuprof's default
+	// (--per-thread turns it off), so that a program of 2,000 threads
+	// writes one pair of reports, not 2,000; the per-thread split is in
+	// the JSON.
 	SingleReport bool
+	// Pid names a single report (<app>_<pid>_<k>_...): the process's, as
+	// its first thread's tid, so that a single-threaded program's files
+	// are named alike either way; 0: "all".
+	Pid int
 	// Command is the profiled command line (report line "f"), App the
 	// stem of the output files' names (<app>_...), Program the executable
 	// as run (line "a", like aprof's: the path given, or found in PATH;

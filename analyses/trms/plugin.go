@@ -29,10 +29,11 @@ other threads and the kernel (read, mmap...) wrote. Writes aprof version-6 repor
 func flags(fs *pflag.FlagSet) platform.Factory {
 	var cfg Config
 	var top int
+	var perThread bool
 	fs.IntVar(&cfg.Resolution, "resolution", 4, "trms: memory resolution k in bytes: 1, 2, 4, 8 or 16")
 	fs.StringVar(&cfg.Cost, "cost", "blocks", "trms: cost metric: blocks (basic blocks) or insns (instructions)")
 	fs.BoolVar(&cfg.CCT, "cct", false, "trms: also collect per-calling-context tuples")
-	fs.BoolVar(&cfg.SingleReport, "single-report", false, "trms: merge all threads into one report per metric")
+	fs.BoolVar(&perThread, "per-thread", false, "trms: one pair of .aprof reports per thread (aprof's layout) instead of one per process with every thread merged")
 	fs.IntVar(&top, "top", 15, "trms: routines in the summary")
 	fs.IntVar(&cfg.CounterBits, "counter-bits", 32, "trms: width of the global timestamp counter (testing: small widths force renumbering)")
 	_ = fs.MarkHidden("counter-bits")
@@ -49,6 +50,7 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 		if c.CounterBits < 8 || c.CounterBits > 64 {
 			return nil, platform.BadFlag("counter-bits", c.CounterBits, "want 8 to 64 bits")
 		}
+		c.SingleReport, c.Pid = !perThread, env.Pid
 		c.Command = strings.Join(env.Args, " ")
 		c.App = env.AppName()
 		c.Program = env.Program

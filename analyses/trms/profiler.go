@@ -329,11 +329,14 @@ func (p *Profiler) fileBase() string {
 }
 
 // ReportFileName is the file name of a report: <app>_<tid>_<k>_<metric>.aprof,
-// with "all" for a report of several threads.
+// with the pid (or "all" without one) for the single report of a process.
 func (p *Profiler) ReportFileName(r *Report) string {
 	who := "all"
-	if len(r.Threads) == 1 && !p.cfg.SingleReport {
+	switch {
+	case len(r.Threads) == 1 && !p.cfg.SingleReport:
 		who = fmt.Sprint(r.Threads[0])
+	case p.cfg.SingleReport && p.cfg.Pid > 0:
+		who = fmt.Sprint(p.cfg.Pid)
 	}
 	return fmt.Sprintf("%s_%s_%d_%s.aprof", p.fileBase(), who, r.Resolution, r.Input)
 }

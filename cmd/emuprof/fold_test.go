@@ -14,7 +14,7 @@ import (
 
 // foldFiles runs emuprof CMD with flags on prog and returns every file
 // it wrote but the run description and the report (which name the flags),
-// and the program's and emuprof's stdout.
+// the program's stdout and emuprof's summary (stderr).
 func foldFiles(t *testing.T, stdin []byte, cmd string, flags []string, prog string, args ...string) map[string][]byte {
 	t.Helper()
 	dir := t.TempDir()
@@ -25,7 +25,7 @@ func foldFiles(t *testing.T, stdin []byte, cmd string, flags []string, prog stri
 		t.Fatalf("emuprof %s: exit %d\n%s", strings.Join(a, " "), out.code, out.stderr)
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "*"))
-	m := map[string][]byte{"stdout": []byte(strings.ReplaceAll(out.stdout, dir, "DIR"))}
+	m := map[string][]byte{"stdout": []byte(out.stdout), "summary": []byte(strings.ReplaceAll(summaryOf(out.stderr), dir, "DIR"))}
 	for _, f := range files {
 		if b := filepath.Base(f); b != "report.html" && !strings.HasSuffix(b, "_run.json") {
 			m[b], _ = os.ReadFile(f)

@@ -53,7 +53,7 @@ func TestFollowPipeline(t *testing.T) {
 	profile := func(out string, extra ...string) outcome {
 		args := append([]string{"trms", "--clear-env", "--env", "LC_ALL=C", "--env", "HOME=/nonexistent", "--env", "PATH=/usr/bin:/bin", "--out", out}, extra...)
 		o := run(t, nil, work, emuprofBin, append(args, "--", "/bin/bash", "-c", cmdline)...)
-		if o.code != 0 || !strings.HasPrefix(o.stdout, native.stdout) {
+		if o.code != 0 || o.stdout != native.stdout {
 			t.Fatalf("exit %d, stdout %.300q (native %q), stderr %.500s", o.code, o.stdout, native.stdout, o.stderr)
 		}
 		return o
@@ -150,7 +150,7 @@ func TestFollowForkExec(t *testing.T) {
 	prog := guestBin(t, "glibc-static", "procs")
 	native := run(t, nil, work, prog)
 	o := run(t, nil, work, emuprofBin, "trms", "--clear-env", "--env", "LC_ALL=C", "--out", "out", "--", prog)
-	if o.code != native.code || !strings.HasPrefix(o.stdout, native.stdout) {
+	if o.code != native.code || o.stdout != native.stdout {
 		t.Fatalf("exit %d (native %d), stdout %.300q, stderr %.500s", o.code, native.code, o.stdout, o.stderr)
 	}
 	recs := readProcesses(t, filepath.Join(work, "out", "procs_processes.json"))

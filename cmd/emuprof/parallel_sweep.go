@@ -32,10 +32,13 @@ func (f *profileFlags) cpusSweep(list string, args []string) (bool, error) {
 	out, app := f.out, filepath.Base(args[0])
 	var runs []parallel.SweepRun
 	var last error
-	for _, n := range counts {
+	// stdout is the program's, once: the first run's; emuprof's own
+	// text goes to stderr.
+	for i, n := range counts {
 		f.run.cpus = n
+		f.run.muteStdout = i > 0
 		f.out = filepath.Join(out, fmt.Sprintf("cpus%d", n))
-		fmt.Printf("== --cpus %d\n", n)
+		fmt.Fprintf(os.Stderr, "== --cpus %d\n", n)
 		last = f.profile(list, args)
 		data, err := os.ReadFile(filepath.Join(f.out, app+"_parallel.json"))
 		if err != nil {
@@ -62,8 +65,8 @@ func (f *profileFlags) cpusSweep(list string, args []string) (bool, error) {
 	if err := os.WriteFile(p, append(js, '\n'), 0o644); err != nil {
 		return true, err
 	}
-	fmt.Println("==")
-	if err := parallel.WriteSweep(os.Stdout, runs); err != nil {
+	fmt.Fprintln(os.Stderr, "==")
+	if err := parallel.WriteSweep(os.Stderr, runs); err != nil {
 		return true, err
 	}
 	fmt.Fprintf(os.Stderr, "emuprof: wrote %s\n", p)

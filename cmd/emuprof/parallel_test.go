@@ -23,11 +23,11 @@ import (
 )
 
 type parRun struct {
-	r              parallel.Result
-	stdout, stderr string
-	json, pprof    string // paths
-	makespan       int64  // from --stats
-	insns          int64
+	r               parallel.Result
+	summary, stderr string // summary: stderr but the "wrote" line
+	json, pprof     string // paths
+	makespan        int64  // from --stats
+	insns           int64
 }
 
 var statsRE = regexp.MustCompile(`virtual duration (\d+) ns \(makespan\), (\d+) instructions`)
@@ -41,7 +41,7 @@ func runParallel(t *testing.T, flags []string, prog string, args ...string) parR
 	if out.code != 0 {
 		t.Fatalf("emuprof %s: exit %d\n%s", strings.Join(a, " "), out.code, out.stderr)
 	}
-	pr := parRun{stdout: out.stdout, stderr: out.stderr,
+	pr := parRun{summary: summaryOf(out.stderr), stderr: out.stderr,
 		json:  filepath.Join(dir, filepath.Base(prog)+"_parallel.json"),
 		pprof: filepath.Join(dir, filepath.Base(prog)+"_parallel.pb.gz")}
 	data, err := os.ReadFile(pr.json)
@@ -95,11 +95,11 @@ func checkParallel(t *testing.T, pr parRun) {
 	if r.Total.Overhead < 0 || r.Total.Overhead > r.Total.Work {
 		t.Errorf("overhead %d outside [0, work %d]", r.Total.Overhead, r.Total.Work)
 	}
-	if !strings.Contains(pr.stdout, fmt.Sprintf("= %d cores × %d ns: ok", r.Cores, r.Makespan)) {
-		t.Errorf("summary lacks the invariant line:\n%s", pr.stdout)
+	if !strings.Contains(pr.summary, fmt.Sprintf("= %d cores × %d ns: ok", r.Cores, r.Makespan)) {
+		t.Errorf("summary lacks the invariant line:\n%s", pr.summary)
 	}
-	if !strings.Contains(pr.stdout, "program: idleness") {
-		t.Errorf("summary lacks the program's verdict:\n%s", pr.stdout)
+	if !strings.Contains(pr.summary, "program: idleness") {
+		t.Errorf("summary lacks the program's verdict:\n%s", pr.summary)
 	}
 }
 
@@ -294,8 +294,8 @@ func sameParallel(t *testing.T, a, b parRun, how string) {
 			t.Errorf("%s differs when %s (%d and %d bytes)", filepath.Base(f[0]), how, len(x), len(y))
 		}
 	}
-	if a.stdout != b.stdout {
-		t.Errorf("summaries differ when %s:\n%s\n---\n%s", how, a.stdout, b.stdout)
+	if a.summary != b.summary {
+		t.Errorf("summaries differ when %s:\n%s\n---\n%s", how, a.summary, b.summary)
 	}
 }
 
@@ -413,8 +413,8 @@ func TestParallelCPUsSweep(t *testing.T) {
 	if sw.Runs[3].Makespan != sw.Runs[2].Makespan {
 		t.Errorf("8 cores (%d ns) differ from 4 (%d ns) for 4 threads", sw.Runs[3].Makespan, sw.Runs[2].Makespan)
 	}
-	if !strings.Contains(out.stdout, "stops growing (less than 10 % more per step) after 4 core(s)") {
-		t.Errorf("summary:\n%s", out.stdout)
+	if !strings.Contains(out.stderr, "stops growing (less than 10 % more per step) after 4 core(s)") {
+		t.Errorf("summary:\n%s", out.stderr)
 	}
 	bad := run(t, nil, dir, emuprofBin, "parallel", "--out", dir, "--cpus-sweep", "4", "--", prog)
 	if bad.code != 2 || !strings.Contains(bad.stderr, "--cpus-sweep 4: want at least two core counts") {

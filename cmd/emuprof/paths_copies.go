@@ -106,7 +106,7 @@ func (f *profileFlags) pathsCopies(list string, args []string) (bool, error) {
 	}
 	planPath, planned := "", ""
 	// The children's own stderr is captured: this line is the only one.
-	status := newLiveStatus(os.Stderr, f.run.quiet, 1)
+	status := newLiveStatus(os.Stderr, &f.run, 1)
 	if g := f.fs.Lookup("plan"); g != nil && g.Value.String() != "" {
 		planPath = g.Value.String()
 	} else {
@@ -203,13 +203,13 @@ func (f *profileFlags) pathsCopies(list string, args []string) (bool, error) {
 			return true, &exitError{code: 2, msg: fmt.Sprintf("--copies: the merged profile %s differs from the planning run's (a bug: please report it)", out)}
 		}
 	}
-	stdout := &quietStdout{w: os.Stdout}
-	if err := pr.Summary(stdout, 10); err != nil {
+	summary := &quietStdout{w: os.Stderr} // stdout is the guest's
+	if err := pr.Summary(summary, 10); err != nil {
 		return true, err
 	}
-	fmt.Fprintf(stdout, "%6s %14s %12s %10s\n", "copy", "probe hits", "host CPU s", "wall s")
+	fmt.Fprintf(summary, "%6s %14s %12s %10s\n", "copy", "probe hits", "host CPU s", "wall s")
 	for i, r := range results {
-		fmt.Fprintf(stdout, "%6d %14d %12.2f %10.2f\n", i, pr.ProbeHits[i], r.cpu.Seconds(), r.wall.Seconds())
+		fmt.Fprintf(summary, "%6d %14d %12.2f %10.2f\n", i, pr.ProbeHits[i], r.cpu.Seconds(), r.wall.Seconds())
 	}
 	fmt.Fprintf(os.Stderr, "emuprof: wrote %s (merged from %d copies run concurrently)\n", out, k)
 	if c := results[0].code; c != 0 {

@@ -29,6 +29,7 @@ type profileFlags struct {
 	// auto keeps them on one thread there.
 	analysisThread string
 	follow         string // --follow: children or none
+	listFiles      bool   // --list-files: name every file written, not only their count
 	factories      map[string]platform.Factory
 	pluginFlags    map[string]*pflag.FlagSet // each analysis's own flags
 	fs             *pflag.FlagSet            // the command's flags, for the run record (report.go)
@@ -42,6 +43,7 @@ func (f *profileFlags) register(cmd *cobra.Command, plugins []platform.Plugin, w
 	fl.StringVar(&f.out, "out", ".", "directory for the profiles")
 	fl.StringVar(&f.analysisThread, "analysis-thread", "auto", "run the analyses on a thread of their own: on, off, or auto (on with 4 or more host CPUs); output is the same either way")
 	fl.StringVar(&f.follow, "follow", "children", "profile the processes the program starts, each image on its own (<program>_<pid>_... files, written when it exits or execs): children, or none (the first process only)")
+	fl.BoolVar(&f.listFiles, "list-files", false, "name every file written (default: how many, and where)")
 	fl.BoolVar(&f.sync, "sync-analyses", false, "benchmarking only: same as --analysis-thread off")
 	_ = fl.MarkHidden("sync-analyses")
 	if withList {
@@ -273,15 +275,15 @@ func (f *profileFlags) profile(list string, args []string) error {
 	if fw != nil {
 		fw.printProcesses(os.Stderr)
 	}
-	stdout := &quietStdout{w: f.run.out()} // `| head`: the files are written, the rest of the summary is not wanted
+	// The summaries are emuprof's text, so they go to stderr: stdout is
+	// the guest's alone (`emuprof trms -- xz -c f > f.xz`).
+	summary := &quietStdout{w: os.Stderr} // `2>&1 | head`: the files are written, the rest is not wanted
 	for _, inst := range insts {
-		if err := inst.Summary(stdout); err != nil {
+		if err := inst.Summary(summary); err != nil {
 			return err
 		}
 	}
-	if len(paths) > 0 {
-		fmt.Fprintf(os.Stderr, "emuprof: wrote %s\n", strings.Join(paths, ", "))
-	}
+	wroteFiles(paths, f.out, f.listFiles)
 	if len(failures) > 0 && runErr == nil {
 		// The program's own status stays visible: exit 2 says only
 		// that outputs are missing.
@@ -313,6 +315,22 @@ func (f *profileFlags) unusedFlags(run []platform.Plugin) error {
 		}
 	}
 	return nil
+}
+
+// wroteFiles says, in one line, how many files were written into dir,
+// and with list names each on a line of its own: a run of 2,000 threads
+// or processes must not print a line of 150 KB.
+func wroteFiles(paths []string, dir string, list bool) {
+	switch {
+	case len(paths) == 0:
+	case list:
+		fmt.Fprintf(os.Stderr, "emuprof: wrote %s:\n", plural(int64(len(paths)), "file"))
+		for _, p := range paths {
+			fmt.Fprintf(os.Stderr, "  %s\n", p)
+		}
+	default:
+		fmt.Fprintf(os.Stderr, "emuprof: wrote %s to %s (--list-files names them)\n", plural(int64(len(paths)), "file"), dir)
+	}
 }
 
 // factoryError is the one line of an analysis that refused its flags.

@@ -66,7 +66,9 @@ var flagsNotRecorded = map[string]bool{"analyses": true, "out": true, "analysis-
 	// --follow=none profiles the first process as emuprof did before
 	// following children (the same files); following shows as the
 	// Processes section.
-	"follow": true}
+	"follow": true,
+	// The status line's timing changes nothing the profiles say.
+	"status-delay": true, "status-every": true, "list-files": true}
 
 // writeReport writes <app>_run.json and report.html into f.out after the
 // analyses wrote their files (written), and returns the paths.

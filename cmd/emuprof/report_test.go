@@ -297,8 +297,8 @@ func TestReportProfileDefault(t *testing.T) {
 	native := run(t, nil, t.TempDir(), prog)
 	dir := t.TempDir()
 	out := run(t, nil, dir, emuprofBin, "profile", "--out", dir, "--", prog)
-	if out.code != native.code || !strings.HasPrefix(out.stdout, native.stdout) {
-		t.Fatalf("exit %d (native %d), stdout %.300q; want the native %.300q first\n%s", out.code, native.code, out.stdout, native.stdout, out.stderr)
+	if out.code != native.code || out.stdout != native.stdout {
+		t.Fatalf("exit %d (native %d), stdout %.300q; want the native %.300q\n%s", out.code, native.code, out.stdout, native.stdout, out.stderr)
 	}
 	path := filepath.Join(dir, "report.html")
 	page, plots := checkPage(t, path)
@@ -341,8 +341,8 @@ func TestReportXZ(t *testing.T) {
 	native := run(t, nil, work, "/usr/bin/xz", "-T2", "-c", in)
 	dir := filepath.Join(work, "out")
 	out := run(t, nil, work, emuprofBin, "profile", "--out", dir, "--", "/usr/bin/xz", "-T2", "-c", in)
-	if out.code != 0 || len(native.stdout) == 0 || !strings.HasPrefix(out.stdout, native.stdout) {
-		t.Fatalf("exit %d, stdout of %d bytes not starting with the native %d bytes\n%s", out.code, len(out.stdout), len(native.stdout), out.stderr)
+	if out.code != 0 || len(native.stdout) == 0 || out.stdout != native.stdout {
+		t.Fatalf("exit %d, stdout of %d bytes , not the native %d bytes\n%s", out.code, len(out.stdout), len(native.stdout), out.stderr)
 	}
 	path := filepath.Join(dir, "report.html")
 	page, _ := checkPage(t, path)

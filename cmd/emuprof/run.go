@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -64,6 +65,12 @@ type runFlags struct {
 	dryFS     bool
 	fsOverlay string
 	ov        *syscalls.Overlay
+	// muteStdout: the guest's stdout is discarded (a sweep's runs after
+	// the first: stdout holds the program's output once, as natively).
+	muteStdout bool
+	// statusDelay and statusEvery time the status line (hidden flags:
+	// tests make it appear at once, so that no verdict waits on the host).
+	statusDelay, statusEvery time.Duration
 }
 
 func (f *runFlags) register(cmd *cobra.Command) { f.registerInto(cmd.Flags()) }
@@ -93,6 +100,10 @@ func (f *runFlags) registerInto(fl *pflag.FlagSet) {
 	fl.BoolVar(&f.dryFS, "dry-fs", false, "the guest's file changes go to a private temporary overlay, discarded at the end: the real file system is left untouched")
 	fl.StringVar(&f.fsOverlay, "fs-overlay", "", "internal (paths --copies): keep the guest's file changes in an overlay in this directory")
 	_ = fl.MarkHidden("fs-overlay")
+	fl.DurationVar(&f.statusDelay, "status-delay", statusDelay, "testing only: how long a run goes before its status line appears")
+	fl.DurationVar(&f.statusEvery, "status-every", statusEvery, "testing only: how often the status line is redrawn")
+	_ = fl.MarkHidden("status-delay")
+	_ = fl.MarkHidden("status-every")
 	fl.StringArrayVar(&f.speedups, "speedup", nil, "actually speed up a source line (FILE:LINE=PCT) or an address range (0xLO-0xHI=PCT): its instructions cost PCT % less virtual time; repeatable")
 }
 
@@ -160,6 +171,9 @@ func (f *runFlags) validate() error {
 	}
 	if f.unsupported != "stop" && f.unsupported != "enosys" {
 		return bad("--unsupported must be stop or enosys, not %q", f.unsupported)
+	}
+	if f.statusDelay < 0 || f.statusEvery <= 0 {
+		return bad("--status-delay %v, --status-every %v: want a delay of 0 or more and a positive interval", f.statusDelay, f.statusEvery)
 	}
 	if f.cpus < 1 || f.cpus > maxCPUs {
 		return bad("--cpus %d: want 1 to %d virtual CPUs", f.cpus, maxCPUs)
@@ -314,6 +328,9 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 	if cfg.Stdin != nil {
 		cfg.Stdin = newInterruptibleReader(cfg.Stdin, stops.interrupt) // a guest waiting for input stops too
 	}
+	if f.muteStdout {
+		cfg.Stdout, cfg.StdoutTTY = io.Discard, false
+	}
 	// A guest blocked writing to a full pipe stops too.
 	if cfg.Stdout != nil {
 		cfg.Stdout = newInterruptibleWriter(cfg.Stdout, stops.interrupt)
@@ -331,7 +348,7 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 	// The live status line: counted per run slice, drawn by a ticker;
 	// the guest's writes to the terminal erase it first.
 	if !f.rerun {
-		f.status = newLiveStatus(os.Stderr, f.quiet, nsPerInsn)
+		f.status = newLiveStatus(os.Stderr, f, nsPerInsn)
 		defer f.status.Stop()
 	}
 	cfg.Stdout = f.status.Writer(cfg.Stdout, cfg.StdoutTTY)

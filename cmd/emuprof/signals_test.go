@@ -51,7 +51,7 @@ func TestSignalsTRMS(t *testing.T) {
 	work := t.TempDir()
 	native := run(t, nil, work, prog)
 	out := run(t, nil, work, emuprofBin, "trms", "--out", filepath.Join(work, "out"), "--", prog)
-	if out.code != 0 || !strings.HasPrefix(out.stdout, native.stdout) {
+	if out.code != 0 || out.stdout != native.stdout {
 		t.Fatalf("trms: exit %d, stdout %q\nstderr %s", out.code, out.stdout, out.stderr)
 	}
 	rep, err := os.ReadFile(filepath.Join(work, "out", "signals_1000_4_rms.aprof"))

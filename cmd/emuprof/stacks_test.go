@@ -7,9 +7,13 @@ package main
 // name of one address) and source line.
 
 import (
+	"debug/elf"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -139,7 +143,12 @@ func TestDeadlockStacksAgreeWithGdb(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	time.Sleep(500 * time.Millisecond)
+	// gdb attaches once both threads wait for the other's mutex, however
+	// long the host takes to get there (a fixed sleep was too short on a
+	// loaded machine).
+	if !waitMutexes(t, prog, cmd.Process.Pid, "m1", "m2") {
+		t.Fatal("the deadlock guest's threads never both waited for a mutex")
+	}
 	g := run(t, nil, t.TempDir(), "gdb", "-nx", "-batch", "-p", fmt.Sprint(cmd.Process.Pid), "-ex", "thread apply all bt")
 	gs := gdbStacks(g.stdout)
 	e := run(t, nil, t.TempDir(), emuprofBin, append(emuArgs(), prog)...)
@@ -152,4 +161,43 @@ func TestDeadlockStacksAgreeWithGdb(t *testing.T) {
 		// gdb lists threads last created first.
 		sameStack(t, fmt.Sprintf("thread %d", i+1), syms, gs[2-i], es[i], true)
 	}
+}
+
+// waitMutexes polls /proc/PID/task/*/syscall (Linux) until threads of the
+// process wait in futex(2) on each of the named variables of prog, or a
+// minute (a bound on a hang) has gone by.
+func waitMutexes(t *testing.T, prog string, pid int, names ...string) bool {
+	t.Helper()
+	f, err := elf.Open(prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	syms, err := f.Symbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{}
+	for _, s := range syms {
+		if slices.Contains(names, s.Name) {
+			want[fmt.Sprintf("%#x", s.Value)] = true
+		}
+	}
+	if len(want) != len(names) {
+		t.Fatalf("%s: symbols %v not all found", prog, names)
+	}
+	for end := time.Now().Add(time.Minute); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
+		tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/syscall", pid))
+		waiting := map[string]bool{}
+		for _, task := range tasks {
+			data, _ := os.ReadFile(task)
+			if f := strings.Fields(string(data)); len(f) > 2 && f[0] == "202" && want[f[1]] {
+				waiting[f[1]] = true
+			}
+		}
+		if len(waiting) == len(want) {
+			return true
+		}
+	}
+	return false
 }

@@ -26,7 +26,8 @@ import (
 // no counting at all.
 
 // statusDelay is how long a run goes before its status line appears;
-// statusEvery how often the line is redrawn.
+// statusEvery how often the line is redrawn (the defaults of the hidden
+// --status-delay and --status-every).
 const (
 	statusDelay = time.Second
 	statusEvery = 250 * time.Millisecond
@@ -47,6 +48,8 @@ type liveStatus struct {
 	width     int       // its columns (0: unknown): a longer line would wrap, and only its last row be erased
 	nsPerInsn int64
 	start     time.Time
+	delay     time.Duration // before the line appears
+	every     time.Duration // between redraws
 
 	counting atomic.Bool               // an engine feeds the counters (CPU was called)
 	insns    atomic.Uint64             // of every run: the first, and those an analysis makes after it
@@ -86,12 +89,13 @@ type runCounts struct {
 func newRunCounts() *runCounts { return &runCounts{seen: map[uint32]bool{}} }
 
 // newLiveStatus returns the status line for a run whose stderr is
-// stderr: nil when quiet or when stderr is not a terminal.
-func newLiveStatus(stderr *os.File, quiet bool, nsPerInsn int64) *liveStatus {
-	if quiet || !isTTY(stderr) {
+// stderr, timed by f: nil with --quiet or when stderr is not a terminal.
+func newLiveStatus(stderr *os.File, f *runFlags, nsPerInsn int64) *liveStatus {
+	if f.quiet || !isTTY(stderr) {
 		return nil
 	}
 	s := newStatusOn(stderr, nsPerInsn)
+	s.delay, s.every = f.statusDelay, f.statusEvery
 	if w, _, err := term.GetSize(int(stderr.Fd())); err == nil {
 		s.width = w
 	}
@@ -102,7 +106,7 @@ func newStatusOn(w io.Writer, nsPerInsn int64) *liveStatus {
 	if nsPerInsn <= 0 {
 		nsPerInsn = 1
 	}
-	s := &liveStatus{term: w, nsPerInsn: nsPerInsn}
+	s := &liveStatus{term: w, nsPerInsn: nsPerInsn, delay: statusDelay, every: statusEvery}
 	s.run.Store(newRunCounts())
 	s.next.Store(s.run.Load())
 	s.SetPhase("running")
@@ -166,14 +170,14 @@ func (s *liveStatus) Start() {
 	s.done.Add(1)
 	go func() {
 		defer s.done.Done()
-		delay := time.NewTimer(max(0, statusDelay-time.Since(s.start)))
+		delay := time.NewTimer(max(0, s.delay-time.Since(s.start)))
 		defer delay.Stop()
 		select {
 		case <-delay.C:
 		case <-stopped:
 			return
 		}
-		tick := time.NewTicker(statusEvery)
+		tick := time.NewTicker(s.every)
 		defer tick.Stop()
 		for {
 			s.draw()
@@ -265,11 +269,15 @@ func (s *liveStatus) counts() (uint64, int64) {
 
 // line is the status text after elapsed host time.
 func (s *liveStatus) line(elapsed time.Duration) string {
+	// The units done are read before the instructions, so that a line
+	// never shows a unit (a causal --exact run) done without its
+	// instructions counted.
+	var src strings.Builder
+	s.writeSources(&src)
 	n, clock := s.counts()
 	var b strings.Builder
 	if !s.counting.Load() { // work in other processes (--copies): the phase, time and counters
-		fmt.Fprintf(&b, "emuprof: %s, %s", *s.phase.Load(), elapsed.Round(time.Second))
-		s.writeSources(&b)
+		fmt.Fprintf(&b, "emuprof: %s, %s%s", *s.phase.Load(), elapsed.Round(time.Second), src.String())
 		return b.String()
 	}
 	fmt.Fprintf(&b, "emuprof: %s instructions", metric(float64(n)))
@@ -285,8 +293,7 @@ func (s *liveStatus) line(elapsed time.Duration) string {
 	if p := run.processes.Load(); p > 1 {
 		fmt.Fprintf(&b, " in %d processes", p)
 	}
-	fmt.Fprintf(&b, ", %s", phase)
-	s.writeSources(&b)
+	fmt.Fprintf(&b, ", %s%s", phase, src.String())
 	return b.String()
 }
 

@@ -34,17 +34,17 @@ var stopSigs = []struct {
 	{"HUP", syscall.SIGHUP, "hung up (SIGHUP)"},
 }
 
-// wroteFiles is the list of files of emuprof's "wrote" line, by base
-// name, in the order written.
-func wroteFiles(t *testing.T, stderr string) []string {
+// listedFiles is the list of files of emuprof's "wrote" list
+// (--list-files), by base name, in the order written.
+func listedFiles(t *testing.T, stderr string) []string {
 	t.Helper()
-	m := regexp.MustCompile(`(?m)^emuprof: wrote (.*)$`).FindStringSubmatch(stderr)
+	m := regexp.MustCompile(`(?m)^emuprof: wrote .* files?:\n((?:  .*\n)*)`).FindStringSubmatch(stderr)
 	if m == nil {
-		t.Fatalf("no 'wrote' line in %q", stderr)
+		t.Fatalf("no 'wrote' list in %q", stderr)
 	}
 	var names []string
-	for _, p := range strings.Split(m[1], ", ") {
-		names = append(names, filepath.Base(p))
+	for _, p := range strings.Split(strings.TrimRight(m[1], "\n"), "\n") {
+		names = append(names, filepath.Base(strings.TrimSpace(p)))
 	}
 	return names
 }
@@ -111,11 +111,11 @@ func checkProfiles(t *testing.T, what, dir string, want []string) string {
 func TestStopAtEveryMoment(t *testing.T) {
 	hello := guestBin(t, "glibc-static", "hello")
 	work := t.TempDir()
-	ref := run(t, nil, work, emuprofBin, "profile", "--out", filepath.Join(work, "ref"), "--", hello)
+	ref := run(t, nil, work, emuprofBin, "profile", "--list-files", "--out", filepath.Join(work, "ref"), "--", hello)
 	if ref.code != 0 {
 		t.Fatalf("profile: exit %d: %s", ref.code, ref.stderr)
 	}
-	all := wroteFiles(t, ref.stderr)
+	all := listedFiles(t, ref.stderr)
 	var noThread []string // stopped before the first instruction: no thread's aprof report
 	for _, f := range all {
 		if !strings.HasSuffix(f, ".aprof") {
@@ -164,11 +164,11 @@ func TestStopSweep(t *testing.T) {
 	prog := guestBin(t, "glibc-static", "ready_loop")
 	work := t.TempDir()
 	args := func(dir string) []string { return []string{"profile", "--out", dir, "--", prog, "20000"} }
-	ref := run(t, nil, work, emuprofBin, args(filepath.Join(work, "ref"))...)
+	ref := run(t, nil, work, emuprofBin, append([]string{"profile", "--list-files"}, args(filepath.Join(work, "ref"))[1:]...)...)
 	if ref.code != 0 {
 		t.Fatalf("profile: exit %d: %s", ref.code, ref.stderr)
 	}
-	all := wroteFiles(t, ref.stderr)
+	all := listedFiles(t, ref.stderr)
 	hits := map[string]int{} // where the signals hit, for the log
 	for i := 0; i < 24; i++ {
 		s := stopSigs[i%len(stopSigs)]

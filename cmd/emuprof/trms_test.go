@@ -5,9 +5,12 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -24,7 +27,7 @@ type trmsRun struct {
 func runTrms(t *testing.T, flags []string, prog string, args ...string) trmsRun {
 	t.Helper()
 	dir := t.TempDir()
-	a := append([]string{"trms", "--single-report", "--out", dir, "--clear-env"}, flags...)
+	a := append([]string{"trms", "--out", dir, "--clear-env"}, flags...)
 	a = append(append(a, "--", prog), args...)
 	out := run(t, nil, dir, emuprofBin, a...)
 	if out.code != 0 {
@@ -200,9 +203,9 @@ func TestTRMSDeterministicAndMerge(t *testing.T) {
 	var rmsPaths [2]string
 	for i := range files {
 		dir := t.TempDir()
-		out := run(t, words, dir, emuprofBin, "trms", "--single-report", "--out", dir, "--clear-env", "--", prog)
-		if out.code != 0 || !strings.HasPrefix(out.stdout, native.stdout) {
-			t.Fatalf("wf under trms: exit %d, stdout %q, want prefix %q", out.code, out.stdout, native.stdout)
+		out := run(t, words, dir, emuprofBin, "trms", "--out", dir, "--clear-env", "--", prog)
+		if out.code != 0 || out.stdout != native.stdout {
+			t.Fatalf("wf under trms: exit %d, stdout %q, want the native %q", out.code, out.stdout, native.stdout)
 		}
 		paths, _ := filepath.Glob(filepath.Join(dir, "*_rms.aprof"))
 		if len(paths) != 1 {
@@ -280,10 +283,10 @@ func TestTRMSContextsAndCost(t *testing.T) {
 	}
 }
 
-// Without --single-report, each thread gets its own pair of reports.
+// With --per-thread, each thread gets its own pair of reports.
 func TestTRMSPerThreadReports(t *testing.T) {
 	dir := t.TempDir()
-	out := run(t, nil, dir, emuprofBin, "trms", "--out", dir, "--clear-env", "--", guestBin(t, "glibc-static", "condvar_pc"), "50")
+	out := run(t, nil, dir, emuprofBin, "trms", "--per-thread", "--out", dir, "--clear-env", "--", guestBin(t, "glibc-static", "condvar_pc"), "50")
 	if out.code != 0 {
 		t.Fatalf("exit %d: %s", out.code, out.stderr)
 	}
@@ -297,7 +300,7 @@ func TestTRMSPerThreadReports(t *testing.T) {
 // A deadlocked guest still gets its profile, marked partial, and exit 3.
 func TestTRMSDeadlockWritesProfile(t *testing.T) {
 	dir := t.TempDir()
-	out := run(t, nil, dir, emuprofBin, "trms", "--single-report", "--out", dir, "--", guestBin(t, "glibc-static", "deadlock"))
+	out := run(t, nil, dir, emuprofBin, "trms", "--out", dir, "--", guestBin(t, "glibc-static", "deadlock"))
 	if out.code != 3 {
 		t.Fatalf("exit %d, want 3: %s", out.code, out.stderr)
 	}
@@ -329,8 +332,8 @@ func TestTRMSCxxNames(t *testing.T) {
 			flags = append(flags, "--cct")
 		}
 		r := runTrms(t, flags, prog)
-		if !strings.HasPrefix(r.stdout, native.stdout) {
-			t.Fatalf("stdout %q, want prefix %q", r.stdout, native.stdout)
+		if r.stdout != native.stdout {
+			t.Fatalf("stdout %q, want the native %q", r.stdout, native.stdout)
 		}
 		paths, _ := filepath.Glob(filepath.Join(r.dir, "*.aprof"))
 		for _, p := range paths {
@@ -372,5 +375,56 @@ func TestTRMSCxxNames(t *testing.T) {
 	}
 	if m.App != prog || len(m.Routines) == 0 || m.Routines[0].Name == "" {
 		t.Errorf("merged report: app %q, %d routines", m.App, len(m.Routines))
+	}
+}
+
+// Output that scales with threads (issue 25 point 7): by default a process
+// of 41 threads writes one pair of reports, named as a single-threaded
+// one's, the merge of its threads' (what `emuprof merge` of the
+// --per-thread reports gives, which aprof-plot reads), and stderr says in
+// one line how many files went where; --list-files names them.
+func TestTRMSOneReportPerProcess(t *testing.T) {
+	prog := guestBin(t, "glibc-static", "coz_rounds")
+	one, per := t.TempDir(), t.TempDir()
+	out := run(t, nil, one, emuprofBin, "trms", "--out", one, "--clear-env", "--", prog, "20")
+	if out.code != 0 {
+		t.Fatalf("exit %d: %s", out.code, out.stderr)
+	}
+	files, _ := os.ReadDir(one)
+	var names []string
+	for _, f := range files {
+		names = append(names, f.Name())
+	}
+	want := []string{"coz_rounds_1000_4_drms.aprof", "coz_rounds_1000_4_rms.aprof", "coz_rounds_run.json", "coz_rounds_trms.json", "report.html"}
+	if !slices.Equal(names, want) {
+		t.Errorf("files %v, want %v", names, want)
+	}
+	if wrote := fmt.Sprintf("emuprof: wrote 5 files to %s (--list-files names them)\n", one); !strings.HasSuffix(out.stderr, wrote) || strings.Count(out.stderr, "emuprof: wrote") != 1 {
+		t.Errorf("stderr ends %q, want the one line %q", out.stderr[max(0, len(out.stderr)-300):], wrote)
+	}
+	pt := run(t, nil, per, emuprofBin, "trms", "--per-thread", "--list-files", "--out", per, "--clear-env", "--", prog, "20")
+	if pt.code != 0 {
+		t.Fatalf("--per-thread: exit %d: %s", pt.code, pt.stderr)
+	}
+	for _, kind := range []string{"rms", "drms"} {
+		reps, _ := filepath.Glob(filepath.Join(per, "*_"+kind+".aprof"))
+		if len(reps) != 41 {
+			t.Fatalf("--per-thread: %d %s reports, want 41", len(reps), kind)
+		}
+		for _, r := range reps {
+			if !strings.Contains(pt.stderr, "\n  "+r+"\n") {
+				t.Errorf("--list-files does not name %s", r)
+			}
+		}
+		merged := filepath.Join(t.TempDir(), "merged.aprof")
+		if m := run(t, nil, per, emuprofBin, append([]string{"merge", "-o", merged}, reps...)...); m.code != 0 {
+			t.Fatalf("merge: %s", m.stderr)
+		}
+		a, _ := trms.ReadReportFile(merged)
+		b, err := trms.ReadReportFile(filepath.Join(one, "coz_rounds_1000_4_"+kind+".aprof"))
+		if err != nil || a == nil || !reflect.DeepEqual(a.Routines, b.Routines) || !reflect.DeepEqual(a.Points, b.Points) ||
+			a.TotalCost != b.TotalCost || len(b.Threads) != 41 {
+			t.Errorf("%s: the single report is not the merge of the per-thread ones (%v)", kind, err)
+		}
 	}
 }
