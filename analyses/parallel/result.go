@@ -366,6 +366,10 @@ func (a *Analysis) mappings(r *Result) map[string]analyses.Mapping {
 	return out
 }
 
+// Serial reports whether one thread ran: Table 1's verdicts judge
+// concurrency, and a serial program has none.
+func (r *Result) Serial() bool { return len(r.Threads) == 1 }
+
 // Path names context id as "a>b>c" (routines from the outermost).
 func (r *Result) Path(id int32) string {
 	var parts []string
