@@ -146,6 +146,24 @@ func renderProgram(b *strings.Builder, rms, drms *Report, names, skipped []strin
 	}
 	b.WriteString("</p>\n")
 
+	// The routines chosen for plots lead the table (in plot order), then
+	// the others by cost: what comes first is what to look at.
+	chosen, strict := ChoosePlots(rows, drms.TotalCost, htmlPlotted)
+	if strict {
+		lead := make(map[[2]string]bool, len(chosen))
+		ordered := make([]RoutineSummary, 0, len(rows))
+		for _, c := range chosen {
+			lead[[2]string{c.Name, c.Object}] = true
+			ordered = append(ordered, c.RoutineSummary)
+		}
+		for _, s := range rows {
+			if !lead[[2]string{s.Name, s.Object}] {
+				ordered = append(ordered, s)
+			}
+		}
+		rows = ordered
+		fmt.Fprintf(b, "<p class=\"note\">The %d routines whose cost depends on their input size (plotted below) come first, then the others by cost; click a column to sort.</p>\n", len(chosen))
+	}
 	t := report.HTMLTable{
 		Header:   []string{"routine", "object", "calls", "cost", "cost %", "self", "input sizes (RMS)", "input sizes (TRMS)", "growth exponent (TRMS)", "worst cost ~ (TRMS)", "R²", "external input %", "thread input %"},
 		Numeric:  []bool{false, false, true, true, true, true, true, true, true, false, true, true, true},
@@ -178,7 +196,6 @@ func renderProgram(b *strings.Builder, rms, drms *Report, names, skipped []strin
 	}
 
 	// Plots of the routines whose cost depends on their input size.
-	chosen, strict := ChoosePlots(rows, drms.TotalCost, htmlPlotted)
 	if strict {
 		fmt.Fprintf(b, "<p class=\"note\">Plots: the costliest routines (at most %d) whose worst cost grows with their input size, seen with at least %d input sizes and fitted with R² ≥ %.1f, and whose own cost is at least %.0f%% of the run; outer frames, whose cost is their callees', are left out.</p>\n",
 			htmlPlotted, plotMinSizes, plotMinR2, 100*plotMinSelf)

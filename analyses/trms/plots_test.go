@@ -58,6 +58,10 @@ func TestRenderHTMLChoosesInputSensitive(t *testing.T) {
 			t.Errorf("section plots %q", no)
 		}
 	}
+	// The table leads with it too.
+	if row := h[strings.Index(h, "<tbody>"):]; !strings.HasPrefix(row[strings.Index(row, "<td>"):], "<td>isort</td>") {
+		t.Errorf("first table row: %.80s, want isort", row)
+	}
 	if !strings.Contains(first, "Chosen: 8 input sizes (TRMS), worst cost ~ n^2.00") {
 		t.Errorf("no reason for choosing isort:\n%.400s", first)
 	}
