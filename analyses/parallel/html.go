@@ -84,8 +84,8 @@ func renderResult(b *strings.Builder, r *Result, name string) {
 	}
 	serial := r.Serial()
 	if serial {
-		fmt.Fprintf(b, "<p>Program: <strong>serial</strong> (one thread ran: there is no concurrency to judge, and %d of the %d virtual cores are idle by construction). The work per calling context below is where its time went.</p>\n",
-			r.Cores-1, r.Cores)
+		fmt.Fprintf(b, "<p>Program: <strong>serial</strong> (%s: there is no concurrency to judge, and %d of the %d virtual cores are idle by construction). The work per calling context below is where its time went.</p>\n",
+			report.Esc(r.serialWhy()), r.Cores-1, r.Cores)
 	} else {
 		fmt.Fprintf(b, "<p>Program: <strong>%s</strong> (idleness %.1f %%, overhead %.1f %% of work + idleness; idleness counted in %s, spin-waiting as %s).</p>\n",
 			report.Esc(r.Program.Text), 100*r.Program.IdleRatio, 100*r.Program.OverheadRatio, report.Esc(r.IdleBase), report.Esc(r.Spin))

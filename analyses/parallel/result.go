@@ -51,7 +51,6 @@ type Context struct {
 
 	siteFn, siteObj, siteFile string
 	siteLine                  int
-	siteAddr                  uint64
 }
 
 // LineStat is one (context, line): a pprof sample.
@@ -63,7 +62,7 @@ type LineStat struct {
 	Line    int     `json:"line,omitempty"`
 	M       Metrics `json:"metrics"`
 
-	addr uint64 // lowest guest address of the line (pprof location)
+	addr uint64 // the line's lowest address in its function (pprof location)
 }
 
 // LockStat is the waiting on one futex address.
@@ -226,7 +225,6 @@ func (a *Analysis) result() *Result {
 			if n.site >= 0 {
 				li := a.lines.list[n.site]
 				c.siteFn, c.siteObj, c.siteFile, c.siteLine = li.fn, li.obj, li.file, li.line
-				c.siteAddr = a.lines.addr[n.site]
 				if li.line > 0 {
 					c.Site = fmt.Sprintf("%s:%d", path.Base(li.file), li.line)
 				}
@@ -341,7 +339,7 @@ func (a *Analysis) roundIdleness() []int64 {
 	return out
 }
 
-// mappings returns where each object of r's lines and call sites lay in
+// mappings returns where each object of r's lines lay in
 // the guest, as the symbols know it (nil if they cannot tell).
 func (a *Analysis) mappings(r *Result) map[string]analyses.Mapping {
 	mp, ok := a.env.Symbols.(analyses.Mapper)
@@ -360,15 +358,28 @@ func (a *Analysis) mappings(r *Result) map[string]analyses.Mapping {
 	for _, ls := range r.Lines {
 		add(ls.Object, ls.addr)
 	}
-	for _, c := range r.Contexts {
-		add(c.siteObj, c.siteAddr)
-	}
 	return out
 }
 
-// Serial reports whether one thread ran: Table 1's verdicts judge
-// concurrency, and a serial program has none.
-func (r *Result) Serial() bool { return len(r.Threads) == 1 }
+// Serial reports whether no two threads ever worked at once: one thread
+// ran, or each waited while another worked (n·work + unattributed
+// idleness = n·makespan, counting idleness in cores). Table 1's verdicts
+// judge concurrency, and a serial program has none.
+func (r *Result) Serial() bool {
+	if len(r.Threads) <= 1 {
+		return true
+	}
+	n := int64(r.Cores)
+	return r.IdleBase == "cores" && n > 0 && n*r.Total.Work+r.Unattr == n*r.Makespan
+}
+
+// serialWhy says why the program is serial (Serial).
+func (r *Result) serialWhy() string {
+	if len(r.Threads) <= 1 {
+		return "one thread ran"
+	}
+	return fmt.Sprintf("%d threads ran, never two at once", len(r.Threads))
+}
 
 // Path names context id as "a>b>c" (routines from the outermost).
 func (r *Result) Path(id int32) string {

@@ -45,3 +45,30 @@ func TestSerialProgramNoVerdict(t *testing.T) {
 		t.Errorf("calling-context tree does not name emu::insert_sorted(int*, int):\n%s", sec.HTML)
 	}
 }
+
+// Two threads that never work at once (the main thread waits while a
+// worker computes, as xz -T2 on a small input does) make a serial program
+// too; two that overlap do not.
+func TestSerialInEffect(t *testing.T) {
+	for _, overlap := range []bool{false, true} {
+		s := newScript().start(1, 0, 0, "main").in(1, "setup", 10)
+		s.start(2, 1, s.clock(1), "worker")
+		if overlap {
+			s.in(1, "meanwhile", 20)
+		}
+		s.blockOn(1, futex, lockL)
+		s.in(2, "compress", 50)
+		s.wake(1, 2, s.clock(2), futex, lockL).exit(2)
+		s.in(1, "finish", 5).exit(1)
+		a, p := s.pipeline(t, cores(8))
+		p.Events(s.events())
+		p.Finish()
+		var sum bytes.Buffer
+		if err := a.Summary(&sum); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(sum.String(), "program: serial (2 threads ran, never two at once"); got == overlap {
+			t.Errorf("overlap %v: said serial %v:\n%s", overlap, got, sum.String())
+		}
+	}
+}

@@ -62,7 +62,7 @@ func (r *Result) summary(w io.Writer, top int) error {
 	}
 	fmt.Fprintf(b, "  parallel efficiency (useful work / cores × makespan) %.3f\n", r.Efficiency)
 	if r.Serial() {
-		fmt.Fprintf(b, "program: serial (one thread ran: no concurrency to judge; %d of %d virtual cores idle by construction)\n", r.Cores-1, r.Cores)
+		fmt.Fprintf(b, "program: serial (%s: no concurrency to judge; %d of %d virtual cores idle by construction)\n", r.serialWhy(), r.Cores-1, r.Cores)
 	} else {
 		fmt.Fprintf(b, "program: idleness %.1f%%, overhead %.1f%% of effort: %s\n", 100*r.Program.IdleRatio,
 			100*r.Program.OverheadRatio, r.Program.Text)
