@@ -20,9 +20,12 @@ type Mapping struct {
 	BuildID              string // hex GNU build id, "" if none
 }
 
-// Mapper is implemented by Symbols that know the objects' mappings.
+// Mapper is implemented by Symbols that know the objects' mappings, and
+// where a line starts: LineStart is the lowest address of pc's function
+// on pc's source line (0 if unknown), the same for every pc of the line.
 type Mapper interface {
 	Mapping(pc uint64) (m Mapping, ok bool)
+	LineStart(pc uint64) uint64
 }
 
 // Routine is what Symbols knows about the routine containing an address.

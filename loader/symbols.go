@@ -426,6 +426,31 @@ func (t *SymbolTable) Mapping(pc uint64) (analyses.Mapping, bool) {
 	return o.text, true
 }
 
+// LineStart implements analyses.Mapper: the lowest address of the
+// function containing pc whose line-table row names pc's file and line.
+func (t *SymbolTable) LineStart(pc uint64) uint64 {
+	o := t.object(pc)
+	if o == nil {
+		return 0
+	}
+	i, ok := o.symbol(pc)
+	if !ok {
+		return 0
+	}
+	file, line := o.line(pc)
+	if line == 0 {
+		return 0
+	}
+	lo, hi := o.addrs[i], o.ends[i]
+	lt := &o.lines
+	for j := max(floor(lt.addrs, lo), 0); j < len(lt.addrs) && lt.addrs[j] < hi; j++ {
+		if r := lt.rows[j]; !r.end && int(r.line) == line && lt.files[r.file] == file {
+			return max(lt.addrs[j], lo)
+		}
+	}
+	return 0
+}
+
 // functionSymbols returns the code symbols of f inside the guest range
 // [lo, hi), at guest addresses.
 func functionSymbols(f *elf.File, base string, bias, lo, hi uint64) (out []rawSym) {

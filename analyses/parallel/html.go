@@ -82,8 +82,14 @@ func renderResult(b *strings.Builder, r *Result, name string) {
 	if r.Partial != "" {
 		fmt.Fprintf(b, "<p class=\"partial\">Partial profile: %s</p>\n", report.Esc(r.Partial))
 	}
-	fmt.Fprintf(b, "<p>Program: <strong>%s</strong> (idleness %.1f %%, overhead %.1f %% of work + idleness; idleness counted in %s, spin-waiting as %s).</p>\n",
-		report.Esc(r.Program.Text), 100*r.Program.IdleRatio, 100*r.Program.OverheadRatio, report.Esc(r.IdleBase), report.Esc(r.Spin))
+	serial := r.Serial()
+	if serial {
+		fmt.Fprintf(b, "<p>Program: <strong>serial</strong> (%s: there is no concurrency to judge, and %d of the %d virtual cores are idle by construction). The work per calling context below is where its time went.</p>\n",
+			report.Esc(r.serialWhy()), r.Cores-1, r.Cores)
+	} else {
+		fmt.Fprintf(b, "<p>Program: <strong>%s</strong> (idleness %.1f %%, overhead %.1f %% of work + idleness; idleness counted in %s, spin-waiting as %s).</p>\n",
+			report.Esc(r.Program.Text), 100*r.Program.IdleRatio, 100*r.Program.OverheadRatio, report.Esc(r.IdleBase), report.Esc(r.Spin))
+	}
 	ft := report.HTMLTable{Header: []string{"", "ns", "share of capacity"}, Numeric: []bool{false, true, true}}
 	for _, row := range []struct {
 		k string
@@ -114,7 +120,9 @@ func renderResult(b *strings.Builder, r *Result, name string) {
 	// The calling context tree, depth first, children by decreasing effort.
 	verdict := make(map[int32]string, len(r.Hot))
 	for _, h := range r.Hot {
-		verdict[h.Context] = h.Verdict.Text
+		if !serial {
+			verdict[h.Context] = h.Verdict.Text
+		}
 	}
 	children := make(map[int32][]int, len(r.Contexts))
 	var roots []int
@@ -151,7 +159,7 @@ func renderResult(b *strings.Builder, r *Result, name string) {
 		if c.Total.Effort() == 0 && c.Total.Wait == 0 && c.Total.Lockwait == 0 {
 			return
 		}
-		label := c.Routine
+		label := report.Demangle(c.Routine)
 		if c.Site != "" {
 			label += " (" + c.Site + ")"
 		}

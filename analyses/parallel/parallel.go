@@ -321,7 +321,7 @@ func (a *Analysis) newBlockClass(id uint32) *blockClass {
 		bc.callSite = -2
 		b := a.env.Block(id)
 		if b == nil {
-			bc.line = a.lines.intern(lineInfo{fn: "unknown"}, 0)
+			bc.line = a.lines.intern(lineInfo{fn: "unknown"}, nil)
 			return bc
 		}
 		r := b.Routine
@@ -336,9 +336,21 @@ func (a *Analysis) newBlockClass(id uint32) *blockClass {
 		if li.line == 0 && a.env.Symbols != nil {
 			li.file, li.line, _ = a.env.Symbols.Line(b.Addr)
 		}
-		bc.line = a.lines.intern(li, b.Addr)
+		bc.line = a.lines.intern(li, func() uint64 { return a.lineAddr(li, b.Addr) })
 	}
 	return bc
+}
+
+// lineAddr returns where line li, on which pc lies, starts in its
+// function, from the line tables: the same whichever blocks of the line
+// the run reports (folded runs of blocks hide some); 0 without line
+// information.
+func (a *Analysis) lineAddr(li lineInfo, pc uint64) uint64 {
+	mp, ok := a.env.Symbols.(analyses.Mapper)
+	if !ok || li.line == 0 {
+		return 0
+	}
+	return mp.LineStart(pc)
 }
 
 // callSite returns the line of block id's last instruction: where a call
@@ -361,7 +373,9 @@ func (a *Analysis) callSite(id uint32) int32 {
 					li.file, li.line = f, l
 				}
 			}
-			bc.callSite = a.lines.intern(li, b.Addr+uint64(b.Len)-1)
+			// No address: the block a folded run reports is not always
+			// the one that makes the call.
+			bc.callSite = a.lines.intern(li, nil)
 		}
 	}
 	return bc.callSite

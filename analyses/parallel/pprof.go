@@ -136,11 +136,14 @@ func (r *Result) Profile() *profile.Profile {
 		line int
 	}
 	locs := make(map[lkey]*profile.Location, len(r.Lines)+len(r.Contexts))
-	// loc returns the location of line in f, at addr (the lowest address
-	// of the line seen, 0: none) in obj.
+	// loc returns the location of line in f, at addr (the line's lowest
+	// address in its function, 0: none) in obj.
 	loc := func(f *profile.Function, line int, obj string, addr uint64) *profile.Location {
 		k := lkey{f, line}
 		if l := locs[k]; l != nil {
+			if m := mapping(obj); l.Address == 0 && m != nil && addr != 0 {
+				l.Mapping, l.Address = m, addr // a call site's location, made first
+			}
 			return l
 		}
 		ln := lineSlab.one(len(r.Lines) + len(r.Contexts))
@@ -168,11 +171,11 @@ func (r *Result) Profile() *profile.Profile {
 		var out []*profile.Location
 		if par := c.Parent; par > 0 {
 			pc := &r.Contexts[par]
-			line, addr := 0, uint64(0)
+			line := 0
 			if c.siteFn == pc.Routine {
-				line, addr = c.siteLine, c.siteAddr
+				line = c.siteLine
 			}
-			site := loc(fn(pc.Routine, pc.Object), line, c.siteObj, addr) // before the parent's: location IDs in this order
+			site := loc(fn(pc.Routine, pc.Object), line, c.siteObj, 0) // before the parent's: location IDs in this order
 			up := stackOf(par)
 			out = make([]*profile.Location, 1+len(up))
 			out[0] = site

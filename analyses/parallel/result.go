@@ -51,7 +51,6 @@ type Context struct {
 
 	siteFn, siteObj, siteFile string
 	siteLine                  int
-	siteAddr                  uint64
 }
 
 // LineStat is one (context, line): a pprof sample.
@@ -63,7 +62,7 @@ type LineStat struct {
 	Line    int     `json:"line,omitempty"`
 	M       Metrics `json:"metrics"`
 
-	addr uint64 // lowest guest address of the line (pprof location)
+	addr uint64 // the line's lowest address in its function (pprof location)
 }
 
 // LockStat is the waiting on one futex address.
@@ -226,7 +225,6 @@ func (a *Analysis) result() *Result {
 			if n.site >= 0 {
 				li := a.lines.list[n.site]
 				c.siteFn, c.siteObj, c.siteFile, c.siteLine = li.fn, li.obj, li.file, li.line
-				c.siteAddr = a.lines.addr[n.site]
 				if li.line > 0 {
 					c.Site = fmt.Sprintf("%s:%d", path.Base(li.file), li.line)
 				}
@@ -341,7 +339,7 @@ func (a *Analysis) roundIdleness() []int64 {
 	return out
 }
 
-// mappings returns where each object of r's lines and call sites lay in
+// mappings returns where each object of r's lines lay in
 // the guest, as the symbols know it (nil if they cannot tell).
 func (a *Analysis) mappings(r *Result) map[string]analyses.Mapping {
 	mp, ok := a.env.Symbols.(analyses.Mapper)
@@ -360,10 +358,43 @@ func (a *Analysis) mappings(r *Result) map[string]analyses.Mapping {
 	for _, ls := range r.Lines {
 		add(ls.Object, ls.addr)
 	}
-	for _, c := range r.Contexts {
-		add(c.siteObj, c.siteAddr)
-	}
 	return out
+}
+
+// serialConcurrency is the average number of threads working (while any
+// works) up to which a program is serial in effect: its threads take
+// turns, as xz -T2 on a small input does (1.0007).
+const serialConcurrency = 1.01
+
+// concurrency returns the average number of threads working while any
+// works: work / (makespan − unattributed idleness / n), counting idleness
+// in cores; 0 if that cannot be told.
+func (r *Result) concurrency() float64 {
+	n := int64(r.Cores)
+	busy := n*r.Makespan - r.Unattr // n × the time some thread works
+	if r.IdleBase != "cores" || n <= 0 || busy <= 0 {
+		return 0
+	}
+	return float64(n*r.Total.Work) / float64(busy)
+}
+
+// Serial reports whether the threads did not work concurrently: one
+// thread ran, or they took turns (concurrency at most serialConcurrency).
+// Table 1's verdicts judge concurrency, and a serial program has none.
+func (r *Result) Serial() bool {
+	if len(r.Threads) <= 1 {
+		return true
+	}
+	c := r.concurrency()
+	return c > 0 && c <= serialConcurrency
+}
+
+// serialWhy says why the program is serial (Serial).
+func (r *Result) serialWhy() string {
+	if len(r.Threads) <= 1 {
+		return "one thread ran"
+	}
+	return fmt.Sprintf("%d threads ran, %.3f working on average while any worked", len(r.Threads), r.concurrency())
 }
 
 // Path names context id as "a>b>c" (routines from the outermost).

@@ -61,15 +61,19 @@ func (r *Result) summary(w io.Writer, top int) error {
 		fmt.Fprintf(b, "  warning: %d ns of work arrived behind the timeline sweep; idleness is off by that much\n", r.Late)
 	}
 	fmt.Fprintf(b, "  parallel efficiency (useful work / cores × makespan) %.3f\n", r.Efficiency)
-	fmt.Fprintf(b, "program: idleness %.1f%%, overhead %.1f%% of effort: %s\n", 100*r.Program.IdleRatio,
-		100*r.Program.OverheadRatio, r.Program.Text)
-	fmt.Fprintf(b, "  (Table 1 of TM09; high means ≥ %.0f%% idleness or ≥ %.0f%% overhead: --idle-threshold, --overhead-threshold)\n",
-		100*r.Thresholds.Idle, 100*r.Thresholds.Overhead)
+	if r.Serial() {
+		fmt.Fprintf(b, "program: serial (%s: no concurrency to judge; %d of %d virtual cores idle by construction)\n", r.serialWhy(), r.Cores-1, r.Cores)
+	} else {
+		fmt.Fprintf(b, "program: idleness %.1f%%, overhead %.1f%% of effort: %s\n", 100*r.Program.IdleRatio,
+			100*r.Program.OverheadRatio, r.Program.Text)
+		fmt.Fprintf(b, "  (Table 1 of TM09; high means ≥ %.0f%% idleness or ≥ %.0f%% overhead: --idle-threshold, --overhead-threshold)\n",
+			100*r.Thresholds.Idle, 100*r.Thresholds.Overhead)
+	}
 	io.WriteString(w, b.String())
 	b.Reset()
 
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	if len(r.Hot) > 0 {
+	if len(r.Hot) > 0 && !r.Serial() {
 		fmt.Fprintln(w, "hot contexts (inclusive; idleness and overhead in % of the context's effort):")
 		fmt.Fprintln(tw, "  work ns\tidle%\tovh%\tverdict\tcontext")
 		for _, h := range r.Hot {

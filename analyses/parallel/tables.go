@@ -69,23 +69,24 @@ type lineInfo struct {
 
 type lineTable struct {
 	list  []lineInfo
-	addr  []uint64 // per line: the lowest guest address seen on it (pprof locations)
+	addr  []uint64 // per line: its lowest statement address in its routine (pprof locations), 0 if unknown
 	index map[lineInfo]int32
 }
 
 func (l *lineTable) init() { l.index = map[lineInfo]int32{} }
 
-// intern returns li's id; pc is an address on the line (0: none).
-func (l *lineTable) intern(li lineInfo, pc uint64) int32 {
+// intern returns li's id; addr gives a new line's address.
+func (l *lineTable) intern(li lineInfo, addr func() uint64) int32 {
 	if id, ok := l.index[li]; ok {
-		if pc != 0 && (l.addr[id] == 0 || pc < l.addr[id]) {
-			l.addr[id] = pc
-		}
 		return id
 	}
 	id := int32(len(l.list))
 	l.list = append(l.list, li)
-	l.addr = append(l.addr, pc)
+	a := uint64(0)
+	if addr != nil {
+		a = addr()
+	}
+	l.addr = append(l.addr, a)
 	l.index[li] = id
 	return id
 }

@@ -66,7 +66,7 @@ func (a *Analysis) leafKey(t *thread) int32 {
 		line = a.blockClass(t.lastBlock).line
 	}
 	if line < 0 {
-		line = a.lines.intern(lineInfo{fn: "unknown"}, 0)
+		line = a.lines.intern(lineInfo{fn: "unknown"}, nil)
 	}
 	return a.keys.intern(t.top(), line)
 }

@@ -46,7 +46,7 @@ func RenderHTML(files []string) (*report.Section, error) {
 		for i := range pr.Routines {
 			r := &pr.Routines[i]
 			if r.CFG != CFGStatic {
-				dyn = append(dyn, r.Name+" ("+r.CFG+")")
+				dyn = append(dyn, report.Demangle(r.Name)+" ("+r.CFG+")")
 			}
 			for j := range r.Paths {
 				execs += r.Paths[j].Count
@@ -66,7 +66,7 @@ func RenderHTML(files []string) (*report.Section, error) {
 			if execs > 0 {
 				share = 100 * float64(h.p.Count) / float64(execs)
 			}
-			t.Add(report.Int(h.p.Count), report.Num(share, fmt.Sprintf("%.1f%%", share)), report.Txt(h.r.Name),
+			t.Add(report.Int(h.p.Count), report.Num(share, fmt.Sprintf("%.1f%%", share)), report.Txt(report.Demangle(h.r.Name)),
 				report.Txt(string(h.p.ID)), report.Int(len(h.p.Blocks)), report.Txt(lineRanges(h.p.Lines)))
 		}
 		b.WriteString(t.HTML())

@@ -48,3 +48,40 @@ func TestRenderHTML(t *testing.T) {
 		t.Errorf("section without a paths file: %v %v", sec, err)
 	}
 }
+
+// Routines are named demangled in the report section and the summary
+// (issue 25 point 6), as c++filt shows them; the profile keeps the
+// symbol.
+func TestPathsDemangled(t *testing.T) {
+	a := newAsm(0x1000).
+		label("B0").nop().je("B2").
+		label("B1").nop().
+		label("B2").ret()
+	p := newProgram(a).routine("_ZN3emu13insert_sortedEPii", 0x1000, a.pc())
+	prof := newRunner(p).run(1, "B0", "B1", "B2").profile(t)
+	inst := NewInstance(prof, "prog", 10)
+	files, err := inst.Write(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec, err := RenderHTML(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum strings.Builder
+	if err := inst.Summary(&sum); err != nil {
+		t.Fatal(err)
+	}
+	_, body, err := inst.Section()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, text := range map[string]string{"report": sec.HTML, "summary": sum.String(), "section": body} {
+		if !strings.Contains(text, "emu::insert_sorted") || strings.Contains(text, "_ZN3emu") {
+			t.Errorf("%s does not name emu::insert_sorted(int*, int):\n%s", what, text)
+		}
+	}
+	if data, _ := os.ReadFile(files[0]); !strings.Contains(string(data), `"_ZN3emu13insert_sortedEPii"`) {
+		t.Errorf("the profile lost the symbol's name")
+	}
+}

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"emuprof/analyses/report"
 )
 
 // Profile is the content of <app>_paths.json (issue 11, point 7).
@@ -252,7 +254,7 @@ func (pr *Profile) Summary(w io.Writer, top int) error {
 					fmt.Fprintf(&b, " ... (%d in all)", dyn)
 					break
 				}
-				fmt.Fprintf(&b, " %s (%s)", r.Name, r.CFG)
+				fmt.Fprintf(&b, " %s (%s)", report.Demangle(r.Name), r.CFG)
 				n++
 			}
 		}
@@ -292,7 +294,7 @@ func (pr *Profile) Summary(w io.Writer, top int) error {
 		if execs > 0 {
 			share = 100 * float64(h.p.Count) / float64(execs)
 		}
-		fmt.Fprintf(&b, "%12d %5.1f%%  %-28s %-8s %d: %s\n", h.p.Count, share, clip(h.r.Name, 28), h.p.ID, len(h.p.Blocks), lineRanges(h.p.Lines))
+		fmt.Fprintf(&b, "%12d %5.1f%%  %-28s %-8s %d: %s\n", h.p.Count, share, clip(report.Demangle(h.r.Name), 28), h.p.ID, len(h.p.Blocks), lineRanges(h.p.Lines))
 	}
 	_, err := w.Write(b.Bytes())
 	return err

@@ -69,7 +69,7 @@ func writeHotRoutines(b *strings.Builder, pr *Profile) {
 			rest -= p.Count
 		}
 		row[srcPaths] = float64(rest)
-		chart.Labels = append(chart.Labels, shorten(r.Name, 16))
+		chart.Labels = append(chart.Labels, shorten(report.Demangle(r.Name), 16))
 		chart.Values = append(chart.Values, row)
 	}
 	b.WriteString("<figure>\n" + chart.SVG() + "<figcaption>Each bar is one routine's path executions; its segments are its hottest paths, numbered as in the listings below.</figcaption>\n</figure>\n")
@@ -114,7 +114,7 @@ func fileLine(s string) (file string, line int, ok bool) {
 func writeRoutineSource(b *strings.Builder, r *Routine) {
 	ps := hottest(r)
 	total := routineExecs(r)
-	fmt.Fprintf(b, "<h4>%s <span class=\"note\">(%d paths, %d executions)</span></h4>\n", report.Esc(r.Name), len(r.Paths), total)
+	fmt.Fprintf(b, "<h4>%s <span class=\"note\">(%d paths, %d executions)</span></h4>\n", report.Esc(report.Demangle(r.Name)), len(r.Paths), total)
 	// The file most of the paths' lines are in, and which path runs which line.
 	files := map[string]int{}
 	on := map[int][]bool{} // line -> per path

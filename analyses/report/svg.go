@@ -1,9 +1,12 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // Plot is an inline SVG chart of series of points against linear axes,
@@ -130,10 +133,18 @@ func (p *Plot) SVG() string {
 		yf = Human
 	}
 
+	// The legend goes right of the plot area, where it covers no curve.
+	lw := 0
+	for _, s := range p.Series {
+		if s.Name != "" {
+			lw = max(lw, legendW+6*utf8.RuneCountInString(s.Name))
+		}
+	}
+	lw = min(lw, 2*legendW+120)
 	var b strings.Builder
-	fmt.Fprintf(&b, "<svg class=\"plot\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">\n", w, h, w, h)
+	fmt.Fprintf(&b, "<svg class=\"plot\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">\n", w+lw, h, w+lw, h)
 	fmt.Fprintf(&b, "<title>%s</title>\n", Esc(p.Title))
-	fmt.Fprintf(&b, "<text class=\"title\" x=\"%d\" y=\"15\">%s</text>\n", padL, Esc(p.Title))
+	b.WriteString(titleText(p.Title, padL, w+lw-padL-4))
 	for _, t := range xt {
 		x := sx(t)
 		fmt.Fprintf(&b, "<line class=\"grid\" x1=\"%s\" y1=\"%d\" x2=\"%s\" y2=\"%d\"/>", f1(x), padT, f1(x), h-padB)
@@ -147,14 +158,14 @@ func (p *Plot) SVG() string {
 	fmt.Fprintf(&b, "<path class=\"axis\" fill=\"none\" d=\"M%d %dV%dH%d\"/>\n", padL, padT, h-padB, w-padR)
 	fmt.Fprintf(&b, "<text x=\"%s\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", f1(padL+pw/2), h-6, Esc(p.XLabel))
 	fmt.Fprintf(&b, "<text x=\"12\" y=\"%s\" text-anchor=\"middle\" transform=\"rotate(-90 12 %s)\">%s</text>\n", f1(padT+ph/2), f1(padT+ph/2), Esc(p.YLabel))
-	// Legend, top right.
+	// Legend, right of the plot area.
 	ly := padT + 4
 	for i, s := range p.Series {
 		if s.Name == "" {
 			continue
 		}
 		c := p.color(i)
-		lx := w - padR - 150
+		lx := w - padR + 10
 		fmt.Fprintf(&b, "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"3\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">%s</text>\n", lx, ly+3, c, lx+14, ly+7, Esc(s.Name))
 		ly += 13
 	}
@@ -254,6 +265,26 @@ func ticks(lo, hi float64) []float64 {
 
 // Bars is a horizontal stacked bar chart: one bar per label, one segment
 // per part, drawn as SVG paths with a tooltip each.
+// legendW is the width of a legend's swatch and margins, titleCharW an
+// upper estimate of a title character's width (12px bold).
+const legendW, titleCharW = 30, 7.5
+
+// titleText is a chart title at x, squeezed into width when it would be
+// longer (SVG text is not wrapped nor clipped by the browser: a long
+// routine name ran off the chart).
+func titleText(title string, x, width int) string {
+	fit := ""
+	if float64(utf8.RuneCountInString(title))*titleCharW > float64(width) {
+		fit = fmt.Sprintf(" textLength=\"%d\" lengthAdjust=\"spacingAndGlyphs\"", width)
+	}
+	return fmt.Sprintf("<text class=\"title\" x=\"%d\" y=\"15\"%s>%s</text>\n", x, fit, Esc(title))
+}
+
+// MaxBars is the most bars a chart draws: beyond, the largest MaxBars-1
+// (by total, in their order) and one bar for the mean of the others, so a
+// run of thousands of threads does not draw a chart thousands of bars high.
+const MaxBars = 40
+
 type Bars struct {
 	Title  string
 	Unit   string   // of the values, for the axis and tooltips
@@ -263,8 +294,50 @@ type Bars struct {
 	Values [][]float64
 }
 
+// grouped returns c with its largest MaxBars-1 bars and one for the mean
+// of the others.
+func (c *Bars) grouped() *Bars {
+	sum := func(row []float64) float64 {
+		s := 0.0
+		for _, v := range row {
+			s += math.Max(v, 0)
+		}
+		return s
+	}
+	idx := make([]int, len(c.Labels))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(sum(c.Values[b]), sum(c.Values[a])) })
+	keep := idx[:MaxBars-1]
+	slices.Sort(keep)
+	g := &Bars{Title: c.Title, Unit: c.Unit, Parts: c.Parts, Colors: c.Colors}
+	kept := make([]bool, len(c.Labels))
+	for _, i := range keep {
+		kept[i] = true
+		g.Labels, g.Values = append(g.Labels, c.Labels[i]), append(g.Values, c.Values[i])
+	}
+	rest := len(c.Labels) - len(keep)
+	mean := make([]float64, len(c.Parts))
+	for i, row := range c.Values {
+		if !kept[i] {
+			for j, v := range row {
+				if j < len(mean) {
+					mean[j] += v / float64(rest)
+				}
+			}
+		}
+	}
+	g.Title = fmt.Sprintf("%s (%d largest; last: mean of %d others)", c.Title, len(keep), rest)
+	g.Labels, g.Values = append(g.Labels, fmt.Sprintf("%d others, mean", rest)), append(g.Values, mean)
+	return g
+}
+
 // SVG renders the chart.
 func (c *Bars) SVG() string {
+	if len(c.Labels) > MaxBars {
+		return c.grouped().SVG()
+	}
 	const w, barH, gap, left = 640, 14, 6, 110
 	h := padT + len(c.Labels)*(barH+gap) + 44
 	total := 0.0
@@ -284,7 +357,8 @@ func (c *Bars) SVG() string {
 	sx := func(v float64) float64 { return left + v/top*pw }
 	var b strings.Builder
 	fmt.Fprintf(&b, "<svg class=\"plot\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">\n", w, h, w, h)
-	fmt.Fprintf(&b, "<title>%s</title>\n<text class=\"title\" x=\"%d\" y=\"15\">%s</text>\n", Esc(c.Title), left, Esc(c.Title))
+	fmt.Fprintf(&b, "<title>%s</title>\n", Esc(c.Title))
+	b.WriteString(titleText(c.Title, left, w-left-4))
 	bottom := padT + len(c.Labels)*(barH+gap)
 	for _, t := range xt {
 		x := sx(t)

@@ -13,7 +13,7 @@ import (
 
 // HTML report settings.
 const (
-	htmlPlotted   = 12  // routines with plots, by decreasing cost
+	htmlPlotted   = 12  // routines with plots (ChoosePlots)
 	htmlTableRows = 300 // routines in the table
 	htmlMaxMarks  = 400 // points drawn per series (evenly sampled beyond)
 )
@@ -146,6 +146,24 @@ func renderProgram(b *strings.Builder, rms, drms *Report, names, skipped []strin
 	}
 	b.WriteString("</p>\n")
 
+	// The routines chosen for plots lead the table (in plot order), then
+	// the others by cost: what comes first is what to look at.
+	chosen, strict := ChoosePlots(rows, drms.TotalCost, htmlPlotted)
+	if strict {
+		lead := make(map[[2]string]bool, len(chosen))
+		ordered := make([]RoutineSummary, 0, len(rows))
+		for _, c := range chosen {
+			lead[[2]string{c.Name, c.Object}] = true
+			ordered = append(ordered, c.RoutineSummary)
+		}
+		for _, s := range rows {
+			if !lead[[2]string{s.Name, s.Object}] {
+				ordered = append(ordered, s)
+			}
+		}
+		rows = ordered
+		fmt.Fprintf(b, "<p class=\"note\">The %d routines whose cost depends on their input size (plotted below) come first, then the others by cost; click a column to sort.</p>\n", len(chosen))
+	}
 	t := report.HTMLTable{
 		Header:   []string{"routine", "object", "calls", "cost", "cost %", "self", "input sizes (RMS)", "input sizes (TRMS)", "growth exponent (TRMS)", "worst cost ~ (TRMS)", "R²", "external input %", "thread input %"},
 		Numeric:  []bool{false, false, true, true, true, true, true, true, true, false, true, true, true},
@@ -177,8 +195,14 @@ func renderProgram(b *strings.Builder, rms, drms *Report, names, skipped []strin
 		fmt.Fprintf(b, "<p class=\"note\">%d more routines not shown (the text summary and the .aprof files have them all).</p>\n", len(rows)-htmlTableRows)
 	}
 
-	// Plots of the costliest routines seen with several input sizes.
-	fmt.Fprintf(b, "<p class=\"note\">Plots: the %d costliest routines seen with more than one input size.</p>\n", htmlPlotted)
+	// Plots of the routines whose cost depends on their input size.
+	if strict {
+		fmt.Fprintf(b, "<p class=\"note\">Plots: the costliest routines (at most %d) whose worst cost grows with their input size, seen with at least %d input sizes and fitted with R² ≥ %.1f, and whose own cost is at least %.0f%% of the run; outer frames, whose cost is their callees', are left out.</p>\n",
+			htmlPlotted, plotMinSizes, plotMinR2, 100*plotMinSelf)
+	} else {
+		fmt.Fprintf(b, "<p class=\"note\">No routine's cost is shown to depend on its input size (at least %d input sizes, a fit with R² ≥ %.1f, own cost at least %.0f%% of the run). Plots: the costliest routines seen with more than one input size, at most %d.</p>\n",
+			plotMinSizes, plotMinR2, 100*plotMinSelf, htmlPlotted)
+	}
 	type rkey struct{ name, object string }
 	pointsOf := func(r *Report) map[rkey][]Point {
 		ids := map[uint32]rkey{}
@@ -196,18 +220,11 @@ func renderProgram(b *strings.Builder, rms, drms *Report, names, skipped []strin
 		return m
 	}
 	rp, dp := pointsOf(rms), pointsOf(drms)
-	plotted := 0
-	for _, s := range rows {
-		if plotted >= htmlPlotted {
-			break
-		}
+	for _, c := range chosen {
+		s := c.RoutineSummary
 		k := rkey{s.Name, s.Object}
-		if len(dp[k]) < 2 && len(rp[k]) < 2 { // one input size: nothing to plot
-			continue
-		}
-		plotted++
-		fmt.Fprintf(b, "<h3>%s <span class=\"note\">(%s, %d calls, cost %d)</span></h3>\n<div class=\"plots\">\n",
-			report.Esc(s.Name), report.Esc(filepath.Base(s.Object)), s.Calls, s.Cost)
+		fmt.Fprintf(b, "<h3>%s <span class=\"note\">(%s, %d calls, cost %d)</span></h3>\n<p class=\"note\">%s</p>\n<div class=\"plots\">\n",
+			report.Esc(s.Name), report.Esc(filepath.Base(s.Object)), s.Calls, s.Cost, report.Esc(c.Why))
 		for _, m := range []struct {
 			label string
 			pts   []Point

@@ -196,3 +196,52 @@ func (p *Profiler) Summary(w io.Writer, top int) error {
 	}
 	return nil
 }
+
+// What makes a routine worth a plot in the report: its cost depends on its
+// input size, with evidence, and matters to the run. Outer frames (main, an
+// interpreter's entry) are seen with one or two input sizes, or with sizes
+// their cost does not follow; their cost is their callees'.
+const (
+	plotMinSizes = 5    // distinct TRMS input sizes
+	plotMinR2    = 0.9  // the worst-cost fit explains the data
+	plotMinSelf  = 0.01 // own (self) cost, share of the run's total
+)
+
+// PlotChoice is a routine chosen for the report's plots, and why.
+type PlotChoice struct {
+	RoutineSummary
+	Why string
+}
+
+// ChoosePlots returns up to n routines of rows (Summarize's) to plot,
+// costliest first, among those whose worst cost grows with their input
+// size (plotMinSizes, plotMinR2) and whose own cost is at least plotMinSelf
+// of total. strict is false when none is: then the costliest routines
+// seen with several input sizes are returned, for what they show.
+func ChoosePlots(rows []RoutineSummary, total uint64, n int) (out []PlotChoice, strict bool) {
+	share := func(c uint64) float64 {
+		if total == 0 {
+			return 0
+		}
+		return float64(c) / float64(total)
+	}
+	for _, s := range rows {
+		f := s.TRMSFit
+		if len(out) >= n || s.TRMSSizes < plotMinSizes || f == nil || f.R2 < plotMinR2 || f.B <= 0 || f.C <= 0 || share(s.Self) < plotMinSelf {
+			continue
+		}
+		out = append(out, PlotChoice{s, fmt.Sprintf("Chosen: %d input sizes (TRMS), worst cost ~ n^%.2f with R² %.3f, own cost %.1f%% of the run (%.1f%% with its callees).",
+			s.TRMSSizes, f.C, f.R2, 100*share(s.Self), 100*share(s.Cost))})
+	}
+	if len(out) > 0 {
+		return out, true
+	}
+	for _, s := range rows {
+		if len(out) >= n || max(s.TRMSSizes, s.RMSSizes) < 2 {
+			continue
+		}
+		out = append(out, PlotChoice{s, fmt.Sprintf("Shown for want of better: %d input sizes (TRMS), own cost %.1f%% of the run (%.1f%% with its callees).",
+			s.TRMSSizes, 100*share(s.Self), 100*share(s.Cost))})
+	}
+	return out, false
+}

@@ -98,7 +98,7 @@ func checkParallel(t *testing.T, pr parRun) {
 	if !strings.Contains(pr.summary, fmt.Sprintf("= %d cores × %d ns: ok", r.Cores, r.Makespan)) {
 		t.Errorf("summary lacks the invariant line:\n%s", pr.summary)
 	}
-	if !strings.Contains(pr.summary, "program: idleness") {
+	if verdict := map[bool]string{true: "program: serial", false: "program: idleness"}[r.Serial()]; !strings.Contains(pr.summary, verdict) {
 		t.Errorf("summary lacks the program's verdict:\n%s", pr.summary)
 	}
 }
