@@ -329,7 +329,13 @@ func wroteFiles(paths []string, dir string, list bool) {
 			fmt.Fprintf(os.Stderr, "  %s\n", p)
 		}
 	default:
-		fmt.Fprintf(os.Stderr, "emuprof: wrote %s to %s (--list-files names them)\n", plural(int64(len(paths)), "file"), dir)
+		page := "" // the file to open is named
+		for _, p := range paths {
+			if filepath.Base(p) == "report.html" {
+				page = ", the page " + p
+			}
+		}
+		fmt.Fprintf(os.Stderr, "emuprof: wrote %s to %s%s (--list-files names them)\n", plural(int64(len(paths)), "file"), dir, page)
 	}
 }
 

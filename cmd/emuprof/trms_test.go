@@ -399,7 +399,7 @@ func TestTRMSOneReportPerProcess(t *testing.T) {
 	if !slices.Equal(names, want) {
 		t.Errorf("files %v, want %v", names, want)
 	}
-	if wrote := fmt.Sprintf("emuprof: wrote 5 files to %s (--list-files names them)\n", one); !strings.HasSuffix(out.stderr, wrote) || strings.Count(out.stderr, "emuprof: wrote") != 1 {
+	if wrote := fmt.Sprintf("emuprof: wrote 5 files to %s, the page %s (--list-files names them)\n", one, filepath.Join(one, "report.html")); !strings.HasSuffix(out.stderr, wrote) || strings.Count(out.stderr, "emuprof: wrote") != 1 {
 		t.Errorf("stderr ends %q, want the one line %q", out.stderr[max(0, len(out.stderr)-300):], wrote)
 	}
 	pt := run(t, nil, per, emuprofBin, "trms", "--per-thread", "--list-files", "--out", per, "--clear-env", "--", prog, "20")
