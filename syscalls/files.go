@@ -21,8 +21,10 @@ type hostFile struct {
 	id   os.FileInfo // see identity
 	keep bool        // f is the host's standard stream: not closed here
 	// app: f was opened O_APPEND by the host (`>>`): writes go to its end
-	// (os refuses WriteAt there).
+	// (os refuses WriteAt there). acc is the host's access mode (O_RDONLY,
+	// O_WRONLY, O_RDWR) of a standard stream.
 	app bool
+	acc uint32
 }
 
 func (h *hostFile) read(k *Kernel, p []byte, off int64) (int, Errno) {

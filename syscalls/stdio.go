@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Standard streams that are host regular files (`prog < in > out 2>> log`)
@@ -17,6 +18,12 @@ import (
 // /proc/self/fd/1 opens the file again at offset 0. A regular file is as
 // deterministic as a pipe, so the "count bytes or end of file" rule of the
 // other streams is not needed.
+//
+// The file's path, which /proc/self/fd/N shows, is found where the host
+// names its standard streams (Linux: /dev/stdout is a link to the file;
+// elsewhere the link has no path). Reopening goes through the host's
+// descriptor, so that it is the host's file also under an overlay, and
+// needs the access the host gave it.
 
 // stdFile returns the open file for fd (0, 1 or 2) when f is a host
 // regular file, nil otherwise.
@@ -39,6 +46,7 @@ func stdFile(f *os.File, fd int) *openFile {
 			flags |= oAPPEND
 		}
 	}
+	h.acc = flags & oAccMode
 	of := newOpenFile(h, flags|oLARGEFILE, "")
 	of.hostPos = f
 	return of
@@ -49,8 +57,8 @@ func stdFile(f *os.File, fd int) *openFile {
 // sysroot.
 func (k *Kernel) stdPath(f *os.File) string {
 	p, err := filepath.EvalSymlinks(f.Name())
-	if err != nil || p == f.Name() {
-		return ""
+	if err != nil || strings.HasPrefix(p, "/dev/") || strings.HasPrefix(p, "/proc/") {
+		return "" // the host does not say (macOS: /dev/stdout is a device)
 	}
 	fi, err := os.Stat(p)
 	id, err2 := f.Stat()
@@ -84,13 +92,13 @@ func (f *openFile) setPos(n int64) {
 
 // reopenStd opens a standard stream that is a host file again, for
 // /proc/self/fd/N: a new open file description at offset 0 with the
-// flags asked for, as Linux's reopening of the file by its path. The host
-// descriptor is the only way to the file, so it needs the access the host
-// gave it, and its writes append when the host's do.
+// flags asked for, as Linux's reopening of the file by its path. It goes
+// through the host descriptor, so it needs the access the host gave it,
+// and its writes append when the host's do.
 func (k *Kernel) reopenStd(f *openFile, flags, keep uint32) (*openFile, Errno) {
 	h := f.ops.(*hostFile)
 	acc := flags & oAccMode
-	if (acc != oWRONLY && !f.readable()) || (acc != oRDONLY && !f.writable()) {
+	if (acc != oWRONLY && h.acc == oWRONLY) || (acc != oRDONLY && h.acc == oRDONLY) {
 		return nil, eACCES
 	}
 	if flags&oTRUNC != 0 && acc != oRDONLY {
@@ -99,5 +107,5 @@ func (k *Kernel) reopenStd(f *openFile, flags, keep uint32) (*openFile, Errno) {
 		}
 		k.stampFile(h.f, h.host, stampM|stampC)
 	}
-	return newOpenFile(&hostFile{f: h.f, keep: true, app: h.app}, keep, ""), 0
+	return newOpenFile(&hostFile{f: h.f, keep: true, app: h.app, acc: h.acc}, keep, f.guest), 0
 }

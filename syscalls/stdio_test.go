@@ -83,3 +83,35 @@ func TestStdRegularFile(t *testing.T) {
 		t.Errorf("file %q", b)
 	}
 }
+
+// Reopening /dev/stdout opens the host's file again at offset 0 (O_TRUNC
+// empties it), also under an overlay, where a reopening by path would
+// write to the overlay's copy instead; /proc/self/fd/1 names the file.
+func TestStdReopen(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "out")
+	if err := os.WriteFile(p, []byte("0123456789"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ov, err := NewOverlay(t.TempDir(), "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, Config{HostStd: [3]*os.File{nil, f, nil}, Overlay: ov})
+	h.must(nrWrite, 1, h.str("ab"), 2)
+	fd := h.must(nrOpen, h.str("/dev/stdout"), oWRONLY|oTRUNC)
+	h.must(nrWrite, fd, h.str("xyz"), 3)
+	if b, _ := os.ReadFile(p); string(b) != "xyz" {
+		t.Errorf("host file %q, want \"xyz\"", b)
+	}
+	h.errno(eACCES, nrOpen, h.str("/dev/stdout"), oRDONLY) // the host gave write access only
+	buf := h.alloc(256)
+	n := h.must(89, h.str("/proc/self/fd/1"), buf, 256) // readlink
+	if got, want := string(h.peek(buf, int(n))), filepath.ToSlash(p); got != want {
+		t.Errorf("readlink %q, want %q", got, want)
+	}
+}

@@ -1,6 +1,7 @@
 package syscalls
 
 import (
+	"cmp"
 	"fmt"
 	"path"
 	"slices"
@@ -183,6 +184,12 @@ func (k *Kernel) synthAt(p string) *synthNode {
 		f, e := k.file(fd)
 		if e != 0 {
 			return nil
+		}
+		if h, isHost := f.ops.(*hostFile); isHost && h.keep {
+			// A standard stream that is a host file: the link names its
+			// path but leads to its descriptor (stdio.go), which is the
+			// host's file also under an overlay.
+			return &synthNode{path: p, kind: synLink, target: cmp.Or(f.guest, anonName(f)), fd: f}
 		}
 		if f.guest != "" {
 			return linkNode(p, f.guest)
