@@ -176,6 +176,8 @@ func (p *Process) bindKernel() {
 	// progress, which the run loop writes back after the call.
 	p.kernel.SetFS = func(_ int, base uint64) { p.sysRegs.FSBase = base }
 	p.kernel.GetFS = func(int) uint64 { return p.sysRegs.FSBase }
+	p.kernel.SetGS = func(_ int, base uint64) { p.sysRegs.GSBase = base }
+	p.kernel.GetGS = func(int) uint64 { return p.sysRegs.GSBase }
 }
 
 // releaseVfork lets the parent a vfork suspended go on (the child exec'd or
@@ -283,6 +285,10 @@ func (p *Process) waitable(pid int64) []*Process {
 // wait4 reaps a zombie child or parks t until one exits.
 func (p *Process) wait4(t *sched.Thread, c *syscalls.Call) syscalls.Outcome {
 	pid, statusAddr, options, rusage := int64(int32(c.Args[0])), c.Args[1], c.Args[2], c.Args[3]
+	// kernel_wait4: WNOHANG, WUNTRACED, WCONTINUED, __WNOTHREAD, __WALL, __WCLONE.
+	if uint32(options)&^(1|2|8|0x20000000|0x40000000|0x80000000) != 0 {
+		return ret(errno(eINVAL))
+	}
 	cands := p.waitable(pid)
 	if len(cands) == 0 {
 		return ret(errno(eCHILD))

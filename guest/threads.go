@@ -27,6 +27,17 @@ const (
 	cloneParentSettid  = 0x100000
 	cloneChildCleartid = 0x200000
 	cloneChildSettid   = 0x1000000
+	cloneFS            = 0x200
+	cloneSighand       = 0x800
+	clonePidfd         = 0x1000
+	cloneParent        = 0x8000
+	cloneNewNS         = 0x20000
+	cloneDetached      = 0x400000
+	cloneNewUser       = 0x10000000
+	cloneNewTime       = 0x80
+	cloneClearSighand  = 1 << 32
+	cloneIntoCgroup    = 1 << 33
+	cloneSignalMask    = 0xff // CSIGNAL
 
 	futexWait          = 0
 	futexWake          = 1
@@ -75,7 +86,17 @@ func (p *Process) clone3(t *sched.Thread, c *syscalls.Call, r *cpu.Regs, argp, s
 		return ret(errno(eFAULT)), true, nil
 	}
 	u := func(i int) uint64 { return binary.LittleEndian.Uint64(buf[i*8:]) }
-	flags, childTid, parentTid, stack, stackSize, tls := u(0), u(2), u(3), u(5), u(6), u(7)
+	flags, childTid, parentTid, exitSignal, stack, stackSize, tls := u(0), u(2), u(3), u(4), u(5), u(6), u(7)
+	// clone3_args_valid and copy_clone_args_from_user.
+	switch {
+	case exitSignal&^cloneSignalMask != 0 || exitSignal > 64,
+		flags&^(0xffffffff|cloneClearSighand|cloneIntoCgroup) != 0,
+		flags&(cloneDetached|cloneSignalMask&^cloneNewTime) != 0,
+		flags&(cloneSighand|cloneClearSighand) == cloneSighand|cloneClearSighand,
+		flags&(cloneThread|cloneParent) != 0 && exitSignal != 0,
+		(stack == 0) != (stackSize == 0):
+		return ret(errno(eINVAL)), true, nil
+	}
 	sp := uint64(0)
 	if stack != 0 {
 		sp = stack + stackSize
@@ -88,6 +109,22 @@ func (p *Process) clone3(t *sched.Thread, c *syscalls.Call, r *cpu.Regs, argp, s
 // CLONE_THREAD a process (fork.go: with a copy of the memory, even with
 // CLONE_VM, which posix_spawn uses with CLONE_VFORK).
 func (p *Process) clone(t *sched.Thread, c *syscalls.Call, r *cpu.Regs, flags, sp, parentTid, childTid, tls uint64) (syscalls.Outcome, *Result) {
+	// copy_process's rules, before anything is created.
+	switch {
+	case flags&(cloneNewNS|cloneFS) == cloneNewNS|cloneFS,
+		flags&(cloneNewUser|cloneFS) == cloneNewUser|cloneFS,
+		flags&cloneThread != 0 && flags&cloneSighand == 0,
+		flags&cloneSighand != 0 && flags&cloneVM == 0,
+		flags&clonePidfd != 0 && flags&cloneDetached != 0:
+		return ret(errno(eINVAL)), nil
+	case flags&clonePidfd != 0:
+		// No pidfds yet: Linux would store one at parentTid (EFAULT
+		// when it cannot).
+		if p.writeU32(parentTid, ^uint32(0)) != nil {
+			return ret(errno(eFAULT)), nil
+		}
+		return ret(errno(eNOSYS)), nil
+	}
 	if flags&cloneThread == 0 {
 		return p.fork(t, c, r, flags, sp, parentTid, childTid, tls)
 	}

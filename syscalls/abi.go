@@ -261,6 +261,8 @@ const (
 	archSetFS     = 0x1002
 	archGetFS     = 0x1003
 	archGetGS     = 0x1004
+	archGetCPUID  = 0x1011
+	archSetCPUID  = 0x1012
 	archCETStatus = 0x3001
 )
 

@@ -63,12 +63,16 @@ func newOpenFile(ops fileOps, flags uint32, guest string) *openFile {
 	return &openFile{ops: ops, flags: flags, guest: guest, refs: 1}
 }
 
+// readable and writable: access mode 3 (O_ACCMODE) opens a file for
+// neither, after checking both permissions (ioctl only), as Linux does.
 func (f *openFile) readable() bool {
-	return f.flags&oPATH == 0 && f.flags&oAccMode != oWRONLY
+	acc := f.flags & oAccMode
+	return f.flags&oPATH == 0 && (acc == oRDONLY || acc == oRDWR)
 }
 
 func (f *openFile) writable() bool {
-	return f.flags&oPATH == 0 && f.flags&oAccMode != oRDONLY
+	acc := f.flags & oAccMode
+	return f.flags&oPATH == 0 && (acc == oWRONLY || acc == oRDWR)
 }
 
 // fdSlot is one entry of the descriptor table.

@@ -262,6 +262,12 @@ type Kernel struct {
 	mlocked []span
 	// undumpable is PR_SET_DUMPABLE 0.
 	undumpable bool
+	// noNewPrivs is PR_SET_NO_NEW_PRIVS: inherited by fork, kept by exec.
+	noNewPrivs bool
+	// nice, policy and personality are setpriority's, sched_setscheduler's
+	// and personality's (sys_prio.go): recorded, inherited by fork.
+	nice, policy int
+	personality  uint32
 	// mempolicy is set_mempolicy's policy (sys_sched.go).
 	mempolicy memPolicy
 	// fifos are the pipes of the FIFO nodes open or waited for, by host
@@ -287,6 +293,9 @@ type Kernel struct {
 	SetFS func(tid int, base uint64)
 	// GetFS returns the FS base of thread tid (arch_prctl ARCH_GET_FS).
 	GetFS func(tid int) uint64
+	// SetGS and GetGS are ARCH_SET_GS and ARCH_GET_GS's.
+	SetGS func(tid int, base uint64)
+	GetGS func(tid int) uint64
 	// Threads returns the number of live threads of the process
 	// (/proc/self/status; nil: 1).
 	Threads func() int

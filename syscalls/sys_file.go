@@ -37,6 +37,19 @@ func (k *Kernel) openAt(dirfd int, pathAddr uint64, flags, mode uint32) Outcome 
 		return fail(e)
 	}
 	if flags&oTMPFILE != 0 {
+		// An unnamed file is not emulated: the directory is checked as
+		// Linux does, then the file system says it cannot (as tmpfs
+		// without O_TMPFILE support would); programs fall back to a
+		// named temporary file.
+		l, e := k.lookup(dirfd, p, true)
+		switch {
+		case e != 0:
+			return fail(e)
+		case !l.exists():
+			return fail(eNOENT)
+		case !l.isDir():
+			return fail(eNOTDIR)
+		}
 		return fail(eOPNOTSUPP)
 	}
 	follow := flags&oNOFOLLOW == 0 && flags&(oCREAT|oEXCL) != oCREAT|oEXCL
@@ -64,7 +77,7 @@ func hostOpenFlags(flags uint32) int {
 	switch flags & oAccMode {
 	case oWRONLY:
 		return os.O_WRONLY
-	case oRDWR:
+	case oRDWR, oAccMode: // 3: both permissions are checked
 		return os.O_RDWR
 	}
 	return os.O_RDONLY
@@ -73,9 +86,6 @@ func hostOpenFlags(flags uint32) int {
 // openLoc opens the file at l.
 func (k *Kernel) openLoc(l loc, flags, mode uint32) (*openFile, Errno) {
 	acc := flags & oAccMode
-	if acc == oAccMode && flags&oPATH == 0 {
-		return nil, eINVAL
-	}
 	keep := flags&descFlags | oLARGEFILE
 	if flags&oPATH != 0 {
 		keep = flags&(oPATH|oDIRECTORY|oNOFOLLOW) | oLARGEFILE

@@ -188,8 +188,8 @@ func (k *Kernel) renameat(olddir int, oldAddr uint64, newdir int, newAddr uint64
 	if flags&^(renameNoRepl|renameExch|renameWhite) != 0 {
 		return fail(eINVAL)
 	}
-	if flags&(renameExch|renameWhite) != 0 {
-		return fail(eINVAL) // not supported
+	if flags&renameExch != 0 && flags&(renameNoRepl|renameWhite) != 0 || flags&renameWhite != 0 {
+		return fail(eINVAL) // RENAME_WHITEOUT is for overlay file systems
 	}
 	op, e := k.readPath(oldAddr)
 	if e != 0 {
@@ -222,8 +222,12 @@ func (k *Kernel) renameat(olddir int, oldAddr uint64, newdir int, newAddr uint64
 		return fail(eBUSY)
 	case nl.exists() && flags&renameNoRepl != 0:
 		return fail(eEXIST)
+	case flags&renameExch != 0 && !nl.exists():
+		return fail(eNOENT)
 	case ol.host == nl.host:
 		return ok(0)
+	case flags&renameExch != 0:
+		return k.exchange(ol, nl)
 	}
 	if ol.isDir() {
 		if strings.HasPrefix(nl.guest, ol.guest+"/") {
@@ -258,6 +262,37 @@ func (k *Kernel) renameat(olddir int, oldAddr uint64, newdir int, newAddr uint64
 	return ok(0)
 }
 
+// exchange swaps the files at ol and nl (RENAME_EXCHANGE). The host has no
+// portable atomic exchange; three renames through a name beside nl are
+// atomic for the guest, whose threads and processes are serialized.
+func (k *Kernel) exchange(ol, nl loc) Outcome {
+	if k.ov != nil {
+		return fail(eINVAL) // the overlay's rename does not exchange
+	}
+	if ol.isDir() && strings.HasPrefix(nl.guest, ol.guest+"/") || nl.isDir() && strings.HasPrefix(ol.guest, nl.guest+"/") {
+		return fail(eINVAL)
+	}
+	tmp := nl.host + ".emuprof-exchange"
+	if _, err := os.Lstat(tmp); err == nil {
+		return fail(eBUSY)
+	}
+	if err := os.Rename(nl.host, tmp); err != nil {
+		return fail(hostErrno(err))
+	}
+	if err := os.Rename(ol.host, nl.host); err != nil {
+		_ = os.Rename(tmp, nl.host)
+		return fail(hostErrno(err))
+	}
+	if err := os.Rename(tmp, ol.host); err != nil {
+		return fail(hostErrno(err))
+	}
+	k.stamp(ol.fi, nl.host, stampC)
+	k.stamp(nl.fi, ol.host, stampC)
+	k.touchParent(ol)
+	k.touchParent(nl)
+	return ok(0)
+}
+
 // lastNormal reports whether the last component of path p is a name (not
 // ".", ".." or the root): Linux's LAST_NORM.
 func lastNormal(p string) bool {
@@ -285,7 +320,7 @@ func (k *Kernel) linkat(olddir int, oldAddr uint64, newdir int, newAddr uint64, 
 	if flags&^(atSymlinkFollow|atEmptyPath) != 0 {
 		return fail(eINVAL)
 	}
-	ol, e := k.lookupArg(olddir, oldAddr, flags&atSymlinkFollow != 0)
+	ol, e := k.linkSource(olddir, oldAddr, flags)
 	if e != 0 {
 		return fail(e)
 	}
@@ -318,6 +353,34 @@ func (k *Kernel) linkat(olddir int, oldAddr uint64, newdir int, newAddr uint64, 
 	k.stamp(ol.fi, ol.host, stampC)
 	k.touchParent(nl)
 	return ok(0)
+}
+
+// linkSource is the file linkat links: the path's, or with AT_EMPTY_PATH
+// and an empty path the file open at olddir.
+func (k *Kernel) linkSource(olddir int, oldAddr uint64, flags uint32) (loc, Errno) {
+	if flags&atEmptyPath != 0 {
+		p, e := k.readPath(oldAddr)
+		if e != 0 && e != eNOENT {
+			return loc{}, e
+		}
+		if p == "" {
+			f, e := k.file(olddir)
+			if e != 0 {
+				return loc{}, e
+			}
+			h, ok := f.ops.(hostOps)
+			if !ok {
+				return loc{}, eNOENT // a pipe or an emulated file has no inode to link
+			}
+			_, host := h.hostFile()
+			fi, err := os.Lstat(host)
+			if err != nil {
+				return loc{}, hostErrno(err)
+			}
+			return loc{guest: f.guest, host: host, fi: fi}, 0
+		}
+	}
+	return k.lookupArg(olddir, oldAddr, flags&atSymlinkFollow != 0)
 }
 
 func sysLink(k *Kernel, c *Call) Outcome {

@@ -188,11 +188,20 @@ func sysMprotect(k *Kernel, c *Call) Outcome {
 	if addr%mm.PageSize != 0 || prot&^(protRead|protWrite|protExec|protGrowsDown|protGrowsUp) != 0 {
 		return fail(eINVAL)
 	}
+	if prot&(protGrowsDown|protGrowsUp) == protGrowsDown|protGrowsUp {
+		return fail(eINVAL)
+	}
 	if length == 0 {
 		return ok(0)
 	}
 	if addr+length < addr {
 		return fail(eNOMEM)
+	}
+	if prot&protGrowsUp != 0 {
+		return fail(eINVAL) // no VM_GROWSUP mapping on x86-64
+	}
+	if prot&protGrowsDown != 0 && !k.growsDown(addr) {
+		return fail(eINVAL) // only the stack grows down
 	}
 	if prot&protWrite != 0 {
 		// A shared mapping of a file not open for writing cannot become
@@ -364,3 +373,14 @@ func sysMincore(k *Kernel, c *Call) Outcome {
 // mincoreChunk is how many pages' bytes mincore writes at a time (Linux:
 // a page of them).
 const mincoreChunk = 4096
+
+// growsDown reports whether addr lies in a mapping that grows down
+// (VM_GROWSDOWN): here, the main thread's stack.
+func (k *Kernel) growsDown(addr uint64) bool {
+	for _, v := range k.as.VMAs() {
+		if v.Start <= addr && addr < v.End {
+			return v.Name == "[stack]"
+		}
+	}
+	return false
+}

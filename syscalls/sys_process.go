@@ -100,6 +100,24 @@ func sysArchPrctl(k *Kernel, c *Call) Outcome {
 			return fatal(c, errors.New("ARCH_GET_FS: no GetFS hook"))
 		}
 		return result(0, k.putU64(c.Args[1], k.GetFS(c.Tid)))
+	case archSetGS:
+		if k.SetGS == nil {
+			return fatal(c, errors.New("ARCH_SET_GS: no SetGS hook"))
+		}
+		if c.Args[1] >= mm.TaskSize {
+			return fail(ePERM)
+		}
+		k.SetGS(c.Tid, c.Args[1])
+		return ok(0)
+	case archGetGS:
+		if k.GetGS == nil {
+			return fatal(c, errors.New("ARCH_GET_GS: no GetGS hook"))
+		}
+		return result(0, k.putU64(c.Args[1], k.GetGS(c.Tid)))
+	case archGetCPUID:
+		return ok(1) // the CPUID instruction is enabled
+	case archSetCPUID:
+		return fail(eNODEV) // the virtual CPU has no CPUID faulting
 	}
 	return fail(eINVAL)
 }
@@ -146,6 +164,96 @@ func sysPrctl(k *Kernel, c *Call) Outcome {
 		return ok(0)
 	case prGetPDeathSig:
 		return result(0, k.putU32(c.Args[1], uint32(k.thread(c.Tid).pdeathsig)))
+	}
+	return k.prctlQuery(c)
+}
+
+// prctl options that report a process's default state (or set what only
+// restricts it), as an unprivileged process without special settings sees
+// them on x86-64.
+const (
+	prGetKeepCaps        = 7
+	prCapBSetRead        = 23
+	prGetTSC             = 25
+	prGetSecureBits      = 27
+	prGetTimerSlack      = 30
+	prMCEKillGet         = 34
+	prGetChildSubreaper  = 37
+	prSetNoNewPrivs      = 38
+	prGetNoNewPrivs      = 39
+	prGetTHPDisable      = 42
+	prCapAmbient         = 47
+	prGetSpeculationCtrl = 52
+	capLastCap           = 40 // CAP_CHECKPOINT_RESTORE
+)
+
+func (k *Kernel) prctlQuery(c *Call) Outcome {
+	a := c.Args
+	restZero := func(from int) bool { // the unused arguments must be 0
+		for i := from; i < 5; i++ {
+			if a[i] != 0 {
+				return false
+			}
+		}
+		return true
+	}
+	switch a[0] {
+	case prGetKeepCaps, prGetSecureBits:
+		return ok(0)
+	case prGetTimerSlack:
+		return ok(50_000) // ns, the default timer slack
+	case prCapBSetRead:
+		if a[1] > capLastCap {
+			return fail(eINVAL)
+		}
+		return ok(1)
+	case prGetTSC:
+		return result(0, k.putU32(a[1], 1)) // PR_TSC_ENABLE
+	case prGetChildSubreaper:
+		return result(0, k.putU32(a[1], 0))
+	case prMCEKillGet:
+		if !restZero(1) {
+			return fail(eINVAL)
+		}
+		return ok(2) // PR_MCE_KILL_DEFAULT
+	case prGetTHPDisable:
+		if !restZero(1) {
+			return fail(eINVAL)
+		}
+		return ok(0)
+	case prGetNoNewPrivs:
+		if !restZero(1) {
+			return fail(eINVAL)
+		}
+		if k.noNewPrivs {
+			return ok(1)
+		}
+		return ok(0)
+	case prSetNoNewPrivs:
+		if a[1] != 1 || !restZero(2) {
+			return fail(eINVAL)
+		}
+		k.noNewPrivs = true // kept across fork and exec, never cleared
+		return ok(0)
+	case prCapAmbient:
+		switch a[1] {
+		case 1: // PR_CAP_AMBIENT_IS_SET
+			if a[2] > capLastCap || !restZero(3) {
+				return fail(eINVAL)
+			}
+			return ok(0)
+		case 4: // PR_CAP_AMBIENT_CLEAR_ALL
+			if !restZero(2) {
+				return fail(eINVAL)
+			}
+			return ok(0)
+		}
+		return fail(eINVAL)
+	case prGetSpeculationCtrl:
+		if a[1] > 2 { // store bypass, indirect branch, L1D flush
+			return fail(eNODEV)
+		}
+		return ok(0) // PR_SPEC_NOT_AFFECTED: the virtual CPU has none
 	}
 	// PR_SET_VMA (naming anonymous memory) fails as on a kernel without
 	// CONFIG_ANON_VMA_NAME: the names would not show in /proc/self/maps.

@@ -2,6 +2,7 @@ package syscalls
 
 import (
 	"fmt"
+	"os"
 
 	"emuprof/analyses"
 )
@@ -594,6 +595,31 @@ func sysSendfile(k *Kernel, c *Call) Outcome {
 	return ok(n)
 }
 
+// copyRangeOverlaps refuses a copy within one file whose source and
+// destination overlap (generic_copy_file_checks: EINVAL).
+func (k *Kernel) copyRangeOverlaps(in *openFile, inPos int64, out *openFile, outPos int64, count uint64) Errno {
+	hi, _ := in.ops.(hostOps)
+	ho, _ := out.ops.(hostOps)
+	fi, _ := hi.hostFile()
+	fo, _ := ho.hostFile()
+	si, err1 := fi.Stat()
+	so, err2 := fo.Stat()
+	if err1 != nil || err2 != nil || !os.SameFile(si, so) {
+		return 0
+	}
+	if inPos < 0 {
+		inPos = in.off
+	}
+	if outPos < 0 {
+		outPos = out.off
+	}
+	n := int64(min(count, maxRWCount))
+	if outPos+n > inPos && outPos < inPos+n {
+		return eINVAL
+	}
+	return 0
+}
+
 func sysCopyFileRange(k *Kernel, c *Call) Outcome {
 	if c.Args[5] != 0 {
 		return fail(eINVAL)
@@ -615,11 +641,20 @@ func sysCopyFileRange(k *Kernel, c *Call) Outcome {
 		return fail(eINVAL)
 	}
 	inPos, e := k.offsetArg(c.Args[1])
+	if e == eINVAL {
+		e = eOVERFLOW // a negative offset (generic_copy_file_checks)
+	}
 	if e != 0 {
 		return fail(e)
 	}
 	outPos, e := k.offsetArg(c.Args[3])
+	if e == eINVAL {
+		e = eOVERFLOW
+	}
 	if e != 0 {
+		return fail(e)
+	}
+	if e := k.copyRangeOverlaps(in, inPos, out, outPos, c.Args[4]); e != 0 {
 		return fail(e)
 	}
 	n, e := k.copyFile(in, inPos, out, outPos, c.Args[4])

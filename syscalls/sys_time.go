@@ -11,7 +11,13 @@ const coarseRes = 4_000_000
 func (k *Kernel) clockNow(id int32, now int64) (int64, Errno) {
 	switch {
 	case id < 0:
-		// CPU-time clocks of a process or thread (clock_getcpuclockid).
+		// CPU-time clocks of a process or thread (clock_getcpuclockid):
+		// ^pid<<3 | per-thread<<2 | which, which < CPUCLOCK_MAX (3). Only
+		// this process's own clocks are known here.
+		pid := int(^(id >> 3))
+		if id&3 == 3 || pid != 0 && pid != k.cfg.Pid && k.threads[pid] == nil {
+			return 0, eINVAL
+		}
 		return now, 0
 	}
 	switch id {
@@ -111,8 +117,8 @@ func sysClockNanosleep(k *Kernel, c *Call) Outcome {
 		// emulated machine does not have).
 		return fail(eOPNOTSUPP)
 	default:
-		if id >= 0 {
-			return fail(eINVAL)
+		if _, e := k.clockNow(id, c.Now); id >= 0 || e != 0 || id&4 != 0 {
+			return fail(eINVAL) // a thread's CPU clock cannot be slept on either
 		}
 	}
 	t, e := k.getTimespec(c.Args[2])

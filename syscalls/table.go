@@ -281,6 +281,14 @@ func declareTable() []entry {
 	full(204, sysSchedGetaffinity)
 	partial(203, "the mask is recorded (sched_getaffinity and getcpu see it); the scheduler's CPU model does not bind threads", sysSchedSetaffinity)
 	full(24, sysSchedYield)
+	partial(145, "the policy recorded by sched_setscheduler; the scheduler is emuprof's own", sysSchedGetscheduler)
+	partial(144, "SCHED_OTHER, BATCH and IDLE are recorded; real-time policies need root; none changes the schedule", sysSchedSetscheduler)
+	full(146, sysSchedGetPriorityMax)
+	full(147, sysSchedGetPriorityMin)
+	partial(140, "this process's nice value (other processes: ESRCH)", sysGetpriority)
+	partial(141, "the nice value is recorded and reported, and does not change the schedule", sysSetpriority)
+	full(274, sysGetRobustList)
+	partial(135, "the persona is recorded and reported; no flag changes behaviour", sysPersonality)
 	partial(309, "the first CPU of the thread's affinity mask, node 0", sysGetcpu)
 	partial(99, "fixed memory figures, virtual uptime", sysSysinfo)
 	partial(100, "user time is the calling thread's virtual time", sysTimes)
@@ -290,6 +298,7 @@ func declareTable() []entry {
 
 	// Time (sys_time.go).
 	full(228, sysClockGettime)
+	partial(227, "the virtual clock cannot be set: CLOCK_REALTIME says EPERM, as without CAP_SYS_TIME", sysClockSettime)
 	full(229, sysClockGetres)
 	full(96, sysGettimeofday)
 	full(201, sysTime)
