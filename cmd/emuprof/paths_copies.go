@@ -84,15 +84,24 @@ func (f *profileFlags) pathsCopies(list string, args []string) (bool, error) {
 		common = append(common, "--"+g.Name+"="+g.Value.String())
 	})
 	// stdin is read once and replayed (issue 11: every copy sees the same
-	// input).
-	var stdinPath string
+	// input), as what it is: a regular file stays that file (the guest
+	// sees its inode, size and offset), anything else comes through a pipe.
+	var stdin stdinSource
 	switch {
 	case syscalls.HostStdinClosed():
 	case isTTY(os.Stdin):
 		fmt.Fprintln(os.Stderr, "emuprof: --copies: stdin is a terminal; the copies read no input (redirect it from a file or a pipe)")
 	default:
-		stdinPath = filepath.Join(work, "stdin")
-		in, err := os.Create(stdinPath)
+		if fi, err := os.Stdin.Stat(); err == nil && fi.Mode().IsRegular() {
+			if p, err := filepath.EvalSymlinks(os.Stdin.Name()); err == nil {
+				if off, err := os.Stdin.Seek(0, io.SeekCurrent); err == nil {
+					stdin = stdinSource{path: p, offset: off}
+					break
+				}
+			}
+		}
+		stdin = stdinSource{path: filepath.Join(work, "stdin"), pipe: true}
+		in, err := os.Create(stdin.path)
 		if err != nil {
 			return true, err
 		}
@@ -120,7 +129,7 @@ func (f *profileFlags) pathsCopies(list string, args []string) (bool, error) {
 		argv = append(argv, args...)
 		status.SetPhase(fmt.Sprintf("planning run (P3 for %d copies)", k))
 		status.Start()
-		r := runChild(self, argv, stdinPath)
+		r := runChild(self, argv, stdin)
 		status.Stop()
 		if r.err != nil || r.code != 0 && !fileExists(planPath) {
 			os.Stderr.Write(r.stderr.Bytes())
@@ -146,7 +155,7 @@ func (f *profileFlags) pathsCopies(list string, args []string) (bool, error) {
 			argv = append(argv, "--copy="+strconv.Itoa(i)+"/"+strconv.Itoa(k), "--plan="+planPath,
 				"--out="+filepath.Join(work, "copy"+strconv.Itoa(i)), "--fs-overlay="+overlayDir(work, i), "--")
 			argv = append(argv, args...)
-			results[i] = runChild(self, argv, stdinPath)
+			results[i] = runChild(self, argv, stdin)
 			done.Done()
 		}()
 	}
@@ -238,19 +247,32 @@ func (r *childResult) errOr() error {
 	return fmt.Errorf("exit status %d", r.code)
 }
 
-// runChild runs emuprof with argv, stdin from the file stdinPath (none:
-// empty input).
-func runChild(self string, argv []string, stdinPath string) (r childResult) {
+// stdinSource is the copies' standard input: the file at path from offset,
+// given as that file or, with pipe, through a pipe; none when path is "".
+type stdinSource struct {
+	path   string
+	offset int64
+	pipe   bool
+}
+
+// runChild runs emuprof with argv and stdin (none: empty input).
+func runChild(self string, argv []string, stdin stdinSource) (r childResult) {
 	cmd := exec.Command(self, argv...)
 	cmd.Stdout, cmd.Stderr = &r.stdout, &r.stderr
-	if stdinPath != "" {
-		in, err := os.Open(stdinPath)
+	if stdin.path != "" {
+		in, err := os.Open(stdin.path)
+		if err == nil {
+			_, err = in.Seek(stdin.offset, io.SeekStart)
+		}
 		if err != nil {
 			r.err = err
 			return r
 		}
 		defer in.Close()
 		cmd.Stdin = in
+		if stdin.pipe {
+			cmd.Stdin = struct{ io.Reader }{in} // not an *os.File: exec makes a pipe
+		}
 	}
 	start := time.Now()
 	err := cmd.Run()
