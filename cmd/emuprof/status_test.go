@@ -476,7 +476,7 @@ func TestStatusRestart(t *testing.T) {
 	}
 	s.SetPhase("writing the profiles")
 	resume()
-	wait("resume", 2)
+	wait("resume", strings.Count(got, "emuprof: ")+1) // a line after those drawn before the pause
 	s.Stop()
 	if got := term.String(); !strings.Contains(got, "\r\x1b[Kemuprof: writing the profiles, ") || !strings.HasSuffix(got, "\r\x1b[K") {
 		t.Errorf("terminal %q: want the line of the new phase, erased", got)
