@@ -830,9 +830,13 @@ func (c *context) Free() {
 	}
 }
 
+// ucProt converts a guest protection to Unicorn's. PROT_WRITE and
+// PROT_EXEC imply reading, as x86-64 page tables make them without
+// protection keys (Linux maps write-only and execute-only memory readable
+// on such CPUs, and so does emuprof's virtual one).
 func ucProt(p mm.Prot) C.uint32_t {
 	var r C.uint32_t
-	if p&mm.ProtRead != 0 {
+	if p != 0 {
 		r |= C.UC_PROT_READ
 	}
 	if p&mm.ProtWrite != 0 {

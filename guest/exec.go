@@ -199,6 +199,9 @@ func (p *Process) execve(t *sched.Thread, r *cpu.Regs, dirfd int, pathAddr, argv
 	var random [16]byte
 	p.kernel.Random(random[:])
 	if err := p.loadImage(argv, envp, execFn, random); err != nil {
+		if bad := (*loader.BadInputError)(nil); errors.As(err, &bad) && bad.Killed != 0 {
+			return p.execFailed(t, err) // the old image is gone: the process dies
+		}
 		return syscalls.Outcome{Err: fmt.Errorf("execve %s: %w", host, err)}
 	}
 	if err := p.cpu.ReadRegs(r); err != nil {

@@ -33,13 +33,25 @@ func planImage(prog, sysroot string) (*loader.Layout, error) {
 // of the thread that starts the program.
 func (p *Process) loadImage(args, env []string, execFn string, random [16]byte) error {
 	for _, m := range p.layout.Mappings {
-		if err := p.as.MapFixed(m.Addr, m.Size, mm.Prot(m.Prot), m.Name, m.FileOff); err != nil {
-			return fmt.Errorf("%s: mapping segment at %#x: %w", p.cfg.Program, m.Addr, err)
+		prot := mm.Prot(m.Prot)
+		if len(m.Data) > 0 && prot == 0 {
+			// A PROT_NONE segment still holds its file's bytes (Linux maps
+			// the file): mapped readable to load them, then protected.
+			prot = mm.ProtRead
+		}
+		if err := p.as.MapFixed(m.Addr, m.Size, prot, m.Name, m.FileOff); err != nil {
+			// Past execve's point of no return: Linux kills the process.
+			return &loader.BadInputError{Path: p.cfg.Program, Reason: fmt.Sprintf("mapping segment at %#x: %v", m.Addr, err), Killed: 11}
 		}
 		if len(m.Data) > 0 {
 			// Write through the CPU: segments may be read-only to the guest.
 			if err := p.cpu.WriteMem(m.Addr+m.DataOff, m.Data); err != nil {
 				return fmt.Errorf("%s: loading segment at %#x: %w", p.cfg.Program, m.Addr, err)
+			}
+		}
+		if prot != mm.Prot(m.Prot) {
+			if err := p.as.Protect(m.Addr, m.Size, mm.Prot(m.Prot)); err != nil {
+				return fmt.Errorf("%s: protecting segment at %#x: %w", p.cfg.Program, m.Addr, err)
 			}
 		}
 	}

@@ -212,6 +212,16 @@ func sysMprotect(k *Kernel, c *Call) Outcome {
 			}
 		}
 	}
+	end := mm.PageUp(addr + length)
+	if mapped := k.mappedPrefix(addr, end); mapped < end {
+		// A hole: Linux changes the mappings before it, then says ENOMEM.
+		if mapped > addr {
+			if err := k.as.Protect(addr, mapped-addr, mm.Prot(prot&7)); err != nil {
+				return mmErr(c, err, eNOMEM)
+			}
+		}
+		return fail(eNOMEM)
+	}
 	if err := k.as.Protect(addr, length, mm.Prot(prot&7)); err != nil {
 		if errors.Is(err, mm.ErrInvalid) {
 			return fail(eNOMEM)
@@ -219,6 +229,22 @@ func sysMprotect(k *Kernel, c *Call) Outcome {
 		return mmErr(c, err, eNOMEM)
 	}
 	return ok(0)
+}
+
+// mappedPrefix returns the end of the mapped run of memory from addr (at
+// most end): addr itself when addr is not mapped.
+func (k *Kernel) mappedPrefix(addr, end uint64) uint64 {
+	at := addr
+	for _, v := range k.as.VMAs() { // sorted by address
+		if v.End <= at {
+			continue
+		}
+		if v.Start > at || at >= end {
+			break
+		}
+		at = v.End
+	}
+	return min(at, end)
 }
 
 func sysMremap(k *Kernel, c *Call) Outcome {

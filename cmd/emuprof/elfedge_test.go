@@ -68,6 +68,21 @@ func elfVariants(t *testing.T, dir string) []string {
 	lastLoad := ph(base, ptLoad, 3)
 	write("data_past_eof", clone(base[:le.Uint64(base[lastLoad+8:])+0x100]))
 	write("text_past_eof", clone(base[:0x50000]))
+	flags := func(name string, nth int, f uint32) { // a PT_LOAD's p_flags
+		b := clone(base)
+		le.PutUint32(b[ph(b, ptLoad, nth)+4:], f)
+		write(name, b)
+	}
+	flags("exec_only_headers", 0, 1)  // x86-64 reads what it may execute
+	flags("write_only_headers", 0, 2) // and what it may write
+	flags("prot_none_rodata", 2, 0)   // mapped with the file's bytes, unreadable
+	b = clone(base)                   // GNU_RELRO past the mapping: mprotect changes what is mapped, then ENOMEM
+	o = ph(b, 0x6474e552, 0)
+	le.PutUint64(b[o+40:], 0xffffffff)
+	write("relro_past_mapping", b)
+	b = clone(base) // a segment over the next ones and past the memory limit
+	le.PutUint64(b[ph(b, ptLoad, 2)+40:], 0x2000026fbc)
+	write("huge_segment", b)
 	b = clone(base) // program headers past the end: execve fails (ENOEXEC)
 	le.PutUint64(b[32:], uint64(len(base))+100)
 	write("phoff_past_eof", b)
