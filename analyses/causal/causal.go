@@ -954,11 +954,13 @@ func copyMark(dst, src *mark) {
 }
 
 // start begins an experiment (Coz §4.2): the line is one that executed since
-// the previous experiment began (a recently executed line, §4.6), the one
-// with the fewest experiments so far (ties broken by the seeded generator),
-// so that every executed line in scope is covered; the speedup is drawn
-// from the line's deck: 0 % with Coz's weight of one half, then 5 ... 100 %
-// each once, shuffled.
+// the previous experiment began (a recently executed line, §4.6). Coz
+// picks it by sampling, so lines get experiments in proportion to their
+// share of the run's time; here the shares are exact (the virtual time
+// charged to each line so far), and the line whose experiments lag its
+// share most is chosen: the one with the largest cost / (experiments + 1),
+// a deterministic proportional allocation (ties broken by the seeded
+// generator). The speedup is drawn from the line's deck (see draw).
 func (p *Profiler) start(now int64) {
 	var line int32
 	if p.hasFix {
@@ -973,10 +975,17 @@ func (p *Profiler) start(now int64) {
 		sort.Slice(cands, func(i, j int) bool { return cands[i] < cands[j] })
 		var best []int32
 		for _, l := range cands {
+			if len(best) == 0 {
+				best = append(best, l)
+				continue
+			}
+			// cost_l/(n_l+1) vs cost_b/(n_b+1), cross-multiplied exactly.
+			a, b := &p.lines[l], &p.lines[best[0]]
+			x, y := a.cost*int64(b.experiments+1), b.cost*int64(a.experiments+1)
 			switch {
-			case len(best) == 0 || p.lines[l].experiments < p.lines[best[0]].experiments:
+			case x > y:
 				best = append(best[:0], l)
-			case p.lines[l].experiments == p.lines[best[0]].experiments:
+			case x == y:
 				best = append(best, l)
 			}
 		}
@@ -998,19 +1007,27 @@ func (p *Profiler) start(now int64) {
 	p.exp = e
 }
 
+// draw returns the next speedup of a line's deck: 0 %, then ten distinct
+// speedups of 5 ... 100 %, so that a line's first eleven experiments give a
+// curve, then the other ten interleaved with ten more 0 % (Coz's weight of
+// one half for the baseline), shuffled by the seeded generator.
 func (p *Profiler) draw(line int32) int {
 	if p.cfg.FixedSpeedup >= 0 {
 		return p.cfg.FixedSpeedup
 	}
 	li := &p.lines[line]
 	if len(li.deck) == 0 {
-		for s := 0; s <= 100; s += 5 {
-			li.deck = append(li.deck, s)
-			if s > 0 {
-				li.deck = append(li.deck, 0)
-			}
+		var sp []int
+		for s := 5; s <= 100; s += 5 {
+			sp = append(sp, s)
 		}
-		p.rng.Shuffle(len(li.deck), func(i, j int) { li.deck[i], li.deck[j] = li.deck[j], li.deck[i] })
+		p.rng.Shuffle(len(sp), func(i, j int) { sp[i], sp[j] = sp[j], sp[i] })
+		// Drawn from the end: the last eleven entries come first.
+		for _, s := range sp[10:] {
+			li.deck = append(li.deck, s, 0)
+		}
+		li.deck = append(li.deck, sp[:10]...)
+		li.deck = append(li.deck, 0)
 	}
 	s := li.deck[len(li.deck)-1]
 	li.deck = li.deck[:len(li.deck)-1]

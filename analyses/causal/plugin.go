@@ -60,6 +60,11 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 		if cfg.Settle < 0 {
 			return nil, platform.BadFlag("settle", itoa(cfg.Settle), "want a percentage, 0 (off) or more")
 		}
+		if env.App == "" { // the main program (a followed image may not hold the points)
+			if err := CheckPoints(cfg, env.Program); err != nil {
+				return nil, err
+			}
+		}
 		if inst, err := ex.instance(cfg, env, legacy, top); inst != nil || err != nil {
 			return inst, err
 		}
