@@ -206,6 +206,7 @@ type experiment struct {
 	// agreed (Settle); settled: base is where the measurement begins.
 	agree   int
 	settled bool
+	idle    int // visits since measured (maxIdle)
 }
 
 // mark is the state of the counters at a visit of the first progress point
@@ -221,6 +222,10 @@ type mark struct {
 // maxWindows bounds an experiment whose rate does not settle (Settle): after
 // maxWindows windows of MinVisits visits it is measured over its last half.
 const maxWindows = 8
+
+// maxIdle bounds, in windows of MinVisits visits, how long a measured
+// experiment waits for its line to run.
+const maxIdle = 16
 
 // Profiler runs experiments over one event stream.
 type Profiler struct {
@@ -259,6 +264,7 @@ type Profiler struct {
 	// experiments.
 	ring     []mark
 	seq      int // experiments started
+	dropped  int // experiments whose line did not run while measured
 	lastDone int // seq of the last completed experiment
 	done     []Experiment
 	partial  string
@@ -815,6 +821,12 @@ func (p *Profiler) visit(h hit, now int64) {
 		if !p.measured(e, now) {
 			return
 		}
+		// An experiment lasts until its line has run in it (a line of
+		// one phase may be selected just as the program leaves it), for
+		// at most maxIdle visits; one whose line never ran is dropped.
+		if e.idle++; e.selCost == e.base.selCost && e.idle < maxIdle*p.cfg.MinVisits {
+			return
+		}
 		p.end(now)
 	}
 	p.start(now)
@@ -1048,6 +1060,14 @@ func (p *Profiler) end(now int64) {
 	x := Experiment{Line: p.lineName(e.line), Speedup: e.speedup, Start: b.t, Elapsed: now - b.t,
 		Duration: (units + scale/2) / scale, Selected: e.selected - b.selected, SelectedNs: e.selCost - b.selCost, units: units, key: p.lines[e.line].key}
 	x.Delay = x.Elapsed - x.Duration
+	if x.SelectedNs == 0 && !p.cfg.EndToEnd {
+		// The line did not run while the experiment was measured (the
+		// program left the phase where it runs): it tells nothing of
+		// the line, and counted at its speedup it would show the other
+		// lines' noise as the line's effect.
+		p.dropped++
+		return
+	}
 	for i := range p.points {
 		pt := &p.points[i]
 		d := PointDelta{Name: pt.name, Latency: pt.latency, Arrivals: pt.arrivals - b.arr[i]}
