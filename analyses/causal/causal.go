@@ -1022,7 +1022,8 @@ func (p *Profiler) start(now int64) {
 // draw returns the next speedup of a line's deck: 0 %, then ten distinct
 // speedups of 5 ... 100 %, so that a line's first eleven experiments give a
 // curve, then the other ten interleaved with ten more 0 % (Coz's weight of
-// one half for the baseline), shuffled by the seeded generator.
+// one half for the baseline), shuffled by the seeded generator. With
+// --fixed-line, the whole deck is shuffled (Coz's order).
 func (p *Profiler) draw(line int32) int {
 	if p.cfg.FixedSpeedup >= 0 {
 		return p.cfg.FixedSpeedup
@@ -1033,13 +1034,22 @@ func (p *Profiler) draw(line int32) int {
 		for s := 5; s <= 100; s += 5 {
 			sp = append(sp, s)
 		}
-		p.rng.Shuffle(len(sp), func(i, j int) { sp[i], sp[j] = sp[j], sp[i] })
-		// Drawn from the end: the last eleven entries come first.
-		for _, s := range sp[10:] {
-			li.deck = append(li.deck, s, 0)
+		if p.hasFix {
+			// Every experiment is the line's: no hurry for a curve, and
+			// a 0 % between speedups lets the state settle.
+			for _, s := range sp {
+				li.deck = append(li.deck, s, 0)
+			}
+			p.rng.Shuffle(len(li.deck), func(i, j int) { li.deck[i], li.deck[j] = li.deck[j], li.deck[i] })
+		} else {
+			p.rng.Shuffle(len(sp), func(i, j int) { sp[i], sp[j] = sp[j], sp[i] })
+			// Drawn from the end: the last eleven entries come first.
+			for _, s := range sp[10:] {
+				li.deck = append(li.deck, s, 0)
+			}
+			li.deck = append(li.deck, sp[:10]...)
+			li.deck = append(li.deck, 0)
 		}
-		li.deck = append(li.deck, sp[:10]...)
-		li.deck = append(li.deck, 0)
 	}
 	s := li.deck[len(li.deck)-1]
 	li.deck = li.deck[:len(li.deck)-1]
