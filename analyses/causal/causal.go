@@ -185,6 +185,7 @@ type thread struct {
 	stack            []int32
 	routines         []uint32 // routine ids of the call stack (--context)
 	prevAny          int32
+	anyStack         []int32 // prevAny at each call of the call stack
 	// prevLine is the line the thread's previous Block event was charged
 	// to: an execution of a line is an entry into it (Selected).
 	prevLine int32
@@ -415,6 +416,7 @@ func (p *Profiler) Events(batch []analyses.Event) {
 		case analyses.KindCall:
 			t := p.thread(ev.Tid)
 			t.stack = append(t.stack, t.cur)
+			t.anyStack = append(t.anyStack, t.prevAny)
 			if p.cfg.Context {
 				t.routines = append(t.routines, ev.Block)
 			}
@@ -426,6 +428,12 @@ func (p *Profiler) Events(batch []analyses.Event) {
 			if n := len(t.stack); n > 0 {
 				t.cur = t.stack[n-1]
 				t.stack = t.stack[:n-1]
+			}
+			if n := len(t.anyStack); n > 0 {
+				// Back in the line of the call: the rest of its
+				// execution, not a new entry (FILE:LINE points).
+				t.prevAny = t.anyStack[n-1]
+				t.anyStack = t.anyStack[:n-1]
 			}
 			if n := len(t.routines); n > 0 {
 				t.routines = t.routines[:n-1]

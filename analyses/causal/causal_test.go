@@ -589,3 +589,26 @@ func TestSettleInFlight(t *testing.T) {
 		}
 	}
 }
+
+// TestLinePointAcrossCall: a FILE:LINE point counts one visit per execution
+// of the line, also when the line's code is split around a call (the
+// block after the return is the same execution): 40 executions, 40 visits.
+func TestLinePointAcrossCall(t *testing.T) {
+	tr := tracetest.New(syms{})
+	tr.Other(analyses.KindThreadStart, 1, 0, 0)
+	for i := 0; i < 40; i++ {
+		tr.Block(1, 0x2000, 0, 3, 8, analyses.EndCall) // line 20 calls the library
+		tr.Events = append(tr.Events, analyses.Event{Kind: analyses.KindCall, Tid: 1, Block: 9, Time: tr.Events[len(tr.Events)-1].Time + 3})
+		tr.Block(1, 0x9000, 0, 5, 30, analyses.EndRet)
+		tr.Events = append(tr.Events, analyses.Event{Kind: analyses.KindReturn, Tid: 1, Block: 9, Time: tr.Events[len(tr.Events)-1].Time + 5})
+		tr.Block(1, 0x2008, 0, 3, 8, analyses.EndOther) // line 20 again, after the return
+		tr.Block(1, 0x1000, 0, 10, 30, analyses.EndOther)
+	}
+	clk := &fakeClock{}
+	p := newProf(t, Config{Progress: []string{"p.c:20"}, Observe: true}, tr, clk)
+	p.Events(tr.Events)
+	p.Finish()
+	if o := p.Observation(); len(o) != 1 || o[0].Arrivals != 40 {
+		t.Errorf("observed %+v, want 40 visits", o)
+	}
+}
