@@ -252,7 +252,7 @@ func (p *Profiler) Build() *Profile {
 			lr.Curve = append(lr.Curve, *c)
 		}
 		sort.Slice(lr.Curve, func(i, j int) bool { return lr.Curve[i].Speedup < lr.Curve[j].Speedup })
-		lr.Noise = p.noise(name, lat[0], lr.Phase)
+		lr.Noise = p.noise(name, len(lat) > 0 && lat[0], lr.Phase)
 		lr.Verdict = verdict(lr.Curve, lr.Noise)
 		prof.Lines = append(prof.Lines, lr)
 	}

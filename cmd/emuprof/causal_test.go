@@ -634,3 +634,16 @@ func TestCausalShareOfTime(t *testing.T) {
 		t.Errorf("a's loop line: curve at %d speedups, want 4 or more", len(c))
 	}
 }
+
+// TestCausalCozMacroNames: Coz's macros are named as the program names
+// them, also when gcc loads the name before the loop and the load nearest
+// the counter's request is the dlsym string "_coz_get_counter" (which made
+// both points one, named after it).
+func TestCausalCozMacroNames(t *testing.T) {
+	for _, v := range []string{"glibc-static", "glibc-dynamic"} {
+		r := runCausal(t, nil, guestBin(t, v, "coz_hoist"), "300")
+		if got := strings.Join(r.prof.Points, ","); got != "alpha,beta" {
+			t.Errorf("%s: progress points %q, want alpha,beta", v, got)
+		}
+	}
+}
