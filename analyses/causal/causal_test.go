@@ -612,3 +612,29 @@ func TestLinePointAcrossCall(t *testing.T) {
 		t.Errorf("observed %+v, want 40 visits", o)
 	}
 }
+
+// TestVerdictAndInterpolation: a verdict only for an effect beyond twice
+// the spread of the line's own 0 % measurements, none without that spread;
+// ~ values only between measured speedups at most 10 points apart.
+func TestVerdictAndInterpolation(t *testing.T) {
+	pt := func(s int, v float64) CurvePoint { return CurvePoint{Speedup: s, Program: []*float64{&v}} }
+	curve := []CurvePoint{pt(0, 0), pt(5, 0.01), pt(20, 0.03), pt(30, 0.04), pt(100, 0.035)}
+	for _, c := range []struct {
+		noise float64
+		want  string
+	}{{0.001, "worth optimizing"}, {0.025, "within noise"}, {-1, "too few experiments"}} {
+		if got := verdict(curve, c.noise); got != c.want {
+			t.Errorf("+4 %% effect, noise %.3f: %q, want %q", c.noise, got, c.want)
+		}
+	}
+	if got := verdict([]CurvePoint{pt(0, 0), pt(50, 0.001)}, -1); got != "no effect" {
+		t.Errorf("no effect, no spread: %q", got)
+	}
+	l := LineResult{Curve: curve}
+	if v, exact, ok := l.At(25); !ok || exact || math.Abs(v-0.035) > 1e-12 {
+		t.Errorf("at 25 %% between 20 and 30: %v %v %v, want ~0.035", v, exact, ok)
+	}
+	if v, _, ok := l.At(50); ok {
+		t.Errorf("at 50 %% between 30 and 100: %v, want no value", v)
+	}
+}
