@@ -109,6 +109,10 @@ type Config struct {
 	// routine: one "line" per caller, FILE:LINE <- CALLER (Coz issue 78:
 	// the same line may matter only when called from one caller).
 	Context bool
+	// RunEnd makes the run's end the progress point (one visit, at the
+	// virtual duration): without a progress point the exact mode
+	// profiles the program end to end.
+	RunEnd bool
 }
 
 // Delayer is the platform's Clock.
@@ -318,6 +322,9 @@ func New(cfg Config, opt Options) (*Profiler, error) {
 			return nil, err
 		}
 		p.points = append(p.points, point{name: bs.text + "," + es.text, latency: true, begin: bs, end: es})
+	}
+	if cfg.RunEnd {
+		p.points = append(p.points, point{name: RunEndPoint, begin: spec{text: RunEndPoint, kind: pointEnd}})
 	}
 	if fl, caller, ok := strings.Cut(cfg.FixedLine, " <- "); ok && cfg.Context {
 		cfg.FixedLine, p.fixedCaller = fl, caller
@@ -1136,6 +1143,11 @@ func (p *Profiler) inContext(line int32, t *thread) int32 {
 // duration; an in-run experiment still open had too few visits and is
 // dropped, as Coz drops experiments below its target (§4.3).
 func (p *Profiler) Finish() {
+	for i := range p.points {
+		if p.points[i].begin.kind == pointEnd {
+			p.visit(hit{point: i}, p.now)
+		}
+	}
 	if p.cfg.EndToEnd && p.exp != nil {
 		p.end(p.now)
 	}

@@ -62,6 +62,13 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 		if cfg.Settle < 0 {
 			return nil, platform.BadFlag("settle", itoa(cfg.Settle), "want a percentage, 0 (off) or more")
 		}
+		if len(cfg.Progress)+len(cfg.Latency) == 0 && !cfg.EndToEnd && !cfg.Observe {
+			if sites, _, _ := cozSites(env.Program); len(sites) == 0 {
+				// No progress point: the whole run is the unit of work,
+				// so each (line, speedup) is a whole run (--exact).
+				cfg.RunEnd, ex.on = true, true
+			}
+		}
 		if env.App == "" { // the main program (a followed image may not hold the points)
 			if err := CheckPoints(cfg, env.Program); err != nil {
 				return nil, err

@@ -17,7 +17,11 @@ const (
 	pointLine                    // each entry into a source line (file:line)
 	pointAddr                    // each execution of the instruction at an address
 	pointCoz                     // each execution of a Coz macro site (addrs, link-time)
+	pointEnd                     // the run's end (Config.RunEnd)
 )
+
+// RunEndPoint names the progress point of Config.RunEnd.
+const RunEndPoint = "(end of the run)"
 
 // spec is one progress point location, parsed from --progress or one half of
 // --latency (Coz §4.5: breakpoint progress points, given on the command line,

@@ -647,3 +647,18 @@ func TestCausalCozMacroNames(t *testing.T) {
 		}
 	}
 }
+
+// TestCausalNoProgressPoint: without a progress point (and no Coz macro)
+// the program is profiled end to end, one whole run per line and speedup,
+// instead of refused: Figure 1's a() loop gives 10 % once sped up 10 % or
+// more, b()'s nothing.
+func TestCausalNoProgressPoint(t *testing.T) {
+	r := runCausal(t, []string{"--exact-lines", "2"}, guestBin(t, "glibc-static", "coz_fig1"))
+	if len(r.prof.Points) != 1 || r.prof.Points[0] != causal.RunEndPoint || r.prof.Note == "" {
+		t.Fatalf("points %q, note %q", r.prof.Points, r.prof.Note)
+	}
+	a, b := curve(t, r.prof, "coz_fig1.c:14"), curve(t, r.prof, "coz_fig1.c:20")
+	if math.Abs(a[50]-0.10) > 0.002 || math.Abs(b[50]) > 0.001 {
+		t.Errorf("at 50 %%: a's loop %.4f (want 0.10), b's %.4f (want 0)", a[50], b[50])
+	}
+}
