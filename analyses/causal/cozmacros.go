@@ -37,6 +37,7 @@ type cozSite struct {
 	// when its load is not next to the request; text and textBase are
 	// the code section of the request.
 	nameReg  int
+	prio     bool // named from the store after the request's indirect call
 	text     []byte
 	textBase uint64
 }
@@ -186,6 +187,22 @@ func cozSites(path string) (sites []cozSite, pie bool, syms map[string]uint64) {
 				}
 				// The arguments of the counter's request, just before:
 				// the nearest mov $TYPE, %edi and lea NAME(%rip), %reg.
+				// The request's own store follows its indirect call
+				// (fn(type, name)); another store of the site (no
+				// counter function: 0) tells nothing, and code near it
+				// (an assert's strings) must not name the site.
+				indirect := false
+				for q := max(0, p-16); q+2 <= p; q++ {
+					if data[q] == 0xff && data[q+1]&0xf8 == 0xd0 {
+						indirect = true
+					}
+				}
+				if s.prio && !indirect {
+					continue
+				}
+				if indirect && !s.prio {
+					s.prio, s.name, s.nameReg, s.typ = true, "", -1, 1
+				}
 				typed := false
 				for q := p - 1; q >= max(0, p-64); q-- {
 					if data[q] == 0xbf && q+5 <= p && !typed {
