@@ -633,6 +633,11 @@ func TestCausalShareOfTime(t *testing.T) {
 	if len(c) < 4 {
 		t.Errorf("a's loop line: curve at %d speedups, want 4 or more", len(c))
 	}
+	// Too short for a verdict on the hottest line (one 0 % experiment, no
+	// spread): the profile says so and gives the exact mode's command.
+	if !strings.Contains(r.prof.Note, "too short") || !strings.Contains(r.prof.Note, "emuprof causal --exact --progress round_done -- ") {
+		t.Errorf("note %q, want the too-short note with the --exact command", r.prof.Note)
+	}
 }
 
 // TestCausalCozMacroNames: Coz's macros are named as the program names
