@@ -109,6 +109,10 @@ type Config struct {
 	// routine: one "line" per caller, FILE:LINE <- CALLER (Coz issue 78:
 	// the same line may matter only when called from one caller).
 	Context bool
+	// RunEnd makes the run's end the progress point (one visit, at the
+	// virtual duration): without a progress point the exact mode
+	// profiles the program end to end.
+	RunEnd bool
 }
 
 // Delayer is the platform's Clock.
@@ -185,6 +189,7 @@ type thread struct {
 	stack            []int32
 	routines         []uint32 // routine ids of the call stack (--context)
 	prevAny          int32
+	anyStack         []int32 // prevAny at each call of the call stack
 	// prevLine is the line the thread's previous Block event was charged
 	// to: an execution of a line is an entry into it (Selected).
 	prevLine int32
@@ -206,6 +211,7 @@ type experiment struct {
 	// agreed (Settle); settled: base is where the measurement begins.
 	agree   int
 	settled bool
+	idle    int // visits since measured (maxIdle)
 }
 
 // mark is the state of the counters at a visit of the first progress point
@@ -221,6 +227,10 @@ type mark struct {
 // maxWindows bounds an experiment whose rate does not settle (Settle): after
 // maxWindows windows of MinVisits visits it is measured over its last half.
 const maxWindows = 8
+
+// maxIdle bounds, in windows of MinVisits visits, how long a measured
+// experiment waits for its line to run.
+const maxIdle = 16
 
 // Profiler runs experiments over one event stream.
 type Profiler struct {
@@ -259,6 +269,7 @@ type Profiler struct {
 	// experiments.
 	ring     []mark
 	seq      int // experiments started
+	dropped  int // experiments whose line did not run while measured
 	lastDone int // seq of the last completed experiment
 	done     []Experiment
 	partial  string
@@ -311,6 +322,9 @@ func New(cfg Config, opt Options) (*Profiler, error) {
 			return nil, err
 		}
 		p.points = append(p.points, point{name: bs.text + "," + es.text, latency: true, begin: bs, end: es})
+	}
+	if cfg.RunEnd {
+		p.points = append(p.points, point{name: RunEndPoint, begin: spec{text: RunEndPoint, kind: pointEnd}})
 	}
 	if fl, caller, ok := strings.Cut(cfg.FixedLine, " <- "); ok && cfg.Context {
 		cfg.FixedLine, p.fixedCaller = fl, caller
@@ -409,6 +423,7 @@ func (p *Profiler) Events(batch []analyses.Event) {
 		case analyses.KindCall:
 			t := p.thread(ev.Tid)
 			t.stack = append(t.stack, t.cur)
+			t.anyStack = append(t.anyStack, t.prevAny)
 			if p.cfg.Context {
 				t.routines = append(t.routines, ev.Block)
 			}
@@ -420,6 +435,12 @@ func (p *Profiler) Events(batch []analyses.Event) {
 			if n := len(t.stack); n > 0 {
 				t.cur = t.stack[n-1]
 				t.stack = t.stack[:n-1]
+			}
+			if n := len(t.anyStack); n > 0 {
+				// Back in the line of the call: the rest of its
+				// execution, not a new entry (FILE:LINE points).
+				t.prevAny = t.anyStack[n-1]
+				t.anyStack = t.anyStack[:n-1]
 			}
 			if n := len(t.routines); n > 0 {
 				t.routines = t.routines[:n-1]
@@ -815,6 +836,12 @@ func (p *Profiler) visit(h hit, now int64) {
 		if !p.measured(e, now) {
 			return
 		}
+		// An experiment lasts until its line has run in it (a line of
+		// one phase may be selected just as the program leaves it), for
+		// at most maxIdle visits; one whose line never ran is dropped.
+		if e.idle++; e.selCost == e.base.selCost && e.idle < maxIdle*p.cfg.MinVisits {
+			return
+		}
 		p.end(now)
 	}
 	p.start(now)
@@ -954,11 +981,13 @@ func copyMark(dst, src *mark) {
 }
 
 // start begins an experiment (Coz §4.2): the line is one that executed since
-// the previous experiment began (a recently executed line, §4.6), the one
-// with the fewest experiments so far (ties broken by the seeded generator),
-// so that every executed line in scope is covered; the speedup is drawn
-// from the line's deck: 0 % with Coz's weight of one half, then 5 ... 100 %
-// each once, shuffled.
+// the previous experiment began (a recently executed line, §4.6). Coz
+// picks it by sampling, so lines get experiments in proportion to their
+// share of the run's time; here the shares are exact (the virtual time
+// charged to each line so far), and the line whose experiments lag its
+// share most is chosen: the one with the largest cost / (experiments + 1),
+// a deterministic proportional allocation (ties broken by the seeded
+// generator). The speedup is drawn from the line's deck (see draw).
 func (p *Profiler) start(now int64) {
 	var line int32
 	if p.hasFix {
@@ -973,10 +1002,17 @@ func (p *Profiler) start(now int64) {
 		sort.Slice(cands, func(i, j int) bool { return cands[i] < cands[j] })
 		var best []int32
 		for _, l := range cands {
+			if len(best) == 0 {
+				best = append(best, l)
+				continue
+			}
+			// cost_l/(n_l+1) vs cost_b/(n_b+1), cross-multiplied exactly.
+			a, b := &p.lines[l], &p.lines[best[0]]
+			x, y := a.cost*int64(b.experiments+1), b.cost*int64(a.experiments+1)
 			switch {
-			case len(best) == 0 || p.lines[l].experiments < p.lines[best[0]].experiments:
+			case x > y:
 				best = append(best[:0], l)
-			case p.lines[l].experiments == p.lines[best[0]].experiments:
+			case x == y:
 				best = append(best, l)
 			}
 		}
@@ -998,19 +1034,37 @@ func (p *Profiler) start(now int64) {
 	p.exp = e
 }
 
+// draw returns the next speedup of a line's deck: 0 %, then ten distinct
+// speedups of 5 ... 100 %, so that a line's first eleven experiments give a
+// curve, then the other ten interleaved with ten more 0 % (Coz's weight of
+// one half for the baseline), shuffled by the seeded generator. With
+// --fixed-line, the whole deck is shuffled (Coz's order).
 func (p *Profiler) draw(line int32) int {
 	if p.cfg.FixedSpeedup >= 0 {
 		return p.cfg.FixedSpeedup
 	}
 	li := &p.lines[line]
 	if len(li.deck) == 0 {
-		for s := 0; s <= 100; s += 5 {
-			li.deck = append(li.deck, s)
-			if s > 0 {
-				li.deck = append(li.deck, 0)
-			}
+		var sp []int
+		for s := 5; s <= 100; s += 5 {
+			sp = append(sp, s)
 		}
-		p.rng.Shuffle(len(li.deck), func(i, j int) { li.deck[i], li.deck[j] = li.deck[j], li.deck[i] })
+		if p.hasFix {
+			// Every experiment is the line's: no hurry for a curve, and
+			// a 0 % between speedups lets the state settle.
+			for _, s := range sp {
+				li.deck = append(li.deck, s, 0)
+			}
+			p.rng.Shuffle(len(li.deck), func(i, j int) { li.deck[i], li.deck[j] = li.deck[j], li.deck[i] })
+		} else {
+			p.rng.Shuffle(len(sp), func(i, j int) { sp[i], sp[j] = sp[j], sp[i] })
+			// Drawn from the end: the last eleven entries come first.
+			for _, s := range sp[10:] {
+				li.deck = append(li.deck, s, 0)
+			}
+			li.deck = append(li.deck, sp[:10]...)
+			li.deck = append(li.deck, 0)
+		}
 	}
 	s := li.deck[len(li.deck)-1]
 	li.deck = li.deck[:len(li.deck)-1]
@@ -1031,6 +1085,14 @@ func (p *Profiler) end(now int64) {
 	x := Experiment{Line: p.lineName(e.line), Speedup: e.speedup, Start: b.t, Elapsed: now - b.t,
 		Duration: (units + scale/2) / scale, Selected: e.selected - b.selected, SelectedNs: e.selCost - b.selCost, units: units, key: p.lines[e.line].key}
 	x.Delay = x.Elapsed - x.Duration
+	if x.SelectedNs == 0 && !p.cfg.EndToEnd {
+		// The line did not run while the experiment was measured (the
+		// program left the phase where it runs): it tells nothing of
+		// the line, and counted at its speedup it would show the other
+		// lines' noise as the line's effect.
+		p.dropped++
+		return
+	}
 	for i := range p.points {
 		pt := &p.points[i]
 		d := PointDelta{Name: pt.name, Latency: pt.latency, Arrivals: pt.arrivals - b.arr[i]}
@@ -1081,6 +1143,11 @@ func (p *Profiler) inContext(line int32, t *thread) int32 {
 // duration; an in-run experiment still open had too few visits and is
 // dropped, as Coz drops experiments below its target (§4.3).
 func (p *Profiler) Finish() {
+	for i := range p.points {
+		if p.points[i].begin.kind == pointEnd {
+			p.visit(hit{point: i}, p.now)
+		}
+	}
 	if p.cfg.EndToEnd && p.exp != nil {
 		p.end(p.now)
 	}

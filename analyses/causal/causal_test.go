@@ -589,3 +589,52 @@ func TestSettleInFlight(t *testing.T) {
 		}
 	}
 }
+
+// TestLinePointAcrossCall: a FILE:LINE point counts one visit per execution
+// of the line, also when the line's code is split around a call (the
+// block after the return is the same execution): 40 executions, 40 visits.
+func TestLinePointAcrossCall(t *testing.T) {
+	tr := tracetest.New(syms{})
+	tr.Other(analyses.KindThreadStart, 1, 0, 0)
+	for i := 0; i < 40; i++ {
+		tr.Block(1, 0x2000, 0, 3, 8, analyses.EndCall) // line 20 calls the library
+		tr.Events = append(tr.Events, analyses.Event{Kind: analyses.KindCall, Tid: 1, Block: 9, Time: tr.Events[len(tr.Events)-1].Time + 3})
+		tr.Block(1, 0x9000, 0, 5, 30, analyses.EndRet)
+		tr.Events = append(tr.Events, analyses.Event{Kind: analyses.KindReturn, Tid: 1, Block: 9, Time: tr.Events[len(tr.Events)-1].Time + 5})
+		tr.Block(1, 0x2008, 0, 3, 8, analyses.EndOther) // line 20 again, after the return
+		tr.Block(1, 0x1000, 0, 10, 30, analyses.EndOther)
+	}
+	clk := &fakeClock{}
+	p := newProf(t, Config{Progress: []string{"p.c:20"}, Observe: true}, tr, clk)
+	p.Events(tr.Events)
+	p.Finish()
+	if o := p.Observation(); len(o) != 1 || o[0].Arrivals != 40 {
+		t.Errorf("observed %+v, want 40 visits", o)
+	}
+}
+
+// TestVerdictAndInterpolation: a verdict only for an effect beyond twice
+// the spread of the line's own 0 % measurements, none without that spread;
+// ~ values only between measured speedups at most 10 points apart.
+func TestVerdictAndInterpolation(t *testing.T) {
+	pt := func(s int, v float64) CurvePoint { return CurvePoint{Speedup: s, Program: []*float64{&v}} }
+	curve := []CurvePoint{pt(0, 0), pt(5, 0.01), pt(20, 0.03), pt(30, 0.04), pt(100, 0.035)}
+	for _, c := range []struct {
+		noise float64
+		want  string
+	}{{0.001, "worth optimizing"}, {0.025, "within noise"}, {-1, "too few experiments"}} {
+		if got := verdict(curve, c.noise); got != c.want {
+			t.Errorf("+4 %% effect, noise %.3f: %q, want %q", c.noise, got, c.want)
+		}
+	}
+	if got := verdict([]CurvePoint{pt(0, 0), pt(50, 0.001)}, -1); got != "no effect" {
+		t.Errorf("no effect, no spread: %q", got)
+	}
+	l := LineResult{Curve: curve}
+	if v, exact, ok := l.At(25); !ok || exact || math.Abs(v-0.035) > 1e-12 {
+		t.Errorf("at 25 %% between 20 and 30: %v %v %v, want ~0.035", v, exact, ok)
+	}
+	if v, _, ok := l.At(50); ok {
+		t.Errorf("at 50 %% between 30 and 100: %v, want no value", v)
+	}
+}

@@ -24,11 +24,44 @@ import (
 	"sort"
 )
 
+// cozGetCounter is the symbol coz.h's counter request looks up (dlsym): a
+// string loaded next to the name's, never a point's name.
+const cozGetCounter = "_coz_get_counter"
+
 // cozSite is one macro call site.
 type cozSite struct {
 	typ   int64  // 1 throughput, 2 begin, 3 end
 	name  string // the counter's name
 	reads []uint64
+	// nameReg is the register the name is passed from (-1: none seen),
+	// when its load is not next to the request; text and textBase are
+	// the code section of the request.
+	nameReg  int
+	prio     bool // named from the store after the request's indirect call
+	text     []byte
+	textBase uint64
+}
+
+// hoistedName finds the name of a site whose name was loaded into a
+// register before the loop (gcc hoists it): the nearest lea NAME(%rip) into
+// that register before the site's first read of _initialized, in the same
+// code section.
+func hoistedName(s *cozSite, rel func([]byte, uint64, int, int) uint64, cstring func(uint64) string) string {
+	r := s.reads[0]
+	if r < s.textBase || r >= s.textBase+uint64(len(s.text)) {
+		return ""
+	}
+	end := int(r - s.textBase)
+	for q := end - 7; q >= max(0, end-4096); q-- {
+		d := s.text
+		if (d[q] == 0x48 || d[q] == 0x4c) && d[q+1] == 0x8d && d[q+2]&0xc7 == 0x05 &&
+			int(d[q+2]>>3&7)|int(d[q]&4)<<1 == s.nameReg {
+			if n := cstring(rel(d, s.textBase, q, 7)); n != cozGetCounter {
+				return n
+			}
+		}
+	}
+	return ""
 }
 
 // cozSites returns the Coz macro sites of the executable at path (link-time
@@ -101,7 +134,7 @@ func cozSites(path string) (sites []cozSite, pie bool, syms map[string]uint64) {
 		if pr.init == 0 || pr.counter == 0 {
 			continue // another variable of these names (coz.h's own)
 		}
-		s := &cozSite{typ: 1}
+		s := &cozSite{typ: 1, nameReg: -1}
 		byInit[pr.init], byCounter[pr.counter] = s, s
 	}
 	if len(byInit) == 0 {
@@ -154,6 +187,22 @@ func cozSites(path string) (sites []cozSite, pie bool, syms map[string]uint64) {
 				}
 				// The arguments of the counter's request, just before:
 				// the nearest mov $TYPE, %edi and lea NAME(%rip), %reg.
+				// The request's own store follows its indirect call
+				// (fn(type, name)); another store of the site (no
+				// counter function: 0) tells nothing, and code near it
+				// (an assert's strings) must not name the site.
+				indirect := false
+				for q := max(0, p-16); q+2 <= p; q++ {
+					if data[q] == 0xff && data[q+1]&0xf8 == 0xd0 {
+						indirect = true
+					}
+				}
+				if s.prio && !indirect {
+					continue
+				}
+				if indirect && !s.prio {
+					s.prio, s.name, s.nameReg, s.typ = true, "", -1, 1
+				}
 				typed := false
 				for q := p - 1; q >= max(0, p-64); q-- {
 					if data[q] == 0xbf && q+5 <= p && !typed {
@@ -161,10 +210,20 @@ func cozSites(path string) (sites []cozSite, pie bool, syms map[string]uint64) {
 							s.typ, typed = v, true
 						}
 					}
+					// mov %r64, %rsi: the name comes in a register
+					// (gcc hoists its load out of the loop).
+					if q+3 <= p && (data[q] == 0x48 || data[q] == 0x4c) && data[q+1] == 0x89 && data[q+2]&0xc7 == 0xc6 && s.nameReg < 0 && s.name == "" {
+						s.nameReg = int(data[q+2]>>3&7) | int(data[q]&4)<<1
+					}
+					// lea NAME(%rip), %reg; not the dlsym of the
+					// counter function, which the request makes first.
 					if q+7 <= p && (data[q] == 0x48 || data[q] == 0x4c) && data[q+1] == 0x8d && data[q+2]&0xc7 == 0x05 && s.name == "" {
-						s.name = cstring(rel(data, base, q, 7))
+						if n := cstring(rel(data, base, q, 7)); n != cozGetCounter {
+							s.name = n
+						}
 					}
 				}
+				s.text, s.textBase = data, base
 			}
 		}
 	}
@@ -177,6 +236,9 @@ func cozSites(path string) (sites []cozSite, pie bool, syms map[string]uint64) {
 		}
 	}
 	for _, s := range byInit {
+		if s.name == "" && s.nameReg >= 0 && len(s.reads) > 0 {
+			s.name = hoistedName(s, rel, cstring)
+		}
 		if len(s.reads) > 0 && s.name != "" {
 			sites = append(sites, *s)
 		}

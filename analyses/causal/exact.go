@@ -241,6 +241,9 @@ func (x *exactInstance) run() error {
 		return nil
 	}
 	x.prof, x.exps, x.err = buildExact([]*Shard{sh})
+	if x.err == nil && x.cfg.RunEnd {
+		x.prof.Note = "no progress point given: profiled end to end, one whole run per line and speedup, the program's virtual duration as its time (--progress SPEC or --latency BEGIN,END for in-run experiments)"
+	}
 	return x.err
 }
 

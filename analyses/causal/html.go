@@ -115,13 +115,32 @@ func renderProfile(b *strings.Builder, prof *Profile, name string) {
 		b.WriteString("<p class=\"note\">No experiment completed (too few progress-point visits?).</p>\n")
 		return
 	}
+	// One y-axis for every plot, as Coz's viewer draws them: a 0.1 % line
+	// must not look as steep as a 9 % one.
+	lo, hi := 0.0, 0.0
+	for i, l := range prof.Lines {
+		if i >= htmlPlottedLines {
+			break
+		}
+		for _, c := range l.Curve {
+			if len(c.Program) > 0 && c.Program[0] != nil {
+				lo, hi = math.Min(lo, 100**c.Program[0]), math.Max(hi, 100**c.Program[0])
+			}
+		}
+		for _, c := range actual[l.Line] {
+			lo, hi = math.Min(lo, 100*c.Actual), math.Max(hi, 100*c.Actual)
+		}
+	}
+	if len(actual) > 0 {
+		hi += (hi - lo) / 4 // room for the legend above the curves
+	}
 	b.WriteString("<div class=\"plots\">\n")
 	for i, l := range prof.Lines {
 		if i >= htmlPlottedLines {
 			break
 		}
 		b.WriteString("<figure>\n")
-		b.WriteString(linePlot(&l, actual[l.Line]))
+		b.WriteString(linePlot(&l, actual[l.Line], lo, hi))
 		fmt.Fprintf(b, "<figcaption>%s</figcaption>\n</figure>\n", report.Esc(fmt.Sprintf("#%d %s: %s (%d experiments).", i+1, l.Line, l.Verdict, l.Experiments)))
 	}
 	b.WriteString("</div>\n")
@@ -130,9 +149,18 @@ func renderProfile(b *strings.Builder, prof *Profile, name string) {
 	}
 }
 
-func linePlot(l *LineResult, checks []Check) string {
-	p := report.NewPlot(l.Line, "line speedup (%)", "program speedup (%)")
+// linePlot is a line's plot on the y-axis lo..hi (percent) shared by the
+// section's plots. The title is the line with the file's base name (the
+// caption has the path), so it fits; the legend is drawn only when
+// --validate adds a second series.
+func linePlot(l *LineResult, checks []Check, lo, hi float64) string {
+	title := l.Line
+	if i := strings.LastIndexByte(strings.Split(title, " <- ")[0], '/'); i >= 0 {
+		title = title[i+1:]
+	}
+	p := report.NewPlot(title, "line speedup (%)", "program speedup (%)")
 	p.XMin, p.XMax = 0, 100
+	p.YMin, p.YMax = lo, hi
 	p.ZeroY = true
 	pct := func(v float64) string { return report.Human(v) + "%" }
 	p.XFormat, p.YFormat = pct, pct
@@ -144,6 +172,9 @@ func linePlot(l *LineResult, checks []Check) string {
 		v := 100 * *c.Program[0]
 		pred.X, pred.Y = append(pred.X, float64(c.Speedup)), append(pred.Y, v)
 		pred.Tips = append(pred.Tips, fmt.Sprintf("%s sped up %d %%: program %.2f %% (%d experiments, %d ns)", l.Line, c.Speedup, v, c.Experiments, c.DurationNs))
+	}
+	if len(checks) == 0 {
+		pred.Name = "" // alone: no legend over the curve
 	}
 	p.Series = []report.Series{pred}
 	if len(checks) > 0 {

@@ -130,6 +130,9 @@ type Profile struct {
 	Lines       []LineResult `json:"lines"`
 	Experiments []Experiment `json:"experiments"`
 	Validation  *Validation  `json:"validation,omitempty"` // --validate
+	// Note says when the run was too short to give the hottest line a
+	// curve, and the command of the exact mode.
+	Note string `json:"note,omitempty"`
 }
 
 // LineResult is a line's causal profile: per speedup, the aggregated
@@ -144,6 +147,11 @@ type LineResult struct {
 	// line runs (Coz §4.6, equations (4) and (6)); the curve's program
 	// speedups are the speedups measured while it runs times Phase.
 	Phase float64 `json:"phase_fraction"`
+	// Noise is the spread of the line's own 0 % measurements of the first
+	// point, as a program speedup (phase-corrected): the standard
+	// deviation of each 0 % experiment's speedup over the line's pooled
+	// 0 % period; -1 when fewer than two 0 % experiments tell it.
+	Noise float64 `json:"noise"`
 }
 
 // CurvePoint aggregates a line's experiments at one speedup.
@@ -244,7 +252,8 @@ func (p *Profiler) Build() *Profile {
 			lr.Curve = append(lr.Curve, *c)
 		}
 		sort.Slice(lr.Curve, func(i, j int) bool { return lr.Curve[i].Speedup < lr.Curve[j].Speedup })
-		lr.Verdict = verdict(lr.Curve)
+		lr.Noise = p.noise(name, len(lat) > 0 && lat[0], lr.Phase)
+		lr.Verdict = verdict(lr.Curve, lr.Noise)
 		prof.Lines = append(prof.Lines, lr)
 	}
 	sort.Slice(prof.Lines, func(i, j int) bool {
@@ -320,7 +329,48 @@ func maxSpeedup(c []CurvePoint) float64 {
 // Threshold of the verdicts: a predicted program speedup of 2 %.
 const threshold = 0.02
 
-func verdict(c []CurvePoint) string {
+// noise returns the spread of a line's 0 % experiments (LineResult.Noise):
+// each one's period of the first point against their pooled period.
+// Whole runs (--exact) are deterministic: no spread.
+func (p *Profiler) noise(line string, latency bool, phase float64) float64 {
+	if p.wholeRuns {
+		return 0
+	}
+	var per []float64
+	var units, visits float64
+	for _, x := range p.done {
+		if x.Line != line || x.Speedup != 0 || len(x.Points) == 0 || x.Points[0].Arrivals == 0 {
+			continue
+		}
+		v := float64(x.units) / float64(x.Points[0].Arrivals)
+		if latency {
+			v = float64(x.Points[0].Area) * scale / float64(x.Points[0].Arrivals)
+		}
+		per = append(per, v)
+		units += float64(x.units)
+		visits += float64(x.Points[0].Arrivals)
+	}
+	if len(per) < 2 || visits == 0 {
+		return -1
+	}
+	var mean, ss float64
+	for _, v := range per {
+		mean += v
+	}
+	mean /= float64(len(per))
+	for _, v := range per {
+		ss += (v - mean) * (v - mean)
+	}
+	if mean == 0 {
+		return -1
+	}
+	return math.Sqrt(ss/float64(len(per)-1)) / mean * phase
+}
+
+// verdict is given only to an effect the experiments tell from zero: at
+// least the threshold and more than twice the spread of the line's own 0 %
+// measurements (noise; a line without that spread gets none).
+func verdict(c []CurvePoint, noise float64) string {
 	hi, lo, any := math.Inf(-1), math.Inf(1), false
 	for _, cp := range c {
 		if cp.Speedup == 0 || len(cp.Program) == 0 || cp.Program[0] == nil {
@@ -329,13 +379,18 @@ func verdict(c []CurvePoint) string {
 		any = true
 		hi, lo = max(hi, *cp.Program[0]), min(lo, *cp.Program[0])
 	}
+	bar := max(threshold, 2*noise)
 	switch {
 	case !any:
 		return "no data"
-	case hi >= threshold:
+	case noise < 0 && (hi >= threshold || lo <= -threshold):
+		return "too few experiments"
+	case hi >= bar && hi >= -lo:
 		return "worth optimizing"
-	case lo <= -threshold:
+	case lo <= -bar:
 		return "contention: negative"
+	case hi >= threshold || lo <= -threshold:
+		return "within noise"
 	}
 	return "no effect"
 }
@@ -359,7 +414,10 @@ func (l *LineResult) At(s int) (v float64, exact, ok bool) {
 			hi = c
 		}
 	}
-	if lo == nil || hi == nil {
+	// Interpolated only between neighbouring measured speedups (at most
+	// 10 points apart): a curve bends where another line becomes the
+	// bottleneck, so a straight line across a gap misleads.
+	if lo == nil || hi == nil || hi.Speedup-lo.Speedup > 10 {
 		return 0, false, false
 	}
 	f := float64(s-lo.Speedup) / float64(hi.Speedup-lo.Speedup)
@@ -403,6 +461,9 @@ func (prof *Profile) Summary(w io.Writer, top int) error {
 	}
 	if prof.Validation != nil {
 		prof.Validation.summary(&b)
+	}
+	if prof.Note != "" {
+		fmt.Fprintf(&b, "note: %s\n", prof.Note)
 	}
 	_, err := w.Write(b.Bytes())
 	return err

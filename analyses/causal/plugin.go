@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"html"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -61,6 +63,18 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 		if cfg.Settle < 0 {
 			return nil, platform.BadFlag("settle", itoa(cfg.Settle), "want a percentage, 0 (off) or more")
 		}
+		if len(cfg.Progress)+len(cfg.Latency) == 0 && !cfg.EndToEnd && !cfg.Observe {
+			if sites, _, _ := cozSites(env.Program); len(sites) == 0 {
+				// No progress point: the whole run is the unit of work,
+				// so each (line, speedup) is a whole run (--exact).
+				cfg.RunEnd, ex.on = true, true
+			}
+		}
+		if env.App == "" { // the main program (a followed image may not hold the points)
+			if err := CheckPoints(cfg, env.Program); err != nil {
+				return nil, err
+			}
+		}
 		if inst, err := ex.instance(cfg, env, legacy, top); inst != nil || err != nil {
 			return inst, err
 		}
@@ -72,7 +86,7 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 		if env.App != "" { // a followed process image: its own name
 			coz = env.App + "_profile.coz"
 		}
-		return &instance{Profiler: p, legacy: legacy, top: top, app: env.AppName(), coz: coz}, nil
+		return &instance{Profiler: p, legacy: legacy, top: top, app: env.AppName(), coz: coz, args: env.Args}, nil
 	}
 }
 
@@ -85,8 +99,9 @@ type instance struct {
 	*Profiler
 	legacy bool
 	top    int
-	app    string // file name stem (platform.Env.AppName)
-	coz    string // the Coz profile's file name
+	app    string   // file name stem (platform.Env.AppName)
+	coz    string   // the Coz profile's file name
+	args   []string // the program's command line (the exact mode's command)
 	prof   *Profile
 	rerun  Rerun
 	valid  *Validation
@@ -97,6 +112,7 @@ func (i *instance) profile() *Profile {
 	if i.prof == nil {
 		i.prof = i.Build()
 		i.prof.Validation = i.valid
+		i.prof.Note = i.shortNote()
 	}
 	return i.prof
 }
@@ -174,4 +190,52 @@ func (i *instance) Section() (title, body string, err error) {
 		return "", "", err
 	}
 	return "Causal profile (Coz)", "<pre>" + html.EscapeString(b.String()) + "</pre>", nil
+}
+
+// shortNote says, when the run was too short for in-run experiments to give
+// the hottest line a curve (a verdict told from zero needs its 0 % spread
+// and a few speedups), so, with the command of the exact mode, whose whole
+// runs need no repetition; "" otherwise.
+func (i *instance) shortNote() string {
+	if i.partial != "" || i.hasFix || i.cfg.EndToEnd {
+		return ""
+	}
+	var hot int32
+	for id := int32(1); id < int32(len(i.lines)); id++ {
+		if i.lines[id].cost > i.lines[hot].cost || hot == 0 {
+			hot = id
+		}
+	}
+	if hot == 0 {
+		return ""
+	}
+	name := i.lineName(hot)
+	for _, l := range i.prof.Lines {
+		if l.Line == name && l.Noise >= 0 && len(l.Curve) >= 4 {
+			return ""
+		}
+	}
+	cmd := []string{"emuprof", "causal", "--exact"}
+	for _, pt := range i.cfg.Progress {
+		cmd = append(cmd, "--progress", shellQuote(pt))
+	}
+	for _, pt := range i.cfg.Latency {
+		cmd = append(cmd, "--latency", shellQuote(pt))
+	}
+	cmd = append(cmd, "--", shellQuote(i.opt.Program))
+	if len(i.args) > 1 {
+		for _, a := range i.args[1:] {
+			cmd = append(cmd, shellQuote(a))
+		}
+	}
+	return fmt.Sprintf("the run is too short for in-run experiments to give the hottest line, %s, a curve (%d experiments in all); the exact mode runs the program once per line and speedup: %s",
+		name, len(i.done), strings.Join(cmd, " "))
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=,+@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -1,7 +1,10 @@
 package causal
 
 import (
+	"debug/dwarf"
+	"debug/elf"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -14,7 +17,11 @@ const (
 	pointLine                    // each entry into a source line (file:line)
 	pointAddr                    // each execution of the instruction at an address
 	pointCoz                     // each execution of a Coz macro site (addrs, link-time)
+	pointEnd                     // the run's end (Config.RunEnd)
 )
+
+// RunEndPoint names the progress point of Config.RunEnd.
+const RunEndPoint = "(end of the run)"
 
 // spec is one progress point location, parsed from --progress or one half of
 // --latency (Coz §4.5: breakpoint progress points, given on the command line,
@@ -87,4 +94,154 @@ type point struct {
 // areaAt is the integral of the requests in flight up to now.
 func (pt *point) areaAt(now int64) int64 {
 	return pt.area + (pt.arrivals-pt.departures)*(now-pt.lastT)
+}
+
+// CheckPoints says which progress point of cfg names nothing in the
+// executable at path: a SYMBOL that is no function of its symbol tables
+// (defined, or imported from a shared library), or a FILE:LINE that no row
+// of its DWARF line table is on. A point that can never be visited makes a
+// run of 0 experiments, so it is refused before the run. Addresses and a
+// program that cannot be read are not checked.
+func CheckPoints(cfg Config, path string) error {
+	var specs []spec
+	for _, s := range cfg.Progress {
+		sp, err := parseSpec(s)
+		if err != nil {
+			return err
+		}
+		specs = append(specs, sp)
+	}
+	for _, s := range cfg.Latency {
+		b, e, ok := cutComma(s)
+		if !ok {
+			return errf("--latency %q: want BEGIN,END", s)
+		}
+		for _, h := range []string{b, e} {
+			sp, err := parseSpec(h)
+			if err != nil {
+				return err
+			}
+			specs = append(specs, sp)
+		}
+	}
+	if len(specs) == 0 || path == "" {
+		return nil
+	}
+	f, err := elf.Open(path)
+	if err != nil {
+		return nil // the loader says what is wrong with it
+	}
+	defer f.Close()
+	// The objects a point may be in: the executable and the libraries it
+	// names (found where the dynamic loader looks by default).
+	objs := []*elf.File{f}
+	needed, _ := f.ImportedLibraries()
+	for _, n := range needed {
+		for _, dir := range []string{"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib", "/lib"} {
+			if lf, err := elf.Open(filepath.Join(dir, n)); err == nil {
+				defer lf.Close()
+				objs = append(objs, lf)
+				break
+			}
+		}
+	}
+	var syms map[string]bool
+	var lines map[string]map[int]bool // file path -> lines with code
+	for _, sp := range specs {
+		switch sp.kind {
+		case pointSymbol:
+			if syms == nil {
+				syms = map[string]bool{}
+				for _, o := range objs {
+					elfFuncs(o, syms)
+				}
+			}
+			if !syms[sp.name] {
+				return errf("progress point %q: %s has no function of that name", sp.text, filepath.Base(path))
+			}
+		case pointLine:
+			if lines == nil {
+				if lines, err = lineTable(f); err != nil {
+					return errf("progress point %q: %s has no line table (%v); build it with -g", sp.text, filepath.Base(path), err)
+				}
+				for _, o := range objs[1:] {
+					if ls, err := lineTable(o); err == nil {
+						for k, v := range ls {
+							lines[k] = v
+						}
+					}
+				}
+			}
+			known := false
+			for file, ls := range lines {
+				if fileMatches(file, sp.name) && ls[sp.line] {
+					known = true
+					break
+				}
+			}
+			if !known {
+				return errf("progress point %q: no code of %s is on that line", sp.text, filepath.Base(path))
+			}
+		}
+	}
+	return nil
+}
+
+// elfFuncs adds to out the names of the functions an ELF file defines or
+// imports (undefined dynamic symbols: a call goes to the library's).
+func elfFuncs(f *elf.File, out map[string]bool) {
+	for _, get := range []func() ([]elf.Symbol, error){f.Symbols, f.DynamicSymbols} {
+		ss, _ := get()
+		for _, s := range ss {
+			t := elf.ST_TYPE(s.Info)
+			if t == elf.STT_FUNC || t == elf.STT_GNU_IFUNC || t == elf.STT_NOTYPE && s.Section == elf.SHN_UNDEF {
+				name, _, _ := strings.Cut(s.Name, "@") // versioned imports
+				out[name] = true
+			}
+		}
+	}
+}
+
+// lineTable returns the lines that have code, per source file, of an ELF
+// file's DWARF.
+func lineTable(f *elf.File) (out map[string]map[int]bool, err error) {
+	defer func() {
+		if recover() != nil {
+			out, err = nil, errf("corrupt DWARF")
+		}
+	}()
+	d, err := f.DWARF()
+	if err != nil {
+		return nil, err
+	}
+	out = map[string]map[int]bool{}
+	r := d.Reader()
+	for {
+		e, err := r.Next()
+		if err != nil || e == nil {
+			break
+		}
+		if e.Tag != dwarf.TagCompileUnit {
+			r.SkipChildren()
+			continue
+		}
+		lr, err := d.LineReader(e)
+		if err != nil || lr == nil {
+			continue
+		}
+		var le dwarf.LineEntry
+		for lr.Next(&le) == nil {
+			if le.File == nil || le.Line <= 0 {
+				continue
+			}
+			m := out[le.File.Name]
+			if m == nil {
+				m = map[int]bool{}
+				out[le.File.Name] = m
+			}
+			m[le.Line] = true
+		}
+		r.SkipChildren()
+	}
+	return out, nil
 }

@@ -581,3 +581,91 @@ func TestCausalCozMacros(t *testing.T) {
 		}
 	}
 }
+
+// TestCausalUnknownPoint: a progress point that names nothing in the
+// program is refused before the run, named (not a run of 0 experiments).
+func TestCausalUnknownPoint(t *testing.T) {
+	prog := guestBin(t, "glibc-static", "coz_rounds")
+	for _, pt := range []string{"no_such_sym", "nofile.c:12", "coz_rounds.c:12"} {
+		dir := t.TempDir()
+		out := run(t, nil, dir, emuprofBin, "causal", "--out", dir, "--progress", pt, "--", prog, "2")
+		if out.code != 2 || !strings.Contains(out.stderr, `progress point "`+pt+`"`) || out.stdout != "" {
+			t.Errorf("--progress %s: exit %d, stdout %q, stderr %q; want exit 2 naming the point before the run", pt, out.code, out.stdout, out.stderr)
+		}
+		out = run(t, nil, dir, emuprofBin, "run", "--progress", pt, "--", prog, "2")
+		if out.code != 2 || !strings.Contains(out.stderr, `progress point "`+pt+`"`) {
+			t.Errorf("run --progress %s: exit %d, stderr %q", pt, out.code, out.stderr)
+		}
+	}
+	// Points that exist: a function, an imported function of a dynamic
+	// executable, a line with code.
+	for _, c := range [][2]string{{"glibc-static", "round_done"}, {"glibc-dynamic", "pthread_create"}, {"glibc-static", "coz_rounds.c:17"}} {
+		r := runCausal(t, []string{"--progress", c[1]}, guestBin(t, c[0], "coz_rounds"), "20")
+		if r.prof.Points[0] != c[1] {
+			t.Errorf("%s --progress %s: points %v", c[0], c[1], r.prof.Points)
+		}
+	}
+}
+
+// TestCausalShareOfTime: on a short run of Figure 1's rounds, experiments go
+// to lines by their share of the time (the two loops), and the hottest
+// line's first experiments are distinct speedups, so it has a curve.
+func TestCausalShareOfTime(t *testing.T) {
+	r := runCausal(t, []string{"--progress", "round_done"}, guestBin(t, "glibc-static", "coz_rounds"), "200")
+	n := map[string]int{}
+	speedups := map[int]bool{}
+	na := 0
+	for _, x := range r.prof.Experiments {
+		n[x.Line]++
+		if strings.HasSuffix(x.Line, "coz_rounds.c:15") {
+			speedups[x.Speedup] = true
+			na++
+		}
+	}
+	loops := 0
+	for l, k := range n {
+		if strings.HasSuffix(l, "coz_rounds.c:15") || strings.HasSuffix(l, "coz_rounds.c:21") {
+			loops += k
+		}
+	}
+	if total := len(r.prof.Experiments); loops*10 < total*9 || len(speedups) < min(na, 6) {
+		t.Errorf("%d of %d experiments on the loops' lines (want 90 %%+), a's line at %d distinct speedups; experiments per line %v", loops, total, len(speedups), n)
+	}
+	c := curve(t, r.prof, "coz_rounds.c:15")
+	if len(c) < 4 {
+		t.Errorf("a's loop line: curve at %d speedups, want 4 or more", len(c))
+	}
+	// Too short for a verdict on the hottest line (one 0 % experiment, no
+	// spread): the profile says so and gives the exact mode's command.
+	if !strings.Contains(r.prof.Note, "too short") || !strings.Contains(r.prof.Note, "emuprof causal --exact --progress round_done -- ") {
+		t.Errorf("note %q, want the too-short note with the --exact command", r.prof.Note)
+	}
+}
+
+// TestCausalCozMacroNames: Coz's macros are named as the program names
+// them, also when gcc loads the name before the loop and the load nearest
+// the counter's request is the dlsym string "_coz_get_counter" (which made
+// both points one, named after it).
+func TestCausalCozMacroNames(t *testing.T) {
+	for _, v := range []string{"glibc-static", "glibc-dynamic"} {
+		r := runCausal(t, nil, guestBin(t, v, "coz_hoist"), "300")
+		if got := strings.Join(r.prof.Points, ","); got != "alpha,beta" {
+			t.Errorf("%s: progress points %q, want alpha,beta", v, got)
+		}
+	}
+}
+
+// TestCausalNoProgressPoint: without a progress point (and no Coz macro)
+// the program is profiled end to end, one whole run per line and speedup,
+// instead of refused: Figure 1's a() loop gives 10 % once sped up 10 % or
+// more, b()'s nothing.
+func TestCausalNoProgressPoint(t *testing.T) {
+	r := runCausal(t, []string{"--exact-lines", "2"}, guestBin(t, "glibc-static", "coz_fig1"))
+	if len(r.prof.Points) != 1 || r.prof.Points[0] != causal.RunEndPoint || r.prof.Note == "" {
+		t.Fatalf("points %q, note %q", r.prof.Points, r.prof.Note)
+	}
+	a, b := curve(t, r.prof, "coz_fig1.c:14"), curve(t, r.prof, "coz_fig1.c:20")
+	if math.Abs(a[50]-0.10) > 0.002 || math.Abs(b[50]) > 0.001 {
+		t.Errorf("at 50 %%: a's loop %.4f (want 0.10), b's %.4f (want 0)", a[50], b[50])
+	}
+}
