@@ -20,6 +20,11 @@ static int emu_release(uintptr_t p, size_t n) {
 	return mmap((void *)p, n, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) == MAP_FAILED ? -1 : 0;
 }
 static void emu_unreserve(uintptr_t p, size_t n) { munmap((void *)p, n); }
+// Host memory of a shared area: zero pages, committed as touched.
+static void *emu_alloc(size_t n) {
+	void *p = mmap(0, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	return p == MAP_FAILED ? 0 : p;
+}
 // The engine's own committed pages read as zeros again: the host frees
 // them and zero-fills them when next touched (its private anonymous
 // memory, not the guest's system call).
@@ -35,6 +40,7 @@ import (
 	"os"
 	"runtime/cgo"
 	"slices"
+	"sync/atomic"
 
 	"emuprof/mm"
 )
@@ -70,9 +76,29 @@ const (
 )
 
 // region is one Unicorn memory region [lo, hi) with its permissions.
+// A region of shared memory (MAP_SHARED, mm.PageSharer) lives in a
+// segment, at host address host, instead of in its slot: the engines of
+// a forked parent and child map the same host memory there, so each
+// sees the other's stores. Such regions are not merged with others.
 type region struct {
 	lo, hi uint64
 	perms  C.uint32_t
+	seg    *segment
+	host   uint64
+}
+
+// segment is host memory for shared areas, mapped by regions of one or
+// more engines; it is given back when no region maps it any more.
+type segment struct {
+	base, size uint64
+	refs       atomic.Int64 // regions mapping part of it, in every engine
+}
+
+// drop forgets one region mapping s.
+func (s *segment) drop() {
+	if s.refs.Add(-1) == 0 {
+		C.emu_unreserve(C.uintptr_t(s.base), C.size_t(s.size))
+	}
 }
 
 // hostMem is the engine's record of its regions and host reservations.
@@ -128,6 +154,11 @@ func (e *Engine) releaseHost(lo, hi uint64) {
 
 // freeHost releases every host reservation (the engine is closed).
 func (e *Engine) freeHost() {
+	for _, r := range e.mem.regions {
+		if r.seg != nil {
+			r.seg.drop()
+		}
+	}
 	for _, base := range e.mem.slots {
 		C.emu_unreserve(C.uintptr_t(base), slotSize)
 	}
@@ -151,7 +182,12 @@ func (h *hostMem) cut(a uint64) {
 	i := h.first(a)
 	if i < len(h.regions) && h.regions[i].lo < a {
 		r := h.regions[i]
-		h.regions = slices.Insert(h.regions, i+1, region{a, r.hi, r.perms})
+		hi := region{a, r.hi, r.perms, r.seg, 0}
+		if r.seg != nil {
+			hi.host = r.host + (a - r.lo)
+			r.seg.refs.Add(1)
+		}
+		h.regions = slices.Insert(h.regions, i+1, hi)
 		h.regions[i].hi = a
 	}
 }
@@ -166,7 +202,70 @@ func (e *Engine) mapPtr(lo, hi uint64, perms C.uint32_t) error {
 		return err
 	}
 	i := e.mem.first(lo)
-	e.mem.regions = slices.Insert(e.mem.regions, i, region{lo, hi, perms})
+	e.mem.regions = slices.Insert(e.mem.regions, i, region{lo: lo, hi: hi, perms: perms})
+	return nil
+}
+
+// MapSharedPages maps zeroed, page-aligned memory that SharePages can
+// map into another engine (mm.PageSharer).
+func (e *Engine) MapSharedPages(addr, size uint64, prot mm.Prot) error {
+	if err := e.mem.full(1); err != nil {
+		return err
+	}
+	p := C.emu_alloc(C.size_t(size))
+	if p == nil {
+		return fmt.Errorf("emu: allocating host memory for %#x+%#x: %w", addr, size, mm.ErrNoMem)
+	}
+	s := &segment{base: uint64(uintptr(p)), size: size}
+	return e.mapSeg(addr, addr+size, ucProt(prot), s, s.base)
+}
+
+// SharePages maps at [addr, addr+size) the shared memory that from (an
+// Engine, maybe wrapped: Unwrap) maps there (mm.PageSharer).
+func (e *Engine) SharePages(addr, size uint64, prot mm.Prot, from mm.Backend) error {
+	for {
+		w, ok := from.(interface{ Unwrap() mm.Backend })
+		if !ok {
+			break
+		}
+		from = w.Unwrap()
+	}
+	f, ok := from.(*Engine)
+	end := addr + size
+	if !ok || !f.mem.covers(addr, end) {
+		return fmt.Errorf("emu: sharing %#x+%#x: not mapped in the other engine", addr, size)
+	}
+	var parts []region
+	for i := f.mem.first(addr); i < len(f.mem.regions) && f.mem.regions[i].lo < end; i++ {
+		r := f.mem.regions[i]
+		if r.seg == nil {
+			return fmt.Errorf("emu: sharing %#x+%#x: %#x is not shared memory", addr, size, r.lo)
+		}
+		lo, hi := max(r.lo, addr), min(r.hi, end)
+		parts = append(parts, region{lo, hi, 0, r.seg, r.host + (lo - r.lo)})
+	}
+	if err := e.mem.full(len(parts)); err != nil {
+		return err
+	}
+	for _, p := range parts {
+		if err := e.mapSeg(p.lo, p.hi, ucProt(prot), p.seg, p.host); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mapSeg maps [lo, hi) at host address host of segment s.
+func (e *Engine) mapSeg(lo, hi uint64, perms C.uint32_t, s *segment, host uint64) error {
+	if err := ucErrf(C.emu_map_ptr(e.uc, C.uint64_t(lo), C.size_t(hi-lo), perms, C.uintptr_t(host)), "mapping %#x+%#x", lo, hi-lo); err != nil {
+		if s.refs.Load() == 0 {
+			C.emu_unreserve(C.uintptr_t(s.base), C.size_t(s.size))
+		}
+		return err
+	}
+	s.refs.Add(1)
+	i := e.mem.first(lo)
+	e.mem.regions = slices.Insert(e.mem.regions, i, region{lo, hi, perms, s, host})
 	return nil
 }
 
@@ -181,12 +280,13 @@ func (e *Engine) coalesce(lo, hi uint64) error {
 	}
 	for i < len(*rs) && (*rs)[i].lo <= hi {
 		j := i + 1
-		for j < len(*rs) && (*rs)[j].lo == (*rs)[j-1].hi && (*rs)[j].perms == (*rs)[i].perms &&
+		for (*rs)[i].seg == nil && j < len(*rs) && (*rs)[j].seg == nil &&
+			(*rs)[j].lo == (*rs)[j-1].hi && (*rs)[j].perms == (*rs)[i].perms &&
 			(*rs)[j].lo>>slotShift == (*rs)[i].lo>>slotShift {
 			j++
 		}
 		if j-i > 1 {
-			m := region{(*rs)[i].lo, (*rs)[j-1].hi, (*rs)[i].perms}
+			m := region{lo: (*rs)[i].lo, hi: (*rs)[j-1].hi, perms: (*rs)[i].perms}
 			for _, r := range (*rs)[i:j] {
 				if err := ucErrf(C.emu_mem_unmap(e.uc, C.uint64_t(r.lo), C.size_t(r.hi-r.lo)), "unmapping %#x+%#x", r.lo, r.hi-r.lo); err != nil {
 					return err
@@ -259,6 +359,9 @@ func (e *Engine) UnmapPages(addr, size uint64) error {
 	i := e.mem.first(addr)
 	j := i
 	for j < len(e.mem.regions) && e.mem.regions[j].lo < end {
+		if s := e.mem.regions[j].seg; s != nil {
+			s.drop()
+		}
 		j++
 	}
 	e.mem.regions = slices.Delete(e.mem.regions, i, j)
@@ -304,6 +407,12 @@ func (e *Engine) ZeroPages(addr, size uint64) error {
 		return fmt.Errorf("emu: zeroing %#x+%#x: not mapped", addr, size)
 	}
 	e.forgetCode(addr, size)
+	for i := e.mem.first(addr); i < len(e.mem.regions) && e.mem.regions[i].lo < end; i++ {
+		if e.mem.regions[i].seg != nil {
+			// Shared memory is another engine's too: written, not freed.
+			return e.writeZeros(addr, size)
+		}
+	}
 	hp := uint64(os.Getpagesize())
 	for a := addr; a < end; {
 		hi := min(end, (a|(slotSize-1))+1)

@@ -9,7 +9,8 @@ import (
 // Fork returns a copy of the address space over the backend b (a new, empty
 // CPU memory): every area is mapped there with its protection and its
 // contents are copied, as fork(2) gives the child a copy of the parent's
-// memory. Only backed pages are mapped in b (the child's reservations stay
+// memory; MAP_SHARED areas are shared instead, when both Backends are
+// PageSharers (the child maps the parent's memory there). Only backed pages are mapped in b (the child's reservations stay
 // bookkeeping, like the parent's: backed.go); the limit is the parent's.
 // The copy is at page granularity: only pages holding a non-zero byte are
 // written (fresh pages are zero), in runs of consecutive pages, so a fork
@@ -22,9 +23,23 @@ func (as *AddressSpace) Fork(b Backend) (*AddressSpace, uint64, error) {
 	const chunk = 1 << 20
 	buf := make([]byte, chunk)
 	var copied uint64
+	share, canShare := b.(PageSharer)
+	if _, ok := as.b.(PageSharer); !ok {
+		canShare = false
+	}
 	for _, v := range as.vmas {
+		if v.Shared && canShare {
+			for _, c := range as.backed.in(v.Start, v.End) {
+				if err := share.SharePages(c.lo, c.hi-c.lo, v.Prot, as.b); err != nil {
+					return nil, copied, backendErr("share", c.lo, c.hi-c.lo, err)
+				}
+				child.backed.add(c.lo, c.hi)
+				child.nbacked += c.hi - c.lo
+			}
+			continue
+		}
 		for _, c := range as.backed.in(v.Start, v.End) {
-			if err := child.back(c.lo, c.hi, v.Prot); err != nil {
+			if err := child.back(c.lo, c.hi, v.Prot, false); err != nil {
 				return nil, copied, err
 			}
 			for a := c.lo; a < c.hi; a += chunk {
