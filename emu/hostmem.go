@@ -84,6 +84,7 @@ type region struct {
 	lo, hi uint64
 	perms  C.uint32_t
 	seg    *segment
+	lender *Engine // borrowed: host memory of lender's slots (vfork)
 	host   uint64
 }
 
@@ -108,6 +109,13 @@ type hostMem struct {
 	regions []region          // sorted, disjoint: what Unicorn has mapped
 	slots   map[uint64]uint64 // guest slot number -> host address of its reservation
 	max     int               // most regions (0: maxRegions; tests set less)
+	// loans counts the regions of other engines (vfork children) mapping
+	// this engine's slot memory: while there are some, host memory is
+	// not given back (released or unreserved), so that those engines
+	// never map freed host memory; closed: the engine is closed and its
+	// slots are unreserved when the last loan ends.
+	loans  int
+	closed bool
 }
 
 // full reports whether n more regions would be too many; the error wraps
@@ -141,8 +149,12 @@ func (e *Engine) host(a uint64) (uint64, error) {
 	return base + a&(slotSize-1), nil
 }
 
-// releaseHost gives the host memory of [lo, hi) back.
+// releaseHost gives the host memory of [lo, hi) back, unless another
+// engine may map it (loans).
 func (e *Engine) releaseHost(lo, hi uint64) {
+	if e.lent() {
+		return
+	}
 	for a := lo; a < hi; {
 		end := min(hi, (a|(slotSize-1))+1)
 		if base, ok := e.mem.slots[a>>slotShift]; ok {
@@ -155,16 +167,70 @@ func (e *Engine) releaseHost(lo, hi uint64) {
 // freeHost releases every host reservation (the engine is closed).
 func (e *Engine) freeHost() {
 	for _, r := range e.mem.regions {
-		if r.seg != nil {
-			r.seg.drop()
-		}
+		r.drop()
 	}
+	e.mem.regions = nil
+	e.loanMu.Lock()
+	defer e.loanMu.Unlock()
+	e.mem.closed = true
+	if e.mem.loans == 0 {
+		e.unreserve()
+	}
+}
+
+func (e *Engine) unreserve() {
 	for _, base := range e.mem.slots {
 		C.emu_unreserve(C.uintptr_t(base), slotSize)
 	}
 	e.mem.slots = nil
-	e.mem.regions = nil
 }
+
+// lent reports whether other engines map some of e's slot memory.
+func (e *Engine) lent() bool {
+	e.loanMu.Lock()
+	defer e.loanMu.Unlock()
+	return e.mem.loans > 0
+}
+
+// lend counts one more region of another engine mapping e's memory.
+func (e *Engine) lend() {
+	e.loanMu.Lock()
+	e.mem.loans++
+	e.loanMu.Unlock()
+}
+
+// unlend ends one loan; the last one frees a closed engine's memory.
+func (e *Engine) unlend() {
+	e.loanMu.Lock()
+	defer e.loanMu.Unlock()
+	if e.mem.loans--; e.mem.loans == 0 && e.mem.closed {
+		e.unreserve()
+	}
+}
+
+// drop forgets the host memory of region r as it is unmapped: a
+// segment's or a lender's reference.
+func (r region) drop() {
+	switch {
+	case r.seg != nil:
+		r.seg.drop()
+	case r.lender != nil:
+		r.lender.unlend()
+	}
+}
+
+// keep counts a new region mapping r's host memory (r was split).
+func (r region) keep() {
+	switch {
+	case r.seg != nil:
+		r.seg.refs.Add(1)
+	case r.lender != nil:
+		r.lender.lend()
+	}
+}
+
+// foreign reports whether r's host memory is not in e's slots.
+func (r region) foreign() bool { return r.seg != nil || r.lender != nil }
 
 // first returns the index of the first region ending above a.
 func (h *hostMem) first(a uint64) int {
@@ -182,10 +248,10 @@ func (h *hostMem) cut(a uint64) {
 	i := h.first(a)
 	if i < len(h.regions) && h.regions[i].lo < a {
 		r := h.regions[i]
-		hi := region{a, r.hi, r.perms, r.seg, 0}
-		if r.seg != nil {
+		hi := region{a, r.hi, r.perms, r.seg, r.lender, 0}
+		if r.foreign() {
 			hi.host = r.host + (a - r.lo)
-			r.seg.refs.Add(1)
+			r.keep()
 		}
 		h.regions = slices.Insert(h.regions, i+1, hi)
 		h.regions[i].hi = a
@@ -217,11 +283,13 @@ func (e *Engine) MapSharedPages(addr, size uint64, prot mm.Prot) error {
 		return fmt.Errorf("emu: allocating host memory for %#x+%#x: %w", addr, size, mm.ErrNoMem)
 	}
 	s := &segment{base: uint64(uintptr(p)), size: size}
-	return e.mapSeg(addr, addr+size, ucProt(prot), s, s.base)
+	return e.mapForeign(region{lo: addr, hi: addr + size, perms: ucProt(prot), seg: s, host: s.base})
 }
 
-// SharePages maps at [addr, addr+size) the shared memory that from (an
-// Engine, maybe wrapped: Unwrap) maps there (mm.PageSharer).
+// SharePages maps at [addr, addr+size) the memory that from (an Engine,
+// maybe wrapped: Unwrap) maps there (mm.PageSharer): shared memory, or,
+// borrowed, from's own (for a vfork child, which runs in its parent's
+// memory).
 func (e *Engine) SharePages(addr, size uint64, prot mm.Prot, from mm.Backend) error {
 	for {
 		w, ok := from.(interface{ Unwrap() mm.Backend })
@@ -238,34 +306,34 @@ func (e *Engine) SharePages(addr, size uint64, prot mm.Prot, from mm.Backend) er
 	var parts []region
 	for i := f.mem.first(addr); i < len(f.mem.regions) && f.mem.regions[i].lo < end; i++ {
 		r := f.mem.regions[i]
-		if r.seg == nil {
-			return fmt.Errorf("emu: sharing %#x+%#x: %#x is not shared memory", addr, size, r.lo)
+		if !r.foreign() {
+			r.lender, r.host = f, f.mem.slots[r.lo>>slotShift]+r.lo&(slotSize-1)
 		}
 		lo, hi := max(r.lo, addr), min(r.hi, end)
-		parts = append(parts, region{lo, hi, 0, r.seg, r.host + (lo - r.lo)})
+		r.lo, r.hi, r.host = lo, hi, r.host+(lo-r.lo)
+		parts = append(parts, r)
 	}
 	if err := e.mem.full(len(parts)); err != nil {
 		return err
 	}
 	for _, p := range parts {
-		if err := e.mapSeg(p.lo, p.hi, ucProt(prot), p.seg, p.host); err != nil {
+		p.perms = ucProt(prot)
+		if err := e.mapForeign(p); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// mapSeg maps [lo, hi) at host address host of segment s.
-func (e *Engine) mapSeg(lo, hi uint64, perms C.uint32_t, s *segment, host uint64) error {
-	if err := ucErrf(C.emu_map_ptr(e.uc, C.uint64_t(lo), C.size_t(hi-lo), perms, C.uintptr_t(host)), "mapping %#x+%#x", lo, hi-lo); err != nil {
-		if s.refs.Load() == 0 {
-			C.emu_unreserve(C.uintptr_t(s.base), C.size_t(s.size))
-		}
+// mapForeign maps r, whose host memory is a segment's or a lender's.
+func (e *Engine) mapForeign(r region) error {
+	r.keep()
+	if err := ucErrf(C.emu_map_ptr(e.uc, C.uint64_t(r.lo), C.size_t(r.hi-r.lo), r.perms, C.uintptr_t(r.host)), "mapping %#x+%#x", r.lo, r.hi-r.lo); err != nil {
+		r.drop()
 		return err
 	}
-	s.refs.Add(1)
-	i := e.mem.first(lo)
-	e.mem.regions = slices.Insert(e.mem.regions, i, region{lo, hi, perms, s, host})
+	i := e.mem.first(r.lo)
+	e.mem.regions = slices.Insert(e.mem.regions, i, r)
 	return nil
 }
 
@@ -280,7 +348,7 @@ func (e *Engine) coalesce(lo, hi uint64) error {
 	}
 	for i < len(*rs) && (*rs)[i].lo <= hi {
 		j := i + 1
-		for (*rs)[i].seg == nil && j < len(*rs) && (*rs)[j].seg == nil &&
+		for !(*rs)[i].foreign() && j < len(*rs) && !(*rs)[j].foreign() &&
 			(*rs)[j].lo == (*rs)[j-1].hi && (*rs)[j].perms == (*rs)[i].perms &&
 			(*rs)[j].lo>>slotShift == (*rs)[i].lo>>slotShift {
 			j++
@@ -359,9 +427,7 @@ func (e *Engine) UnmapPages(addr, size uint64) error {
 	i := e.mem.first(addr)
 	j := i
 	for j < len(e.mem.regions) && e.mem.regions[j].lo < end {
-		if s := e.mem.regions[j].seg; s != nil {
-			s.drop()
-		}
+		e.mem.regions[j].drop()
 		j++
 	}
 	e.mem.regions = slices.Delete(e.mem.regions, i, j)
@@ -408,7 +474,7 @@ func (e *Engine) ZeroPages(addr, size uint64) error {
 	}
 	e.forgetCode(addr, size)
 	for i := e.mem.first(addr); i < len(e.mem.regions) && e.mem.regions[i].lo < end; i++ {
-		if e.mem.regions[i].seg != nil {
+		if e.mem.regions[i].foreign() {
 			// Shared memory is another engine's too: written, not freed.
 			return e.writeZeros(addr, size)
 		}

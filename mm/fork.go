@@ -84,3 +84,31 @@ func allZero(p []byte) bool {
 	}
 	return true
 }
+
+// Vfork returns the address space of a vfork child over the backend b,
+// which runs in the parent's memory until it execs or exits, as Linux's
+// vfork child does: every backed page is mapped in b onto the parent's
+// own memory (PageSharer.SharePages), so nothing is copied and the
+// parent sees the child's stores (posix_spawn's child reports a failed
+// exec through them). Pages the child backs afterwards (first stores to
+// unbacked or MAP_NORESERVE pages, new mappings) are its own. It reports
+// false, and returns a copy (Fork), when a Backend cannot share.
+func (as *AddressSpace) Vfork(b Backend) (*AddressSpace, bool, error) {
+	share, ok := b.(PageSharer)
+	if _, ok2 := as.b.(PageSharer); !ok || !ok2 {
+		child, _, err := as.Fork(b)
+		return child, false, err
+	}
+	child := &AddressSpace{b: b, brkStart: as.brkStart, brk: as.brk, limit: as.limit}
+	child.vmas = slices.Clone(as.vmas)
+	for _, v := range as.vmas {
+		for _, c := range as.backed.in(v.Start, v.End) {
+			if err := share.SharePages(c.lo, c.hi-c.lo, v.Prot, as.b); err != nil {
+				return nil, false, backendErr("share", c.lo, c.hi-c.lo, err)
+			}
+			child.backed.add(c.lo, c.hi)
+			child.nbacked += c.hi - c.lo
+		}
+	}
+	return child, true, nil
+}
