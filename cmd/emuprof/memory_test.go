@@ -5,7 +5,9 @@ package main
 // --max-memory instead of growing emuprof until the host kills it.
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -84,5 +86,39 @@ func TestVforkSharesMemory(t *testing.T) {
 	}
 	if kb := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss; kb > 500<<10 {
 		t.Errorf("emuprof peaked at %d MB resident, want well under 500 MB", kb>>10)
+	}
+}
+
+// --memory-limit bounds emuprof's own memory: the guest memory of the
+// run's processes plus the analyses' (trms's shadow memory, about 2 bytes
+// per guest byte touched). A guest touching 1 MiB blocks without bound
+// under trms stops there like --max-insns: exit 137, one line saying so,
+// the profiles written and marked partial. mallocstress (26 MiB of guest
+// memory) stops under trms at 100M because of the shadow memory, and
+// runs to its end without analyses. Before, there was no such limit: an
+// unbounded guest grew emuprof until the host's OOM killer, no profile.
+func TestMemoryLimit(t *testing.T) {
+	dir := t.TempDir()
+	e := run(t, nil, dir, emuprofBin, "trms", "--memory-limit", "48M", "--", guestBin(t, "glibc-static", "reserve"), "100000")
+	stop := "stopped at the memory limit (--memory-limit 48 MiB"
+	if e.code != 137 || strings.Count(e.stderr, stop) != 1 || !strings.Contains(e.stderr, "wrote reserve_1000_4_rms.aprof") {
+		t.Fatalf("trms --memory-limit 48M: status %d, stderr %.600s", e.code, e.stderr)
+	}
+	if rep, err := os.ReadFile(filepath.Join(dir, "reserve_1000_4_rms.aprof")); err != nil || !strings.Contains(string(rep), "stopped at the memory limit") {
+		t.Errorf("profile not marked partial: %v %.300s", err, rep)
+	}
+	prog := guestBin(t, "glibc-static", "mallocstress")
+	e = run(t, nil, dir, emuprofBin, "trms", "--memory-limit", "100M", "--", prog)
+	if e.code != 137 || !strings.Contains(e.stderr, "stopped at the memory limit (--memory-limit 100 MiB") || strings.Contains(e.stderr, "analyses 0 MiB") {
+		t.Errorf("trms mallocstress: status %d, stderr %.600s", e.code, e.stderr)
+	}
+	if e = run(t, nil, dir, emuprofBin, append(emuArgs("--memory-limit", "100M"), prog)...); e.code != 0 {
+		t.Errorf("run mallocstress: status %d, stderr %.600s", e.code, e.stderr)
+	}
+	for _, bad := range []string{"1K", "12Q", "-5", "x"} {
+		e := run(t, nil, dir, emuprofBin, append(emuArgs("--memory-limit", bad), prog)...)
+		if e.code != 2 || !strings.Contains(e.stderr, "--memory-limit") || strings.Count(e.stderr, "\n") != 1 {
+			t.Errorf("--memory-limit %q: status %d, stderr %q", bad, e.code, e.stderr)
+		}
 	}
 }
