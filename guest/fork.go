@@ -163,6 +163,7 @@ func (p *Process) fork(t *sched.Thread, c *syscalls.Call, r *cpu.Regs, flags, sp
 	}
 	// A CLONE_VM child that got a copy gives its stores back (copyBack).
 	q.sharedVM = flags&cloneVM != 0 && !borrowed
+	q.borrows = borrowed
 	if flags&cloneVfork != 0 {
 		q.vforker = t
 		p.sched.Block(t, sched.Wait{Kind: sched.WaitJoin, Addr: vforkKey | uint64(pid), What: fmt.Sprintf("vfork child %d", pid)})

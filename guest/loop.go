@@ -363,7 +363,9 @@ func (p *Process) checkMemory() *Result {
 		if tid != q.pid || q.zombie {
 			continue // one thread per process: its first
 		}
-		guest += q.as.Backed()
+		if !q.borrows { // a vfork child's memory is its parent's
+			guest += q.as.Backed()
+		}
 		for _, a := range q.cfg.Analyses {
 			if m, ok := a.(analyses.MemoryUser); ok {
 				an += m.MemoryBytes()
