@@ -555,3 +555,47 @@ func emuTouch(h C.uintptr_t, addr C.uint64_t, size C.int) C.bool {
 
 // Regions returns how many Unicorn regions the engine has (for tests).
 func (e *Engine) Regions() int { return len(e.mem.regions) }
+
+// Resident reports, for each guest page of the mapped range [addr,
+// addr+size), whether its host page may hold data: present in memory or
+// swapped out (/proc/self/pagemap, a query of emuprof's own memory). A
+// page never touched reads as zeros, so a fork need not read it
+// (mm.PageResident). Hosts without pagemap: an error, and the caller
+// reads everything.
+func (e *Engine) Resident(addr, size uint64) ([]bool, error) {
+	end := addr + size
+	if addr%mm.PageSize != 0 || size%mm.PageSize != 0 || !e.mem.covers(addr, end) {
+		return nil, fmt.Errorf("emu: resident %#x+%#x: not mapped pages", addr, size)
+	}
+	f, err := os.Open("/proc/self/pagemap")
+	if err != nil {
+		return nil, fmt.Errorf("emu: resident pages: %w", err)
+	}
+	defer f.Close()
+	hp := uint64(os.Getpagesize())
+	out := make([]bool, size/mm.PageSize)
+	var ent []byte
+	for i := e.mem.first(addr); i < len(e.mem.regions) && e.mem.regions[i].lo < end; i++ {
+		r := e.mem.regions[i]
+		lo, hi := max(r.lo, addr), min(r.hi, end)
+		host := r.host + (lo - r.lo)
+		if !r.foreign() {
+			host = e.mem.slots[lo>>slotShift] + lo&(slotSize-1)
+		}
+		first, last := host/hp, (host+(hi-lo)-1)/hp
+		n := int(last-first+1) * 8
+		if cap(ent) < n {
+			ent = make([]byte, n)
+		}
+		ent = ent[:n]
+		if _, err := f.ReadAt(ent, int64(first*8)); err != nil {
+			return nil, fmt.Errorf("emu: resident pages: %w", err)
+		}
+		for a := lo; a < hi; a += mm.PageSize {
+			k := ((host + (a - lo)) / hp) - first
+			// Bit 63: present; bit 62: swapped.
+			out[(a-addr)/mm.PageSize] = ent[k*8+7]&0xc0 != 0
+		}
+	}
+	return out, nil
+}

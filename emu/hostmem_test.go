@@ -339,3 +339,29 @@ func TestSharePages(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Resident tells the pages written from those never touched, which a
+// fork does not read.
+func TestResident(t *testing.T) {
+	e, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	const base, page = 0x30000000, 0x1000
+	if err := e.MapPages(base, 64*page, mm.ProtRead|mm.ProtWrite); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.WriteMem(base+5*page+7, []byte{1}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Resident(base, 64*page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range res {
+		if r != (i == 5) {
+			t.Errorf("page %d: resident %v", i, r)
+		}
+	}
+}

@@ -45,17 +45,24 @@ func (as *AddressSpace) Fork(b Backend) (*AddressSpace, uint64, error) {
 			for a := c.lo; a < c.hi; a += chunk {
 				n := min(c.hi-a, chunk)
 				p := buf[:n]
+				// Pages never written are not read (PageResident).
+				var res []bool
+				if r, ok := as.b.(PageResident); ok {
+					if res, _ = r.Resident(a, n); res != nil && !slices.Contains(res, true) {
+						continue
+					}
+				}
 				if err := as.b.ReadMem(a, p); err != nil {
 					return nil, copied, fmt.Errorf("mm: fork: reading %#x+%#x: %w", a, n, err)
 				}
 				// Write each run of non-zero pages with one call.
 				for off := uint64(0); off < n; {
-					if allZero(p[off : off+PageSize]) {
+					if res != nil && !res[off/PageSize] || allZero(p[off:off+PageSize]) {
 						off += PageSize
 						continue
 					}
 					end := off + PageSize
-					for end < n && !allZero(p[end:end+PageSize]) {
+					for end < n && (res == nil || res[end/PageSize]) && !allZero(p[end:end+PageSize]) {
 						end += PageSize
 					}
 					if err := b.WriteMem(a+off, p[off:end]); err != nil {

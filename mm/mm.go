@@ -114,6 +114,14 @@ type PageSharer interface {
 	SharePages(addr, size uint64, prot Prot, from Backend) error
 }
 
+// PageResident is an optional interface of a Backend: Resident reports,
+// for each page of the mapped range [addr, addr+size), whether it may hold
+// a non-zero byte (false: it was never written, it reads as zeros), so
+// that a fork reads only those pages. An error: unknown, read them all.
+type PageResident interface {
+	Resident(addr, size uint64) ([]bool, error)
+}
+
 // VMA is one mapped area [Start, End).
 type VMA struct {
 	Start, End uint64

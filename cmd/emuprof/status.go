@@ -406,6 +406,15 @@ func (c *meteredCPU) SharePages(addr, size uint64, prot mm.Prot, from mm.Backend
 	return s.SharePages(addr, size, prot, from)
 }
 
+// Resident passes the engine's answer on (mm.PageResident): a fork reads
+// only the pages written.
+func (c *meteredCPU) Resident(addr, size uint64) ([]bool, error) {
+	if r, ok := c.CPU.(mm.PageResident); ok {
+		return r.Resident(addr, size)
+	}
+	return nil, fmt.Errorf("resident %#x+%#x: unknown", addr, size)
+}
+
 func (c *meteredCPU) SetClock(ns int64) {
 	c.start = ns
 	c.CPU.SetClock(ns)
