@@ -9,10 +9,8 @@ require (
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
 	golang.org/x/arch v0.32.0
+	golang.org/x/sys v0.49.0
 	golang.org/x/term v0.47.0
 )
 
-require (
-	github.com/inconshreveable/mousetrap v1.1.0 // indirect
-	golang.org/x/sys v0.49.0 // indirect
-)
+require github.com/inconshreveable/mousetrap v1.1.0 // indirect
