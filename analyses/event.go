@@ -179,6 +179,14 @@ type Analysis interface {
 	Finish()
 }
 
+// MemoryUser is an optional interface of an Analysis whose memory grows
+// with the guest's (trms's shadow memories): MemoryBytes is what it holds
+// now, counted against emuprof's --memory-limit. It is asked between
+// batches, never while the analysis handles one.
+type MemoryUser interface {
+	MemoryBytes() uint64
+}
+
 // Needs says which event kinds an analysis wants, so that only the hooks an
 // enabled analysis needs are installed.
 type Needs struct {

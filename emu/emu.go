@@ -132,6 +132,7 @@ type Engine struct {
 	scratch   []byte
 	failure   error      // error raised inside a callback
 	closeMu   sync.Mutex // Stop may race with Close (Ctrl-C at the end of a run)
+	loanMu    sync.Mutex // guards mem.loans and mem.closed: other engines end their loans
 	mem       hostMem    // the guest memory's regions and host memory (hostmem.go)
 	touch     func(addr, size uint64) bool
 }

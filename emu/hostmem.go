@@ -20,6 +20,11 @@ static int emu_release(uintptr_t p, size_t n) {
 	return mmap((void *)p, n, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) == MAP_FAILED ? -1 : 0;
 }
 static void emu_unreserve(uintptr_t p, size_t n) { munmap((void *)p, n); }
+// Host memory of a shared area: zero pages, committed as touched.
+static void *emu_alloc(size_t n) {
+	void *p = mmap(0, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	return p == MAP_FAILED ? 0 : p;
+}
 // The engine's own committed pages read as zeros again: the host frees
 // them and zero-fills them when next touched (its private anonymous
 // memory, not the guest's system call).
@@ -35,6 +40,7 @@ import (
 	"os"
 	"runtime/cgo"
 	"slices"
+	"sync/atomic"
 
 	"emuprof/mm"
 )
@@ -70,9 +76,30 @@ const (
 )
 
 // region is one Unicorn memory region [lo, hi) with its permissions.
+// A region of shared memory (MAP_SHARED, mm.PageSharer) lives in a
+// segment, at host address host, instead of in its slot: the engines of
+// a forked parent and child map the same host memory there, so each
+// sees the other's stores. Such regions are not merged with others.
 type region struct {
 	lo, hi uint64
 	perms  C.uint32_t
+	seg    *segment
+	lender *Engine // borrowed: host memory of lender's slots (vfork)
+	host   uint64
+}
+
+// segment is host memory for shared areas, mapped by regions of one or
+// more engines; it is given back when no region maps it any more.
+type segment struct {
+	base, size uint64
+	refs       atomic.Int64 // regions mapping part of it, in every engine
+}
+
+// drop forgets one region mapping s.
+func (s *segment) drop() {
+	if s.refs.Add(-1) == 0 {
+		C.emu_unreserve(C.uintptr_t(s.base), C.size_t(s.size))
+	}
 }
 
 // hostMem is the engine's record of its regions and host reservations.
@@ -82,6 +109,13 @@ type hostMem struct {
 	regions []region          // sorted, disjoint: what Unicorn has mapped
 	slots   map[uint64]uint64 // guest slot number -> host address of its reservation
 	max     int               // most regions (0: maxRegions; tests set less)
+	// loans counts the regions of other engines (vfork children) mapping
+	// this engine's slot memory: while there are some, host memory is
+	// not given back (released or unreserved), so that those engines
+	// never map freed host memory; closed: the engine is closed and its
+	// slots are unreserved when the last loan ends.
+	loans  int
+	closed bool
 }
 
 // full reports whether n more regions would be too many; the error wraps
@@ -115,8 +149,12 @@ func (e *Engine) host(a uint64) (uint64, error) {
 	return base + a&(slotSize-1), nil
 }
 
-// releaseHost gives the host memory of [lo, hi) back.
+// releaseHost gives the host memory of [lo, hi) back, unless another
+// engine may map it (loans).
 func (e *Engine) releaseHost(lo, hi uint64) {
+	if e.lent() {
+		return
+	}
 	for a := lo; a < hi; {
 		end := min(hi, (a|(slotSize-1))+1)
 		if base, ok := e.mem.slots[a>>slotShift]; ok {
@@ -128,12 +166,71 @@ func (e *Engine) releaseHost(lo, hi uint64) {
 
 // freeHost releases every host reservation (the engine is closed).
 func (e *Engine) freeHost() {
+	for _, r := range e.mem.regions {
+		r.drop()
+	}
+	e.mem.regions = nil
+	e.loanMu.Lock()
+	defer e.loanMu.Unlock()
+	e.mem.closed = true
+	if e.mem.loans == 0 {
+		e.unreserve()
+	}
+}
+
+func (e *Engine) unreserve() {
 	for _, base := range e.mem.slots {
 		C.emu_unreserve(C.uintptr_t(base), slotSize)
 	}
 	e.mem.slots = nil
-	e.mem.regions = nil
 }
+
+// lent reports whether other engines map some of e's slot memory.
+func (e *Engine) lent() bool {
+	e.loanMu.Lock()
+	defer e.loanMu.Unlock()
+	return e.mem.loans > 0
+}
+
+// lend counts one more region of another engine mapping e's memory.
+func (e *Engine) lend() {
+	e.loanMu.Lock()
+	e.mem.loans++
+	e.loanMu.Unlock()
+}
+
+// unlend ends one loan; the last one frees a closed engine's memory.
+func (e *Engine) unlend() {
+	e.loanMu.Lock()
+	defer e.loanMu.Unlock()
+	if e.mem.loans--; e.mem.loans == 0 && e.mem.closed {
+		e.unreserve()
+	}
+}
+
+// drop forgets the host memory of region r as it is unmapped: a
+// segment's or a lender's reference.
+func (r region) drop() {
+	switch {
+	case r.seg != nil:
+		r.seg.drop()
+	case r.lender != nil:
+		r.lender.unlend()
+	}
+}
+
+// keep counts a new region mapping r's host memory (r was split).
+func (r region) keep() {
+	switch {
+	case r.seg != nil:
+		r.seg.refs.Add(1)
+	case r.lender != nil:
+		r.lender.lend()
+	}
+}
+
+// foreign reports whether r's host memory is not in e's slots.
+func (r region) foreign() bool { return r.seg != nil || r.lender != nil }
 
 // first returns the index of the first region ending above a.
 func (h *hostMem) first(a uint64) int {
@@ -151,7 +248,12 @@ func (h *hostMem) cut(a uint64) {
 	i := h.first(a)
 	if i < len(h.regions) && h.regions[i].lo < a {
 		r := h.regions[i]
-		h.regions = slices.Insert(h.regions, i+1, region{a, r.hi, r.perms})
+		hi := region{a, r.hi, r.perms, r.seg, r.lender, 0}
+		if r.foreign() {
+			hi.host = r.host + (a - r.lo)
+			r.keep()
+		}
+		h.regions = slices.Insert(h.regions, i+1, hi)
 		h.regions[i].hi = a
 	}
 }
@@ -166,7 +268,72 @@ func (e *Engine) mapPtr(lo, hi uint64, perms C.uint32_t) error {
 		return err
 	}
 	i := e.mem.first(lo)
-	e.mem.regions = slices.Insert(e.mem.regions, i, region{lo, hi, perms})
+	e.mem.regions = slices.Insert(e.mem.regions, i, region{lo: lo, hi: hi, perms: perms})
+	return nil
+}
+
+// MapSharedPages maps zeroed, page-aligned memory that SharePages can
+// map into another engine (mm.PageSharer).
+func (e *Engine) MapSharedPages(addr, size uint64, prot mm.Prot) error {
+	if err := e.mem.full(1); err != nil {
+		return err
+	}
+	p := C.emu_alloc(C.size_t(size))
+	if p == nil {
+		return fmt.Errorf("emu: allocating host memory for %#x+%#x: %w", addr, size, mm.ErrNoMem)
+	}
+	s := &segment{base: uint64(uintptr(p)), size: size}
+	return e.mapForeign(region{lo: addr, hi: addr + size, perms: ucProt(prot), seg: s, host: s.base})
+}
+
+// SharePages maps at [addr, addr+size) the memory that from (an Engine,
+// maybe wrapped: Unwrap) maps there (mm.PageSharer): shared memory, or,
+// borrowed, from's own (for a vfork child, which runs in its parent's
+// memory).
+func (e *Engine) SharePages(addr, size uint64, prot mm.Prot, from mm.Backend) error {
+	for {
+		w, ok := from.(interface{ Unwrap() mm.Backend })
+		if !ok {
+			break
+		}
+		from = w.Unwrap()
+	}
+	f, ok := from.(*Engine)
+	end := addr + size
+	if !ok || !f.mem.covers(addr, end) {
+		return fmt.Errorf("emu: sharing %#x+%#x: not mapped in the other engine", addr, size)
+	}
+	var parts []region
+	for i := f.mem.first(addr); i < len(f.mem.regions) && f.mem.regions[i].lo < end; i++ {
+		r := f.mem.regions[i]
+		if !r.foreign() {
+			r.lender, r.host = f, f.mem.slots[r.lo>>slotShift]+r.lo&(slotSize-1)
+		}
+		lo, hi := max(r.lo, addr), min(r.hi, end)
+		r.lo, r.hi, r.host = lo, hi, r.host+(lo-r.lo)
+		parts = append(parts, r)
+	}
+	if err := e.mem.full(len(parts)); err != nil {
+		return err
+	}
+	for _, p := range parts {
+		p.perms = ucProt(prot)
+		if err := e.mapForeign(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mapForeign maps r, whose host memory is a segment's or a lender's.
+func (e *Engine) mapForeign(r region) error {
+	r.keep()
+	if err := ucErrf(C.emu_map_ptr(e.uc, C.uint64_t(r.lo), C.size_t(r.hi-r.lo), r.perms, C.uintptr_t(r.host)), "mapping %#x+%#x", r.lo, r.hi-r.lo); err != nil {
+		r.drop()
+		return err
+	}
+	i := e.mem.first(r.lo)
+	e.mem.regions = slices.Insert(e.mem.regions, i, r)
 	return nil
 }
 
@@ -181,12 +348,13 @@ func (e *Engine) coalesce(lo, hi uint64) error {
 	}
 	for i < len(*rs) && (*rs)[i].lo <= hi {
 		j := i + 1
-		for j < len(*rs) && (*rs)[j].lo == (*rs)[j-1].hi && (*rs)[j].perms == (*rs)[i].perms &&
+		for !(*rs)[i].foreign() && j < len(*rs) && !(*rs)[j].foreign() &&
+			(*rs)[j].lo == (*rs)[j-1].hi && (*rs)[j].perms == (*rs)[i].perms &&
 			(*rs)[j].lo>>slotShift == (*rs)[i].lo>>slotShift {
 			j++
 		}
 		if j-i > 1 {
-			m := region{(*rs)[i].lo, (*rs)[j-1].hi, (*rs)[i].perms}
+			m := region{lo: (*rs)[i].lo, hi: (*rs)[j-1].hi, perms: (*rs)[i].perms}
 			for _, r := range (*rs)[i:j] {
 				if err := ucErrf(C.emu_mem_unmap(e.uc, C.uint64_t(r.lo), C.size_t(r.hi-r.lo)), "unmapping %#x+%#x", r.lo, r.hi-r.lo); err != nil {
 					return err
@@ -259,6 +427,7 @@ func (e *Engine) UnmapPages(addr, size uint64) error {
 	i := e.mem.first(addr)
 	j := i
 	for j < len(e.mem.regions) && e.mem.regions[j].lo < end {
+		e.mem.regions[j].drop()
 		j++
 	}
 	e.mem.regions = slices.Delete(e.mem.regions, i, j)
@@ -304,6 +473,12 @@ func (e *Engine) ZeroPages(addr, size uint64) error {
 		return fmt.Errorf("emu: zeroing %#x+%#x: not mapped", addr, size)
 	}
 	e.forgetCode(addr, size)
+	for i := e.mem.first(addr); i < len(e.mem.regions) && e.mem.regions[i].lo < end; i++ {
+		if e.mem.regions[i].foreign() {
+			// Shared memory is another engine's too: written, not freed.
+			return e.writeZeros(addr, size)
+		}
+	}
 	hp := uint64(os.Getpagesize())
 	for a := addr; a < end; {
 		hi := min(end, (a|(slotSize-1))+1)
@@ -380,3 +555,47 @@ func emuTouch(h C.uintptr_t, addr C.uint64_t, size C.int) C.bool {
 
 // Regions returns how many Unicorn regions the engine has (for tests).
 func (e *Engine) Regions() int { return len(e.mem.regions) }
+
+// Resident reports, for each guest page of the mapped range [addr,
+// addr+size), whether its host page may hold data: present in memory or
+// swapped out (/proc/self/pagemap, a query of emuprof's own memory). A
+// page never touched reads as zeros, so a fork need not read it
+// (mm.PageResident). Hosts without pagemap: an error, and the caller
+// reads everything.
+func (e *Engine) Resident(addr, size uint64) ([]bool, error) {
+	end := addr + size
+	if addr%mm.PageSize != 0 || size%mm.PageSize != 0 || !e.mem.covers(addr, end) {
+		return nil, fmt.Errorf("emu: resident %#x+%#x: not mapped pages", addr, size)
+	}
+	f, err := os.Open("/proc/self/pagemap")
+	if err != nil {
+		return nil, fmt.Errorf("emu: resident pages: %w", err)
+	}
+	defer f.Close()
+	hp := uint64(os.Getpagesize())
+	out := make([]bool, size/mm.PageSize)
+	var ent []byte
+	for i := e.mem.first(addr); i < len(e.mem.regions) && e.mem.regions[i].lo < end; i++ {
+		r := e.mem.regions[i]
+		lo, hi := max(r.lo, addr), min(r.hi, end)
+		host := r.host + (lo - r.lo)
+		if !r.foreign() {
+			host = e.mem.slots[lo>>slotShift] + lo&(slotSize-1)
+		}
+		first, last := host/hp, (host+(hi-lo)-1)/hp
+		n := int(last-first+1) * 8
+		if cap(ent) < n {
+			ent = make([]byte, n)
+		}
+		ent = ent[:n]
+		if _, err := f.ReadAt(ent, int64(first*8)); err != nil {
+			return nil, fmt.Errorf("emu: resident pages: %w", err)
+		}
+		for a := lo; a < hi; a += mm.PageSize {
+			k := ((host + (a - lo)) / hp) - first
+			// Bit 63: present; bit 62: swapped.
+			out[(a-addr)/mm.PageSize] = ent[k*8+7]&0xc0 != 0
+		}
+	}
+	return out, nil
+}

@@ -264,3 +264,104 @@ func TestProtectForgetsCodeAfterItsFirstPage(t *testing.T) {
 		t.Errorf("rax %d, want 2: the old translation ran", got)
 	}
 }
+
+// Shared memory (MapSharedPages) mapped into a second engine
+// (SharePages) is one memory: each engine sees the other's stores, also
+// after the area is split by mprotect and partly unmapped, and it lives
+// while one engine maps part of it, whichever closes first. An engine's
+// own memory lent to a vfork child's engine stays valid for the child
+// after the lender unmaps it and closes.
+func TestSharePages(t *testing.T) {
+	newEngine := func() *Engine {
+		e, err := New(Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	const base, page = 0x20000000, 0x1000
+	rw := mm.ProtRead | mm.ProtWrite
+	read := func(e *Engine, a uint64) string {
+		b := make([]byte, 4)
+		if err := e.ReadMem(a, b); err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	a, b := newEngine(), newEngine()
+	defer b.Close()
+	if err := a.MapSharedPages(base, 4*page, rw); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.SharePages(base, 4*page, rw, a); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.ProtectPages(base+page, page, mm.ProtRead); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.WriteMem(base+2*page, []byte("from")); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(a, base+2*page); got != "from" {
+		t.Fatalf("a reads %q where b stored", got)
+	}
+	if err := a.WriteMem(base+3*page, []byte("back")); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.UnmapPages(base, page); err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+	if got := read(b, base+3*page); got != "back" {
+		t.Fatalf("b reads %q where a stored, a closed", got)
+	}
+
+	// Lent memory: the lender unmaps and closes, the borrower reads on.
+	l, c := newEngine(), newEngine()
+	defer c.Close()
+	if err := l.MapPages(base, 2*page, rw); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.WriteMem(base+page, []byte("lent")); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SharePages(base, 2*page, rw, l); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.UnmapPages(base, 2*page); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	if got := read(c, base+page); got != "lent" {
+		t.Fatalf("borrower reads %q", got)
+	}
+	if err := c.UnmapPages(base, 2*page); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Resident tells the pages written from those never touched, which a
+// fork does not read.
+func TestResident(t *testing.T) {
+	e, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	const base, page = 0x30000000, 0x1000
+	if err := e.MapPages(base, 64*page, mm.ProtRead|mm.ProtWrite); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.WriteMem(base+5*page+7, []byte{1}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Resident(base, 64*page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range res {
+		if r != (i == 5) {
+			t.Errorf("page %d: resident %v", i, r)
+		}
+	}
+}

@@ -41,13 +41,17 @@ type Config struct {
 	UnsupportedENOSYS              bool   // return -ENOSYS for unknown syscalls instead of stopping
 	MaxInsns                       uint64 // stop a runaway guest (0: no limit)
 	MaxMemory                      uint64 // most bytes of memory a process may back (0: mm.DefaultLimit); more: ENOMEM
-	CPUs                           int    // virtual CPUs (default 8)
-	Quantum                        uint64 // scheduling quantum in instructions (default 10000)
-	SchedSeed                      uint64 // 0: unperturbed schedule
-	NsPerInsn                      int64  // virtual ns per instruction (default 1)
-	TraceDigest                    bool   // hash the executed block sequence and syscall results
-	Analyses                       []analyses.Analysis
-	Needs                          analyses.Needs // hooks the analyses need
+	// MemoryLimit stops the run (ExitMemoryLimit, profiles partial) when
+	// the memory of all its processes and of the analyses that report
+	// theirs (analyses.MemoryUser) exceeds it (0: no limit).
+	MemoryLimit uint64
+	CPUs        int    // virtual CPUs (default 8)
+	Quantum     uint64 // scheduling quantum in instructions (default 10000)
+	SchedSeed   uint64 // 0: unperturbed schedule
+	NsPerInsn   int64  // virtual ns per instruction (default 1)
+	TraceDigest bool   // hash the executed block sequence and syscall results
+	Analyses    []analyses.Analysis
+	Needs       analyses.Needs // hooks the analyses need
 	// TimeControl, when set, is called before every scheduling decision:
 	// it waits for the analyses to catch up with the stream and returns
 	// the clock delays they asked for (causal profiling), applied then.

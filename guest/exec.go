@@ -216,7 +216,7 @@ func (p *Process) execve(t *sched.Thread, r *cpu.Regs, dirfd int, pathAddr, argv
 	p.startImage()
 	p.followExec(t, analyses.KindThreadStart)
 	p.releaseVfork()
-	p.sharedVM = false
+	p.sharedVM, p.borrows = false, false
 	return ret(0)
 }
 

@@ -95,7 +95,14 @@ func (p *Process) fork(t *sched.Thread, c *syscalls.Call, r *cpu.Regs, flags, sp
 		return syscalls.Outcome{}, p.internal(fmt.Errorf("fork: starting an emulator: %w", err))
 	}
 	p.m.nextTid++
-	as, copied, err := p.as.Fork(c2)
+	var as *mm.AddressSpace
+	var copied uint64
+	borrowed := false
+	if flags&cloneVfork != 0 && flags&cloneVM != 0 {
+		as, borrowed, err = p.as.Vfork(c2)
+	} else {
+		as, copied, err = p.as.Fork(c2)
+	}
 	if err != nil {
 		c2.Close()
 		return syscalls.Outcome{}, p.internal(fmt.Errorf("fork: %w", err))
@@ -154,7 +161,9 @@ func (p *Process) fork(t *sched.Thread, c *syscalls.Call, r *cpu.Regs, flags, sp
 	if p.digest != nil {
 		p.hash(0xf02c, uint64(t.Tid), uint64(pid))
 	}
-	q.sharedVM = flags&cloneVM != 0
+	// A CLONE_VM child that got a copy gives its stores back (copyBack).
+	q.sharedVM = flags&cloneVM != 0 && !borrowed
+	q.borrows = borrowed
 	if flags&cloneVfork != 0 {
 		q.vforker = t
 		p.sched.Block(t, sched.Wait{Kind: sched.WaitJoin, Addr: vforkKey | uint64(pid), What: fmt.Sprintf("vfork child %d", pid)})

@@ -12,6 +12,10 @@ import (
 // ExitMaxInsns is the exit code when --max-insns stops the guest (like timeout(1)).
 const ExitMaxInsns = 124
 
+// ExitMemoryLimit is the exit code when --memory-limit stops the run (as
+// a shell reports a process killed by SIGKILL, the OOM killer's signal).
+const ExitMemoryLimit = 137
+
 // Linux signal numbers used in crash reports.
 const (
 	sigILL  = 4
@@ -105,6 +109,9 @@ func (p *Process) slice(t *sched.Thread) *Result {
 		// first process's engine, which Ctrl-C stops: another process
 		// running alone returns every quantum to see the interrupt.)
 		budget = 0
+	}
+	if res := p.checkMemory(); res != nil {
+		return res
 	}
 	if p.cfg.MaxInsns > 0 {
 		if p.m.insns >= p.cfg.MaxInsns {
@@ -340,4 +347,35 @@ func (p *Process) deadlock() *Result {
 		}
 	}
 	return res
+}
+
+// checkMemory stops the run when the memory of its processes (their
+// backed guest memory) and of the analyses (analyses.MemoryUser) is over
+// cfg.MemoryLimit: emuprof's own memory stays bounded, and the profiles
+// so far are written, partial. Both figures depend on the guest only.
+func (p *Process) checkMemory() *Result {
+	limit := p.m.root.cfg.MemoryLimit
+	if limit == 0 {
+		return nil
+	}
+	var guest, an uint64
+	for tid, q := range p.m.owner {
+		if tid != q.pid || q.zombie {
+			continue // one thread per process: its first
+		}
+		if !q.borrows { // a vfork child's memory is its parent's
+			guest += q.as.Backed()
+		}
+		for _, a := range q.cfg.Analyses {
+			if m, ok := a.(analyses.MemoryUser); ok {
+				an += m.MemoryBytes()
+			}
+		}
+	}
+	if guest+an <= limit {
+		return nil
+	}
+	return &Result{ExitStatus: ExitMemoryLimit, Partial: true,
+		Reason: fmt.Sprintf("stopped at the memory limit (--memory-limit %d MiB: guest memory %d MiB, analyses %d MiB) at %s",
+			limit>>20, guest>>20, an>>20, p.syms.Format(p.cpu.PC()))}
 }

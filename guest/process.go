@@ -79,6 +79,7 @@ type Process struct {
 	wstatus  int           // wait status once exited
 	vforker  *sched.Thread // the parent thread a vfork suspended
 	sharedVM bool          // CLONE_VM child that has not exec'd (fork.go)
+	borrows  bool          // vfork child running in its parent's memory, until exec (fork.go)
 
 	// Followed images (follow.go).
 	execs      int    // execs done by this process

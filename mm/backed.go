@@ -184,7 +184,7 @@ func (as *AddressSpace) touch(addr uint64) (bool, error) {
 			if !as.allows(g.hi - g.lo) {
 				return false, fmt.Errorf("mm: touching %#x: more than the memory limit (%d bytes): %w", addr, as.limit, ErrNoMem)
 			}
-			if err := as.back(g.lo, g.hi, v.Prot); err != nil {
+			if err := as.back(g.lo, g.hi, v.Prot, false); err != nil {
 				return false, err
 			}
 			return true, nil
@@ -198,9 +198,15 @@ func (as *AddressSpace) allows(n uint64) bool {
 	return as.limit == 0 || as.nbacked+n <= as.limit
 }
 
-// back maps [lo, hi), which must be mapped and unbacked, in the Backend.
-func (as *AddressSpace) back(lo, hi uint64, prot Prot) error {
-	if err := as.b.MapPages(lo, hi-lo, prot); err != nil {
+// back maps [lo, hi), which must be mapped and unbacked, in the Backend;
+// shared: pages of a MAP_SHARED area, which a fork will share
+// (PageSharer).
+func (as *AddressSpace) back(lo, hi uint64, prot Prot, shared bool) error {
+	mapPages := as.b.MapPages
+	if s, ok := as.b.(PageSharer); ok && shared {
+		mapPages = s.MapSharedPages
+	}
+	if err := mapPages(lo, hi-lo, prot); err != nil {
 		return backendErr("map", lo, hi-lo, err)
 	}
 	as.backed.add(lo, hi)
@@ -340,7 +346,7 @@ func (m lazyMem) WriteMem(addr uint64, p []byte) error {
 		// One Backend mapping per area, with the area's protection.
 		for i := as.index(g.lo); i < len(as.vmas) && as.vmas[i].Start < g.hi; i++ {
 			v := as.vmas[i]
-			if err := as.back(max(v.Start, g.lo), min(v.End, g.hi), v.Prot); err != nil {
+			if err := as.back(max(v.Start, g.lo), min(v.End, g.hi), v.Prot, v.Shared); err != nil {
 				return err
 			}
 		}

@@ -9,7 +9,8 @@ import (
 // Fork returns a copy of the address space over the backend b (a new, empty
 // CPU memory): every area is mapped there with its protection and its
 // contents are copied, as fork(2) gives the child a copy of the parent's
-// memory. Only backed pages are mapped in b (the child's reservations stay
+// memory; MAP_SHARED areas are shared instead, when both Backends are
+// PageSharers (the child maps the parent's memory there). Only backed pages are mapped in b (the child's reservations stay
 // bookkeeping, like the parent's: backed.go); the limit is the parent's.
 // The copy is at page granularity: only pages holding a non-zero byte are
 // written (fresh pages are zero), in runs of consecutive pages, so a fork
@@ -22,25 +23,46 @@ func (as *AddressSpace) Fork(b Backend) (*AddressSpace, uint64, error) {
 	const chunk = 1 << 20
 	buf := make([]byte, chunk)
 	var copied uint64
+	share, canShare := b.(PageSharer)
+	if _, ok := as.b.(PageSharer); !ok {
+		canShare = false
+	}
 	for _, v := range as.vmas {
+		if v.Shared && canShare {
+			for _, c := range as.backed.in(v.Start, v.End) {
+				if err := share.SharePages(c.lo, c.hi-c.lo, v.Prot, as.b); err != nil {
+					return nil, copied, backendErr("share", c.lo, c.hi-c.lo, err)
+				}
+				child.backed.add(c.lo, c.hi)
+				child.nbacked += c.hi - c.lo
+			}
+			continue
+		}
 		for _, c := range as.backed.in(v.Start, v.End) {
-			if err := child.back(c.lo, c.hi, v.Prot); err != nil {
+			if err := child.back(c.lo, c.hi, v.Prot, false); err != nil {
 				return nil, copied, err
 			}
 			for a := c.lo; a < c.hi; a += chunk {
 				n := min(c.hi-a, chunk)
 				p := buf[:n]
+				// Pages never written are not read (PageResident).
+				var res []bool
+				if r, ok := as.b.(PageResident); ok {
+					if res, _ = r.Resident(a, n); res != nil && !slices.Contains(res, true) {
+						continue
+					}
+				}
 				if err := as.b.ReadMem(a, p); err != nil {
 					return nil, copied, fmt.Errorf("mm: fork: reading %#x+%#x: %w", a, n, err)
 				}
 				// Write each run of non-zero pages with one call.
 				for off := uint64(0); off < n; {
-					if allZero(p[off : off+PageSize]) {
+					if res != nil && !res[off/PageSize] || allZero(p[off:off+PageSize]) {
 						off += PageSize
 						continue
 					}
 					end := off + PageSize
-					for end < n && !allZero(p[end:end+PageSize]) {
+					for end < n && (res == nil || res[end/PageSize]) && !allZero(p[end:end+PageSize]) {
 						end += PageSize
 					}
 					if err := b.WriteMem(a+off, p[off:end]); err != nil {
@@ -68,4 +90,32 @@ func allZero(p []byte) bool {
 		p = p[n:]
 	}
 	return true
+}
+
+// Vfork returns the address space of a vfork child over the backend b,
+// which runs in the parent's memory until it execs or exits, as Linux's
+// vfork child does: every backed page is mapped in b onto the parent's
+// own memory (PageSharer.SharePages), so nothing is copied and the
+// parent sees the child's stores (posix_spawn's child reports a failed
+// exec through them). Pages the child backs afterwards (first stores to
+// unbacked or MAP_NORESERVE pages, new mappings) are its own. It reports
+// false, and returns a copy (Fork), when a Backend cannot share.
+func (as *AddressSpace) Vfork(b Backend) (*AddressSpace, bool, error) {
+	share, ok := b.(PageSharer)
+	if _, ok2 := as.b.(PageSharer); !ok || !ok2 {
+		child, _, err := as.Fork(b)
+		return child, false, err
+	}
+	child := &AddressSpace{b: b, brkStart: as.brkStart, brk: as.brk, limit: as.limit}
+	child.vmas = slices.Clone(as.vmas)
+	for _, v := range as.vmas {
+		for _, c := range as.backed.in(v.Start, v.End) {
+			if err := share.SharePages(c.lo, c.hi-c.lo, v.Prot, as.b); err != nil {
+				return nil, false, backendErr("share", c.lo, c.hi-c.lo, err)
+			}
+			child.backed.add(c.lo, c.hi)
+			child.nbacked += c.hi - c.lo
+		}
+	}
+	return child, true, nil
 }

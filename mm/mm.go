@@ -101,6 +101,27 @@ type PageZeroer interface {
 	ZeroPages(addr, size uint64) error
 }
 
+// PageSharer is an optional interface of a Backend, for the memory of
+// MAP_SHARED areas, which a forked child shares with its parent as Linux
+// shares it (their stores are each other's). MapSharedPages maps zeroed
+// pages like MapPages, in memory SharePages can share; SharePages maps at
+// [addr, addr+size) of this Backend the very memory mapped there in from
+// (a Backend of the same kind, where that range was mapped by
+// MapSharedPages or SharePages), with protection prot. The memory lives
+// while a Backend maps part of it.
+type PageSharer interface {
+	MapSharedPages(addr, size uint64, prot Prot) error
+	SharePages(addr, size uint64, prot Prot, from Backend) error
+}
+
+// PageResident is an optional interface of a Backend: Resident reports,
+// for each page of the mapped range [addr, addr+size), whether it may hold
+// a non-zero byte (false: it was never written, it reads as zeros), so
+// that a fork reads only those pages. An error: unknown, read them all.
+type PageResident interface {
+	Resident(addr, size uint64) ([]bool, error)
+}
+
 // VMA is one mapped area [Start, End).
 type VMA struct {
 	Start, End uint64
@@ -279,7 +300,7 @@ func (as *AddressSpace) Map(v VMA) error {
 		return err
 	}
 	if eager {
-		if err := as.back(v.Start, v.End, v.Prot); err != nil {
+		if err := as.back(v.Start, v.End, v.Prot, v.Shared); err != nil {
 			return err
 		}
 	}
@@ -339,7 +360,7 @@ func (as *AddressSpace) Protect(addr, size uint64, prot Prot) error {
 		}
 		if prot != ProtNone && !v.NoReserve {
 			for _, g := range as.backed.gaps(v.Start, v.End) {
-				if err := as.back(g.lo, g.hi, prot); err != nil {
+				if err := as.back(g.lo, g.hi, prot, v.Shared); err != nil {
 					return err
 				}
 			}

@@ -100,7 +100,7 @@ func (as *AddressSpace) move(v VMA, old, oldLen, dst, newLen uint64) (uint64, er
 				_ = as.Unmap(dst, newLen)
 				return 0, fmt.Errorf("mm: remap %#x+%#x: more than the memory limit: %w", old, oldLen, ErrNoMem)
 			}
-			if err := as.back(g.lo, g.hi, nv.Prot); err != nil {
+			if err := as.back(g.lo, g.hi, nv.Prot, nv.Shared); err != nil {
 				return 0, err
 			}
 		}

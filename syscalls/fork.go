@@ -13,9 +13,8 @@ import (
 // file descriptions (offsets, flags, pipes), the working directory, umask,
 // limits, signal actions, the FIFOs' pipes and the calling thread's signal
 // mask, name and CPU affinity mask.
-// Shared file mappings are not kept coherent in the child (its copy of
-// them is private), locked memory, POSIX record locks and pending signals
-// are not inherited,
+// Shared mappings are shared with the parent (mm.AddressSpace.Fork);
+// locked memory, POSIX record locks and pending signals are not inherited,
 // and the child's getrandom stream is its own (seeded from the parent's).
 // The callbacks (OnMapFile, SetFS, GetFS, OnPipeEvent, OnLockEvent) are the
 // caller's to set; the child makes no kernel-access events.

@@ -67,13 +67,19 @@ func sysMmap(k *Kernel, c *Call) Outcome {
 	anon := flags&mapAnonymous != 0
 	var f *openFile
 	var host *hostFile
+	devZeroShared := false
 	if !anon {
 		var e Errno
 		if f, e = k.file(fd); e != 0 {
 			return fail(e)
 		}
-		if d, isDev := f.ops.(*device); isDev && d.kind == devZero && !shared {
-			anon = true
+		if d, isDev := f.ops.(*device); isDev && d.kind == devZero {
+			// Linux maps /dev/zero as anonymous memory (shared: an
+			// unnamed shmem file, "/dev/zero (deleted)").
+			anon, f = true, nil
+			if shared {
+				devZeroShared = true
+			}
 		} else {
 			h, isHost := f.ops.(*hostFile)
 			if !isHost {
@@ -131,6 +137,9 @@ func sysMmap(k *Kernel, c *Call) Outcome {
 	// Private anonymous MAP_NORESERVE memory is backed as it is touched
 	// (Linux: VM_NORESERVE, no commit charge).
 	v.NoReserve = anon && !shared && flags&mapNoReserve != 0
+	if devZeroShared {
+		v.Name = "/dev/zero (deleted)"
+	}
 	if !anon {
 		v.Name, v.Offset = f.guest, off
 		if shared {

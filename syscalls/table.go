@@ -223,7 +223,7 @@ func declareTable() []entry {
 
 	// Memory (sys_mm.go).
 	full(12, sysBrk)
-	partial(9, "MAP_SHARED file mappings stay coherent with the file (file I/O, msync, munmap, exit sync them), but two of the same bytes see each other's stores only then (warned); MAP_PRIVATE ones are snapshots; no SIGBUS past EOF", sysMmap)
+	partial(9, "MAP_SHARED file mappings stay coherent with the file (file I/O, msync, munmap, exit sync them), but two of the same bytes see each other's stores only then (warned); MAP_PRIVATE ones are snapshots; no SIGBUS past EOF; MAP_SHARED memory (anonymous, /dev/zero, file) is shared with the processes forked afterwards, except pages mremap moved", sysMmap)
 	full(11, sysMunmap)
 	full(10, sysMprotect)
 	partial(25, "MREMAP_DONTUNMAP refused; pages added to a private file mapping read as zeros (a shared one shows the file)", sysMremap)

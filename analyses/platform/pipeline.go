@@ -27,6 +27,7 @@ type Pipeline struct {
 	work   chan job
 	done   chan struct{} // one receive per job
 	busy   bool          // a job was sent and not yet received from done
+	mem    uint64        // the analyses' memory after the last processed batch (MemoryBytes)
 	err    error         // a panic in an analysis (reported once)
 	failed bool
 }
@@ -115,7 +116,25 @@ func (p *Pipeline) wait() {
 		<-p.done
 		p.busy = false
 	}
+	p.measure()
 }
+
+// measure records the analyses' memory (analyses.MemoryUser), while no
+// batch is being processed: the figure is the one after the batches
+// delivered so far but the last, whatever the goroutines' timing.
+func (p *Pipeline) measure() {
+	var n uint64
+	for _, a := range p.list {
+		if m, ok := a.(analyses.MemoryUser); ok {
+			n += m.MemoryBytes()
+		}
+	}
+	p.mem = n
+}
+
+// MemoryBytes implements analyses.MemoryUser: the analyses' memory as
+// measured when the previous batch was done.
+func (p *Pipeline) MemoryBytes() uint64 { return p.mem }
 
 // Events implements analyses.Analysis: it hands batch on and returns once
 // the previous batch has been processed.
@@ -123,6 +142,7 @@ func (p *Pipeline) Events(batch []analyses.Event) {
 	j := job{batch: batch, view: p.blocks.View()}
 	if !p.async {
 		p.process(j)
+		p.measure()
 		return
 	}
 	p.wait()

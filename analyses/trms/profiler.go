@@ -130,6 +130,11 @@ func (p *Profiler) Renumberings() int { return p.core.status().renumberings }
 // ShadowBytes is the memory used by the live shadow memories.
 func (p *Profiler) ShadowBytes() uint64 { return p.core.status().shadowBytes }
 
+// MemoryBytes is ShadowBytes (analyses.MemoryUser): the shadow memories
+// cost about 2 bytes per guest byte touched, the analysis's memory that
+// grows with the guest's.
+func (p *Profiler) MemoryBytes() uint64 { return p.ShadowBytes() }
+
 // Routines is the routine table (ids used by Call and in results).
 func (p *Profiler) Routines() *calls.Routines { return p.routines }
 

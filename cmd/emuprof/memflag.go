@@ -24,6 +24,22 @@ func maxMemory(s string) (uint64, error) {
 	return n, nil
 }
 
+// memoryLimit reads the --memory-limit value: "" is the default, 3/4 of
+// the host's memory (none where it is unknown), "0" no limit.
+func memoryLimit(s string) (uint64, error) {
+	if s == "" {
+		return hostMemory() / 4 * 3, nil
+	}
+	if s == "0" {
+		return 0, nil
+	}
+	n, err := parseSize(s)
+	if err != nil || n < minMemory {
+		return 0, fmt.Errorf("--memory-limit %q: want 0 or a size of at least 1M (bytes, or a number with K, M, G or T)", s)
+	}
+	return n, nil
+}
+
 // parseSize reads a size in bytes, or with a binary suffix K, M, G or T.
 func parseSize(s string) (uint64, error) {
 	shift := 0

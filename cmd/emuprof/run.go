@@ -40,6 +40,7 @@ type runFlags struct {
 	pid         int
 	maxInsns    uint64
 	maxMemory   string
+	memLimit    string
 	unsupported string
 	traceDigest bool
 	stats       bool
@@ -83,6 +84,7 @@ func (f *runFlags) registerInto(fl *pflag.FlagSet) {
 	fl.IntVar(&f.pid, "pid", 1000, "the guest's process id")
 	fl.Uint64Var(&f.maxInsns, "max-insns", 0, "stop the guest after this many instructions (0: no limit)")
 	fl.StringVar(&f.maxMemory, "max-memory", defaultMaxMemory, "most memory a guest process may use (accessible pages; reservations are free): more gets ENOMEM, as from Linux; bytes or K, M, G, T")
+	fl.StringVar(&f.memLimit, "memory-limit", "", "most memory emuprof may use for the run: the guest memory of all its processes plus the analyses' (trms's shadow memory); past it the run stops, profiles written partial, exit 137; bytes or K, M, G, T, 0 for none (default: 3/4 of the host's memory)")
 	fl.StringVar(&f.unsupported, "unsupported", "stop", "what an unsupported syscall does: stop (exit 2) or enosys (return -ENOSYS, warn at the end)")
 	fl.BoolVar(&f.traceDigest, "trace-digest", false, "print a hash of the executed block sequence and syscall results")
 	fl.BoolVar(&f.stats, "stats", false, "print the virtual duration and per-thread figures")
@@ -116,6 +118,7 @@ func (f *runFlags) config(args []string) (guest.Config, error) {
 		return guest.Config{}, err
 	}
 	maxMem, _ := maxMemory(f.maxMemory) // validated
+	memLimit, _ := memoryLimit(f.memLimit)
 	prog := args[0]
 	if !strings.Contains(prog, "/") {
 		if p, err := lookPath(prog); err == nil {
@@ -149,7 +152,8 @@ func (f *runFlags) config(args []string) (guest.Config, error) {
 		StdinTTY: isTTY(os.Stdin), StdoutTTY: isTTY(os.Stdout), StderrTTY: isTTY(os.Stderr),
 		Pid: f.pid, Uid: os.Getuid(), Gid: os.Getgid(), Seed: f.seed,
 		UnsupportedENOSYS: f.unsupported == "enosys", MaxInsns: f.maxInsns, MaxMemory: maxMem,
-		CPUs: f.cpus, Quantum: f.quantum, SchedSeed: f.schedSeed, TraceDigest: f.traceDigest,
+		MemoryLimit: memLimit,
+		CPUs:        f.cpus, Quantum: f.quantum, SchedSeed: f.schedSeed, TraceDigest: f.traceDigest,
 		StdinClosed: syscalls.HostStdinClosed(), // `emuprof ... <&-`: the guest's fd 0 is closed too
 		// Regular files are the guest's as they are (syscalls/stdio.go).
 		HostStd: [3]*os.File{os.Stdin, os.Stdout, os.Stderr},
@@ -182,6 +186,9 @@ func (f *runFlags) validate() error {
 		return bad("--quantum %d: want 1 to %d instructions", f.quantum, uint64(maxQuantum))
 	}
 	if _, err := maxMemory(f.maxMemory); err != nil {
+		return bad("%v", err)
+	}
+	if _, err := memoryLimit(f.memLimit); err != nil {
 		return bad("%v", err)
 	}
 	if f.pid < 1 || f.pid > maxPid {

@@ -13,6 +13,7 @@ import (
 
 	"emuprof/analyses"
 	"emuprof/cpu"
+	"emuprof/mm"
 )
 
 // Live status (issue 14): while a guest runs for more than a second and
@@ -388,6 +389,37 @@ func (c *meteredCPU) SetTouch(f func(addr, size uint64) bool) {
 	}); ok {
 		t.SetTouch(f)
 	}
+}
+
+// Unwrap returns the engine, for an engine sharing memory with this one
+// (emu.Engine.SharePages).
+func (c *meteredCPU) Unwrap() mm.Backend { return c.CPU }
+
+// MapSharedPages and SharePages pass the engine's shared memory on
+// (mm.PageSharer): without them, MAP_SHARED memory would be copied by a
+// fork, not shared.
+func (c *meteredCPU) MapSharedPages(addr, size uint64, prot mm.Prot) error {
+	if s, ok := c.CPU.(mm.PageSharer); ok {
+		return s.MapSharedPages(addr, size, prot)
+	}
+	return c.CPU.MapPages(addr, size, prot)
+}
+
+func (c *meteredCPU) SharePages(addr, size uint64, prot mm.Prot, from mm.Backend) error {
+	s, ok := c.CPU.(mm.PageSharer)
+	if !ok {
+		return fmt.Errorf("sharing %#x+%#x: the engine cannot share memory", addr, size)
+	}
+	return s.SharePages(addr, size, prot, from)
+}
+
+// Resident passes the engine's answer on (mm.PageResident): a fork reads
+// only the pages written.
+func (c *meteredCPU) Resident(addr, size uint64) ([]bool, error) {
+	if r, ok := c.CPU.(mm.PageResident); ok {
+		return r.Resident(addr, size)
+	}
+	return nil, fmt.Errorf("resident %#x+%#x: unknown", addr, size)
 }
 
 func (c *meteredCPU) SetClock(ns int64) {
