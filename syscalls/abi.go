@@ -128,6 +128,7 @@ const (
 	protRead      = 0x1
 	protWrite     = 0x2
 	protExec      = 0x4
+	protSem       = 0x8
 	protGrowsDown = 0x01000000
 	protGrowsUp   = 0x02000000
 

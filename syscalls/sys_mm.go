@@ -185,7 +185,11 @@ func sysMunmap(k *Kernel, c *Call) Outcome {
 
 func sysMprotect(k *Kernel, c *Call) Outcome {
 	addr, length, prot := c.Args[0], c.Args[1], c.Args[2]
-	if addr%mm.PageSize != 0 || prot&^(protRead|protWrite|protExec|protGrowsDown|protGrowsUp) != 0 {
+	// Linux's order: both grow flags, alignment, length, then the
+	// protection bits (x86 knows PROT_SEM, which changes nothing).
+	grows := prot & (protGrowsDown | protGrowsUp)
+	prot &^= grows
+	if grows == protGrowsDown|protGrowsUp || addr%mm.PageSize != 0 {
 		return fail(eINVAL)
 	}
 	if length == 0 {
@@ -193,6 +197,12 @@ func sysMprotect(k *Kernel, c *Call) Outcome {
 	}
 	if addr+length < addr {
 		return fail(eNOMEM)
+	}
+	if prot&^(protRead|protWrite|protExec|protSem) != 0 {
+		return fail(eINVAL)
+	}
+	if grows == protGrowsUp {
+		return fail(eINVAL) // x86-64 has no VM_GROWSUP mappings
 	}
 	if prot&protWrite != 0 {
 		// A shared mapping of a file not open for writing cannot become

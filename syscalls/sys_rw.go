@@ -2,6 +2,7 @@ package syscalls
 
 import (
 	"fmt"
+	"os"
 
 	"emuprof/analyses"
 )
@@ -547,6 +548,18 @@ func (k *Kernel) copyFile(in *openFile, inPos int64, out *openFile, outPos int64
 	return done, 0
 }
 
+// sameHostFile tells whether two open files are one host file.
+func sameHostFile(a, b *openFile) bool {
+	fa, _ := a.ops.(hostOps).hostFile()
+	fb, _ := b.ops.(hostOps).hostFile()
+	if fa == fb {
+		return true
+	}
+	sa, ea := fa.Stat()
+	sb, eb := fb.Stat()
+	return ea == nil && eb == nil && os.SameFile(sa, sb)
+}
+
 // offsetArg reads an optional loff_t* argument (-1 when null).
 func (k *Kernel) offsetArg(addr uint64) (int64, Errno) {
 	if addr == 0 {
@@ -620,6 +633,25 @@ func sysCopyFileRange(k *Kernel, c *Call) Outcome {
 	outPos, e := k.offsetArg(c.Args[3])
 	if e != 0 {
 		return fail(e)
+	}
+	if sameHostFile(in, out) {
+		// Linux refuses overlapping ranges of one file.
+		ip, op, n := in.off, out.off, int64(min(c.Args[4], maxRWCount))
+		if inPos >= 0 {
+			ip = inPos
+		}
+		if outPos >= 0 {
+			op = outPos
+		}
+		// Linux clamps the count to the end of the input first.
+		if f, _ := in.ops.(hostOps).hostFile(); f != nil {
+			if st, err := f.Stat(); err == nil {
+				n = max(0, min(n, st.Size()-ip))
+			}
+		}
+		if n > 0 && ip+n > op && ip < op+n {
+			return fail(eINVAL)
+		}
 	}
 	n, e := k.copyFile(in, inPos, out, outPos, c.Args[4])
 	if e != 0 {

@@ -11,7 +11,12 @@ const coarseRes = 4_000_000
 func (k *Kernel) clockNow(id int32, now int64) (int64, Errno) {
 	switch {
 	case id < 0:
-		// CPU-time clocks of a process or thread (clock_getcpuclockid).
+		// CPU-time clocks of a process or thread (clock_getcpuclockid):
+		// ~pid<<3 | perthread<<2 | which. which 3 names a clock fd (none
+		// is a clock here); no pid exceeds PID_MAX_LIMIT (4194304).
+		if id&3 == 3 || ^id>>3 > 4194304 {
+			return 0, eINVAL
+		}
 		return now, 0
 	}
 	switch id {
@@ -111,7 +116,7 @@ func sysClockNanosleep(k *Kernel, c *Call) Outcome {
 		// emulated machine does not have).
 		return fail(eOPNOTSUPP)
 	default:
-		if id >= 0 {
+		if _, e := k.clockNow(id, c.Now); id >= 0 || e != 0 {
 			return fail(eINVAL)
 		}
 	}
