@@ -3,6 +3,7 @@ package guest
 import (
 	"encoding/binary"
 	"fmt"
+	"os"
 	"slices"
 
 	"emuprof/analyses"
@@ -164,6 +165,25 @@ func (p *Process) fork(t *sched.Thread, c *syscalls.Call, r *cpu.Regs, flags, sp
 	return ret(uint64(pid)), nil
 }
 
+// textBusy tells whether fi is the executable or interpreter of a live
+// process of the run: Linux denies writes to it (ETXTBSY).
+func (p *Process) textBusy(fi os.FileInfo) bool {
+	for _, q := range p.m.owner {
+		if q.zombie || q.exited || q.layout == nil {
+			continue
+		}
+		for _, m := range q.layout.Mappings {
+			if m.Name == "" {
+				continue
+			}
+			if st, err := os.Stat(m.Name); err == nil && os.SameFile(st, fi) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // bindKernel connects the kernel's callbacks to p.
 func (p *Process) bindKernel() {
 	p.kernel.OnMapFile = p.onMapFile
@@ -171,6 +191,7 @@ func (p *Process) bindKernel() {
 	p.kernel.OnLockEvent = p.lockReleased
 	p.kernel.Threads = p.alive
 	p.kernel.Tree = tree{p}
+	p.kernel.TextBusy = p.textBusy
 	p.bindSignals()
 	// arch_prctl: the FS base lives in the registers of the syscall in
 	// progress, which the run loop writes back after the call.

@@ -275,6 +275,10 @@ type Kernel struct {
 	// Threads returns the number of live threads of the process
 	// (/proc/self/status; nil: 1).
 	Threads func() int
+	// TextBusy, when set, tells whether the host file fi is mapped as a
+	// running executable or interpreter by any process of the run (open
+	// for writing and truncate then fail with ETXTBSY, as on Linux).
+	TextBusy func(fi os.FileInfo) bool
 	// Tree, when set, places the process among the guest's processes
 	// (parent, terminal's foreground group: tree.go).
 	Tree ProcessTree

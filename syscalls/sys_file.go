@@ -148,6 +148,9 @@ func (k *Kernel) openLoc(l loc, flags, mode uint32) (*openFile, Errno) {
 		// opened: they would make the run depend on the host.
 		return nil, eNXIO
 	}
+	if (acc != oRDONLY || flags&oTRUNC != 0) && k.textBusy(l.fi) {
+		return nil, eTXTBSY
+	}
 	if acc != oRDONLY {
 		// Written: in an overlay, the upper copy is (its data is not
 		// copied when it is truncated now).
@@ -169,6 +172,11 @@ func (k *Kernel) openLoc(l loc, flags, mode uint32) (*openFile, Errno) {
 		k.fileResized(l.fi, l.fi.Size(), 0)
 	}
 	return newOpenFile(&hostFile{f: hf, host: l.host}, keep, l.guest), 0
+}
+
+// textBusy tells whether fi is a running executable or interpreter.
+func (k *Kernel) textBusy(fi os.FileInfo) bool {
+	return k.TextBusy != nil && fi != nil && k.TextBusy(fi)
 }
 
 // openSynth opens a file of the emulated trees.

@@ -382,6 +382,8 @@ func sysTruncate(k *Kernel, c *Call) Outcome {
 		return fail(eISDIR)
 	case !l.fi.Mode().IsRegular():
 		return fail(eINVAL)
+	case k.textBusy(l.fi):
+		return fail(eTXTBSY)
 	}
 	if e := k.fsizeAllows(l.fi.Size(), size); e != 0 {
 		return fail(e)
