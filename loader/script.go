@@ -15,9 +15,10 @@ import (
 // (BINPRM_BUF_SIZE).
 const ScriptBufSize = 256
 
-// MaxScriptDepth is how many interpreters may themselves be scripts
-// (BINPRM_MAX_RECURSION: a script whose interpreter is a script, and so on).
-const MaxScriptDepth = 4
+// MaxScriptDepth is how many scripts one exec may go through: fs/exec.c's
+// exec_binprm runs binary handlers at depths 0..5 and fails with ELOOP past
+// that, so a chain of 5 scripts ending at an ELF runs and 6 do not.
+const MaxScriptDepth = 5
 
 // ErrNoInterpreter says a #! line names no interpreter, or one that does
 // not fit in the kernel's buffer (Linux: ENOEXEC).
