@@ -39,18 +39,27 @@ func ParseScript(head []byte) (interp, arg string, ok bool, err error) {
 	if len(head) > ScriptBufSize {
 		head = head[:ScriptBufSize]
 	}
+	blank := func(c byte) bool { return c == ' ' || c == '\t' }
 	line := head[2:]
-	truncated := false
 	if i := bytes.IndexByte(line, '\n'); i >= 0 {
 		line = line[:i]
 	} else if len(head) == ScriptBufSize {
-		truncated = true
+		// fs/binfmt_script.c: without a newline the line ends before the
+		// buffer's last byte, and the interpreter's name must be followed
+		// by a blank or NUL in it, else it may be cut (ENOEXEC).
+		line = head[2 : ScriptBufSize-1]
+		k := 0
+		for k < len(line) && blank(line[k]) {
+			k++
+		}
+		if k == len(line) || bytes.IndexFunc(line[k:], func(r rune) bool { return r == ' ' || r == '\t' || r == 0 }) < 0 {
+			return "", "", true, ErrNoInterpreter
+		}
 	}
 	// A NUL ends the line too (the kernel works on C strings).
 	if i := bytes.IndexByte(line, 0); i >= 0 {
-		line, truncated = line[:i], false
+		line = line[:i]
 	}
-	blank := func(c byte) bool { return c == ' ' || c == '\t' }
 	line = bytes.TrimRightFunc(line, func(r rune) bool { return r == ' ' || r == '\t' })
 	i := 0
 	for i < len(line) && blank(line[i]) {
@@ -61,10 +70,6 @@ func ParseScript(head []byte) (interp, arg string, ok bool, err error) {
 		j++
 	}
 	if i == j {
-		return "", "", true, ErrNoInterpreter
-	}
-	if truncated && j == len(line) {
-		// The name runs to the end of the buffer: it may be cut.
 		return "", "", true, ErrNoInterpreter
 	}
 	interp = string(line[i:j])

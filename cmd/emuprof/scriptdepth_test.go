@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -34,4 +35,27 @@ func TestScriptChainDepth(t *testing.T) {
 	if e.code != 0 || e.stdout != cat {
 		t.Errorf("emuprof run s4: exit %d, stdout %q, stderr %q", e.code, e.stdout, e.stderr)
 	}
+}
+
+// #! lines longer than the kernel's 256-byte buffer (issue 31.9): without
+// a newline in it the line ends before its last byte, and only an
+// interpreter name that may have been cut is refused (ENOEXEC, which the
+// shell answers by running the file itself), as fs/binfmt_script.c.
+func TestLongScriptLine(t *testing.T) {
+	dir := t.TempDir()
+	lines := map[string]string{
+		"argcut":  "#!/bin/echo " + strings.Repeat("a", 286) + "\n",
+		"argpast": "#!/bin/echo" + strings.Repeat(" ", 290) + "b\n",
+		"namecut": "#!" + strings.Repeat("/", 290) + "bin/echo\n",
+		"blank":   "#!" + strings.Repeat(" ", 300) + "\n",
+		"tab":     "#!/bin/echo\t" + strings.Repeat("c", 300) + "\n",
+	}
+	var script string
+	for _, name := range []string{"argcut", "argpast", "namecut", "blank", "tab"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(lines[name]), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		script += "./" + name + "; echo " + name + " $?; "
+	}
+	compare(t, nil, dir, "/bin/sh", "-c", script)
 }
