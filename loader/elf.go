@@ -164,7 +164,7 @@ func OpenBytes(name string, data []byte) (o *Object, err error) {
 	if o.PhOff > size || o.Phnum*phdrSize > size-o.PhOff {
 		return nil, corrupt(name, "program headers [%#x, +%#x) beyond end of file (%#x)", o.PhOff, o.Phnum*phdrSize, size)
 	}
-	hasPhdr, hasInterp := false, false
+	hasInterp := false
 	for i := range o.Phnum {
 		b := data[o.PhOff+i*phdrSize:]
 		p := elf.ProgHeader{
@@ -190,23 +190,17 @@ func OpenBytes(name string, data []byte) (o *Object, err error) {
 				return nil, badInput(name, "PT_INTERP %s", err)
 			}
 			o.Interp = interp
-		case elf.PT_PHDR:
-			if !hasPhdr {
-				hasPhdr = true
-				o.PhdrVaddr = p.Vaddr
-			}
 		}
 	}
 	if len(o.Loads) == 0 {
 		return nil, badInput(name, "no loadable segments")
 	}
-	if !hasPhdr {
-		// Like Linux: the PT_LOAD whose file bytes contain e_phoff.
-		for _, p := range o.Loads {
-			if p.Off <= o.PhOff && o.PhOff-p.Off < p.Filesz {
-				o.PhdrVaddr = o.PhOff - p.Off + p.Vaddr
-				break
-			}
+	// AT_PHDR as load_elf_binary computes it: from the (last) PT_LOAD
+	// whose file bytes contain e_phoff; PT_PHDR is not consulted, so a
+	// wrong one changes nothing (0 when no segment holds the headers).
+	for _, p := range o.Loads {
+		if p.Off <= o.PhOff && o.PhOff-p.Off < p.Filesz {
+			o.PhdrVaddr = o.PhOff - p.Off + p.Vaddr
 		}
 	}
 	o.file = sectionFile(data)
