@@ -294,7 +294,10 @@ func (k *Kernel) linkat(olddir int, oldAddr uint64, newdir int, newAddr uint64, 
 		return fail(e)
 	}
 	switch {
-	case ol.syn != nil || nl.syn != nil:
+	case ol.syn != nil || nl.syn != nil, ol.exists() && k.outsideRoot(ol.host):
+		// A file outside the sysroot (/proc/self/exe of a program
+		// given from elsewhere) is on another file system for the
+		// guest: no hard link to it may appear inside.
 		return fail(eXDEV)
 	case !ol.exists():
 		return fail(eNOENT)
@@ -316,6 +319,11 @@ func (k *Kernel) linkat(olddir int, oldAddr uint64, newdir int, newAddr uint64, 
 	k.stamp(ol.fi, ol.host, stampC)
 	k.touchParent(nl)
 	return ok(0)
+}
+
+// outsideRoot tells whether host path h lies outside the sysroot.
+func (k *Kernel) outsideRoot(h string) bool {
+	return k.hostOf(k.guestOfHost(h)) != h
 }
 
 func sysLink(k *Kernel, c *Call) Outcome {
