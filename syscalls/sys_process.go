@@ -146,6 +146,20 @@ func sysPrctl(k *Kernel, c *Call) Outcome {
 		return ok(0)
 	case prGetPDeathSig:
 		return result(0, k.putU32(c.Args[1], uint32(k.thread(c.Tid).pdeathsig)))
+	case 7, 13, 27: // PR_GET_KEEPCAPS, PR_GET_TIMING, PR_GET_SECUREBITS: Linux's defaults
+		return ok(0)
+	case 30: // PR_GET_TIMERSLACK: the default slack, 50 us
+		return ok(50000)
+	case 25: // PR_GET_TSC: rdtsc is allowed (PR_TSC_ENABLE)
+		return result(0, k.putU32(c.Args[1], 1))
+	case 34, 39, 42: // PR_MCE_KILL_GET, PR_GET_NO_NEW_PRIVS, PR_GET_THP_DISABLE
+		if c.Args[1]|c.Args[2]|c.Args[3]|c.Args[4] != 0 {
+			return fail(eINVAL)
+		}
+		if c.Args[0] == 34 {
+			return ok(2) // PR_MCE_KILL_DEFAULT
+		}
+		return ok(0)
 	}
 	// PR_SET_VMA (naming anonymous memory) fails as on a kernel without
 	// CONFIG_ANON_VMA_NAME: the names would not show in /proc/self/maps.
