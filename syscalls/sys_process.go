@@ -100,6 +100,8 @@ func sysArchPrctl(k *Kernel, c *Call) Outcome {
 			return fatal(c, errors.New("ARCH_GET_FS: no GetFS hook"))
 		}
 		return result(0, k.putU64(c.Args[1], k.GetFS(c.Tid)))
+	case 0x1011: // ARCH_GET_CPUID: cpuid never faults here
+		return ok(1)
 	}
 	return fail(eINVAL)
 }

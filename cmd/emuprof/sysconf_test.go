@@ -59,7 +59,6 @@ var sysconfOpen = []string{
 	"arch_prctl(ARCH_SET_GS, 0)",
 	"arch_prctl(ARCH_GET_GS, NULL)",
 	"arch_prctl(ARCH_GET_GS, ro)",
-	"arch_prctl(ARCH_GET_CPUID)",
 	"open(\"cf\", O_TMPFILE|O_RDWR)",
 	"open(\"nope\", O_TMPFILE|O_RDWR)",
 	"open(\".\", O_TMPFILE|O_RDWR, 0600)",
