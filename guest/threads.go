@@ -27,17 +27,6 @@ const (
 	cloneParentSettid  = 0x100000
 	cloneChildCleartid = 0x200000
 	cloneChildSettid   = 0x1000000
-	cloneFS            = 0x200
-	cloneSighand       = 0x800
-	clonePidfd         = 0x1000
-	cloneParent        = 0x8000
-	cloneNewNS         = 0x20000
-	cloneDetached      = 0x400000
-	cloneNewUser       = 0x10000000
-	cloneNewTime       = 0x80
-	cloneClearSighand  = 1 << 32
-	cloneIntoCgroup    = 1 << 33
-	cloneSignalMask    = 0xff // CSIGNAL
 
 	futexWait          = 0
 	futexWake          = 1
@@ -67,6 +56,10 @@ func (p *Process) threadSyscall(t *sched.Thread, c *syscalls.Call, r *cpu.Regs) 
 	a := c.Args
 	switch c.Nr {
 	case nrClone:
+		if a[0]&0x1000 != 0 && a[0]&cloneParentSettid != 0 {
+			// CLONE_PIDFD stores the pidfd where clone's parent tid goes.
+			return ret(errno(eINVAL)), true, nil
+		}
 		out, end := p.clone(t, c, r, a[0], a[1], a[2], a[3], a[4])
 		return out, true, end
 	case nrClone3:
@@ -78,46 +71,118 @@ func (p *Process) threadSyscall(t *sched.Thread, c *syscalls.Call, r *cpu.Regs) 
 }
 
 func (p *Process) clone3(t *sched.Thread, c *syscalls.Call, r *cpu.Regs, argp, size uint64) (syscalls.Outcome, bool, *Result) {
-	if size < 64 {
-		return ret(errno(eINVAL)), true, nil
-	}
-	buf := make([]byte, 64)
-	if err := p.cpu.ReadMem(argp, buf); err != nil {
-		return ret(errno(eFAULT)), true, nil
-	}
-	u := func(i int) uint64 { return binary.LittleEndian.Uint64(buf[i*8:]) }
-	flags, childTid, parentTid, exitSignal, stack, stackSize, tls := u(0), u(2), u(3), u(4), u(5), u(6), u(7)
-	// clone3_args_valid and copy_clone_args_from_user.
-	switch {
-	case exitSignal&^cloneSignalMask != 0 || exitSignal > 64,
-		flags&^(0xffffffff|cloneClearSighand|cloneIntoCgroup) != 0,
-		flags&(cloneDetached|cloneSignalMask&^cloneNewTime) != 0,
-		flags&(cloneSighand|cloneClearSighand) == cloneSighand|cloneClearSighand,
-		flags&(cloneThread|cloneParent) != 0 && exitSignal != 0,
-		(stack == 0) != (stackSize == 0):
-		return ret(errno(eINVAL)), true, nil
+	a, e := readCloneArgs(p.cpu, argp, size)
+	if e != 0 {
+		return ret(errno(e)), true, nil
 	}
 	sp := uint64(0)
-	if stack != 0 {
-		sp = stack + stackSize
+	if a.stack != 0 {
+		sp = a.stack + a.stackSize
 	}
-	out, end := p.clone(t, c, r, flags, sp, parentTid, childTid, tls)
+	// The exit signal travels in the low byte of the flags, as clone's.
+	out, end := p.clone(t, c, r, a.flags|a.exitSignal, sp, a.parentTid, a.childTid, a.tls)
 	return out, true, end
+}
+
+// cloneArgs is struct clone_args (88 bytes at CLONE_ARGS_SIZE_VER2).
+type cloneArgs struct {
+	flags, pidfd, childTid, parentTid, exitSignal, stack, stackSize, tls, setTid, setTidSize, cgroup uint64
+}
+
+// readCloneArgs reads and checks clone3's argument as Linux's
+// copy_clone_args_from_user and clone3_args_valid do, in their order.
+func readCloneArgs(m cpu.CPU, argp, size uint64) (cloneArgs, int) {
+	const (
+		ver0, known   = 64, 88
+		pageSize      = 4096
+		cloneDetached = 0x400000
+		cloneNewtime  = 0x80
+		cloneSighand  = 0x800
+		cloneParent   = 0x8000
+		clearSighand  = 1 << 32
+		intoCgroup    = 1 << 33
+		e2BIG         = 7
+	)
+	var a cloneArgs
+	if size > pageSize {
+		return a, e2BIG
+	}
+	if size < ver0 {
+		return a, eINVAL
+	}
+	buf := make([]byte, size)
+	if err := m.ReadMem(argp, buf); err != nil {
+		return a, eFAULT
+	}
+	for _, b := range buf[min(size, known):] {
+		if b != 0 {
+			return a, e2BIG // a field this kernel does not know
+		}
+	}
+	f := make([]uint64, 11)
+	for i := range f {
+		if 8*i+8 <= int(size) {
+			f[i] = binary.LittleEndian.Uint64(buf[8*i:])
+		}
+	}
+	a = cloneArgs{f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10]}
+	switch {
+	case a.setTidSize > 32, a.setTid == 0 && a.setTidSize != 0, a.setTid != 0 && a.setTidSize == 0:
+		return a, eINVAL
+	case a.exitSignal&^0xff != 0:
+		return a, eINVAL
+	case a.flags&intoCgroup != 0 && (a.cgroup > 1<<31-1 || size < known):
+		return a, eINVAL
+	case a.flags&^(0xffffffff|clearSighand|intoCgroup) != 0:
+		return a, eINVAL
+	case a.flags&(cloneDetached|(0xff&^cloneNewtime)) != 0:
+		return a, eINVAL
+	case a.flags&(cloneSighand|clearSighand) == cloneSighand|clearSighand:
+		return a, eINVAL
+	case a.flags&(cloneThread|cloneParent) != 0 && a.exitSignal != 0:
+		return a, eINVAL
+	case a.exitSignal > 64:
+		return a, eINVAL
+	case a.stack == 0 && a.stackSize != 0, a.stack != 0 && a.stackSize == 0:
+		return a, eINVAL
+	case a.stack != 0 && (a.stack+a.stackSize < a.stack || a.stack+a.stackSize > 0x7ffffffff000):
+		return a, eINVAL // access_ok
+	}
+	return a, 0
+}
+
+// cloneFlagsErrno is copy_process's check of the flag combinations, for
+// clone and clone3: 0 or the errno Linux gives before creating anything.
+func cloneFlagsErrno(flags uint64) int {
+	const (
+		cloneFS       = 0x200
+		cloneSighand  = 0x800
+		clonePidfd    = 0x1000
+		cloneNewns    = 0x20000
+		cloneDetached = 0x400000
+		cloneNewuser  = 0x10000000
+		cloneNewpid   = 0x20000000
+	)
+	switch {
+	case flags&(cloneNewns|cloneFS) == cloneNewns|cloneFS,
+		flags&(cloneNewuser|cloneFS) == cloneNewuser|cloneFS,
+		flags&cloneThread != 0 && flags&cloneSighand == 0,
+		flags&cloneSighand != 0 && flags&cloneVM == 0,
+		flags&cloneThread != 0 && flags&(cloneNewuser|cloneNewpid) != 0,
+		flags&clonePidfd != 0 && flags&cloneDetached != 0:
+		return eINVAL
+	}
+	return 0
 }
 
 // clone creates a thread sharing the address space, or without
 // CLONE_THREAD a process (fork.go: with a copy of the memory, even with
 // CLONE_VM, which posix_spawn uses with CLONE_VFORK).
 func (p *Process) clone(t *sched.Thread, c *syscalls.Call, r *cpu.Regs, flags, sp, parentTid, childTid, tls uint64) (syscalls.Outcome, *Result) {
-	// copy_process's rules, before anything is created.
-	switch {
-	case flags&(cloneNewNS|cloneFS) == cloneNewNS|cloneFS,
-		flags&(cloneNewUser|cloneFS) == cloneNewUser|cloneFS,
-		flags&cloneThread != 0 && flags&cloneSighand == 0,
-		flags&cloneSighand != 0 && flags&cloneVM == 0,
-		flags&clonePidfd != 0 && flags&cloneDetached != 0:
-		return ret(errno(eINVAL)), nil
-	case flags&clonePidfd != 0:
+	if e := cloneFlagsErrno(flags); e != 0 {
+		return ret(errno(e)), nil
+	}
+	if flags&0x1000 != 0 { // CLONE_PIDFD
 		// No pidfds yet: Linux would store one at parentTid (EFAULT
 		// when it cannot).
 		if p.writeU32(parentTid, ^uint32(0)) != nil {

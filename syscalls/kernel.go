@@ -264,6 +264,9 @@ type Kernel struct {
 	undumpable bool
 	// noNewPrivs is PR_SET_NO_NEW_PRIVS: inherited by fork, kept by exec.
 	noNewPrivs bool
+	// slack and subreaper are PR_SET_TIMERSLACK and PR_SET_CHILD_SUBREAPER.
+	slack     int64
+	subreaper bool
 	// nice, policy and personality are setpriority's, sched_setscheduler's
 	// and personality's (sys_prio.go): recorded, inherited by fork.
 	nice, policy int

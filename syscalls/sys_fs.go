@@ -368,9 +368,12 @@ func (k *Kernel) linkSource(olddir int, oldAddr uint64, flags uint32) (loc, Errn
 			if e != 0 {
 				return loc{}, e
 			}
+			if _, dir := f.ops.(*hostDir); dir {
+				return loc{}, ePERM // directories are not hard-linked
+			}
 			h, ok := f.ops.(hostOps)
 			if !ok {
-				return loc{}, eNOENT // a pipe or an emulated file has no inode to link
+				return loc{}, eXDEV // a pipe or an emulated file: another file system
 			}
 			_, host := h.hostFile()
 			fi, err := os.Lstat(host)

@@ -194,7 +194,8 @@ func sysMunmap(k *Kernel, c *Call) Outcome {
 
 func sysMprotect(k *Kernel, c *Call) Outcome {
 	addr, length, prot := c.Args[0], c.Args[1], c.Args[2]
-	if addr%mm.PageSize != 0 || prot&^(protRead|protWrite|protExec|protGrowsDown|protGrowsUp) != 0 {
+	const protSem = 0x8 // accepted and meaningless on x86-64
+	if addr%mm.PageSize != 0 || prot&^(protRead|protWrite|protExec|protSem|protGrowsDown|protGrowsUp) != 0 {
 		return fail(eINVAL)
 	}
 	if prot&(protGrowsDown|protGrowsUp) == protGrowsDown|protGrowsUp {

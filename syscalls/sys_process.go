@@ -173,6 +173,9 @@ func sysPrctl(k *Kernel, c *Call) Outcome {
 // them on x86-64.
 const (
 	prGetKeepCaps        = 7
+	prGetTiming          = 13
+	prSetTimerSlack      = 29
+	prSetChildSubreaper  = 36
 	prCapBSetRead        = 23
 	prGetTSC             = 25
 	prGetSecureBits      = 27
@@ -187,6 +190,14 @@ const (
 	capLastCap           = 40 // CAP_CHECKPOINT_RESTORE
 )
 
+// timerSlack is PR_GET_TIMERSLACK's answer: the default 50 µs unless set.
+func (k *Kernel) timerSlack() int64 {
+	if k.slack == 0 {
+		return 50_000
+	}
+	return k.slack
+}
+
 func (k *Kernel) prctlQuery(c *Call) Outcome {
 	a := c.Args
 	restZero := func(from int) bool { // the unused arguments must be 0
@@ -200,8 +211,16 @@ func (k *Kernel) prctlQuery(c *Call) Outcome {
 	switch a[0] {
 	case prGetKeepCaps, prGetSecureBits:
 		return ok(0)
+	case prGetTiming:
+		return ok(0) // PR_TIMING_STATISTICAL
 	case prGetTimerSlack:
-		return ok(50_000) // ns, the default timer slack
+		return ok(uint64(k.timerSlack()))
+	case prSetTimerSlack:
+		k.slack = int64(a[1]) // 0: back to the default
+		return ok(0)
+	case prSetChildSubreaper:
+		k.subreaper = a[1] != 0 // recorded: orphans are reaped by emuprof anyway
+		return ok(0)
 	case prCapBSetRead:
 		if a[1] > capLastCap {
 			return fail(eINVAL)
@@ -210,7 +229,11 @@ func (k *Kernel) prctlQuery(c *Call) Outcome {
 	case prGetTSC:
 		return result(0, k.putU32(a[1], 1)) // PR_TSC_ENABLE
 	case prGetChildSubreaper:
-		return result(0, k.putU32(a[1], 0))
+		v := uint32(0)
+		if k.subreaper {
+			v = 1
+		}
+		return result(0, k.putU32(a[1], v))
 	case prMCEKillGet:
 		if !restZero(1) {
 			return fail(eINVAL)

@@ -613,7 +613,8 @@ func (k *Kernel) copyRangeOverlaps(in *openFile, inPos int64, out *openFile, out
 	if outPos < 0 {
 		outPos = out.off
 	}
-	n := int64(min(count, maxRWCount))
+	// What is past the end of the source is not copied (nor overlaps).
+	n := min(int64(min(count, maxRWCount)), si.Size()-inPos)
 	if outPos+n > inPos && outPos < inPos+n {
 		return eINVAL
 	}
@@ -631,6 +632,12 @@ func sysCopyFileRange(k *Kernel, c *Call) Outcome {
 	out, e := k.file(fdArg(c.Args[2]))
 	if e != 0 {
 		return fail(e)
+	}
+	// generic_file_rw_checks: directories first, then the modes.
+	_, inDir := in.ops.(*hostDir)
+	_, outDir := out.ops.(*hostDir)
+	if inDir || outDir {
+		return fail(eISDIR)
 	}
 	if !in.readable() || !out.writable() || out.flags&oAPPEND != 0 {
 		return fail(eBADF)

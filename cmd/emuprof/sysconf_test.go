@@ -30,6 +30,36 @@ var sysconfAllowed = map[string]string{
 		"them (emuprof syscalls: rseq)",
 }
 
+// sysconfOpen are calls (and the "# name = value" lines after them) whose
+// line still differs from Linux's, each with why: issue 31.6's cases not
+// done, and lines that follow from them (descriptor numbers). Every other
+// line is held to Linux's.
+var sysconfOpen = map[string]string{
+	"clone(PIDFD|SIGCHLD, NULL, ro)":                                "no pidfds yet: a read-only pidfd pointer is not checked before ENOSYS",
+	"mmap(NULL, 4096, RW, SHARED, zero rdonly, 0)":                  "shared /dev/zero does not check the descriptor's write access",
+	"mmap(NULL, 4096, R, SHARED_VALIDATE|SYNC, f, 8192)":            "MAP_SYNC is not refused for files without DAX",
+	"prctl(PR_SET_MM, 99)":                                          "host fact: EPERM natively for want of CAP_SYS_RESOURCE (containers); the emulated root answers EINVAL for the bad option",
+	"open(\".\", O_TMPFILE|O_RDWR, 0600)":                           "O_TMPFILE is not emulated (EOPNOTSUPP: programs fall back to a named file)",
+	"write(tmpfile, rodata, 5)":                                     "follows from O_TMPFILE",
+	"# tmpfile":                                                     "follows from O_TMPFILE",
+	"linkat(tmpfile, \"\", AT_FDCWD, \"tmpl\", AT_EMPTY_PATH)":      "follows from O_TMPFILE",
+	"stat(\"tmpl\") size":                                           "follows from O_TMPFILE",
+	"# tmpl":                                                        "follows from O_TMPFILE",
+	"open(\".\", O_TMPFILE|O_EXCL|O_WRONLY)":                        "O_TMPFILE is not emulated",
+	"linkat(tmpfile excl, \"\", AT_FDCWD, \"tmpx\", AT_EMPTY_PATH)": "follows from O_TMPFILE",
+	"open(\"d\", O_TMPFILE|O_WRONLY)":                               "O_TMPFILE is not emulated",
+	"stat(\"rc\") is dir":                                           "a descriptor number: the O_TMPFILE descriptors above are missing",
+	"statx(f, NULL, AT_EMPTY_PATH, 0x7ff, buf)":                     "a NULL path with AT_EMPTY_PATH (Linux 6.11) is EFAULT here",
+	"open(\"link\", O_PATH|O_NOFOLLOW)":                             "a descriptor number: the O_TMPFILE descriptors above are missing",
+	"readlinkat(linkfd, \"\", buf, 64)":                             "readlinkat of an O_PATH descriptor to a symbolic link is not emulated",
+}
+
+func init() {
+	for c, why := range sysconfOpen {
+		sysconfAllowed[c] = "not yet as Linux (issue 31.6): " + why
+	}
+}
+
 // runSessionLeader runs prog natively as the leader of a new session, which
 // is how emuprof shows the guest (getsid(0) == getpid(): setsid and setpgid
 // fail with EPERM).
@@ -107,8 +137,8 @@ func TestSyscallConformance(t *testing.T) {
 				t.Errorf("emulated run: exit %d, stderr %q", emu.code, emu.stderr)
 			}
 			bad, allowed, calls := sysconfDiff(native.stdout, emu.stdout)
-			if calls < 300 {
-				t.Errorf("the guest made %d calls, want at least 300", calls)
+			if calls < 850 {
+				t.Errorf("the guest made %d calls, want at least 850", calls)
 			}
 			for _, d := range bad {
 				t.Error(d)

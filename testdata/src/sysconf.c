@@ -82,6 +82,38 @@ static char buf[65536] __attribute__((aligned(4096)));
 static const char rodata[8192] __attribute__((aligned(4096))) = "rodata: a page of constants";
 static char longname[6000];
 
+/* TC makes a raw clone. A child it creates (Linux refuses every one of
+ * these but the PARENT_SETTID ones) exits at once, without flushing. */
+static void tc(const char *label, long flags, long stack, long ptid) {
+	errno = 0;
+	long r = syscall(SYS_clone, flags, stack, ptid, 0, 0);
+	if (r == 0)
+		syscall(SYS_exit, 0);
+	result(label, r, 1);
+}
+#define TC(label, flags, stack, ptid) tc(label, flags, stack, ptid)
+
+static void tc3(const char *label, long args, long size) {
+	errno = 0;
+	long r = syscall(SYS_clone3, args, size);
+	if (r == 0)
+		syscall(SYS_exit, 0);
+	result(label, r, 1);
+}
+#define TC3(label, args, size) tc3(label, args, size)
+
+/* TC3A makes a clone3 with struct clone_args fields set; a size past the
+ * 88 bytes Linux knows gets a nonzero byte there. */
+static void tc3a(const char *label, long flags, long sig, long stack, long stack_size, long set_tid_size, long size) {
+	static uint64_t a[16];
+	memset(a, 0, sizeof a);
+	a[0] = flags, a[4] = sig, a[5] = stack, a[6] = stack_size, a[9] = set_tid_size;
+	if (size > 88)
+		a[11] = 1;
+	tc3(label, L(a), size);
+}
+#define TC3A(label, ...) tc3a(label, __VA_ARGS__)
+
 int main(void);
 
 int main(void) {
@@ -853,6 +885,327 @@ int main(void) {
 	T("futex(word, FUTEX_WAKE_OP, 1, 1, ro, op)", SYS_futex, L(word), FUTEX_WAKE_OP, 1, 1, L(ro), 0);
 	T("futex(word, FUTEX_CMP_REQUEUE, 1, 1, word+1, 5)", SYS_futex, L(word), FUTEX_CMP_REQUEUE, 1, 1, L(word + 1), 5);
 	T("futex(word, FUTEX_WAIT_BITSET, 0, NULL, NULL, 0)", SYS_futex, L(word), FUTEX_WAIT_BITSET, 0, 0, 0, 0);
+
+	/* Edge cases of issue 31.6: invalid clone and clone3 flag
+	 * combinations (Linux refuses them before creating anything; a child
+	 * that is created anyway exits at once), mprotect's grow flags,
+	 * overlapping copy_file_range, invalid clocks, prctl and arch_prctl
+	 * queries, O_TMPFILE, renameat2 flags, AT_EMPTY_PATH, preadv2 and
+	 * pwritev2 flags, shared mappings of /dev/zero. */
+	TC("clone(THREAD|VM, NULL)", 0x10000 | 0x100, 0, 0);
+	TC("clone(THREAD, NULL)", 0x10000, 0, 0);
+	TC("clone(SIGHAND, NULL)", 0x800, 0, 0);
+	TC("clone(SIGHAND|THREAD, NULL)", 0x800 | 0x10000, 0, 0);
+	TC("clone(NEWNS|FS|SIGCHLD, NULL)", 0x20000 | 0x200 | SIGCHLD, 0, 0);
+	TC("clone(NEWUSER|FS|SIGCHLD, NULL)", 0x10000000 | 0x200 | SIGCHLD, 0, 0);
+	TC("clone(THREAD|SIGHAND|VM|NEWPID, stack)", 0x10000 | 0x800 | 0x100 | 0x20000000, L(buf + 4096), 0);
+	TC("clone(THREAD|SIGHAND|VM|NEWUSER, stack)", 0x10000 | 0x800 | 0x100 | 0x10000000, L(buf + 4096), 0);
+	TC("clone(PIDFD|DETACHED|SIGCHLD, NULL)", 0x1000 | 0x400000 | SIGCHLD, 0, 0);
+	TC("clone(PIDFD|PARENT_SETTID|SIGCHLD, NULL, buf)", 0x1000 | 0x100000 | SIGCHLD, 0, L(buf));
+	TC("clone(PIDFD|SIGCHLD, NULL, NULL)", 0x1000 | SIGCHLD, 0, 0);
+	TC("clone(PIDFD|SIGCHLD, NULL, ro)", 0x1000 | SIGCHLD, 0, L(ro));
+	TC("clone(PARENT_SETTID|SIGCHLD, NULL, ro)", 0x100000 | SIGCHLD, 0, L(ro));
+	TC("clone(PARENT_SETTID|SIGCHLD, NULL, kernel)", 0x100000 | SIGCHLD, 0, L(kern));
+	TC3("clone3(NULL, 88)", 0, 88);
+	TC3("clone3(args, 0)", L(buf), 0);
+	TC3("clone3(args, 63)", L(buf), 63);
+	TC3("clone3(args, 8192)", L(buf), 8192);
+	TC3("clone3(wild, 88)", L(wild), 88);
+	TC3("clone3(none, 88)", L(none), 88);
+	TC3A("clone3({flags SIGCHLD})", SIGCHLD, 0, 0, 0, 0, 88);
+	TC3A("clone3({flags THREAD|VM})", 0x10000 | 0x100, 0, 0, 0, 0, 88);
+	TC3A("clone3({flags SIGHAND})", 0x800, 0, 0, 0, 0, 88);
+	TC3A("clone3({flags THREAD|SIGHAND|VM, exit SIGCHLD}, stack)", 0x10000 | 0x800 | 0x100, SIGCHLD, L(buf), 4096, 0, 88);
+	TC3A("clone3({flags 0, exit 100})", 0, 100, 0, 0, 0, 88);
+	TC3A("clone3({flags 0, exit 0x1000})", 0, 0x1000, 0, 0, 0, 88);
+	TC3A("clone3({stack NULL, size 4096})", 0, SIGCHLD, 0, 4096, 0, 88);
+	TC3A("clone3({stack buf, size 0})", 0, SIGCHLD, L(buf), 0, 0, 88);
+	TC3A("clone3({stack kernel, size 4096})", 0, SIGCHLD, L(kern), 4096, 0, 88);
+	TC3A("clone3({flags DETACHED})", 0x400000, SIGCHLD, 0, 0, 0, 88);
+	TC3A("clone3({flags NEWNS|FS})", 0x20000 | 0x200, SIGCHLD, 0, 0, 0, 88);
+	TC3A("clone3({flags SIGHAND|CLEAR_SIGHAND|VM})", 0x800 | 0x100000000L | 0x100, 0, 0, 0, 0, 88);
+	TC3A("clone3({flags 1<<40})", 1L << 40, SIGCHLD, 0, 0, 0, 88);
+	TC3A("clone3({set_tid_size 1, set_tid NULL})", 0, SIGCHLD, 0, 0, 1, 88);
+	TC3A("clone3({set_tid_size 40})", 0, SIGCHLD, 0, 0, 40, 88);
+	TC3A("clone3({flags SIGCHLD}, 96 with junk)", SIGCHLD, 0, 0, 0, 0, 96);
+	TC3A("clone3({flags THREAD|SIGHAND|VM, exit 0}, NULL stack, 64)", 0x10000 | 0x800 | 0x100, 0, 0, 4096, 0, 64);
+
+	char *rw = mmap(NULL, 4 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	T("mprotect(rw, 4096, R|GROWSDOWN|GROWSUP)", SYS_mprotect, L(rw), 4096, 1 | 0x01000000 | 0x02000000);
+	T("mprotect(rw, 4096, R|GROWSDOWN)", SYS_mprotect, L(rw), 4096, 1 | 0x01000000);
+	T("mprotect(rw, 4096, R|GROWSUP)", SYS_mprotect, L(rw), 4096, 1 | 0x02000000);
+	T("mprotect(rw, 4096, R|SEM)", SYS_mprotect, L(rw), 4096, 1 | 0x8);
+	T("mprotect(rw, 4096, 0x20)", SYS_mprotect, L(rw), 4096, 0x20);
+	T("mprotect(rw, 4096, 0x80000000)", SYS_mprotect, L(rw), 4096, 0x80000000L);
+	T("mprotect(rw, 4096, RWX)", SYS_mprotect, L(rw), 4096, 7);
+	T("mprotect(rw, 4*4096+4096, R)", SYS_mprotect, L(rw), 5 * 4096, 1);
+	T("mprotect(rw+1, 4096, R)", SYS_mprotect, L(rw) + 1, 4096, 1);
+	T("mprotect(rw, 1, NONE)", SYS_mprotect, L(rw), 1, 0);
+	T("mprotect(kernel, 4096, R)", SYS_mprotect, L(kern), 4096, 1);
+	T("mprotect(noncanonical, 4096, R)", SYS_mprotect, L(noncanon), 4096, 1);
+	T("mprotect(NULL, 4096, R)", SYS_mprotect, 0, 4096, 1);
+	T("mprotect(rw, 4096, R|W)", SYS_mprotect, L(rw), 4096, 3);
+	T("munmap(rw+4096, 1)", SYS_munmap, L(rw) + 4096, 1);
+	T("mprotect(rw, 3*4096, R) across hole", SYS_mprotect, L(rw), 3 * 4096, 1);
+	T("madvise(rw, 4096, 9999)", SYS_madvise, L(rw), 4096, 9999);
+	T("madvise(rw, 3*4096, MADV_DONTNEED) across hole", SYS_madvise, L(rw), 3 * 4096, 4);
+	T("madvise(rw+1, 4096, MADV_NORMAL)", SYS_madvise, L(rw) + 1, 4096, 0);
+	T("madvise(rw, 0, MADV_NORMAL)", SYS_madvise, L(rw), 0, 0);
+	T("msync(rw, 4096, MS_ASYNC|MS_SYNC)", SYS_msync, L(rw), 4096, 1 | 4);
+	T("msync(rw, 4096, 8)", SYS_msync, L(rw), 4096, 8);
+	T("msync(rw+1, 4096, MS_SYNC)", SYS_msync, L(rw) + 1, 4096, 4);
+	T("msync(rw, 3*4096, MS_SYNC) across hole", SYS_msync, L(rw), 3 * 4096, 4);
+	T("msync(rw, 4096, MS_INVALIDATE)", SYS_msync, L(rw), 4096, 2);
+	T("mremap(rw, 4096, 8192, 0x80)", SYS_mremap, L(rw), 4096, 8192, 0x80);
+	T("mremap(rw, 4096, 8192, FIXED)", SYS_mremap, L(rw), 4096, 8192, 2, L(rw) + 8192);
+	T("mremap(rw+1, 4096, 4096, 0)", SYS_mremap, L(rw) + 1, 4096, 4096, 0);
+	T("mremap(rw, 4096, 0, 0)", SYS_mremap, L(rw), 4096, 0, 0);
+	TQ("mremap(rw, 4096, 4096, 0)", SYS_mremap, L(rw), 4096, 4096, 0);
+	T("mremap(rw, 4096, 4096, MAYMOVE|FIXED, rw+2048)", SYS_mremap, L(rw), 4096, 4096, 3, L(rw) + 2048);
+	T("mremap(rw, 4096, 4096, MAYMOVE|FIXED, rw)", SYS_mremap, L(rw), 4096, 4096, 3, L(rw));
+	T("mremap(rw, 4096, 8192, DONTUNMAP)", SYS_mremap, L(rw), 4096, 8192, 4);
+
+	int zfd = open("/dev/zero", O_RDWR);
+	char *z = (char *)t("mmap(NULL, 8192, RW, SHARED, /dev/zero, 0)", SYS_mmap, ARGS(0, 8192, 3, MAP_SHARED, zfd, 0), 1);
+	if (z != MAP_FAILED) {
+		z[0] = 7;
+		z[8191] = 9;
+		printf("# shared /dev/zero = %d %d %d\n", z[0], z[1], z[8191]);
+	} else
+		printf("# shared /dev/zero = none\n");
+	char *zp = (char *)t("mmap(NULL, 4096, RW, PRIVATE, /dev/zero, 0)", SYS_mmap, ARGS(0, 4096, 3, MAP_PRIVATE, zfd, 0), 1);
+	printf("# private /dev/zero = %d\n", zp != MAP_FAILED ? zp[100] : -1);
+	TQ("mmap(NULL, 4096, RW, SHARED, /dev/zero, 4096)", SYS_mmap, 0, 4096, 3, MAP_SHARED, zfd, 4096);
+	TQ("mmap(NULL, 4096, RW, SHARED, zero rdonly, 0)", SYS_mmap, 0, 4096, 3, MAP_SHARED, devzero, 0);
+	TQ("mmap(NULL, 4096, R, SHARED, /dev/null, 0)", SYS_mmap, 0, 4096, 1, MAP_SHARED, devnull, 0);
+	TQ("mmap(NULL, 4096, R, SHARED_VALIDATE|SYNC, f, 8192)", SYS_mmap, 0, 4096, 1, 3 | 0x80000, f, 8192);
+	TQ("mmap(NULL, 4096, R, SHARED_VALIDATE, f, 0)", SYS_mmap, 0, 4096, 1, 3, f, 0);
+	TQ("mmap(NULL, 4096, R, SHARED_VALIDATE|0x40000000, f, 4096)", SYS_mmap, 0, 4096, 1, 3 | 0x40000000, f, 4096);
+	TQ("mmap(rw, 4096, R, PRIVATE|ANON|FIXED_NOREPLACE)", SYS_mmap, L(rw), 4096, 1, MAP_PRIVATE | MAP_ANONYMOUS | 0x100000, -1, 0);
+	TQ("mmap(NULL, 4096, R, PRIVATE|ANON, -1, 4095)", SYS_mmap, 0, 4096, 1, MAP_PRIVATE | MAP_ANONYMOUS, -1, 4095);
+	TQ("mmap(NULL, 4096, R, SHARED|ANON, 5, 0)", SYS_mmap, 0, 4096, 1, MAP_SHARED | MAP_ANONYMOUS, 5, 0);
+	TQ("mmap(NULL, 4096, R, PRIVATE, 1000000, 0)", SYS_mmap, 0, 4096, 1, MAP_PRIVATE, big, 0);
+	TQ("mmap(NULL, 4096, R, PRIVATE, closed, 0)", SYS_mmap, 0, 4096, 1, MAP_PRIVATE, closed, 0);
+
+	int cf = open("cf", O_RDWR | O_CREAT | O_TRUNC, 0644);
+	int cg = open("cg", O_RDWR | O_CREAT | O_TRUNC, 0644);
+	int ca = open("ca", O_WRONLY | O_CREAT | O_APPEND, 0644);
+	write(cf, buf, 100);
+	long o1 = 0, o2 = 10;
+	T("copy_file_range(cf, &0, cf, &10, 20, 0) overlap", SYS_copy_file_range, cf, L(&o1), cf, L(&o2), 20, 0);
+	o1 = 10, o2 = 0;
+	T("copy_file_range(cf, &10, cf, &0, 20, 0) overlap", SYS_copy_file_range, cf, L(&o1), cf, L(&o2), 20, 0);
+	o1 = 0, o2 = 50;
+	T("copy_file_range(cf, &0, cf, &50, 20, 0)", SYS_copy_file_range, cf, L(&o1), cf, L(&o2), 20, 0);
+	printf("# offsets = %ld %ld\n", o1, o2);
+	o1 = 0, o2 = 20;
+	T("copy_file_range(cf, &0, cf, &20, 20, 0) adjacent", SYS_copy_file_range, cf, L(&o1), cf, L(&o2), 20, 0);
+	T("copy_file_range(cf, NULL, cf, NULL, 10, 0) same fd", SYS_copy_file_range, cf, 0, cf, 0, 10, 0);
+	lseek(cf, 0, SEEK_SET);
+	T("copy_file_range(cf, NULL, cg, NULL, 10, 0)", SYS_copy_file_range, cf, 0, cg, 0, 10, 0);
+	T("lseek(cf, 0, SEEK_CUR)", SYS_lseek, cf, 0, SEEK_CUR);
+	T("copy_file_range(cf, NULL, cg, NULL, 10, 1)", SYS_copy_file_range, cf, 0, cg, 0, 10, 1);
+	T("copy_file_range(-1, NULL, cg, NULL, 10, 0)", SYS_copy_file_range, -1, 0, cg, 0, 10, 0);
+	T("copy_file_range(cf, NULL, -1, NULL, 10, 0)", SYS_copy_file_range, cf, 0, -1, 0, 10, 0);
+	T("copy_file_range(cf, NULL, rdonly, NULL, 10, 0)", SYS_copy_file_range, cf, 0, rdonly, 0, 10, 0);
+	T("copy_file_range(wronly, NULL, cg, NULL, 10, 0)", SYS_copy_file_range, wronly, 0, cg, 0, 10, 0);
+	T("copy_file_range(dir, NULL, cg, NULL, 10, 0)", SYS_copy_file_range, dir, 0, cg, 0, 10, 0);
+	T("copy_file_range(cf, NULL, dir, NULL, 10, 0)", SYS_copy_file_range, cf, 0, dir, 0, 10, 0);
+	T("copy_file_range(pipe, NULL, cg, NULL, 10, 0)", SYS_copy_file_range, p[0], 0, cg, 0, 10, 0);
+	T("copy_file_range(cf, NULL, pipe, NULL, 10, 0)", SYS_copy_file_range, cf, 0, p[1], 0, 10, 0);
+	T("copy_file_range(cf, NULL, null, NULL, 10, 0)", SYS_copy_file_range, cf, 0, devnull, 0, 10, 0);
+	T("copy_file_range(cf, NULL, ca, NULL, 10, 0) append", SYS_copy_file_range, cf, 0, ca, 0, 10, 0);
+	o1 = 1000;
+	T("copy_file_range(cf, &1000, cg, NULL, 10, 0)", SYS_copy_file_range, cf, L(&o1), cg, 0, 10, 0);
+	T("copy_file_range(cf, NULL, cg, NULL, 0, 0)", SYS_copy_file_range, cf, 0, cg, 0, 0, 0);
+	o1 = -1;
+	T("copy_file_range(cf, &-1, cg, NULL, 10, 0)", SYS_copy_file_range, cf, L(&o1), cg, 0, 10, 0);
+	T("copy_file_range(cf, kernel, cg, NULL, 10, 0)", SYS_copy_file_range, cf, L(kern), cg, 0, 10, 0);
+	T("copy_file_range(cf, NULL, cg, wild, 10, 0)", SYS_copy_file_range, cf, 0, cg, L(wild), 10, 0);
+	T("copy_file_range(cf, NULL, cg, NULL, huge, 0)", SYS_copy_file_range, cf, 0, cg, 0, huge, 0);
+	T("fstat-size cg", SYS_lseek, cg, 0, SEEK_END);
+
+	T("clock_gettime(-1, buf)", SYS_clock_gettime, -1, L(buf));
+	T("clock_gettime(-8, buf)", SYS_clock_gettime, -8, L(buf));
+	T("clock_gettime(INT_MIN, buf)", SYS_clock_gettime, (int)0x80000000, L(buf));
+	T("clock_gettime(12, buf)", SYS_clock_gettime, 12, L(buf));
+	T("clock_gettime(16, buf)", SYS_clock_gettime, 16, L(buf));
+	T("clock_gettime(CLOCK_TAI, buf)", SYS_clock_gettime, 11, L(buf));
+	T("clock_gettime(CLOCK_REALTIME_COARSE, buf)", SYS_clock_gettime, 5, L(buf));
+	T("clock_gettime(CLOCK_MONOTONIC_RAW, NULL)", SYS_clock_gettime, 4, 0);
+	T("clock_gettime(CLOCK_PROCESS_CPUTIME_ID, NULL)", SYS_clock_gettime, 2, 0);
+	T("clock_getres(-1, buf)", SYS_clock_getres, -1, L(buf));
+	T("clock_getres(12, buf)", SYS_clock_getres, 12, L(buf));
+	T("clock_getres(CLOCK_THREAD_CPUTIME_ID, NULL)", SYS_clock_getres, 3, 0);
+	T("clock_getres(CLOCK_REALTIME, kernel)", SYS_clock_getres, 0, L(kern));
+	long zts[2] = {0, 0};
+	T("clock_nanosleep(-1, 0, {0, 0}, NULL)", SYS_clock_nanosleep, -1, 0, L(zts), 0);
+	T("clock_nanosleep(CLOCK_REALTIME, 2, {0, 0}, NULL)", SYS_clock_nanosleep, 0, 2, L(zts), 0);
+	T("clock_nanosleep(CLOCK_PROCESS_CPUTIME_ID, 0, {0, 0}, NULL)", SYS_clock_nanosleep, 2, 0, L(zts), 0);
+
+	int iv = -1;
+	T("prctl(PR_GET_KEEPCAPS)", SYS_prctl, 7);
+	T("prctl(PR_SET_KEEPCAPS, 2)", SYS_prctl, 8, 2);
+	T("prctl(PR_GET_TIMING)", SYS_prctl, 13);
+	T("prctl(PR_GET_SECUREBITS)", SYS_prctl, 27);
+	T("prctl(PR_GET_TIMERSLACK)", SYS_prctl, 30);
+	T("prctl(PR_GET_NO_NEW_PRIVS)", SYS_prctl, 39, 0, 0, 0, 0);
+	T("prctl(PR_GET_NO_NEW_PRIVS, 1)", SYS_prctl, 39, 1, 0, 0, 0);
+	T("prctl(PR_SET_NO_NEW_PRIVS, 1, 1)", SYS_prctl, 38, 1, 1, 0, 0);
+	T("prctl(PR_SET_NO_NEW_PRIVS, 2)", SYS_prctl, 38, 2, 0, 0, 0);
+	T("prctl(PR_GET_CHILD_SUBREAPER, &iv)", SYS_prctl, 37, L(&iv));
+	printf("# subreaper = %d\n", iv);
+	T("prctl(PR_GET_CHILD_SUBREAPER, NULL)", SYS_prctl, 37, 0);
+	T("prctl(PR_SET_CHILD_SUBREAPER, 1)", SYS_prctl, 36, 1);
+	T("prctl(PR_GET_CHILD_SUBREAPER, &iv)", SYS_prctl, 37, L(&iv));
+	printf("# subreaper = %d\n", iv);
+	T("prctl(PR_GET_THP_DISABLE)", SYS_prctl, 42, 0, 0, 0, 0);
+	T("prctl(PR_GET_THP_DISABLE, 1)", SYS_prctl, 42, 1, 0, 0, 0);
+	T("prctl(PR_GET_TSC, &iv)", SYS_prctl, 25, L(&iv));
+	printf("# tsc = %d\n", iv);
+	T("prctl(PR_GET_TSC, NULL)", SYS_prctl, 25, 0);
+	T("prctl(PR_MCE_KILL_GET)", SYS_prctl, 34, 0, 0, 0, 0);
+	T("prctl(PR_GET_FP_MODE)", SYS_prctl, 46);
+	T("prctl(PR_GET_TAGGED_ADDR_CTRL)", SYS_prctl, 56, 0, 0, 0, 0);
+	T("prctl(PR_GET_ENDIAN, &iv)", SYS_prctl, 19, L(&iv));
+	T("prctl(PR_GET_UNALIGN, &iv)", SYS_prctl, 5, L(&iv));
+	T("prctl(PR_GET_FPEXC, &iv)", SYS_prctl, 11, L(&iv));
+	T("prctl(PR_CAPBSET_READ, 99)", SYS_prctl, 23, 99);
+	T("prctl(PR_CAPBSET_READ, -1)", SYS_prctl, 23, -1);
+	T("prctl(PR_CAP_AMBIENT, IS_SET, 99)", SYS_prctl, 47, 1, 99, 0, 0);
+	T("prctl(PR_CAP_AMBIENT, 99)", SYS_prctl, 47, 99, 0, 0, 0);
+	T("prctl(PR_SET_PDEATHSIG, SIGKILL)", SYS_prctl, 1, SIGKILL);
+	T("prctl(PR_GET_PDEATHSIG, &iv)", SYS_prctl, 2, L(&iv));
+	printf("# pdeathsig = %d\n", iv);
+	T("prctl(PR_SET_PDEATHSIG, 0)", SYS_prctl, 1, 0);
+	T("prctl(PR_GET_PDEATHSIG, ro)", SYS_prctl, 2, L(ro));
+	T("prctl(PR_SET_DUMPABLE, 1)", SYS_prctl, 4, 1);
+	T("prctl(PR_SET_NAME, \"sysconf-x\")", SYS_prctl, 15, L("sysconf-x"));
+	memset(buf, 'X', 32);
+	T("prctl(PR_GET_NAME, buf)", SYS_prctl, 16, L(buf));
+	printf("# name = %.16s\n", buf);
+	T("prctl(PR_SET_NAME, longname)", SYS_prctl, 15, L(longname));
+	T("prctl(PR_GET_NAME, buf)", SYS_prctl, 16, L(buf));
+	printf("# name = %.16s\n", buf);
+	T("prctl(PR_SET_NAME, \"sysconf\")", SYS_prctl, 15, L("sysconf"));
+	T("prctl(PR_SET_MM, 99)", SYS_prctl, 35, 99, 0, 0, 0);
+	T("prctl(PR_SET_TIMERSLACK, 0)", SYS_prctl, 29, 0);
+	T("prctl(PR_GET_TIMERSLACK)", SYS_prctl, 30);
+
+	long gs = -1;
+	T("arch_prctl(ARCH_SET_GS, 0x12345000)", SYS_arch_prctl, 0x1001, 0x12345000);
+	T("arch_prctl(ARCH_GET_GS, &gs)", SYS_arch_prctl, 0x1004, L(&gs));
+	printf("# gs = %#lx\n", gs);
+	T("arch_prctl(ARCH_SET_GS, kernel)", SYS_arch_prctl, 0x1001, L(kern));
+	T("arch_prctl(ARCH_SET_GS, noncanonical)", SYS_arch_prctl, 0x1001, L(noncanon));
+	T("arch_prctl(ARCH_SET_GS, 0)", SYS_arch_prctl, 0x1001, 0);
+	T("arch_prctl(ARCH_GET_GS, &gs)", SYS_arch_prctl, 0x1004, L(&gs));
+	printf("# gs = %#lx\n", gs);
+	T("arch_prctl(ARCH_GET_GS, NULL)", SYS_arch_prctl, 0x1004, 0);
+	T("arch_prctl(ARCH_GET_GS, ro)", SYS_arch_prctl, 0x1004, L(ro));
+	T("arch_prctl(ARCH_GET_CPUID)", SYS_arch_prctl, 0x1011, 0);
+	T("arch_prctl(ARCH_GET_FS, &gs)", SYS_arch_prctl, 0x1003, L(&gs));
+	T("arch_prctl(ARCH_SET_FS, noncanonical)", SYS_arch_prctl, 0x1002, L(noncanon));
+	T("arch_prctl(0x1005, 0)", SYS_arch_prctl, 0x1005, 0);
+
+	T("open(\".\", O_TMPFILE|O_RDONLY)", SYS_open, L("."), O_TMPFILE | O_RDONLY, 0600);
+	T("open(\"cf\", O_TMPFILE|O_RDWR)", SYS_open, L("cf"), O_TMPFILE | O_RDWR, 0600);
+	T("open(\"nope\", O_TMPFILE|O_RDWR)", SYS_open, L("nope"), O_TMPFILE | O_RDWR, 0600);
+	T("open(\".\", __O_TMPFILE|O_RDWR)", SYS_open, L("."), 0x400000 | O_RDWR, 0600);
+	T("open(\".\", O_TMPFILE|O_CREAT|O_RDWR)", SYS_open, L("."), O_TMPFILE | O_CREAT | O_RDWR, 0600);
+	int tf = T("open(\".\", O_TMPFILE|O_RDWR, 0600)", SYS_open, L("."), O_TMPFILE | O_RDWR, 0600);
+	T("write(tmpfile, rodata, 5)", SYS_write, tf, L(rod), 5);
+	struct stat tst = {0};
+	fstat(tf, &tst);
+	printf("# tmpfile = regular %d nlink %ld size %ld mode %o\n", S_ISREG(tst.st_mode), (long)tst.st_nlink,
+	       (long)tst.st_size, tst.st_mode & 07777);
+	T("linkat(tmpfile, \"\", AT_FDCWD, \"tmpl\", AT_EMPTY_PATH)", SYS_linkat, tf, L(""), AT_FDCWD, L("tmpl"), AT_EMPTY_PATH);
+	memset(&tst, 0, sizeof tst);
+	T("stat(\"tmpl\") size", SYS_stat, L("tmpl"), L(&tst));
+	printf("# tmpl = nlink %ld size %ld\n", (long)tst.st_nlink, (long)tst.st_size);
+	int tx = T("open(\".\", O_TMPFILE|O_EXCL|O_WRONLY)", SYS_open, L("."), O_TMPFILE | O_EXCL | O_WRONLY, 0600);
+	T("linkat(tmpfile excl, \"\", AT_FDCWD, \"tmpx\", AT_EMPTY_PATH)", SYS_linkat, tx, L(""), AT_FDCWD, L("tmpx"), AT_EMPTY_PATH);
+	T("open(\"d\", O_TMPFILE|O_WRONLY)", SYS_open, L("d"), O_TMPFILE | O_WRONLY, 0600);
+	T("getdents64(dir, buf, 4096) tmpfile invisible", SYS_getdents64, dir, L(buf), 4096);
+
+	int ra = open("ra", O_RDWR | O_CREAT, 0644), rb = open("rb", O_RDWR | O_CREAT, 0644);
+	write(ra, "A", 1);
+	write(rb, "B", 1);
+	mkdir("rd", 0755);
+	T("renameat2(\"ra\", \"rb\", NOREPLACE)", SYS_renameat2, AT_FDCWD, L("ra"), AT_FDCWD, L("rb"), 1);
+	T("renameat2(\"ra\", \"rc\", NOREPLACE)", SYS_renameat2, AT_FDCWD, L("ra"), AT_FDCWD, L("rc"), 1);
+	T("renameat2(\"rc\", \"rb\", EXCHANGE)", SYS_renameat2, AT_FDCWD, L("rc"), AT_FDCWD, L("rb"), 2);
+	int rbf = open("rb", O_RDONLY);
+	char rch = 0;
+	read(rbf, &rch, 1);
+	printf("# rb holds = %c\n", rch);
+	T("renameat2(\"rc\", \"nope\", EXCHANGE)", SYS_renameat2, AT_FDCWD, L("rc"), AT_FDCWD, L("nope"), 2);
+	T("renameat2(\"nope\", \"rc\", EXCHANGE)", SYS_renameat2, AT_FDCWD, L("nope"), AT_FDCWD, L("rc"), 2);
+	T("renameat2(\"rc\", \"rc\", EXCHANGE)", SYS_renameat2, AT_FDCWD, L("rc"), AT_FDCWD, L("rc"), 2);
+	T("renameat2(\"rc\", \"rd\", EXCHANGE)", SYS_renameat2, AT_FDCWD, L("rc"), AT_FDCWD, L("rd"), 2);
+	T("stat(\"rc\") is dir", SYS_open, L("rc"), O_RDONLY | O_DIRECTORY);
+	T("renameat2(\"rc\", \"rd\", EXCHANGE)", SYS_renameat2, AT_FDCWD, L("rc"), AT_FDCWD, L("rd"), 2);
+	T("renameat2(\"rc\", \"rd/x\", NOREPLACE)", SYS_renameat2, AT_FDCWD, L("rc"), AT_FDCWD, L("rd/x"), 1);
+	T("renameat2(\"rd/x\", \"rb\", EXCHANGE|WHITEOUT)", SYS_renameat2, AT_FDCWD, L("rd/x"), AT_FDCWD, L("rb"), 6);
+	T("renameat2(\"rd\", \"rd/y\", EXCHANGE)", SYS_renameat2, AT_FDCWD, L("rd"), AT_FDCWD, L("rd/y"), 2);
+	T("renameat2(\"rd/x\", \"rb\", 8)", SYS_renameat2, AT_FDCWD, L("rd/x"), AT_FDCWD, L("rb"), 8);
+
+	T("fchownat(f, \"\", 0, 0, AT_EMPTY_PATH)", SYS_fchownat, f, L(""), 0, 0, AT_EMPTY_PATH);
+	T("fchownat(f, \"\", 0, 0, 0)", SYS_fchownat, f, L(""), 0, 0, 0);
+	T("fchownat(f, \"\", -1, -1, AT_EMPTY_PATH|0x1)", SYS_fchownat, f, L(""), -1, -1, AT_EMPTY_PATH | 0x1);
+	T("linkat(cf, \"\", AT_FDCWD, \"elink\", AT_EMPTY_PATH)", SYS_linkat, cf, L(""), AT_FDCWD, L("elink"), AT_EMPTY_PATH);
+	T("linkat(cf, \"\", AT_FDCWD, \"elink2\", 0)", SYS_linkat, cf, L(""), AT_FDCWD, L("elink2"), 0);
+	T("linkat(dir, \"\", AT_FDCWD, \"elink3\", AT_EMPTY_PATH)", SYS_linkat, dir, L(""), AT_FDCWD, L("elink3"), AT_EMPTY_PATH);
+	T("linkat(pipe, \"\", AT_FDCWD, \"elink4\", AT_EMPTY_PATH)", SYS_linkat, p[0], L(""), AT_FDCWD, L("elink4"), AT_EMPTY_PATH);
+	T("faccessat2(f, \"\", R_OK, AT_EMPTY_PATH)", SYS_faccessat2, f, L(""), R_OK, AT_EMPTY_PATH);
+	T("faccessat2(f, \"\", R_OK, 0)", SYS_faccessat2, f, L(""), R_OK, 0);
+	T("statx(f, \"\", AT_EMPTY_PATH, 0x7ff, buf)", SYS_statx, f, L(""), AT_EMPTY_PATH, 0x7ff, L(buf));
+	T("statx(f, NULL, AT_EMPTY_PATH, 0x7ff, buf)", SYS_statx, f, 0, AT_EMPTY_PATH, 0x7ff, L(buf));
+	T("newfstatat(AT_FDCWD, \"\", buf, AT_EMPTY_PATH)", SYS_newfstatat, AT_FDCWD, L(""), L(buf), AT_EMPTY_PATH);
+	T("newfstatat(pipe, \"\", buf, AT_EMPTY_PATH)", SYS_newfstatat, p[0], L(""), L(buf), AT_EMPTY_PATH);
+	T("newfstatat(-1, \"\", buf, AT_EMPTY_PATH)", SYS_newfstatat, -1, L(""), L(buf), AT_EMPTY_PATH);
+	int lp = T("open(\"link\", O_PATH|O_NOFOLLOW)", SYS_open, L("link"), O_PATH | O_NOFOLLOW);
+	T("readlinkat(linkfd, \"\", buf, 64)", SYS_readlinkat, lp, L(""), L(buf), 64);
+	T("readlinkat(f, \"\", buf, 64)", SYS_readlinkat, f, L(""), L(buf), 64);
+	T("newfstatat(linkfd, \"\", buf, AT_EMPTY_PATH)", SYS_newfstatat, lp, L(""), L(buf), AT_EMPTY_PATH);
+	T("read(linkfd, buf, 1)", SYS_read, lp, L(buf), 1);
+	T("utimensat(f, \"\", NULL, AT_EMPTY_PATH)", SYS_utimensat, f, L(""), 0, AT_EMPTY_PATH);
+	T("utimensat(f, \"\", NULL, 0)", SYS_utimensat, f, L(""), 0, 0);
+	T("openat(f, \"\", O_RDONLY)", SYS_openat, f, L(""), O_RDONLY);
+	T("fchmodat(f, \"\", 0644)", SYS_fchmodat, f, L(""), 0644);
+
+	iov[0] = (struct iovec){buf, 4};
+	T("preadv2(f, iov, 1, 0, RWF_HIPRI)", SYS_preadv2, f, L(iov), 1, 0, 0, 1);
+	T("preadv2(f, iov, 1, 0, RWF_DSYNC)", SYS_preadv2, f, L(iov), 1, 0, 0, 2);
+	T("preadv2(f, iov, 1, 0, RWF_SYNC)", SYS_preadv2, f, L(iov), 1, 0, 0, 4);
+	T("preadv2(f, iov, 1, 0, RWF_NOWAIT)", SYS_preadv2, f, L(iov), 1, 0, 0, 8);
+	T("preadv2(f, iov, 1, 0, RWF_APPEND)", SYS_preadv2, f, L(iov), 1, 0, 0, 0x10);
+	T("preadv2(f, iov, 1, 0, HIPRI|DSYNC|SYNC|NOWAIT|APPEND)", SYS_preadv2, f, L(iov), 1, 0, 0, 0x1f);
+	T("preadv2(f, iov, 1, 0, 0x100000)", SYS_preadv2, f, L(iov), 1, 0, 0, 0x100000);
+	lseek(f, 3, SEEK_SET);
+	T("preadv2(f, iov, 1, -1, 0)", SYS_preadv2, f, L(iov), 1, -1, 0, 0);
+	printf("# read = %.4s\n", buf);
+	T("lseek(f, 0, SEEK_CUR)", SYS_lseek, f, 0, SEEK_CUR);
+	T("preadv2(f, iov, 1, -1, RWF_NOWAIT)", SYS_preadv2, f, L(iov), 1, -1, 0, 8);
+	T("preadv2(pipe, iov, 1, 0, 0)", SYS_preadv2, p[0], L(iov), 1, 0, 0, 0);
+	T("preadv2(nbpipe, iov, 1, -1, 0)", SYS_preadv2, q[0], L(iov), 1, -1, 0, 0);
+	T("preadv2(pipe, iov, 1, -1, RWF_NOWAIT)", SYS_preadv2, p[0], L(iov), 1, -1, 0, 8);
+	T("preadv2(wronly, iov, 1, 0, 0)", SYS_preadv2, wronly, L(iov), 1, 0, 0, 0);
+	T("preadv2(dir, iov, 1, 0, 0)", SYS_preadv2, dir, L(iov), 1, 0, 0, 0);
+	T("pwritev2(cg, iov, 1, 0, RWF_DSYNC)", SYS_pwritev2, cg, L(iov), 1, 0, 0, 2);
+	T("pwritev2(cg, iov, 1, 0, RWF_SYNC)", SYS_pwritev2, cg, L(iov), 1, 0, 0, 4);
+	T("pwritev2(cg, iov, 1, 0, RWF_HIPRI)", SYS_pwritev2, cg, L(iov), 1, 0, 0, 1);
+	T("pwritev2(cg, iov, 1, 0, RWF_APPEND)", SYS_pwritev2, cg, L(iov), 1, 0, 0, 0x10);
+	T("lseek(cg, 0, SEEK_END)", SYS_lseek, cg, 0, SEEK_END);
+	T("pwritev2(cg, iov, 1, -1, RWF_APPEND)", SYS_pwritev2, cg, L(iov), 1, -1, 0, 0x10);
+	T("lseek(cg, 0, SEEK_CUR)", SYS_lseek, cg, 0, SEEK_CUR);
+	T("pwritev2(cg, iov, 1, -1, 0)", SYS_pwritev2, cg, L(iov), 1, -1, 0, 0);
+	T("pwritev2(rdonly, iov, 1, 0, 0)", SYS_pwritev2, rdonly, L(iov), 1, 0, 0, 0);
+	T("pwritev2(pipe, iov, 1, -1, 0)", SYS_pwritev2, p[1], L(iov), 1, -1, 0, 0);
+	T("pwritev2(pipe, iov, 1, 0, 0)", SYS_pwritev2, p[1], L(iov), 1, 0, 0, 0);
+	T("pwritev2(cg, iov, 1, -2, 0)", SYS_pwritev2, cg, L(iov), 1, -2, 0, 0);
+	T("pwritev2(cg, iov, 1, 0, 0x100000)", SYS_pwritev2, cg, L(iov), 1, 0, 0, 0x100000);
+	T("read(pipe, buf, 64)", SYS_read, p[0], L(buf), 64);
 
 	printf("# %d calls\n", calls);
 	return 0;
