@@ -74,6 +74,11 @@ done <<'EOF'
 /usr/bin/xargs findutils
 /usr/bin/script bsdutils
 /usr/bin/setsid util-linux
+/usr/bin/taskset util-linux
+/usr/bin/date coreutils
+/usr/bin/stat coreutils
+/usr/bin/mkfifo coreutils
+/usr/bin/seq coreutils
 /usr/bin/lbzip2 lbzip2
 /usr/bin/pbzip2 pbzip2
 EOF

@@ -68,24 +68,25 @@ func sysSchedSetscheduler(k *Kernel, c *Call) Outcome {
 	return ok(0)
 }
 
-func sysSchedGetPriorityMax(k *Kernel, c *Call) Outcome {
-	switch int32(c.Args[0]) {
+// priorityRange is the static priority range of a policy.
+func priorityRange(policy int32) (lo, hi uint64, e Errno) {
+	switch policy {
 	case schedFIFO, schedRR:
-		return ok(99)
+		return 1, 99, 0
 	case schedOther, schedBatch, schedIdle, schedDeadline:
-		return ok(0)
+		return 0, 0, 0
 	}
-	return fail(eINVAL)
+	return 0, 0, eINVAL
+}
+
+func sysSchedGetPriorityMax(k *Kernel, c *Call) Outcome {
+	_, hi, e := priorityRange(int32(c.Args[0]))
+	return result(hi, e)
 }
 
 func sysSchedGetPriorityMin(k *Kernel, c *Call) Outcome {
-	switch int32(c.Args[0]) {
-	case schedFIFO, schedRR:
-		return ok(1)
-	case schedOther, schedBatch, schedIdle, schedDeadline:
-		return ok(0)
-	}
-	return fail(eINVAL)
+	lo, _, e := priorityRange(int32(c.Args[0]))
+	return result(lo, e)
 }
 
 // priorityTarget checks getpriority's and setpriority's which and who.

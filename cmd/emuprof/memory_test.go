@@ -99,9 +99,9 @@ func TestVforkSharesMemory(t *testing.T) {
 // unbounded guest grew emuprof until the host's OOM killer, no profile.
 func TestMemoryLimit(t *testing.T) {
 	dir := t.TempDir()
-	e := run(t, nil, dir, emuprofBin, "trms", "--memory-limit", "48M", "--", guestBin(t, "glibc-static", "reserve"), "100000")
-	stop := "stopped at the memory limit (--memory-limit 48 MiB"
-	if e.code != 137 || strings.Count(e.stderr, stop) != 1 || !strings.Contains(e.stderr, "wrote reserve_1000_4_rms.aprof") {
+	e := run(t, nil, dir, emuprofBin, "trms", "--list-files", "--memory-limit", "48M", "--", guestBin(t, "glibc-static", "reserve"), "100000")
+	stop := "emuprof: stopped at the memory limit (--memory-limit 48 MiB" // the one line (the summary on stderr says PARTIAL too)
+	if e.code != 137 || strings.Count(e.stderr, stop) != 1 || !strings.Contains(e.stderr, "  reserve_1000_4_rms.aprof\n") {
 		t.Fatalf("trms --memory-limit 48M: status %d, stderr %.600s", e.code, e.stderr)
 	}
 	if rep, err := os.ReadFile(filepath.Join(dir, "reserve_1000_4_rms.aprof")); err != nil || !strings.Contains(string(rep), "stopped at the memory limit") {
