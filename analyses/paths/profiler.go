@@ -806,7 +806,14 @@ func (p *Profiler) spFrames(ev *analyses.Event) bool {
 		// profiled here (a routine's entry, deeper in the stack).
 		call = top.lastTerm == analyses.EndCall && ev.Addr != top.lastEnd && (other || entry) ||
 			entry && sp < top.sp
-		if !call && entry && !other && top.cur >= 0 && !top.rt.hasEdgeTo(top.cur, ev.Addr) {
+		// A landing after a tail jump: the jump's EXIT edge ended the
+		// activation (the call stage pops it at the jump) and a longjmp
+		// lands in the routine again at the same stack pointer (musl's
+		// sigsetjmp tail-jumps to __sigsetjmp_tail, and siglongjmp lands
+		// in it; a copy that does not profile its caller kept the old
+		// activation and cut its path).
+		left := top.cur >= 0 && top.lastTerm == analyses.EndJump && top.rt.vi[top.cur].hasExit && calls.PopsReturn(bi.Routine.Name)
+		if !call && (entry || left) && !other && top.cur >= 0 && !top.rt.hasEdgeTo(top.cur, ev.Addr) {
 			// The routine's entry again, but not along its CFG: the
 			// activation left (a tail jump to code not profiled here,
 			// which returned) and the routine is called anew.
