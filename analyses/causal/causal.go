@@ -51,6 +51,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
+	"unsafe"
 
 	"emuprof/analyses"
 )
@@ -124,7 +126,11 @@ type Options struct {
 	RoutineName func(id uint32) string // Call events' routine ids
 	Clock       Delayer
 	NsPerInsn   int64
-	Program     string // main executable: the default scope
+	// Quantum is the scheduler's quantum in instructions: a thread runs
+	// up to twice that before another one, so threads' virtual clocks
+	// are that far apart in the order the events come (see minLength).
+	Quantum uint64
+	Program string // main executable: the default scope
 }
 
 type lineKey struct {
@@ -196,12 +202,19 @@ type thread struct {
 }
 
 type experiment struct {
-	seq      int // 1, 2 ... in order of start
-	line     int32
-	speedup  int
-	selected int64 // entries into the line (runs of its code by one thread)
-	selCost  int64 // ns of the selected line's code during the experiment
-	warm     int   // visits of the first point still to run before measuring
+	seq     int // 1, 2 ... in order of start
+	line    int32
+	speedup int
+	// The selected line's executions in the experiment, in virtual
+	// time: win and winN sum the cost and entries of those known to lie
+	// in it (from base.t to the last visit of the first point, lastT);
+	// runs holds the others, which the emulator may have run ahead of
+	// or behind the visits (see selRun).
+	win, winN int64
+	lastT     int64
+	runs      []selRun
+	bucket    int64 // runs' merge width, ns (0: exact)
+	warm      int   // visits of the first point still to run before measuring
 	// base is the state where the measurement begins; n counts the
 	// visits of the first point since the warm-up ended (marks kept in
 	// Profiler.ring, for Settle).
@@ -217,8 +230,7 @@ type experiment struct {
 // mark is the state of the counters at a visit of the first progress point
 // (or an experiment's start): where a measurement may begin or end.
 type mark struct {
-	t, global         int64
-	selected, selCost int64
+	t, global int64
 	// per point: arrivals, departures, in-flight integral, and its part
 	// inside inserted delays (point.removed)
 	arr, dep, area, rem []int64
@@ -283,6 +295,9 @@ type Profiler struct {
 	cozSyms      map[string]uint64
 	cozBias      uint64
 	cozBiasKnown bool
+	// nDone and nLines count the experiments done and the lines they
+	// covered, for the status line (Progress, another goroutine).
+	nDone, nLines atomic.Int64
 }
 
 // New returns a profiler, or an error naming a bad configuration.
@@ -595,10 +610,7 @@ func (p *Profiler) charge(t *thread, line int32, cost, at int64) {
 	if e.line != line {
 		return
 	}
-	if t.prevLine != line {
-		e.selected++
-	}
-	e.selCost += cost
+	p.selRun(e, at, cost, t.prevLine != line)
 	if e.speedup > 0 {
 		// The executing thread counts its own share; others owe the
 		// difference (§4.4, "Minimizing Delays").
@@ -834,12 +846,15 @@ func (p *Profiler) visit(h hit, now int64) {
 			return
 		}
 		if !p.measured(e, now) {
+			p.fold(e, now)
 			return
 		}
-		// An experiment lasts until its line has run in it (a line of
-		// one phase may be selected just as the program leaves it), for
-		// at most maxIdle visits; one whose line never ran is dropped.
-		if e.idle++; e.selCost == e.base.selCost && e.idle < maxIdle*p.cfg.MinVisits {
+		p.fold(e, now)
+		// An experiment lasts until its line has run in it, in virtual
+		// time (a line of one phase may be selected just as the program
+		// leaves it), for at most maxIdle visits; one whose line never
+		// ran is dropped.
+		if e.idle++; e.win == 0 && e.idle < maxIdle*p.cfg.MinVisits {
 			return
 		}
 		p.end(now)
@@ -867,7 +882,7 @@ func (p *Profiler) visit(h hit, now int64) {
 func (p *Profiler) measured(e *experiment, now int64) bool {
 	w := p.cfg.MinVisits
 	if p.cfg.Settle <= 0 {
-		return now-e.base.t >= p.cfg.MinNs && p.enough(&e.base)
+		return p.effective(&e.base, now) >= p.minLength() && p.enough(&e.base)
 	}
 	e.n++
 	r := len(p.ring)
@@ -906,7 +921,138 @@ func (p *Profiler) measured(e *experiment, now int64) bool {
 			return false
 		}
 	}
-	return now-e.base.t >= p.cfg.MinNs && p.enough(&e.base)
+	return p.effective(&e.base, now) >= p.minLength() && p.enough(&e.base)
+}
+
+// effective is the virtual time from m to now with the inserted delays
+// taken out (§3), in ns.
+func (p *Profiler) effective(m *mark, now int64) int64 {
+	return now - m.t - (p.global-m.global)/scale
+}
+
+// skewFactor is how many times the threads' skew an experiment lasts at
+// least (minLength).
+const skewFactor = 10
+
+// minLength is an experiment's minimal effective length (delays taken
+// out, so that a bottleneck sped up by 100 % still runs that long):
+// Config.MinNs, and,
+// while several threads live, skewFactor times the scheduler's skew (twice
+// the quantum, in ns). The emulator runs one thread up to 2×quantum
+// instructions before another, so at an experiment's two ends the other
+// threads' work is up to that far ahead of or behind the visit that ends
+// it; an experiment much shorter than a quantum (12 µs on Coz's
+// producer_consumer, 4 % of one) measured one thread's burst, its
+// selected line run by another thread outside it in virtual time.
+func (p *Profiler) minLength() int64 {
+	n := p.cfg.MinNs
+	if len(p.order) > 1 {
+		q := int64(p.opt.Quantum)
+		if q <= 0 {
+			q = 10000
+		}
+		n = max(n, skewFactor*2*q*p.opt.NsPerInsn)
+	}
+	return n
+}
+
+// selRun counts an execution of the selected line at virtual time at
+// (cost ns; entry: an entry into the line). Once the experiment's start is
+// fixed (baseFixed), one before it is not the experiment's and one between
+// it and the last visit of the first point is (win); the rest wait in runs
+// for the visits that place them (fold). Runs are merged into buckets of
+// a doubling width when there are many, so their memory stays bounded.
+func (p *Profiler) selRun(e *experiment, at, cost int64, entry bool) {
+	n := int64(0)
+	if entry {
+		n = 1
+	}
+	if p.cfg.EndToEnd {
+		e.win += cost
+		e.winN += n
+		return
+	}
+	if p.baseFixed(e) {
+		switch {
+		case at < e.base.t:
+			return
+		case at < e.lastT:
+			e.win += cost
+			e.winN += n
+			return
+		}
+	}
+	if k := len(e.runs); k > 0 && e.bucket > 0 {
+		if r := &e.runs[k-1]; at >= r.at && at < r.at+e.bucket {
+			r.cost += cost
+			r.n += n
+			return
+		}
+	}
+	e.runs = append(e.runs, selRun{at: at, cost: cost, n: n})
+	if len(e.runs) >= maxRuns {
+		e.compact()
+	}
+}
+
+// selRun is executions of the selected line from virtual time at on.
+type selRun struct{ at, cost, n int64 }
+
+// maxRuns bounds an experiment's runs (selRun).
+const maxRuns = 1 << 12
+
+// compact merges runs into buckets of twice the width (the first 1 µs),
+// each at its earliest time, so that at most maxRuns/2 remain.
+func (e *experiment) compact() {
+	for len(e.runs) >= maxRuns/2 {
+		e.bucket = max(2*e.bucket, 1000)
+		sort.SliceStable(e.runs, func(i, j int) bool { return e.runs[i].at < e.runs[j].at })
+		out := e.runs[:0]
+		for _, r := range e.runs {
+			if k := len(out); k > 0 && r.at < out[k-1].at+e.bucket {
+				out[k-1].cost += r.cost
+				out[k-1].n += r.n
+				continue
+			}
+			out = append(out, r)
+		}
+		e.runs = out
+	}
+}
+
+// baseFixed says whether the experiment's measured start (base) is final:
+// after the warm-up, and once settled (Settle).
+func (p *Profiler) baseFixed(e *experiment) bool {
+	return e.warm == 0 && (p.cfg.Settle <= 0 || e.settled || p.cfg.EndToEnd)
+}
+
+// fold places the waiting runs at a visit of the first point at virtual
+// time now: once the start is fixed, those from it to now are the
+// experiment's, those before are not; before, those before every start the
+// experiment may still take (the oldest mark kept) are dropped.
+func (p *Profiler) fold(e *experiment, now int64) {
+	e.lastT = max(e.lastT, now)
+	from := e.base.t
+	if !p.baseFixed(e) {
+		if e.warm > 0 {
+			return
+		}
+		if r := len(p.ring); r > 0 && e.n >= r {
+			from = p.ring[(e.n+1)%r].t
+		}
+	}
+	out := e.runs[:0]
+	for _, r := range e.runs {
+		switch {
+		case r.at < from:
+		case p.baseFixed(e) && r.at < now:
+			e.win += r.cost
+			e.winN += r.n
+		default:
+			out = append(out, r)
+		}
+	}
+	e.runs = out
 }
 
 // settled says whether the window a..mid and the window mid..b (as many
@@ -965,7 +1111,7 @@ func (p *Profiler) newMark() mark {
 
 // setMark records the counters at virtual time now in m.
 func (p *Profiler) setMark(m *mark, e *experiment, now int64) {
-	m.t, m.global, m.selected, m.selCost = now, p.global, e.selected, e.selCost
+	m.t, m.global = now, p.global
 	for i := range p.points {
 		pt := &p.points[i]
 		m.arr[i], m.dep[i], m.area[i], m.rem[i] = pt.arrivals, pt.departures, pt.areaAt(now), pt.removed
@@ -973,7 +1119,7 @@ func (p *Profiler) setMark(m *mark, e *experiment, now int64) {
 }
 
 func copyMark(dst, src *mark) {
-	dst.t, dst.global, dst.selected, dst.selCost = src.t, src.global, src.selected, src.selCost
+	dst.t, dst.global = src.t, src.global
 	copy(dst.arr, src.arr)
 	copy(dst.dep, src.dep)
 	copy(dst.area, src.area)
@@ -1081,9 +1227,10 @@ func (p *Profiler) end(now int64) {
 		return
 	}
 	b := &e.base
+	p.fold(e, now)
 	units := (now-b.t)*scale - (p.global - b.global)
 	x := Experiment{Line: p.lineName(e.line), Speedup: e.speedup, Start: b.t, Elapsed: now - b.t,
-		Duration: (units + scale/2) / scale, Selected: e.selected - b.selected, SelectedNs: e.selCost - b.selCost, units: units, key: p.lines[e.line].key}
+		Duration: (units + scale/2) / scale, Selected: e.winN, SelectedNs: e.win, units: units, key: p.lines[e.line].key}
 	x.Delay = x.Elapsed - x.Duration
 	if x.SelectedNs == 0 && !p.cfg.EndToEnd {
 		// The line did not run while the experiment was measured (the
@@ -1103,9 +1250,33 @@ func (p *Profiler) end(now int64) {
 		}
 		x.Points = append(x.Points, d)
 	}
-	p.lines[e.line].experiments++
+	if p.lines[e.line].experiments++; p.lines[e.line].experiments == 1 {
+		p.nLines.Add(1)
+	}
 	p.done = append(p.done, x)
 	p.lastDone = e.seq
+	p.nDone.Add(1)
+}
+
+// Progress says, for the live status line, how many experiments are done
+// and how many lines they covered; it may be called from another goroutine.
+func (p *Profiler) Progress() (what string, done, total int) {
+	if p.cfg.Observe || p.cfg.EndToEnd {
+		return "", 0, 0
+	}
+	return "causal: lines covered " + itoa(int(p.nLines.Load())) + ", experiments", int(p.nDone.Load()), 0
+}
+
+// MemoryBytes implements analyses.MemoryUser: what the profiler holds, which
+// grows with the experiments (one record each, bounded by the run's
+// effective virtual time over minLength), the lines and the blocks.
+func (p *Profiler) MemoryBytes() uint64 {
+	n := uintptr(cap(p.done))*unsafe.Sizeof(Experiment{}) + uintptr(p.nDone.Load())*uintptr(len(p.points))*unsafe.Sizeof(PointDelta{}) +
+		uintptr(cap(p.lines))*unsafe.Sizeof(lineInfo{}) + uintptr(cap(p.blocks))*unsafe.Sizeof(blockData{})
+	if e := p.exp; e != nil {
+		n += uintptr(cap(e.runs)) * unsafe.Sizeof(selRun{})
+	}
+	return uint64(n) + uint64(len(p.lineIDs)+len(p.anyIDs))*64
 }
 
 func (p *Profiler) lineName(id int32) string {

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"emuprof/analyses"
 	"emuprof/analyses/tracetest"
@@ -636,5 +637,64 @@ func TestVerdictAndInterpolation(t *testing.T) {
 	}
 	if v, _, ok := l.At(50); ok {
 		t.Errorf("at 50 %% between 30 and 100: %v, want no value", v)
+	}
+}
+
+// TestLineOutsideExperiment: a line that runs, in virtual time, only
+// outside an experiment gets no effect from it, even when the emulator ran
+// it between the experiment's visits (a thread run ahead of the others by a
+// quantum): thread 2 runs line 40 at virtual times past every visit of
+// thread 1's progress point, interleaved with thread 1's loop. Every
+// experiment of line 40 is dropped, and those that count last at least ten
+// times the scheduler's skew (twice the quantum), inserted delays taken out.
+func TestLineOutsideExperiment(t *testing.T) {
+	tr := tracetest.New(syms{})
+	tr.Other(analyses.KindThreadStart, 1, 0, 0).Other(analyses.KindThreadStart, 2, 0, 1)
+	tr.SetClock(2, 1<<40)
+	for i := 0; i < 20000; i++ {
+		tr.Block(1, 0x1000, 0, 40, 30, analyses.EndOther)
+		tr.Block(1, 0x2000, 0, 10, 30, analyses.EndCall)
+		tr.Events = append(tr.Events, analyses.Event{Kind: analyses.KindCall, Tid: 1, Block: 7, Time: tr.Events[len(tr.Events)-1].Time + 10})
+		tr.Block(1, 0x3000, 0, 10, 30, analyses.EndRet)
+		tr.Events = append(tr.Events, analyses.Event{Kind: analyses.KindReturn, Tid: 1, Block: 7})
+		if i%7 == 0 {
+			tr.Block(2, 0x4000, 0, 5, 30, analyses.EndOther)
+		}
+	}
+	clk := &fakeClock{}
+	p, err := New(Config{Progress: []string{"done"}, FixedSpeedup: -1, Seed: 3, Settle: 1},
+		Options{Block: func(id uint32) *analyses.BlockInfo { return tr.Blocks.View().Get(id) },
+			RoutineName: func(id uint32) string { return map[uint32]string{7: "done"}[id] },
+			Clock:       clk, Program: "/bin/p", Quantum: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Events(tr.Events)
+	p.Finish()
+	n := 0
+	for _, x := range p.Experiments() {
+		if x.Line == "/src/p.c:40" {
+			t.Errorf("line 40 ran outside its experiment at %d ns, counted at %d %%: %d ns of it", x.Start, x.Speedup, x.SelectedNs)
+		}
+		if x.Duration < 10*2*100 {
+			t.Errorf("experiment of %s at %d %%: %d ns effective, want 2000 at least", x.Line, x.Speedup, x.Duration)
+		}
+		n++
+	}
+	if n < 50 {
+		t.Errorf("%d experiments", n)
+	}
+	// The status line says what the run did; the memory counted for
+	// --memory-limit holds the experiments.
+	covered := map[string]bool{}
+	for _, x := range p.Experiments() {
+		covered[x.Line] = true
+	}
+	what, done, _ := p.Progress()
+	if want := fmt.Sprintf("causal: lines covered %d, experiments", len(covered)); what != want || done != n {
+		t.Errorf("progress %q %d, want %q %d", what, done, want, n)
+	}
+	if m := p.MemoryBytes(); m < uint64(n)*uint64(unsafe.Sizeof(Experiment{})) {
+		t.Errorf("memory %d bytes for %d experiments", m, n)
 	}
 }

@@ -48,7 +48,7 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 	fs.IntVar(&cfg.MinVisits, "min-visits", 5, "causal: progress-point visits an experiment needs")
 	fs.IntVar(&cfg.Warmup, "warmup", 0, "causal: visits of the first progress point at an experiment's speedup always left unmeasured (before --settle's windows)")
 	fs.IntVar(&cfg.Settle, "settle", 1, "causal: measure an experiment once its progress rates over two successive windows of --min-visits visits agree within this percent at --min-visits successive visits (adaptive warm-up; 0: off)")
-	fs.Int64Var(&cfg.MinNs, "experiment-ns", 0, "causal: minimal virtual length of an experiment, in ns")
+	fs.Int64Var(&cfg.MinNs, "experiment-ns", 0, "causal: minimal virtual length of an experiment, inserted delays taken out, in ns (while several threads run, at least 10 times twice the quantum)")
 	fs.BoolVar(&cfg.NoCallees, "no-callees", false, "causal: charge a line with its own instructions only, not the out-of-scope code it calls")
 	fs.Uint64Var(&cfg.Seed, "causal-seed", 1, "causal: seed of the experiment sequence")
 	fs.BoolVar(&legacy, "legacy-format", false, "causal: write profile.coz in Coz's tab-separated form")
@@ -91,7 +91,7 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 }
 
 func envOptions(env *platform.Env) Options {
-	return Options{Block: env.Block, Clock: env.Clock(), NsPerInsn: env.Sched.NsPerInsn, Program: env.Program,
+	return Options{Block: env.Block, Clock: env.Clock(), NsPerInsn: env.Sched.NsPerInsn, Quantum: env.Sched.Defaults().Quantum, Program: env.Program,
 		RoutineName: func(id uint32) string { return env.Routines().Get(calls.RoutineID(id)).Name }}
 }
 

@@ -397,7 +397,7 @@ func TestCausalLatency(t *testing.T) {
 			t.Errorf("experiment at %d ns: symbols %+v, macros %+v", x.Start, *sym, *coz)
 		}
 	}
-	if nlat < 50 {
+	if nlat < 50 { // each lasts 200 µs at least (two threads: 10 × 2 quanta)
 		t.Fatalf("%d experiments", nlat)
 	}
 	var lr *causal.LineResult
@@ -667,5 +667,26 @@ func TestCausalNoProgressPoint(t *testing.T) {
 	a, b := curve(t, r.prof, "coz_fig1.c:14"), curve(t, r.prof, "coz_fig1.c:20")
 	if math.Abs(a[50]-0.10) > 0.002 || math.Abs(b[50]) > 0.001 {
 		t.Errorf("at 50 %%: a's loop %.4f (want 0.10), b's %.4f (want 0)", a[50], b[50])
+	}
+}
+
+// TestCausalQueue: on the shape of Coz's producer_consumer (coz_queue: five
+// producers, three consumers, a queue of 10), experiments lasted a few µs,
+// less than one quantum, so each measured one thread's burst, and lines
+// were credited with effects from executions outside their experiment in
+// virtual time. Now each lasts 200 µs at least with the inserted delays
+// taken out (10 × twice the default quantum of 10000 instructions at 1 ns),
+// and its line ran in it.
+func TestCausalQueue(t *testing.T) {
+	prog := guestBin(t, "glibc-static", "coz_queue")
+	r := runCausal(t, []string{"--progress", "consumed"}, prog, "40000")
+	if len(r.prof.Experiments) < 10 {
+		t.Fatalf("%d experiments", len(r.prof.Experiments))
+	}
+	for _, x := range r.prof.Experiments {
+		if x.Duration < 200000 || x.SelectedNs <= 0 || x.Selected <= 0 {
+			t.Errorf("experiment of %s at %d %% from %d ns: %d ns effective, its line ran %d times (%d ns) in it",
+				x.Line, x.Speedup, x.Start, x.Duration, x.Selected, x.SelectedNs)
+		}
 	}
 }
