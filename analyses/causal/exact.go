@@ -106,6 +106,7 @@ type exactInstance struct {
 	prof       *Profile
 	exps       []Experiment
 	ranAlready bool
+	note       string // --progress auto's, for the profile's note
 	// runsDone of runsTotal runs of this shard have ended (Progress).
 	runsDone, runsTotal atomic.Int64
 }
@@ -243,6 +244,9 @@ func (x *exactInstance) run() error {
 	x.prof, x.exps, x.err = buildExact([]*Shard{sh})
 	if x.err == nil && x.cfg.RunEnd {
 		x.prof.Note = "no progress point given: profiled end to end, one whole run per line and speedup, the program's virtual duration as its time (--progress SPEC or --latency BEGIN,END for in-run experiments)"
+		if x.note != "" {
+			x.prof.Note = x.note
+		}
 	}
 	return x.err
 }

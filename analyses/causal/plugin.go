@@ -39,7 +39,7 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 	var cfg Config
 	var legacy bool
 	var top int
-	fs.StringArrayVar(&cfg.Progress, "progress", nil, "causal: throughput progress point: SYMBOL (each call), FILE:LINE (each entry) or 0xADDR (each execution); repeatable")
+	fs.StringArrayVar(&cfg.Progress, "progress", nil, "causal: throughput progress point: SYMBOL (each call), FILE:LINE (each entry) or 0xADDR (each execution); repeatable; auto (the default without --latency or Coz macros): a routine the run calls at a regular period, else end to end")
 	fs.StringArrayVar(&cfg.Latency, "latency", nil, "causal: latency progress points BEGIN,END (Little's law); repeatable")
 	fs.StringVar(&cfg.Scope, "scope", "", "causal: glob of the source files whose lines experiments speed up (default: the main executable's)")
 	fs.StringVar(&cfg.FixedLine, "fixed-line", "", "causal: speed up only this FILE:LINE")
@@ -63,12 +63,26 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 		if cfg.Settle < 0 {
 			return nil, platform.BadFlag("settle", itoa(cfg.Settle), "want a percentage, 0 (off) or more")
 		}
+		auto := len(cfg.Progress) == 1 && cfg.Progress[0] == AutoPoint
+		if auto {
+			cfg.Progress = nil
+		}
 		if len(cfg.Progress)+len(cfg.Latency) == 0 && !cfg.EndToEnd && !cfg.Observe {
 			if sites, _, _ := cozSites(env.Program); len(sites) == 0 {
-				// No progress point: the whole run is the unit of work,
-				// so each (line, speedup) is a whole run (--exact).
+				// No progress point: found in the run (--progress
+				// auto, the default), else the whole run is the unit
+				// of work, so each (line, speedup) is a whole run
+				// (--exact).
+				if ex.on && auto {
+					return nil, platform.BadFlag("progress", AutoPoint, "not with --exact (give the point, or no --progress for the end-to-end profile)")
+				}
+				auto = !ex.on
 				cfg.RunEnd, ex.on = true, true
+			} else {
+				auto = false // the program's own COZ_PROGRESS points
 			}
+		} else {
+			auto = false
 		}
 		if env.App == "" { // the main program (a followed image may not hold the points)
 			if err := CheckPoints(cfg, env.Program); err != nil {
@@ -76,6 +90,10 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 			}
 		}
 		if inst, err := ex.instance(cfg, env, legacy, top); inst != nil || err != nil {
+			if x, ok := inst.(*exactInstance); ok && auto && err == nil && env.App == "" {
+				return &autoInstance{exactInstance: x, find: newFinder(x.Profiler, envOptions(env)), cfg: cfg, env: env,
+					legacy: legacy, top: top}, nil
+			}
 			return inst, err
 		}
 		p, err := New(cfg, envOptions(env))
@@ -106,13 +124,15 @@ type instance struct {
 	rerun  Rerun
 	valid  *Validation
 	vErr   error
+	note   string // --progress auto's evidence, after the run's own note
 }
 
 func (i *instance) profile() *Profile {
 	if i.prof == nil {
 		i.prof = i.Build()
 		i.prof.Validation = i.valid
-		i.prof.Note = i.shortNote()
+		i.prof.Note = strings.TrimPrefix(i.shortNote()+"\n"+i.note, "\n")
+		i.prof.Note = strings.TrimSuffix(i.prof.Note, "\n")
 	}
 	return i.prof
 }

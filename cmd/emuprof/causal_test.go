@@ -690,3 +690,32 @@ func TestCausalQueue(t *testing.T) {
 		}
 	}
 }
+
+// TestCausalAuto: without a progress point (or with --progress auto) the
+// point is found in the run: a routine of the program one thread calls at
+// a regular period over most of the run. On the causal guests it is the
+// hand-placed one, so the profile's top line is the same; the evidence is
+// in the note. A run without such a routine (coz_fig1: no loop) is
+// profiled end to end, and says so.
+func TestCausalAuto(t *testing.T) {
+	for _, c := range []struct{ prog, point, arg string }{
+		{"coz_rounds", "round_done", "600"}, {"causal_single", "step_done", "600"}, {"causal_context", "round_done", "600"},
+	} {
+		prog := guestBin(t, "glibc-static", c.prog)
+		hand := runCausal(t, []string{"--progress", c.point}, prog, c.arg)
+		for _, flags := range [][]string{nil, {"--progress", "auto"}} {
+			auto := runCausal(t, flags, prog, c.arg)
+			if len(auto.prof.Points) != 1 || auto.prof.Points[0] != c.point || !strings.Contains(auto.prof.Note, "--progress auto chose "+c.point+": 600 calls") {
+				t.Errorf("%s %v: points %q, note %q; want %s chosen", c.prog, flags, auto.prof.Points, auto.prof.Note, c.point)
+				continue
+			}
+			if len(auto.prof.Lines) == 0 || auto.prof.Lines[0].Line != hand.prof.Lines[0].Line || auto.prof.Lines[0].Verdict != hand.prof.Lines[0].Verdict {
+				t.Errorf("%s %v: top line %+v, with --progress %s %+v", c.prog, flags, auto.prof.Lines[:min(1, len(auto.prof.Lines))], c.point, hand.prof.Lines[0])
+			}
+		}
+	}
+	r := runCausal(t, []string{"--exact-lines", "1"}, guestBin(t, "glibc-static", "coz_fig1"))
+	if len(r.prof.Points) != 1 || r.prof.Points[0] != causal.RunEndPoint || !strings.Contains(r.prof.Note, "found no convincing progress point") {
+		t.Errorf("coz_fig1: points %q, note %q; want end to end, said", r.prof.Points, r.prof.Note)
+	}
+}
