@@ -145,6 +145,7 @@ func (f *finder) count(r, tid uint32, at int64) {
 func (f *finder) candidates() []Candidate {
 	type best struct {
 		s       *callStat
+		tid     uint32
 		threads int
 	}
 	by := map[uint32]*best{}
@@ -155,8 +156,10 @@ func (f *finder) candidates() []Candidate {
 			by[k.routine] = b
 		}
 		b.threads++
-		if b.s == nil || s.n > b.s.n || s.n == b.s.n && s.first < b.s.first {
-			b.s = s
+		// The thread that calls it most (ties: the first, then the
+		// lowest tid: never the map's order).
+		if b.s == nil || s.n > b.s.n || s.n == b.s.n && (s.first < b.s.first || s.first == b.s.first && k.tid < b.tid) {
+			b.s, b.tid = s, k.tid
 		}
 	}
 	var out []Candidate
