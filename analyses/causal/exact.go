@@ -208,7 +208,12 @@ func (x *exactInstance) run() error {
 		}
 	}
 	if len(sh.Lines) == 0 {
-		x.err = errf("--exact: no line in scope executed")
+		x.err = errf("--exact: no line in scope executed (--scope GLOB widens it)")
+		if len(x.anyIDs) == 0 {
+			// A Debian program without its debug symbols: say what
+			// gives causal profiling its lines.
+			x.err = errf("--exact: no executed code has a source line (no DWARF line table: build with -g, or install the program's debug symbols)")
+		}
 		return x.err
 	}
 	sh.Pairs = len(sh.Lines) * len(sh.Speedups)

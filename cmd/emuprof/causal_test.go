@@ -6,6 +6,7 @@ package main
 // byte-identical across runs, every profile.coz read by a strict reader.
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"os"
@@ -717,5 +718,19 @@ func TestCausalAuto(t *testing.T) {
 	r := runCausal(t, []string{"--exact-lines", "1"}, guestBin(t, "glibc-static", "coz_fig1"))
 	if len(r.prof.Points) != 1 || r.prof.Points[0] != causal.RunEndPoint || !strings.Contains(r.prof.Note, "found no convincing progress point") {
 		t.Errorf("coz_fig1: points %q, note %q; want end to end, said", r.prof.Points, r.prof.Note)
+	}
+}
+
+// TestCausalNoLines: a program without a DWARF line table (Debian's gzip)
+// has no line to speed up; causal says why, and what gives it lines.
+func TestCausalNoLines(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in")
+	if err := os.WriteFile(in, bytes.Repeat([]byte("causal lines\n"), 2000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := run(t, nil, dir, emuprofBin, "causal", "--out", dir, "--", "/usr/bin/gzip", "-c", in)
+	if out.code == 0 || !strings.Contains(out.stderr, "no executed code has a source line (no DWARF line table: build with -g, or install the program's debug symbols)") {
+		t.Errorf("exit %d, stderr %q", out.code, out.stderr)
 	}
 }
