@@ -81,7 +81,9 @@ done <<'EOF'
 /usr/bin/seq coreutils
 /usr/bin/lbzip2 lbzip2
 /usr/bin/pbzip2 pbzip2
+/usr/bin/node nodejs
 EOF
+[ -f /usr/share/coz-profiler/viewer/js/profile.js ] || need+=(coz-profiler) # Coz's viewer, read by node in TestCausalCozViewer
 # python3 with the standard library the tests import (python3-minimal lacks json and mmap).
 /usr/bin/python3 -c 'import hashlib, json, mmap' 2>/dev/null || need+=(python3)
 # perl with its XS modules (Time::HiRes: the signals tests; perl-base lacks it).

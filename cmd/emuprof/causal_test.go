@@ -734,3 +734,52 @@ func TestCausalNoLines(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", out.code, out.stderr)
 	}
 }
+
+// cozViewer is Coz's own viewer code (coz-profiler's profile.js) run by
+// node on a profile.coz: the lines it plots at a minimum of MIN points,
+// sorted by its "impact" order, each with its largest program speedup.
+const cozViewer = `
+const fs = require('fs');
+eval(fs.readFileSync('/usr/share/coz-profiler/viewer/js/profile.js', 'utf8') + '; global.Profile = Profile; global.sort_functions = sort_functions;');
+const min = +process.argv[3];
+const p = new Profile(fs.readFileSync(process.argv[2], 'utf8'), null, null, () => min, (a, b) => console.log('warning', a));
+const d = p.getSpeedupData(min);
+d.sort(sort_functions.impact);
+for (const l of d) console.log(l.name, Math.max(...l.progress_points[0].measurements.map(m => m.progress_speedup)));
+`
+
+// TestCausalCozViewer: the README's causal example without a progress
+// point (--progress auto finds round_done) read by Coz's viewer at its
+// default minimum of 10 points: Figure 1's a() loop first, at 9.3 %, b()'s
+// at 0.
+func TestCausalCozViewer(t *testing.T) {
+	r := runCausal(t, nil, guestBin(t, "glibc-static", "coz_rounds"), "1000")
+	if !strings.Contains(r.coz, `"name":"round_done"`) {
+		t.Fatalf("profile.coz has no round_done point:\n%.400s", r.coz)
+	}
+	dir := t.TempDir()
+	coz, js := filepath.Join(dir, "profile.coz"), filepath.Join(dir, "view.js")
+	if err := os.WriteFile(coz, []byte(r.coz), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(js, []byte(cozViewer), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := run(t, nil, dir, "/usr/bin/node", js, coz, "10")
+	lines := strings.Split(strings.TrimSpace(out.stdout), "\n")
+	if out.code != 0 || len(lines) < 2 || strings.Contains(out.stdout, "warning") {
+		t.Fatalf("node: exit %d, %q, %s", out.code, out.stdout, out.stderr)
+	}
+	plotted := func(i int, want string) float64 {
+		f := strings.Fields(lines[i])
+		v, err := strconv.ParseFloat(f[len(f)-1], 64)
+		if err != nil || len(f) != 2 || !strings.HasSuffix(f[0], want) {
+			t.Fatalf("viewer's line %d: %q, want %s", i+1, lines[i], want)
+		}
+		return v
+	}
+	a, b := plotted(0, "/coz_rounds.c:15"), plotted(1, "/coz_rounds.c:21")
+	if a < 0.09 || a > 0.1 || math.Abs(b) > 0.005 {
+		t.Errorf("viewer: a()'s loop up to %.4f (want 0.093), b()'s %.4f (want 0)", a, b)
+	}
+}
