@@ -290,12 +290,10 @@ func (a *autoInstance) note() string {
 
 func (a *autoInstance) Write(dir string) ([]string, error) {
 	if err := a.run(); err != nil {
+		a.told = true
 		return nil, err
 	}
 	if a.chosen == nil {
-		if err := a.exactInstance.run(); err != nil {
-			return nil, err
-		}
 		return a.exactInstance.Write(dir)
 	}
 	return a.chosen.Write(dir)
@@ -303,12 +301,12 @@ func (a *autoInstance) Write(dir string) ([]string, error) {
 
 func (a *autoInstance) Summary(w io.Writer) error {
 	if err := a.run(); err != nil {
+		if a.told {
+			return nil // Write's error said it
+		}
 		return err
 	}
 	if a.chosen == nil {
-		if err := a.exactInstance.run(); err != nil {
-			return err
-		}
 		return a.exactInstance.Summary(w)
 	}
 	return a.chosen.Summary(w)

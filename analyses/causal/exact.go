@@ -107,6 +107,7 @@ type exactInstance struct {
 	exps       []Experiment
 	ranAlready bool
 	note       string // --progress auto's, for the profile's note
+	told       bool   // Write returned run's error: the summary does not repeat it
 	// runsDone of runsTotal runs of this shard have ended (Progress).
 	runsDone, runsTotal atomic.Int64
 }
@@ -263,6 +264,7 @@ func ShardName(program string, i, k int) string {
 
 func (x *exactInstance) Write(dir string) ([]string, error) {
 	if err := x.run(); err != nil {
+		x.told = true
 		return nil, err
 	}
 	if x.k > 1 {
@@ -305,6 +307,9 @@ func writeExact(dir string, prof *Profile, exps []Experiment, runtime int64, leg
 
 func (x *exactInstance) Summary(w io.Writer) error {
 	if err := x.run(); err != nil {
+		if x.told {
+			return nil // Write's error said it
+		}
 		return err
 	}
 	if x.k > 1 {
