@@ -25,8 +25,9 @@
 // point. Coz's experiments last at least 100 ms, with a 10 ms cool-off
 // after each (§4.3, §5.1), so what the previous experiment left (a queue
 // filled at 0 %, drained at once at 100 %) is a small part of each; ours
-// last a few visits, and it would be most of one. So the warm-up is
-// adaptive (Config.Settle): an experiment is measured once two successive
+// last a few visits (and, with several threads, 10 × two quanta of
+// effective virtual time: see minLength), and it would be most of one. So
+// the warm-up is adaptive (Config.Settle): an experiment is measured once two successive
 // windows of MinVisits visits have the same rate of the first point and the
 // same mean in flight of every latency point, within Settle %, in virtual
 // time with the inserted delays taken out, at every alignment of the
@@ -80,7 +81,7 @@ type Config struct {
 	EndToEnd bool
 	// MinVisits is the number of visits of every progress point an
 	// experiment needs (Coz's ExperimentTargetDelta, §4.3); MinNs its
-	// minimal virtual length.
+	// minimal effective virtual length (delays taken out; see minLength).
 	MinVisits int
 	MinNs     int64
 	// Warmup is the number of visits of the first progress point an
@@ -936,8 +937,7 @@ const skewFactor = 10
 
 // minLength is an experiment's minimal effective length (delays taken
 // out, so that a bottleneck sped up by 100 % still runs that long):
-// Config.MinNs, and,
-// while several threads live, skewFactor times the scheduler's skew (twice
+// Config.MinNs, and, while several threads live, skewFactor times the scheduler's skew (twice
 // the quantum, in ns). The emulator runs one thread up to 2×quantum
 // instructions before another, so at an experiment's two ends the other
 // threads' work is up to that far ahead of or behind the visit that ends
