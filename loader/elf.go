@@ -55,9 +55,6 @@ func corrupt(path, format string, args ...any) error {
 // be mapped (load_elf_binary after begin_new_exec).
 const sigSEGV = 11
 
-// sigBUS is the signal of a touch of a file mapping's page past the file's end.
-const sigBUS = 7
-
 // killedBy marks err, a *BadInputError, as a problem binfmt_elf finds only
 // while mapping the segments, after the point of no return: the process
 // dies of SIGSEGV.
@@ -184,8 +181,6 @@ func OpenBytes(name string, data []byte) (o *Object, err error) {
 		return nil, corrupt(name, "program headers [%#x, +%#x) beyond end of file (%#x)", o.PhOff, o.Phnum*phdrSize, size)
 	}
 	hasInterp := false
-	var eofErrs []error           // segments whose file bytes the file lacks
-	var eofLoads []elf.ProgHeader // and their headers
 	for i := range o.Phnum {
 		b := data[o.PhOff+i*phdrSize:]
 		p := elf.ProgHeader{
@@ -196,12 +191,7 @@ func OpenBytes(name string, data []byte) (o *Object, err error) {
 		switch p.Type {
 		case elf.PT_LOAD:
 			if err := checkLoad(&p, size); err != "" {
-				e := killedBy(corrupt(name, "segment %d: %s", i, err))
-				if !pastEOF(&p, size) {
-					return nil, e
-				}
-				eofErrs, eofLoads = append(eofErrs, e), append(eofLoads, p)
-				continue
+				return nil, killedBy(corrupt(name, "segment %d: %s", i, err))
 			}
 			if p.Memsz > 0 {
 				o.Loads = append(o.Loads, p)
@@ -217,20 +207,6 @@ func OpenBytes(name string, data []byte) (o *Object, err error) {
 			}
 			o.Interp = interp
 		}
-	}
-	if len(eofErrs) > 0 {
-		// Linux maps file pages past the end of the file: touching one
-		// raises SIGBUS (the program runs until then: taken here as
-		// at its start). But zeroing a segment's BSS tail in such a
-		// page faults in execve, after its point of no return: SIGSEGV.
-		for i, p := range eofLoads {
-			if p.Filesz > 0 && p.Memsz > p.Filesz && (p.Vaddr+p.Filesz)%PageSize != 0 && p.Flags&elf.PF_W != 0 &&
-				pageDown(p.Off+p.Filesz) >= pageUp(size) {
-				return nil, eofErrs[i] // Killed: SIGSEGV
-			}
-		}
-		eofErrs[0].(*BadInputError).Killed = sigBUS
-		return nil, eofErrs[0]
 	}
 	if len(o.Loads) == 0 {
 		// Linux maps nothing and jumps to the entry point.
@@ -392,14 +368,6 @@ func typeName(t elf.Type) string {
 		return strings.TrimPrefix(t.String(), "ET_")
 	}
 	return fmt.Sprintf("%#x", uint16(t))
-}
-
-// pastEOF says whether the only thing wrong with PT_LOAD header p is that
-// its file bytes run past the end of the file (size).
-func pastEOF(p *elf.ProgHeader, size uint64) bool {
-	q := *p
-	q.Off, q.Filesz = 0, 0
-	return checkLoad(&q, size) == "" && p.Filesz <= p.Memsz
 }
 
 // checkLoad returns what is wrong with a PT_LOAD header, or "".

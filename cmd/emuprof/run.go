@@ -369,14 +369,8 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 	proc, err := guest.Load(cfg, f.status.CPU(engine))
 	if err != nil {
 		if bad := (*loader.BadInputError)(nil); errors.As(err, &bad) && bad.Killed != 0 {
-			// Linux execs it and kills it before its first instruction
-			// (SIGSEGV), or when it touches its pages past the file's
-			// end (SIGBUS).
-			why := "execve took it, then could not map it"
-			if bad.Killed == 7 {
-				why = "Linux runs it until it touches a page past the end of the file"
-			}
-			return nil, &exitError{code: 128 + bad.Killed, msg: fmt.Sprintf("guest killed by %s: %v (%s)", guest.SignalName(bad.Killed), err, why)}
+			// Linux execs it and kills it before its first instruction.
+			return nil, &exitError{code: 128 + bad.Killed, msg: fmt.Sprintf("guest killed by %s: %v (execve took it, then could not map it)", guest.SignalName(bad.Killed), err)}
 		}
 		return nil, &exitError{code: 2, msg: err.Error()}
 	}
