@@ -6,6 +6,7 @@ import "C"
 import (
 	"os"
 	"syscall"
+	"testing"
 )
 
 // EarlyStop returns the first stop signal (SIGINT, SIGTERM or SIGHUP)
@@ -18,4 +19,12 @@ func EarlyStop() syscall.Signal {
 	// have it.
 	os.Unsetenv("EMUPROF_EARLY_SIGNAL")
 	return syscall.Signal(C.emu_early_signal())
+}
+
+func init() {
+	// A test binary never watches for stops: Ctrl-C must end it, not
+	// start it again.
+	if testing.Testing() {
+		EarlyStop()
+	}
 }
