@@ -28,10 +28,10 @@ import (
 //
 // The signals are watched from the start of main to the last file written,
 // and one that came earlier, from emuprof's first instruction on, is kept
-// (emu.EarlyStop), so a stop at any moment has the same end: before the guest's first
-// instruction the guest stops there (the profiles are written, empty and
-// partial); after the guest ended the profiles are complete and written
-// all the same. Later signals only say that emuprof is stopping: a kill
+// (emu.EarlyStop), so a stop at any moment has the same end: before the
+// guest's first instruction the guest stops there (the profiles are
+// written, empty and partial); after the guest ended the profiles are
+// complete and written all the same. Later signals only say that emuprof is stopping: a kill
 // between a temporary file and its rename would leave that file behind.
 // A guest blocked reading emuprof's stdin is woken by the signal.
 
