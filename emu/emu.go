@@ -8,9 +8,7 @@
 package emu
 
 /*
-#cgo LDFLAGS: -lunicorn
 #cgo darwin CFLAGS: -I/opt/homebrew/include -I/usr/local/include
-#cgo darwin LDFLAGS: -L/opt/homebrew/lib -L/usr/local/lib
 #include <stdlib.h>
 #include "hooks.h"
 */
@@ -178,6 +176,9 @@ func ucErr(op string, e C.uc_err) error {
 
 // New opens an x86-64 engine.
 func New(opts Options) (*Engine, error) {
+	if err := loadUnicorn(); err != nil {
+		return nil, err
+	}
 	if err := checkEventLayout(); err != nil {
 		return nil, err
 	}
@@ -962,5 +963,8 @@ func unicornVersion() (major, minor int) {
 // unicornVersionFull returns uc_version's whole number: major, minor,
 // patch and extra, a byte each.
 func unicornVersionFull() uint32 {
+	if loadUnicorn() != nil {
+		return 0
+	}
 	return uint32(C.uc_version(nil, nil))
 }

@@ -170,7 +170,7 @@ func prot(f elf.ProgFlag) int {
 }
 
 // planGroup appends the mappings of segments whose pages overlap. Each page
-// gets the union of the protections of the segments covering it; the file
+// gets the protection of the last segment covering it (protAt); the file
 // bytes of every segment are kept, the rest (BSS) is zero.
 func planGroup(maps []Mapping, name string, segs []segment) []Mapping {
 	var bounds []uint64
@@ -192,11 +192,14 @@ func planGroup(maps []Mapping, name string, segs []segment) []Mapping {
 	return maps
 }
 
+// protAt is the protection of pages [lo, hi): the last segment's (in
+// program header order) that covers them, as load_elf_binary maps each
+// PT_LOAD in turn with MAP_FIXED over what the ones before mapped.
 func protAt(segs []segment, lo, hi uint64) int {
-	p := 0
+	p, last := 0, -1
 	for _, s := range segs {
-		if pageDown(s.start) <= lo && hi <= pageUp(s.end) {
-			p |= s.prot
+		if pageDown(s.start) <= lo && hi <= pageUp(s.end) && s.index > last {
+			p, last = s.prot, s.index
 		}
 	}
 	return p

@@ -160,6 +160,7 @@ type ELFCode struct {
 	mu      sync.Mutex
 	images  map[string]*elfImage
 	errs    map[string]error
+	bytes   uint64 // the images' file data (MemoryBytes)
 }
 
 // NewELFCode returns a code source reading objects named by syms.
@@ -182,7 +183,15 @@ func (e *ELFCode) image(path string) (*elfImage, error) {
 		return nil, err
 	}
 	e.images[path] = img
+	e.bytes += uint64(len(img.data))
 	return img, nil
+}
+
+// Bytes is what the images read so far hold.
+func (e *ELFCode) Bytes() uint64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.bytes
 }
 
 // Code returns the code of routine r's object at its bias.

@@ -205,6 +205,7 @@ func (p *Profiler) rebuild(rt *routine, recover bool) {
 		rt.tr = newTrie()
 	}
 	rt.resetCounts()
+	p.accountBuild(rt)
 	for _, o := range olds {
 		cur, reg, ok := rt.walk(o.seq, func(k uint64) { rt.add(k, o.count) })
 		if !ok || !rt.vi[cur].hasExit {

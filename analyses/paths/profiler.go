@@ -57,6 +57,10 @@ type Profiler struct {
 	// callSites: per routine entry, the distinct call sites (return
 	// addresses) seen: P3's caller_count.
 	callSites map[uint64]map[uint64]bool
+	// Memory (memory.go): what the routines' builds hold, the truncated
+	// paths' records, the routines whose counts are in maps.
+	built, truncBytes uint64
+	growing           []*routine
 }
 
 type rkey struct {
@@ -386,6 +390,7 @@ func (p *Profiler) truncate(f *frame) {
 	if tr == nil {
 		tr = &truncRec{blocks: addrs}
 		rt.trunc[k] = tr
+		p.truncBytes += truncBaseBytes + uint64(len(k)) + 8*uint64(len(addrs))
 		rt.truncKey = append(rt.truncKey, k)
 	}
 	tr.count++
@@ -502,6 +507,7 @@ func (p *Profiler) routineOf(bi *analyses.BlockInfo) *routine {
 		rt.tr = newTrie()
 	}
 	rt.resetCounts()
+	p.accountBuild(rt)
 	p.routines[k] = rt
 	p.list = append(p.list, rt)
 	return rt

@@ -52,6 +52,10 @@ type routine struct {
 	dense    []uint64             // counts by id when NumPaths(ENTRY) <= denseMax (then counts is unused)
 	trunc    map[string]*truncRec // truncated in-progress paths, by block sequence
 	truncKey []string             // keys of trunc in order of first sight
+	// accounted is what the last build was counted as (memory.go);
+	// growing: the profiler watches the routine's counts map.
+	accounted uint64
+	growing   bool
 }
 
 type tbExtent struct {

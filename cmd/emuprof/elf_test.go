@@ -84,3 +84,42 @@ func TestELFAcceptedLikeLinux(t *testing.T) {
 		}
 	}
 }
+
+// The malformed-ELF campaign's last difference but one
+// (scripts/elf-campaign.py, seed 7): hello with its PT_GNU_RELRO turned into
+// a read-only PT_LOAD over .data. Linux maps each PT_LOAD in turn with
+// MAP_FIXED over the ones before, so the first store to .data faults
+// (SIGSEGV, 139); emuprof gave the shared pages the union of the
+// protections and ran it to its end.
+func TestELFLaterLoadWins(t *testing.T) {
+	dir := t.TempDir()
+	le := binary.LittleEndian
+	b, err := os.ReadFile(guestBin(t, "glibc-static", "hello"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := elf.NewFile(strings.NewReader(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	relro := -1
+	for i, p := range f.Progs {
+		if p.Type == elf.PT_GNU_RELRO {
+			relro = i
+		}
+	}
+	if relro < 0 {
+		t.Fatal("hello has no PT_GNU_RELRO")
+	}
+	le.PutUint32(b[le.Uint64(b[0x20:])+uint64(relro)*56:], uint32(elf.PT_LOAD))
+	p := filepath.Join(dir, "relro-load")
+	if err := os.WriteFile(p, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	native := run(t, nil, dir, p)
+	emu := run(t, nil, dir, emuprofBin, "run", "--", p)
+	noGoTrace(t, "relro-load", emu.stderr)
+	if native.code != 139 || emu.code != 139 || !strings.Contains(emu.stderr, "SIGSEGV") || native.stdout != emu.stdout {
+		t.Errorf("native exit %d, emuprof %d (stderr %q), want 139 for both; stdout native %q, emuprof %q", native.code, emu.code, emu.stderr, native.stdout, emu.stdout)
+	}
+}

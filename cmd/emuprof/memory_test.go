@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -119,6 +120,37 @@ func TestMemoryLimit(t *testing.T) {
 		e := run(t, nil, dir, emuprofBin, append(emuArgs("--memory-limit", bad), prog)...)
 		if e.code != 2 || !strings.Contains(e.stderr, "--memory-limit") || strings.Count(e.stderr, "\n") != 1 {
 			t.Errorf("--memory-limit %q: status %d, stderr %q", bad, e.code, e.stderr)
+		}
+	}
+}
+
+// --memory-limit counts every analysis's memory, not only trms's: paths's
+// CFGs, numberings, counts and the object files it reads, parallel's
+// calling contexts, keys and lines (analyses.MemoryUser). Under a limit
+// the guest alone stays below (its run ends normally), each analysis
+// stops the run there, exit 137, with its share named and every profile
+// written. Before, they counted nothing: both ran to their end.
+func TestMemoryLimitCountsEveryAnalysis(t *testing.T) {
+	for _, c := range []struct {
+		analysis, limit string
+		prog            []string
+	}{
+		{"paths", "12M", []string{guestBin(t, "glibc-dynamic", "hello")}},
+		{"parallel", "26M", []string{"/usr/bin/python3", "-c", "print(1)"}},
+	} {
+		dir := t.TempDir()
+		if e := run(t, nil, dir, emuprofBin, append([]string{"run", "--memory-limit", c.limit, "--"}, c.prog...)...); e.code != 0 {
+			t.Fatalf("run --memory-limit %s %v: status %d, stderr %.600s", c.limit, c.prog, e.code, e.stderr)
+		}
+		e := run(t, nil, dir, emuprofBin, append([]string{c.analysis, "--list-files", "--out", dir, "--memory-limit", c.limit, "--"}, c.prog...)...)
+		m := regexp.MustCompile(`(?m)^emuprof: stopped at the memory limit \(--memory-limit \d+ MiB: guest memory \d+ MiB, analyses (\d+) MiB\)`).FindStringSubmatch(e.stderr)
+		if e.code != 137 || m == nil || m[1] == "0" {
+			t.Errorf("%s --memory-limit %s %v: status %d, stderr %.600s", c.analysis, c.limit, c.prog, e.code, e.stderr)
+			continue
+		}
+		files := listedFiles(t, e.stderr)
+		if got := checkProfiles(t, c.analysis, dir, files); !strings.Contains(got, "stopped at the memory limit") {
+			t.Errorf("%s: run record partial %q", c.analysis, got)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"syscall"
 
+	"emuprof/emu"
 	"emuprof/guest"
 	"emuprof/internal/stophook"
 )
@@ -26,10 +27,11 @@ import (
 //     stops quietly there.
 //
 // The signals are watched from the start of main to the last file written,
-// so a stop at any moment has the same end: before the guest's first
-// instruction the guest stops there (the profiles are written, empty and
-// partial); after the guest ended the profiles are complete and written
-// all the same. Later signals only say that emuprof is stopping: a kill
+// and one that came earlier, from emuprof's first instruction on, is kept
+// (emu.EarlyStop), so a stop at any moment has the same end: before the
+// guest's first instruction the guest stops there (the profiles are
+// written, empty and partial); after the guest ended the profiles are
+// complete and written all the same. Later signals only say that emuprof is stopping: a kill
 // between a temporary file and its rename would leave that file behind.
 // A guest blocked reading emuprof's stdin is woken by the signal.
 
@@ -55,6 +57,11 @@ func watchStops() *stopper {
 	s := &stopper{sigs: make(chan os.Signal, len(stopSignals)), interrupt: make(chan struct{}), done: make(chan struct{})}
 	signal.Notify(s.sigs, stopSignals...)
 	go s.watch()
+	// One that came before Notify (from emuprof's first instruction on)
+	// stops emuprof all the same.
+	if sig := emu.EarlyStop(); sig != 0 {
+		_ = syscall.Kill(os.Getpid(), sig)
+	}
 	return s
 }
 

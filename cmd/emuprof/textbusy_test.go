@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,16 +25,23 @@ func copyGuest(t *testing.T, variant, name, dir string) string {
 }
 
 // TestRunningProgramIsNotWritable: a running program cannot be opened for
-// writing or truncated through its path, a hard link, /proc/self/exe or a
-// link made through it, in a child too (ETXTBSY), as natively.
+// writing or truncated (O_TRUNC, truncate(2)) through its path, a hard
+// link, /proc/self/exe or a link made through it, in a child too
+// (ETXTBSY), as natively, and its file stays as it was.
 func TestRunningProgramIsNotWritable(t *testing.T) {
 	for _, v := range variants {
 		t.Run(v, func(t *testing.T) {
 			dir := t.TempDir()
-			copyGuest(t, v, "textbusy", dir)
+			exe := copyGuest(t, v, "textbusy", dir)
+			before, _ := os.ReadFile(exe)
 			out := compare(t, nil, dir, "./textbusy")
-			if !strings.Contains(out.stdout, "open /proc/self/exe O_WRONLY             -1 ETXTBSY") {
-				t.Errorf("stdout %q: want ETXTBSY for /proc/self/exe", out.stdout)
+			for _, call := range []string{"open /proc/self/exe O_WRONLY", "open /proc/self/exe O_RDONLY|O_TRUNC", "truncate self"} {
+				if l := fmt.Sprintf("%-40s -1 ETXTBSY\n", call); !strings.Contains(out.stdout, l) {
+					t.Errorf("stdout %q: want %q", out.stdout, l)
+				}
+			}
+			if after, _ := os.ReadFile(exe); !bytes.Equal(before, after) {
+				t.Errorf("the running program's file changed: %d bytes of %d", len(after), len(before))
 			}
 		})
 	}

@@ -63,6 +63,7 @@ int main(int argc, char **argv) {
 	report("open self O_RDONLY", openclose(self, O_RDONLY));
 	report("open /proc/self/exe O_WRONLY", openclose("/proc/self/exe", O_WRONLY));
 	report("open /proc/self/exe O_RDWR|O_TRUNC", openclose("/proc/self/exe", O_RDWR | O_TRUNC));
+	report("open /proc/self/exe O_RDONLY|O_TRUNC", openclose("/proc/self/exe", O_RDONLY | O_TRUNC));
 	report("truncate self", truncate(self, 0));
 	report("truncate /proc/self/exe", truncate("/proc/self/exe", 0));
 	report("link self hard", link(self, "hard"));
