@@ -1,0 +1,395 @@
+// Package callgrind writes a run's instruction counts in the Callgrind
+// profile format (valgrind's callgrind.out.<pid>, version 1), which
+// KCachegrind and callgrind_annotate read: instructions (Ir) and basic
+// blocks (Bb) per function, per source line and per instruction address,
+// and, through calls= lines, every call edge with its count and its
+// inclusive cost. The counts are exact: every block the guest ran is
+// counted once, so the file's total is the run's instruction count.
+package callgrind
+
+import (
+	"bufio"
+	"cmp"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"emuprof/analyses"
+	"emuprof/analyses/calls"
+)
+
+// fnKey names a function as callgrind does: the object and the symbol
+// (the entry address separates routines of one name, static functions of
+// different files).
+type fnKey struct {
+	object, name string
+	entry        uint64
+}
+
+// frame is one activation on a thread's shadow stack.
+type frame struct {
+	callee   fnKey
+	caller   fnKey
+	site     uint32 // block id of the call site (the caller's last block), 0: none (a root)
+	ir, bb   uint64 // the thread's counters when it was entered
+	returned bool
+}
+
+type thread struct {
+	ir, bb uint64 // instructions and blocks the thread ran
+	last   uint32 // the block it ran last, of a routine whose frames are seen (not a linker stub)
+	stack  []frame
+}
+
+// edgeKey is a call edge: caller function, call site block, callee.
+type edgeKey struct {
+	caller, callee fnKey
+	site           uint32
+}
+
+type edgeCost struct {
+	calls, ir, bb uint64
+}
+
+// Profile collects the counts of one process image.
+type Profile struct {
+	routines func() *calls.Routines
+	block    func(id uint32) *analyses.BlockInfo
+
+	execs   []uint64 // per block id: times run
+	threads map[uint32]*thread
+	cur     *thread
+	curTid  uint32
+	edges   map[edgeKey]*edgeCost
+	total   uint64 // instructions
+	blocks  uint64
+	entries map[fnKey]cost // calleeFile's cache
+}
+
+// New returns an empty profile: block looks a block id up, routines is the
+// call-tracking stage's routine table (Call events index it).
+func New(block func(uint32) *analyses.BlockInfo, routines func() *calls.Routines) *Profile {
+	return &Profile{block: block, routines: routines, threads: map[uint32]*thread{}, edges: map[edgeKey]*edgeCost{}}
+}
+
+// Needs: blocks with their lines, and calls.
+func (p *Profile) Needs() analyses.Needs {
+	return analyses.Needs{Blocks: true, Calls: true, Lines: true, Threads: true}
+}
+
+func (p *Profile) thread(tid uint32) *thread {
+	if p.cur != nil && p.curTid == tid {
+		return p.cur
+	}
+	t := p.threads[tid]
+	if t == nil {
+		t = &thread{}
+		p.threads[tid] = t
+	}
+	p.cur, p.curTid = t, tid
+	return t
+}
+
+// routineKey is the function of a block's routine.
+func routineKey(r analyses.Routine) fnKey {
+	if r.Name == "" {
+		return fnKey{object: "???", name: "???"}
+	}
+	obj := r.Object
+	if obj == "" || obj == "NONE" {
+		obj = "???"
+	}
+	name := r.Name
+	// Code no symbol covers is "object!0x1234" to emuprof; callgrind
+	// names it by its address in the object, zero-padded.
+	if i := strings.LastIndex(name, "!0x"); i > 0 {
+		if off, err := strconv.ParseUint(name[i+3:], 16, 64); err == nil {
+			name = fmt.Sprintf("0x%016x", off)
+		}
+	}
+	return fnKey{object: obj, name: name, entry: r.Entry}
+}
+
+// Events counts a batch.
+func (p *Profile) Events(batch []analyses.Event) {
+	for i := range batch {
+		ev := &batch[i]
+		switch ev.Kind {
+		case analyses.KindBlock:
+			t := p.thread(ev.Tid)
+			id := ev.Block
+			if int(id) >= len(p.execs) {
+				p.execs = slices.Grow(p.execs, int(id)+1-len(p.execs))[:id+1]
+			}
+			p.execs[id]++
+			t.ir += uint64(ev.Size)
+			t.bb++
+			// A call through a linker stub (or the lazy-binding
+			// resolver) is made by the code that called the stub: the
+			// call site is the last block before.
+			if ev.Flags&analyses.FlagHidden == 0 {
+				t.last = id
+			}
+			p.total += uint64(ev.Size)
+			p.blocks++
+		case analyses.KindCall:
+			t := p.thread(ev.Tid)
+			r := p.routines().Get(calls.RoutineID(ev.Block))
+			f := frame{callee: routineKey(analyses.Routine{Entry: r.Entry, Name: r.Name, Object: r.Object}), ir: t.ir, bb: t.bb}
+			if b := p.block(t.last); b != nil && len(t.stack) > 0 {
+				f.caller, f.site = routineKey(b.Routine), t.last
+			}
+			t.stack = append(t.stack, f)
+		case analyses.KindReturn:
+			t := p.thread(ev.Tid)
+			if n := len(t.stack); n > 0 {
+				p.pop(t)
+			}
+		case analyses.KindThreadExit:
+			t := p.thread(ev.Tid)
+			for len(t.stack) > 0 {
+				p.pop(t)
+			}
+		}
+	}
+}
+
+// pop ends the thread's innermost activation: its call edge gets the
+// thread's instructions since it was entered.
+func (p *Profile) pop(t *thread) {
+	f := t.stack[len(t.stack)-1]
+	t.stack = t.stack[:len(t.stack)-1]
+	if f.site == 0 {
+		return
+	}
+	k := edgeKey{caller: f.caller, callee: f.callee, site: f.site}
+	e := p.edges[k]
+	if e == nil {
+		e = &edgeCost{}
+		p.edges[k] = e
+	}
+	e.calls++
+	e.ir += t.ir - f.ir
+	e.bb += t.bb - f.bb
+}
+
+// Finish ends the activations still open (a program that exits from
+// main), as callgrind does at its dump: their costs so far are inclusive.
+func (p *Profile) Finish() {
+	tids := make([]uint32, 0, len(p.threads))
+	for tid := range p.threads {
+		tids = append(tids, tid)
+	}
+	slices.Sort(tids)
+	for _, tid := range tids {
+		t := p.threads[tid]
+		for len(t.stack) > 0 {
+			p.pop(t)
+		}
+	}
+}
+
+// Instructions is the number of instructions counted.
+func (p *Profile) Instructions() uint64 { return p.total }
+
+// cost is one cost line: a position and its counts.
+type cost struct {
+	addr   uint64
+	file   string
+	line   int
+	ir, bb uint64
+}
+
+// fnData is what the file says about one function.
+type fnData struct {
+	key   fnKey
+	costs []cost
+	calls []call
+}
+
+type call struct {
+	callee fnKey
+	site   cost // the call site's position; ir, bb: inclusive
+	calls  uint64
+}
+
+// Header describes the run in the file's header.
+type Header struct {
+	Pid     int
+	Command string
+	Partial string // why the run did not finish ("": it did)
+}
+
+// functions builds the per-function costs, sorted by object, name, entry.
+func (p *Profile) functions() []*fnData {
+	fns := map[fnKey]*fnData{}
+	get := func(k fnKey) *fnData {
+		f := fns[k]
+		if f == nil {
+			f = &fnData{key: k}
+			fns[k] = f
+		}
+		return f
+	}
+	for id, n := range p.execs {
+		if n == 0 {
+			continue
+		}
+		b := p.block(uint32(id))
+		if b == nil {
+			continue
+		}
+		f := get(routineKey(b.Routine))
+		if len(b.Lines) == 0 {
+			f.costs = append(f.costs, cost{addr: b.Addr, file: b.File, line: b.Line, ir: n * uint64(b.Insns), bb: n})
+			continue
+		}
+		for i, s := range b.Lines {
+			c := cost{addr: b.Addr + uint64(s.Off), file: s.File, line: s.Line, ir: n * uint64(s.Insns)}
+			if i == 0 {
+				c.bb = n // the block is entered once per run, at its first line
+			}
+			f.costs = append(f.costs, c)
+		}
+	}
+	for k, e := range p.edges {
+		f := get(k.caller)
+		site := cost{file: "", ir: e.ir, bb: e.bb}
+		if b := p.block(k.site); b != nil {
+			site.addr, site.file, site.line = b.Addr, b.File, b.Line
+			if n := len(b.Lines); n > 0 {
+				// The call is the block's last instruction.
+				s := b.Lines[n-1]
+				site.addr, site.file, site.line = b.Addr+uint64(s.Off), s.File, s.Line
+			}
+		}
+		f.calls = append(f.calls, call{callee: k.callee, site: site, calls: e.calls})
+	}
+	out := make([]*fnData, 0, len(fns))
+	for _, f := range fns {
+		// Several blocks may share an address (code retranslated after
+		// it changed): one line per position.
+		slices.SortFunc(f.costs, func(a, b cost) int {
+			return cmp.Or(cmp.Compare(a.addr, b.addr), cmp.Compare(a.file, b.file), cmp.Compare(a.line, b.line))
+		})
+		merged := f.costs[:0]
+		for _, c := range f.costs {
+			if n := len(merged); n > 0 && merged[n-1].addr == c.addr && merged[n-1].file == c.file && merged[n-1].line == c.line {
+				merged[n-1].ir += c.ir
+				merged[n-1].bb += c.bb
+				continue
+			}
+			merged = append(merged, c)
+		}
+		f.costs = merged
+		slices.SortFunc(f.calls, func(a, b call) int {
+			return cmp.Or(cmp.Compare(a.site.addr, b.site.addr), compareKey(a.callee, b.callee))
+		})
+		out = append(out, f)
+	}
+	slices.SortFunc(out, func(a, b *fnData) int { return compareKey(a.key, b.key) })
+	return out
+}
+
+func compareKey(a, b fnKey) int {
+	return cmp.Or(cmp.Compare(a.object, b.object), cmp.Compare(a.name, b.name), cmp.Compare(a.entry, b.entry))
+}
+
+// mainFile is the file a function's fl= line names: the file of its
+// lowest-addressed cost ("???" without one).
+func (f *fnData) mainFile() string {
+	for _, c := range f.costs {
+		if c.file != "" {
+			return c.file
+		}
+	}
+	return ""
+}
+
+func fileName(f string) string {
+	if f == "" {
+		return "???"
+	}
+	return f
+}
+
+// oneLine keeps a header value on its line.
+func oneLine(s string) string { return strings.NewReplacer("\n", " ", "\r", " ").Replace(s) }
+
+// Write writes the profile in the Callgrind format.
+func (p *Profile) Write(w io.Writer, h Header) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "# callgrind format\nversion: 1\ncreator: emuprof\npid: %d\ncmd: %s\npart: 1\n", h.Pid, oneLine(h.Command))
+	if h.Partial != "" {
+		fmt.Fprintf(bw, "desc: Partial: %s\n", oneLine(h.Partial))
+	}
+	fmt.Fprintf(bw, "desc: Trigger: Program termination\n")
+	fmt.Fprintf(bw, "positions: instr line\nevent: Ir : Instructions\nevent: Bb : Basic blocks\nevents: Ir Bb\n")
+	fmt.Fprintf(bw, "summary: %d %d\n", p.total, p.blocks)
+	// Name compression (spec: "(id) name" once, "(id)" after) keeps
+	// large profiles small; ids are per kind.
+	names := map[string]map[string]int{"ob": {}, "fl": {}, "fn": {}}
+	name := func(kind, s string) string {
+		m := names[kind]
+		if id, ok := m[s]; ok {
+			return fmt.Sprintf("(%d)", id)
+		}
+		id := len(m) + 1
+		m[s] = id
+		return fmt.Sprintf("(%d) %s", id, s)
+	}
+	fnName := func(k fnKey) string { return name("fn", k.name) }
+	// Files share the "fl" ids with fi=, fe=, cfi= (the spec's file
+	// names); objects share "ob" with cob=.
+	for _, f := range p.functions() {
+		fmt.Fprintf(bw, "\nob=%s\n", name("ob", f.key.object))
+		file := f.mainFile()
+		fmt.Fprintf(bw, "fl=%s\n", name("fl", fileName(file)))
+		fmt.Fprintf(bw, "fn=%s\n", fnName(f.key))
+		cur := file
+		setFile := func(fl string) {
+			if fl != cur {
+				kind := "fi"
+				if fl == file {
+					kind = "fe"
+				}
+				fmt.Fprintf(bw, "%s=%s\n", kind, name("fl", fileName(fl)))
+				cur = fl
+			}
+		}
+		for _, c := range f.costs {
+			setFile(c.file)
+			fmt.Fprintf(bw, "%#x %d %d %d\n", c.addr, c.line, c.ir, c.bb)
+		}
+		for _, c := range f.calls {
+			setFile(c.site.file)
+			fmt.Fprintf(bw, "cob=%s\n", name("ob", c.callee.object))
+			target := p.calleeFile(c.callee)
+			fmt.Fprintf(bw, "cfi=%s\n", name("fl", fileName(target.file)))
+			fmt.Fprintf(bw, "cfn=%s\n", fnName(c.callee))
+			fmt.Fprintf(bw, "calls=%d %#x %d\n", c.calls, c.callee.entry, target.line)
+			fmt.Fprintf(bw, "%#x %d %d %d\n", c.site.addr, c.site.line, c.site.ir, c.site.bb)
+		}
+	}
+	fmt.Fprintf(bw, "\ntotals: %d %d\n", p.total, p.blocks)
+	return bw.Flush()
+}
+
+// calleeFile is the file and line of a callee's entry: those of the
+// block at its entry address, which every call ran.
+func (p *Profile) calleeFile(k fnKey) cost {
+	if p.entries == nil {
+		p.entries = map[fnKey]cost{}
+		for id, n := range p.execs {
+			if n == 0 {
+				continue
+			}
+			if b := p.block(uint32(id)); b != nil && b.Addr == b.Routine.Entry {
+				p.entries[routineKey(b.Routine)] = cost{file: b.File, line: b.Line}
+			}
+		}
+	}
+	return p.entries[k]
+}
