@@ -30,6 +30,7 @@ type fnKey struct {
 
 // frame is one activation on a thread's shadow stack.
 type frame struct {
+	ctx      calls.NodeID // its calling context
 	callee   fnKey
 	caller   fnKey
 	site     uint32 // block id of the call site (the caller's last block), 0: none (a root)
@@ -56,7 +57,9 @@ type edgeCost struct {
 // Profile collects the counts of one process image.
 type Profile struct {
 	routines func() *calls.Routines
+	cct      func() *calls.CCT
 	block    func(id uint32) *analyses.BlockInfo
+	ctxSelf  []uint64 // per calling context: its own instructions
 
 	execs   []uint64 // per block id: times run
 	threads map[uint32]*thread
@@ -68,10 +71,11 @@ type Profile struct {
 	entries map[fnKey]cost // calleeFile's cache
 }
 
-// New returns an empty profile: block looks a block id up, routines is the
-// call-tracking stage's routine table (Call events index it).
-func New(block func(uint32) *analyses.BlockInfo, routines func() *calls.Routines) *Profile {
-	return &Profile{block: block, routines: routines, threads: map[uint32]*thread{}, edges: map[edgeKey]*edgeCost{}}
+// New returns an empty profile: block looks a block id up, routines and
+// cct are the call-tracking stage's routine table and calling context
+// tree (Call events index them).
+func New(block func(uint32) *analyses.BlockInfo, routines func() *calls.Routines, cct func() *calls.CCT) *Profile {
+	return &Profile{block: block, routines: routines, cct: cct, threads: map[uint32]*thread{}, edges: map[edgeKey]*edgeCost{}}
 }
 
 // Needs: blocks with their lines, and calls.
@@ -134,10 +138,17 @@ func (p *Profile) Events(batch []analyses.Event) {
 			}
 			p.total += uint64(ev.Size)
 			p.blocks++
+			if n := len(t.stack); n > 0 {
+				ctx := int(t.stack[n-1].ctx)
+				if ctx >= len(p.ctxSelf) {
+					p.ctxSelf = slices.Grow(p.ctxSelf, ctx+1-len(p.ctxSelf))[:ctx+1]
+				}
+				p.ctxSelf[ctx] += uint64(ev.Size)
+			}
 		case analyses.KindCall:
 			t := p.thread(ev.Tid)
 			r := p.routines().Get(calls.RoutineID(ev.Block))
-			f := frame{callee: routineKey(analyses.Routine{Entry: r.Entry, Name: r.Name, Object: r.Object}), ir: t.ir, bb: t.bb}
+			f := frame{ctx: calls.NodeID(ev.Aux), callee: routineKey(analyses.Routine{Entry: r.Entry, Name: r.Name, Object: r.Object}), ir: t.ir, bb: t.bb}
 			if b := p.block(t.last); b != nil && len(t.stack) > 0 {
 				f.caller, f.site = routineKey(b.Routine), t.last
 			}

@@ -13,10 +13,13 @@ import (
 // the calls to it from other functions (for a function nothing calls: its
 // self cost and its calls').
 type Summary struct {
-	Total  Costs
-	Fns    map[string]*FnCosts // by name
-	Lines  map[Line]Costs
-	Events []string
+	Total Costs
+	Fns   map[string]*FnCosts // by name
+	Lines map[Line]Costs      // the lines' own costs
+	// LineCalls are the inclusive costs of the calls made on each line.
+	LineCalls map[Line]Costs
+	Events    []string
+	Partial   string // the run did not finish (desc: Partial:)
 }
 
 // Costs are a position's or a function's Ir and Bb.
@@ -41,7 +44,7 @@ type Line struct {
 // Parse reads a Callgrind file (with name compression, positions "line"
 // or "instr line", events beginning with Ir).
 func Parse(r io.Reader) (*Summary, error) {
-	s := &Summary{Fns: map[string]*FnCosts{}, Lines: map[Line]Costs{}}
+	s := &Summary{Fns: map[string]*FnCosts{}, Lines: map[Line]Costs{}, LineCalls: map[Line]Costs{}}
 	names := map[string]map[string]string{"ob": {}, "fl": {}, "fn": {}}
 	name := func(kind, v string) string {
 		v = strings.TrimSpace(v)
@@ -92,6 +95,8 @@ func Parse(r io.Reader) (*Summary, error) {
 				p := strings.Fields(l[len("positions:"):])
 				addr = len(p) > 0 && (p[0] == "instr" || p[0] == "addr")
 				hasLine = strings.Contains(l, "line")
+			case strings.HasPrefix(l, "desc: Partial:"):
+				s.Partial = strings.TrimSpace(l[len("desc: Partial:"):])
 			case strings.HasPrefix(l, "events:"):
 				s.Events = strings.Fields(l[len("events:"):])
 				header = false
@@ -190,6 +195,11 @@ func Parse(r io.Reader) (*Summary, error) {
 			if cfn != fn {
 				callee.Inclusive.add(c)
 				fnOf(fn).out.add(c)
+				if hasLine {
+					lc := s.LineCalls[Line{file, int(prevLin)}]
+					lc.add(c)
+					s.LineCalls[Line{file, int(prevLin)}] = lc
+				}
 			}
 			inCall = false
 			continue

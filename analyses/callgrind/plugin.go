@@ -1,6 +1,7 @@
 package callgrind
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -26,7 +27,7 @@ image --follow adds), which KCachegrind, qcachegrind and callgrind_annotate read
 and Bb (basic blocks). Its total is the run's instruction count (emuprof run --stats), exactly.
 emuprof profile runs it by default; any other command adds it with --callgrind.`,
 	Flags:  func(*pflag.FlagSet) platform.Factory { return factory },
-	Render: func([]string) (*report.Section, error) { return nil, nil },
+	Render: RenderHTML,
 }
 
 // FilePrefix begins the names of the files the analysis writes.
@@ -34,7 +35,7 @@ const FilePrefix = "callgrind.out."
 
 func factory(env *platform.Env) (platform.Instance, error) {
 	i := &instance{env: env}
-	i.prof = New(env.Block, env.Routines)
+	i.prof = New(env.Block, env.Routines, env.CCT)
 	return i, nil
 }
 
@@ -59,22 +60,34 @@ func (i *instance) fileName() string {
 	return fmt.Sprintf("%s%d", FilePrefix, i.env.Pid)
 }
 
-// CheckOutput checks, before the run, that the file can be created in dir.
+// CheckOutput checks, before the run, that the files can be created in dir.
 func (i *instance) CheckOutput(dir string) error {
-	return platform.CheckFileName(dir, i.fileName())
+	if err := platform.CheckFileName(dir, i.fileName()); err != nil {
+		return err
+	}
+	return platform.CheckFileName(dir, i.env.AppName()+SpeedscopeSuffix)
 }
 
-// Write writes callgrind.out.<pid> into dir.
+// Write writes callgrind.out.<pid> and <app>_callgrind.speedscope.json
+// into dir, each on its own (a full disk may take one and not the other).
 func (i *instance) Write(dir string) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
+	var out []string
 	path := filepath.Join(dir, i.fileName())
 	h := Header{Pid: i.env.Pid, Command: strings.Join(i.env.Args, " "), Partial: i.partial}
-	if err := report.WriteFileAtomic(path, func(w io.Writer) error { return i.prof.Write(w, h) }); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Base(path), err)
+	err := report.WriteFileAtomic(path, func(w io.Writer) error { return i.prof.Write(w, h) })
+	if err == nil {
+		out = append(out, path)
+	} else {
+		err = fmt.Errorf("%s: %w", filepath.Base(path), err)
 	}
-	return []string{path}, nil
+	ss := filepath.Join(dir, i.env.AppName()+SpeedscopeSuffix)
+	if e := report.WriteFileAtomic(ss, func(w io.Writer) error { return i.prof.WriteSpeedscope(w, i.env.AppName()) }); e != nil {
+		return out, errors.Join(err, fmt.Errorf("%s: %w", filepath.Base(ss), e))
+	}
+	return append(out, ss), err
 }
 
 // Summary prints nothing: the file is for KCachegrind and callgrind_annotate.
