@@ -76,6 +76,27 @@ func TestCallgrindAnnotate(t *testing.T) {
 			if got := annotateIr(t, a.stdout, "tolower.c:str_tolower ["+prog+"]"); work == 0 || got != work {
 				t.Errorf("str_tolower inclusive: callgrind %d instructions, parallel's work %d ns", got, work)
 			}
+			// The speedscope file has every instruction, per calling context.
+			var ss struct {
+				Profiles []struct {
+					Name    string   `json:"name"`
+					Weights []uint64 `json:"weights"`
+				} `json:"profiles"`
+			}
+			data, err = os.ReadFile(filepath.Join(dir, "tolower_callgrind.speedscope.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(data, &ss); err != nil {
+				t.Fatal(err)
+			}
+			var sum uint64
+			for _, w := range ss.Profiles[0].Weights {
+				sum += w
+			}
+			if len(ss.Profiles) != 1 || ss.Profiles[0].Name != "instructions" || sum != want {
+				t.Errorf("speedscope: %d profiles, %d instructions; want 1, %d", len(ss.Profiles), sum, want)
+			}
 			auto := run(t, nil, dir, "callgrind_annotate", "--auto=yes", cg)
 			if !regexp.MustCompile(`-- Auto-annotated source: \S*testdata/src/tolower.c`).MatchString(auto.stdout) {
 				t.Fatalf("callgrind_annotate --auto=yes annotates no tolower.c:\n%.3000s", auto.stdout)

@@ -45,13 +45,11 @@ condition and the change when the change satisfies it: insns>+1% (the program's 
 grew by more than 1 %), insns[main]>+2% (routine main, inclusive), insns[*]>+5% (any routine),
 insns[wf.c:31]>1000 (a line, absolute), exponent[str_tolower]>+0.2, idleness>+10%. The verdict
 (conditions, changes) is written as JSON to --json.`,
-		Args: func(cmd *cobra.Command, args []string) error {
+		Args: cobra.ArbitraryArgs, // counted in RunE, after the flags' values are checked
+		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 2 {
 				return &exitError{code: 2, msg: fmt.Sprintf("diff: want OLD and NEW (two --out directories or two profile files), got %d argument(s)", len(args))}
 			}
-			return nil
-		},
-		RunE: func(cmd *cobra.Command, args []string) error {
 			var conds []diff.Condition
 			for _, s := range failIf {
 				c, err := diff.ParseCondition(s)
