@@ -78,9 +78,11 @@ func New(block func(uint32) *analyses.BlockInfo, routines func() *calls.Routines
 	return &Profile{block: block, routines: routines, cct: cct, threads: map[uint32]*thread{}, edges: map[edgeKey]*edgeCost{}}
 }
 
-// Needs: blocks with their lines, and calls.
+// Needs: blocks with their lines, and calls, marked on blocks (no stack
+// pointer is read) and in repeated periods, so that the analyses that
+// run with it keep those savings.
 func (p *Profile) Needs() analyses.Needs {
-	return analyses.Needs{Blocks: true, Calls: true, Lines: true, Threads: true}
+	return analyses.Needs{Blocks: true, Calls: true, Lines: true, Threads: true, CallMarks: true, RepeatEvents: true}
 }
 
 func (p *Profile) thread(tid uint32) *thread {
@@ -118,44 +120,16 @@ func routineKey(r analyses.Routine) fnKey {
 
 // Events counts a batch.
 func (p *Profile) Events(batch []analyses.Event) {
-	for i := range batch {
+	for i := 0; i < len(batch); i++ {
 		ev := &batch[i]
 		switch ev.Kind {
 		case analyses.KindBlock:
-			t := p.thread(ev.Tid)
-			id := ev.Block
-			if int(id) >= len(p.execs) {
-				p.execs = slices.Grow(p.execs, int(id)+1-len(p.execs))[:id+1]
-			}
-			p.execs[id]++
-			t.ir += uint64(ev.Size)
-			t.bb++
-			// A call through a linker stub (or the lazy-binding
-			// resolver) is made by the code that called the stub: the
-			// call site is the last block before.
-			if ev.Flags&analyses.FlagHidden == 0 {
-				t.last = id
-			}
-			p.total += uint64(ev.Size)
-			p.blocks++
-			if n := len(t.stack); n > 0 {
-				ctx := int(t.stack[n-1].ctx)
-				if ctx >= len(p.ctxSelf) {
-					p.ctxSelf = slices.Grow(p.ctxSelf, ctx+1-len(p.ctxSelf))[:ctx+1]
-				}
-				p.ctxSelf[ctx] += uint64(ev.Size)
-			}
+			p.blockEvent(ev, 1)
 		case analyses.KindCall:
-			t := p.thread(ev.Tid)
-			r := p.routines().Get(calls.RoutineID(ev.Block))
-			f := frame{ctx: calls.NodeID(ev.Aux), callee: routineKey(analyses.Routine{Entry: r.Entry, Name: r.Name, Object: r.Object}), ir: t.ir, bb: t.bb}
-			if b := p.block(t.last); b != nil && len(t.stack) > 0 {
-				f.caller, f.site = routineKey(b.Routine), t.last
-			}
-			t.stack = append(t.stack, f)
+			p.call(p.thread(ev.Tid), calls.RoutineID(ev.Block), calls.NodeID(ev.Aux))
 		case analyses.KindReturn:
 			t := p.thread(ev.Tid)
-			if n := len(t.stack); n > 0 {
+			if len(t.stack) > 0 {
 				p.pop(t)
 			}
 		case analyses.KindThreadExit:
@@ -163,8 +137,83 @@ func (p *Profile) Events(batch []analyses.Event) {
 			for len(t.stack) > 0 {
 				p.pop(t)
 			}
+		case analyses.KindRepeat:
+			i += p.repeat(ev, batch[i+1:])
 		}
 	}
+}
+
+// blockEvent counts a Block event n times: its calls and returns (call
+// marks, Needs.CallMarks) come before it.
+func (p *Profile) blockEvent(ev *analyses.Event, n uint64) {
+	t := p.thread(ev.Tid)
+	if ev.Flags&analyses.FlagCalls != 0 {
+		returns, call := ev.CallMarks()
+		for ; returns > 0 && len(t.stack) > 0; returns-- {
+			p.pop(t)
+		}
+		if call != 0 {
+			ctx := calls.NodeID(call - 1)
+			p.call(t, p.cct().Node(ctx).Routine, ctx)
+		}
+	}
+	id := ev.Block
+	if int(id) >= len(p.execs) {
+		p.execs = slices.Grow(p.execs, int(id)+1-len(p.execs))[:id+1]
+	}
+	ir := n * uint64(ev.Size)
+	p.execs[id] += n
+	t.ir += ir
+	t.bb += n
+	// A call through a linker stub (or the lazy-binding resolver) is made
+	// by the code that called the stub: the call site is the last block
+	// before.
+	if ev.Flags&analyses.FlagHidden == 0 {
+		t.last = id
+	}
+	p.total += ir
+	p.blocks += n
+	if k := len(t.stack); k > 0 {
+		ctx := int(t.stack[k-1].ctx)
+		if ctx >= len(p.ctxSelf) {
+			p.ctxSelf = slices.Grow(p.ctxSelf, ctx+1-len(p.ctxSelf))[:ctx+1]
+		}
+		p.ctxSelf[ctx] += ir
+	}
+}
+
+// call enters routine r in calling context ctx on thread t.
+func (p *Profile) call(t *thread, r calls.RoutineID, ctx calls.NodeID) {
+	rt := p.routines().Get(r)
+	f := frame{ctx: ctx, callee: routineKey(analyses.Routine{Entry: rt.Entry, Name: rt.Name, Object: rt.Object}), ir: t.ir, bb: t.bb}
+	if b := p.block(t.last); b != nil && len(t.stack) > 0 {
+		f.caller, f.site = routineKey(b.Routine), t.last
+	}
+	t.stack = append(t.stack, f)
+}
+
+// repeat handles a Repeat event (Needs.RepeatEvents): the period after it
+// (in the same batch: the call stage hands them on together) happens
+// Aux+1 times. A period of blocks alone is counted at once; one with
+// calls or returns is handled once per repetition (the stage's state
+// repeats, so each does the same). It returns the period's length.
+func (p *Profile) repeat(r *analyses.Event, rest []analyses.Event) int {
+	n := min(int(r.Size), len(rest))
+	period := rest[:n]
+	plain := true
+	for i := range period {
+		plain = plain && period[i].Kind == analyses.KindBlock && period[i].Flags&analyses.FlagCalls == 0
+	}
+	if plain {
+		for i := range period {
+			p.blockEvent(&period[i], r.Aux+1)
+		}
+		return n
+	}
+	for j := uint64(0); j <= r.Aux; j++ {
+		p.Events(period)
+	}
+	return n
 }
 
 // pop ends the thread's innermost activation: its call edge gets the
