@@ -32,7 +32,7 @@ const (
 	Exponent = "exponent" // a routine's worst-case cost growth exponent over input size (trms, TRMS fit)
 	Paths    = "paths"    // distinct acyclic paths executed (paths)
 	PathRuns = "pathruns" // path executions (paths)
-	Idleness = "idleness" // idle-core ns while a routine works (parallel)
+	Idleness = "idleness" // idle-core ns while a routine or a line works (parallel)
 )
 
 // MetricNames lists the metrics in order.
@@ -71,9 +71,12 @@ func (p *Profile) set(metric string, k Key, v float64) {
 }
 
 // Load reads the profiles at path: an --out directory (every profile in
-// it) or one file (callgrind.out.*, *_trms.json's .aprof files are not
-// single files: a .aprof file, *_paths.json, *_parallel.json).
+// it), its report.html (the directory's profiles), or one profile file
+// (callgrind.out.*, a .aprof file, *_paths.json, *_parallel.json).
 func Load(path string) (*Profile, error) {
+	if filepath.Base(path) == "report.html" {
+		path = filepath.Dir(path)
+	}
 	st, err := os.Stat(path)
 	if err != nil {
 		var pe *fs.PathError
@@ -243,6 +246,13 @@ func (p *Profile) loadParallel(path string) error {
 				Idleness int64 `json:"idleness"`
 			} `json:"self"`
 		} `json:"contexts"`
+		Lines []struct {
+			File    string `json:"file"`
+			Line    int    `json:"line"`
+			Metrics struct {
+				Idleness int64 `json:"idleness"`
+			} `json:"metrics"`
+		} `json:"lines"`
 	}
 	if err := readJSON(path, &res); err != nil {
 		return err
@@ -250,6 +260,11 @@ func (p *Profile) loadParallel(path string) error {
 	p.set(Idleness, Key{Program, ""}, float64(res.Total.Idleness))
 	for _, c := range res.Contexts {
 		p.set(Idleness, Key{Routine, c.Routine}, float64(c.Self.Idleness))
+	}
+	for _, l := range res.Lines {
+		if l.File != "" && l.Line > 0 {
+			p.set(Idleness, Key{LineKey, fmt.Sprintf("%s:%d", filepath.Base(l.File), l.Line)}, float64(l.Metrics.Idleness))
+		}
 	}
 	return nil
 }

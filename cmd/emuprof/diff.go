@@ -32,12 +32,14 @@ func diffCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "diff [--fail-if COND]... OLD NEW",
 		Short: "Compare two profiles (--out directories or profile files) per program, routine and line; gate CI on the changes",
-		Long: `Compares two runs' profiles: two --out directories (every profile in them) or two files
-(callgrind.out.<pid>, .aprof, <app>_paths.json, <app>_parallel.json). Prints every value that
+		Long: `Compares two runs' profiles: two --out directories (every profile in them), their report.html
+files, or two profile files (callgrind.out.<pid>, .aprof, <app>_paths.json, <app>_parallel.json).
+Prints every value that
 changed: instructions of the program, each routine (inclusive) and each line (insns), a routine's
 own instructions (self) and calls (calls), from callgrind.out.*; the growth exponent of a
 routine's worst-case cost over its input size (exponent, trms); distinct paths and path
-executions (paths, pathruns); idleness in ns (idleness, parallel). Both runs are exact, so a
+executions (paths, pathruns); idleness in ns per routine and line (idleness, parallel). Both runs
+are exact, so a
 difference is a change of the program or its input, never noise.
 
 --fail-if METRIC[WHAT]OP LIMIT (repeatable) exits with status 1 and one line naming the
