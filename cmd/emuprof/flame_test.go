@@ -41,6 +41,14 @@ func TestReportFlameAndSource(t *testing.T) {
 			t.Errorf("report.html lacks %s", want)
 		}
 	}
+	// The sections come from the files: emuprof report DIR writes the
+	// same bytes.
+	if out := run(t, nil, dir, emuprofBin, "report", dir); out.code != 0 {
+		t.Fatalf("emuprof report: exit %d: %s", out.code, out.stderr)
+	}
+	if again, _ := os.ReadFile(path); string(again) != page {
+		t.Errorf("emuprof report DIR wrote different bytes than the run")
+	}
 	dom := chromium(t, path)
 	rendered(t, dom, "trms", "paths", "parallel", "causal")
 	// One graph per metric: instructions; work, idleness, overhead (no

@@ -164,7 +164,8 @@ func (f *profileFlags) selected(list string) ([]platform.Plugin, error) {
 // writes every analysis's outputs (atomically, marked partial when the run
 // did not finish) and prints their summaries.
 func (f *profileFlags) profile(list string, args []string) error {
-	plugins, err := f.selected(f.withCallgrind(list))
+	list = f.withCallgrind(list)
+	plugins, err := f.selected(list)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -201,7 +203,13 @@ func TestSlurmShards(t *testing.T) {
 		"PATH=" + filepath.Dir(emuprofBin) + ":/usr/sbin:/usr/bin:/sbin:/bin"}
 	sh := func(what, script string) {
 		t.Helper()
-		cmd := exec.Command("bash", "-e", "-x", "-c", script)
+		// A job that never runs (a node that went down) fails the test
+		// with the logs rather than hanging it: sbatch --wait and all.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "bash", "-e", "-x", "-c", script)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 		cmd.Dir, cmd.Env = work, env
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
