@@ -40,6 +40,7 @@ while read -r path pkg; do
 done <<'EOF'
 /usr/bin/strip binutils
 /usr/bin/readelf binutils
+/usr/bin/objdump binutils
 /usr/bin/gdb gdb
 /usr/bin/pigz pigz
 /usr/bin/xz xz-utils

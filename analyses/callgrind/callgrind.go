@@ -12,12 +12,14 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
 
 	"emuprof/analyses"
 	"emuprof/analyses/calls"
+	"emuprof/decode"
 )
 
 // fnKey names a function as callgrind does: the object and the symbol
@@ -69,6 +71,76 @@ type Profile struct {
 	total   uint64 // instructions
 	blocks  uint64
 	entries map[fnKey]cost // calleeFile's cache
+
+	// mapping, when set, locates code in its object file, whose bytes
+	// give each instruction's address (SetMapper).
+	mapping func(pc uint64) (analyses.Mapping, bool)
+	files   map[string][]byte   // object files read (nil: unreadable)
+	decoded map[uint32][]uint32 // block id -> instruction offsets (nil: unknown)
+}
+
+// SetMapper lets the profile read the executed code from the objects'
+// files when it is written, so that every instruction has its own cost
+// line (KCachegrind's machine-code view); without it, or for code no
+// file holds (the vDSO, code the program wrote), the instructions of a
+// block on one line are charged to their first one.
+func (p *Profile) SetMapper(m analyses.Mapper) { p.mapping = m.Mapping }
+
+// starts returns the offsets of b's instructions, decoded from its
+// object file, or nil when the file does not hold the block as it ran
+// (the decoded count differs).
+func (p *Profile) starts(b *analyses.BlockInfo) []uint32 {
+	if p.mapping == nil {
+		return nil
+	}
+	m, ok := p.mapping(b.Addr)
+	if !ok || m.File == "" || b.Addr < m.Start || b.Addr+uint64(b.Len) > m.Limit {
+		return nil
+	}
+	if p.files == nil {
+		p.files = map[string][]byte{}
+	}
+	data, seen := p.files[m.File]
+	if !seen {
+		data, _ = os.ReadFile(m.File)
+		p.files[m.File] = data
+	}
+	off := b.Addr - m.Start + m.Offset
+	if off+uint64(b.Len) > uint64(len(data)) {
+		return nil
+	}
+	st := decode.Starts(data[off:off+uint64(b.Len)], nil)
+	if len(st) != int(b.Insns) || len(st) == 0 {
+		return nil
+	}
+	return st
+}
+
+// appendInsns appends a cost line per instruction of block b, run n
+// times: its lines from b.Lines (runs of instructions), the block's
+// entry counted at its first.
+func appendInsns(costs []cost, b *analyses.BlockInfo, starts []uint32, n uint64) []cost {
+	span, left := 0, uint32(len(starts))
+	if len(b.Lines) > 0 {
+		left = b.Lines[0].Insns
+	}
+	for k, o := range starts {
+		for len(b.Lines) > 0 && left == 0 && span+1 < len(b.Lines) {
+			span++
+			left = b.Lines[span].Insns
+		}
+		file, line := b.File, b.Line
+		if len(b.Lines) > 0 {
+			file, line = b.Lines[span].File, b.Lines[span].Line
+		}
+		c := cost{addr: b.Addr + uint64(o), file: file, line: line, ir: n}
+		if k == 0 {
+			c.bb = n
+		}
+		costs = append(costs, c)
+		left--
+	}
+	return costs
 }
 
 // New returns an empty profile: block looks a block id up, routines and
@@ -302,6 +374,10 @@ func (p *Profile) functions() []*fnData {
 			continue
 		}
 		f := get(routineKey(b.Routine))
+		if starts := p.starts(b); starts != nil {
+			f.costs = appendInsns(f.costs, b, starts, n)
+			continue
+		}
 		if len(b.Lines) == 0 {
 			f.costs = append(f.costs, cost{addr: b.Addr, file: b.File, line: b.Line, ir: n * uint64(b.Insns), bb: n})
 			continue
@@ -318,11 +394,14 @@ func (p *Profile) functions() []*fnData {
 		f := get(k.caller)
 		site := cost{file: "", ir: e.ir, bb: e.bb}
 		if b := p.block(k.site); b != nil {
+			// The call is the block's last instruction.
 			site.addr, site.file, site.line = b.Addr, b.File, b.Line
 			if n := len(b.Lines); n > 0 {
-				// The call is the block's last instruction.
 				s := b.Lines[n-1]
 				site.addr, site.file, site.line = b.Addr+uint64(s.Off), s.File, s.Line
+			}
+			if starts := p.starts(b); starts != nil {
+				site.addr = b.Addr + uint64(starts[len(starts)-1])
 			}
 		}
 		f.calls = append(f.calls, call{callee: k.callee, site: site, calls: e.calls})

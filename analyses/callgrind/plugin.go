@@ -36,6 +36,9 @@ const FilePrefix = "callgrind.out."
 func factory(env *platform.Env) (platform.Instance, error) {
 	i := &instance{env: env}
 	i.prof = New(env.Block, env.Routines, env.CCT)
+	if m, ok := env.Symbols.(analyses.Mapper); ok {
+		i.prof.SetMapper(m)
+	}
 	return i, nil
 }
 

@@ -97,6 +97,9 @@ func TestCallgrindAnnotate(t *testing.T) {
 			if len(ss.Profiles) != 1 || ss.Profiles[0].Name != "instructions" || sum != want {
 				t.Errorf("speedscope: %d profiles, %d instructions; want 1, %d", len(ss.Profiles), sum, want)
 			}
+			if variant == "glibc-static" {
+				checkEveryInstruction(t, prog, cg, "wf_tolower")
+			}
 			auto := run(t, nil, dir, "callgrind_annotate", "--auto=yes", cg)
 			if !regexp.MustCompile(`-- Auto-annotated source: \S*testdata/src/tolower.c`).MatchString(auto.stdout) {
 				t.Fatalf("callgrind_annotate --auto=yes annotates no tolower.c:\n%.3000s", auto.stdout)
@@ -108,5 +111,56 @@ func TestCallgrindAnnotate(t *testing.T) {
 				t.Errorf("the strlen loop is not annotated with its counts and 73,600 calls:\n%.6000s", auto.stdout)
 			}
 		})
+	}
+}
+
+// checkEveryInstruction checks that the callgrind file has a cost line at
+// every instruction of fn (a routine without branches, so all run) but
+// its padding, as objdump lists them: per instruction address, not per
+// block or line.
+func checkEveryInstruction(t *testing.T, prog, cg, fn string) {
+	t.Helper()
+	dis := run(t, nil, t.TempDir(), "objdump", "-d", "--no-show-raw-insn", prog)
+	_, body, ok := strings.Cut(dis.stdout, "<"+fn+">:\n")
+	if !ok {
+		t.Fatalf("objdump: no %s", fn)
+	}
+	var want []string
+	for _, l := range strings.Split(body, "\n") {
+		f := strings.Fields(l)
+		if len(f) < 2 || !strings.HasSuffix(f[0], ":") {
+			break
+		}
+		if !strings.HasPrefix(f[1], "nop") && f[1] != "xchg" {
+			want = append(want, "0x"+strings.TrimSuffix(f[0], ":"))
+		}
+	}
+	data, err := os.ReadFile(cg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Names are compressed: "(id) name" once (on an fn= or cfn= line),
+	// "(id)" after.
+	m := regexp.MustCompile(`(?m)^c?fn=\((\d+)\) ` + fn + `$`).FindStringSubmatch(string(data))
+	if m == nil {
+		t.Fatalf("%s: no function %s", cg, fn)
+	}
+	head := regexp.MustCompile(`(?m)^fn=\(` + m[1] + `\)( ` + fn + `)?\n`).FindStringIndex(string(data))
+	if head == nil {
+		t.Fatalf("%s: no fn= line of %s", cg, fn)
+	}
+	sec := string(data)[head[1]:]
+	sec, _, _ = strings.Cut(sec, "\n\n")
+	have := map[string]bool{}
+	for _, l := range strings.Split(sec, "\n") {
+		have[strings.Fields(l + " x")[0]] = true
+	}
+	if len(want) < 3 {
+		t.Fatalf("objdump lists %d instructions of %s", len(want), fn)
+	}
+	for _, a := range want {
+		if !have[a] {
+			t.Errorf("%s has no cost line at %s's instruction %s (lines %q)", filepath.Base(cg), fn, a, sec)
+		}
 	}
 }
