@@ -151,6 +151,9 @@ func TestDiffGate(t *testing.T) {
 		{"insns[*]>+5%", 0},
 		{"insns[diffwork.c:13]>+1.9%", 1}, // the loop's line
 		{"idleness<0", 0},
+		{"idleness[mix]>+1.9%", 1}, // parallel: its idle cores grow with its work
+		{"paths[mix]>0", 0},        // paths: the same paths,
+		{"pathruns[mix]>+1.9%", 1}, // run 2 % more often
 		{"insns[nosuch]>1", 2},
 		{"insn>1", 2},
 	} {
