@@ -423,9 +423,25 @@ func (p *Profile) functions() []*fnData {
 			merged = append(merged, c)
 		}
 		f.costs = merged
+		// Blocks that end at one call (entered at different addresses)
+		// are one call site: one calls= line each, in an order that
+		// does not depend on the edges' map.
 		slices.SortFunc(f.calls, func(a, b call) int {
-			return cmp.Or(cmp.Compare(a.site.addr, b.site.addr), compareKey(a.callee, b.callee))
+			return cmp.Or(cmp.Compare(a.site.addr, b.site.addr), compareKey(a.callee, b.callee),
+				cmp.Compare(a.site.file, b.site.file), cmp.Compare(a.site.line, b.site.line))
 		})
+		calls := f.calls[:0]
+		for _, c := range f.calls {
+			if n := len(calls); n > 0 && calls[n-1].site.addr == c.site.addr && calls[n-1].callee == c.callee &&
+				calls[n-1].site.file == c.site.file && calls[n-1].site.line == c.site.line {
+				calls[n-1].calls += c.calls
+				calls[n-1].site.ir += c.site.ir
+				calls[n-1].site.bb += c.site.bb
+				continue
+			}
+			calls = append(calls, c)
+		}
+		f.calls = calls
 		out = append(out, f)
 	}
 	slices.SortFunc(out, func(a, b *fnData) int { return compareKey(a.key, b.key) })
