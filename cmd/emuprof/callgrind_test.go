@@ -32,9 +32,10 @@ func annotateIr(t *testing.T, out, suffix string) uint64 {
 // str_tolower's inclusive cost is the parallel analysis's inclusive work
 // of that context (one thread, 1 ns an instruction: the same instructions,
 // counted by another analysis), and --auto=yes annotates the guest's
-// source with the exact count of the strlen loop's calls.
+// source with the exact count of the strlen loop's calls; on every build
+// of the guest (static glibc and musl, dynamic, static-pie).
 func TestCallgrindAnnotate(t *testing.T) {
-	for _, variant := range []string{"glibc-static", "glibc-dynamic"} {
+	for _, variant := range variants {
 		t.Run(variant, func(t *testing.T) {
 			prog := guestBin(t, variant, "tolower")
 			total, _ := statsInsns(t, prog)
