@@ -86,6 +86,19 @@ type Profile struct {
 // block on one line are charged to their first one.
 func (p *Profile) SetMapper(m analyses.Mapper) { p.mapping = m.Mapping }
 
+// link is pc's link-time address in its object, as callgrind writes
+// addresses (KCachegrind disassembles the object there); pc itself
+// without a mapper or outside every object.
+func (p *Profile) link(pc uint64) uint64 {
+	if p.mapping == nil {
+		return pc
+	}
+	if m, ok := p.mapping(pc); ok {
+		return pc - m.Bias
+	}
+	return pc
+}
+
 // starts returns the offsets of b's instructions, decoded from its
 // object file, or nil when the file does not hold the block as it ran
 // (the decoded count differs).
@@ -516,7 +529,7 @@ func (p *Profile) Write(w io.Writer, h Header) error {
 		}
 		for _, c := range f.costs {
 			setFile(c.file)
-			fmt.Fprintf(bw, "%#x %d %d %d\n", c.addr, c.line, c.ir, c.bb)
+			fmt.Fprintf(bw, "%#x %d %d %d\n", p.link(c.addr), c.line, c.ir, c.bb)
 		}
 		for _, c := range f.calls {
 			setFile(c.site.file)
@@ -524,8 +537,8 @@ func (p *Profile) Write(w io.Writer, h Header) error {
 			target := p.calleeFile(c.callee)
 			fmt.Fprintf(bw, "cfi=%s\n", name("fl", fileName(target.file)))
 			fmt.Fprintf(bw, "cfn=%s\n", fnName(c.callee))
-			fmt.Fprintf(bw, "calls=%d %#x %d\n", c.calls, c.callee.entry, target.line)
-			fmt.Fprintf(bw, "%#x %d %d %d\n", c.site.addr, c.site.line, c.site.ir, c.site.bb)
+			fmt.Fprintf(bw, "calls=%d %#x %d\n", c.calls, p.link(c.callee.entry), target.line)
+			fmt.Fprintf(bw, "%#x %d %d %d\n", p.link(c.site.addr), c.site.line, c.site.ir, c.site.bb)
 		}
 	}
 	fmt.Fprintf(bw, "\ntotals: %d %d\n", p.total, p.blocks)
