@@ -24,6 +24,7 @@ type LineSpan struct {
 	File  string
 	Line  int
 	Insns uint32
+	Off   uint32 // the span's first instruction, in bytes from the block's address
 }
 
 // blockChunkBits sizes the chunks of a BlockTable.

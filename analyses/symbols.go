@@ -18,6 +18,9 @@ type Mapping struct {
 	Start, Limit, Offset uint64
 	File                 string // the object's path
 	BuildID              string // hex GNU build id, "" if none
+	// Bias is where the object was loaded: a guest address less Bias is
+	// its link-time address (the one objdump and the symbol table show).
+	Bias uint64
 }
 
 // Mapper is implemented by Symbols that know the objects' mappings, and

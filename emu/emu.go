@@ -486,7 +486,7 @@ func (e *Engine) lineSpans(addr uint64, code []byte) []analyses.LineSpan {
 			spans[n-1].Insns++
 			continue
 		}
-		spans = append(spans, analyses.LineSpan{File: file, Line: line, Insns: 1})
+		spans = append(spans, analyses.LineSpan{File: file, Line: line, Insns: 1, Off: off})
 	}
 	if len(spans) < 2 {
 		return nil

@@ -383,7 +383,7 @@ func newSymObject(o *Object, bias, lo, hi uint64) *symObject {
 // guest, page-aligned as Linux maps it (what pprof's mappings describe),
 // or [lo, hi) from offset 0 if it has none.
 func textMapping(o *Object, bias, lo, hi uint64) analyses.Mapping {
-	m := analyses.Mapping{Start: lo, Limit: hi, File: o.Path}
+	m := analyses.Mapping{Start: lo, Limit: hi, File: o.Path, Bias: bias}
 	if o.file != nil {
 		m.BuildID = buildID(o.file)
 	}

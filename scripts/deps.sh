@@ -40,6 +40,7 @@ while read -r path pkg; do
 done <<'EOF'
 /usr/bin/strip binutils
 /usr/bin/readelf binutils
+/usr/bin/objdump binutils
 /usr/bin/gdb gdb
 /usr/bin/pigz pigz
 /usr/bin/xz xz-utils
@@ -82,6 +83,12 @@ done <<'EOF'
 /usr/bin/lbzip2 lbzip2
 /usr/bin/pbzip2 pbzip2
 /usr/bin/node nodejs
+/usr/bin/callgrind_annotate valgrind
+/usr/sbin/slurmctld slurm-wlm
+/usr/sbin/slurmd slurm-wlm
+/usr/bin/sbatch slurm-wlm
+/usr/sbin/munged munge
+/usr/sbin/mungekey munge
 EOF
 [ -f /usr/share/coz-profiler/viewer/js/profile.js ] || need+=(coz-profiler) # Coz's viewer, read by node in TestCausalCozViewer
 # python3 with the standard library the tests import (python3-minimal lacks json and mmap).

@@ -147,6 +147,7 @@ func renderProfile(b *strings.Builder, prof *Profile, name string) {
 	if len(prof.Lines) > htmlPlottedLines {
 		fmt.Fprintf(b, "<p class=\"note\">%d more lines in the table.</p>\n", len(prof.Lines)-htmlPlottedLines)
 	}
+	writeSource(b, prof)
 }
 
 // linePlot is a line's plot on the y-axis lo..hi (percent) shared by the

@@ -189,6 +189,8 @@ func renderResult(b *strings.Builder, r *Result, name string) {
 	if rows >= htmlContextRows {
 		fmt.Fprintf(b, "<p class=\"note\">The first %d contexts; the JSON and pprof files have them all.</p>\n", htmlContextRows)
 	}
+	writeFlame(b, r, "parallel-flame-"+strings.TrimSuffix(name, "_parallel.json"))
+	writeSource(b, r)
 
 	if len(r.Locks) > 0 {
 		lt := report.HTMLTable{Header: []string{"lock", "class", "waits", "releases", "wait (ns)", "blame (ns)", "top releaser"},

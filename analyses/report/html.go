@@ -55,7 +55,7 @@ func (p *Page) Bytes() []byte {
 
 // size is about the length of the page.
 func (p *Page) size() int {
-	n := len(pageCSS) + len(pageJS) + 1024
+	n := len(pageCSS) + len(pageJS) + len(flameCSS) + len(flameJS) + len(sourceCSS) + 1024
 	for _, f := range p.Run {
 		n += len(f.Key) + len(f.Value) + 32
 	}
@@ -126,6 +126,7 @@ func (p *Page) write(b *countWriter) {
 	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n")
 	b.WriteString("<title>" + Esc(p.Title) + "</title>\n<style>\n")
 	b.WriteString(pageCSS)
+	b.WriteString(flameCSS + sourceCSS)
 	b.WriteString("</style>\n</head>\n<body>\n")
 	fmt.Fprintf(b, "<h1>%s</h1>\n", Esc(p.Title))
 	b.WriteString("<nav><ul>\n<li><a href=\"#run\">The run</a></li>\n")
@@ -158,6 +159,7 @@ func (p *Page) write(b *countWriter) {
 	}
 	b.WriteString("<script>//<![CDATA[\n")
 	b.WriteString(pageJS)
+	b.WriteString(flameJS)
 	b.WriteString("//]]></script>\n</body>\n</html>\n")
 }
 

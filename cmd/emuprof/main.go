@@ -112,7 +112,7 @@ func rootCommand(stops *stopper) *cobra.Command {
 			return checkFlagValues(cmd.Flags())
 		},
 	}
-	root.AddCommand(runCommand(stops), profileCommand(stops), mergeCommand(stops), reportCommand(), syscallsCommand())
+	root.AddCommand(runCommand(stops), profileCommand(stops), mergeCommand(stops), reportCommand(), syscallsCommand(), diffCommand())
 	for _, p := range registry {
 		root.AddCommand(aliasCommand(p, stops))
 	}

@@ -30,6 +30,7 @@ type profileFlags struct {
 	analysisThread string
 	follow         string // --follow: children or none
 	listFiles      bool   // --list-files: name every file written, not only their count
+	callgrind      bool   // --callgrind: run the callgrind analysis too (callgrind.go)
 	factories      map[string]platform.Factory
 	pluginFlags    map[string]*pflag.FlagSet // each analysis's own flags
 	fs             *pflag.FlagSet            // the command's flags, for the run record (report.go)
@@ -57,6 +58,7 @@ func (f *profileFlags) register(cmd *cobra.Command, plugins []platform.Plugin, w
 		f.pluginFlags[p.Name] = fs
 		fl.AddFlagSet(fs)
 	}
+	f.registerCallgrind(plugins)
 	cmd.SetUsageFunc(f.usage)
 }
 
@@ -68,7 +70,7 @@ func (f *profileFlags) usage(cmd *cobra.Command) error {
 	own := map[string]bool{}
 	for _, p := range registry {
 		fs, ok := f.pluginFlags[p.Name]
-		if !ok {
+		if !ok || !fs.HasFlags() {
 			continue
 		}
 		fs.VisitAll(func(fl *pflag.Flag) { own[fl.Name] = true })
@@ -162,6 +164,7 @@ func (f *profileFlags) selected(list string) ([]platform.Plugin, error) {
 // writes every analysis's outputs (atomically, marked partial when the run
 // did not finish) and prints their summaries.
 func (f *profileFlags) profile(list string, args []string) error {
+	list = f.withCallgrind(list)
 	plugins, err := f.selected(list)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"emuprof/analyses/callgrind"
 	"emuprof/analyses/causal"
 	"emuprof/analyses/parallel"
 	"emuprof/analyses/paths"
@@ -15,6 +16,7 @@ var registry = []platform.Plugin{
 	paths.Plugin,
 	parallel.Plugin,
 	causal.Plugin,
+	callgrind.Plugin,
 }
 
 // optIn lists the analyses that `emuprof profile` without --analyses runs

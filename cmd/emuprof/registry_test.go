@@ -92,12 +92,13 @@ func TestProfileCommand(t *testing.T) {
 
 // The analyses' own thread gets larger event buffers than the emulation
 // thread (asyncBufferEvents), so runs of blocks are cut at other places
-// in the stream: parallel and paths must still write the same bytes.
+// in the stream: parallel, paths and callgrind must still write the same
+// bytes.
 // mutex_counter 4 20000 makes about 120,000 Block events: 30 batches on
 // one thread, 2 on two.
 func TestAnalysisThreadSameBytes(t *testing.T) {
 	prog := guestBin(t, "glibc-static", "mutex_counter")
-	for _, cmd := range []string{"parallel", "paths"} {
+	for _, cmd := range []string{"parallel", "paths", "callgrind"} {
 		var outs []map[string]string
 		for _, mode := range []string{"off", "on"} {
 			dir := t.TempDir()
