@@ -111,6 +111,7 @@ func (k *Kernel) Exec(tid int, exe string) {
 	th.name = name
 	k.mlocked = nil
 	k.undumpable = false
+	k.ptimers = nil // exit_itimers; the ids go on counting
 	k.setExe(exe)
 	if first != nil {
 		k.warn(fmt.Sprintf("execve: %v", first))

@@ -235,12 +235,16 @@ type Kernel struct {
 	sigactions [nSig + 1]sigAction
 	sharedSigs sigQueue  // process-directed pending signals (signal.go)
 	itimers    [3]itimer // ITIMER_REAL, ITIMER_VIRTUAL, ITIMER_PROF (itimer.go)
-	rlimits    [rlimNLimits]rlimit
-	times      map[string]fileTimes
-	unsup      []uint64
-	buf        []byte
-	hostUid    int
-	hostGid    int
+	// ptimers are timer_create's timers in id order, nextTimerID the id
+	// of the next (sys_timer.go).
+	ptimers     []*posixTimer
+	nextTimerID int
+	rlimits     [rlimNLimits]rlimit
+	times       map[string]fileTimes
+	unsup       []uint64
+	buf         []byte
+	hostUid     int
+	hostGid     int
 
 	// shared are the open files MAP_SHARED mappings refer to (shared.go),
 	// in the order of their first mapping; syncBuf is their scratch space.

@@ -325,6 +325,12 @@ func declareTable() []entry {
 	full(37, sysAlarm)     // on the virtual clock
 	full(38, sysSetitimer) // on the virtual clock and virtual CPU time
 	full(36, sysGetitimer)
+	// POSIX timers (sys_timer.go).
+	partial(222, "on the virtual clock (CPU-time clocks: virtual CPU time); the alarm clocks EOPNOTSUPP (no RTC)", sysTimerCreate)
+	full(223, sysTimerSettime)
+	full(224, sysTimerGettime)
+	full(225, sysTimerGetoverrun)
+	full(226, sysTimerDelete)
 
 	// Refused so that C libraries take their fallbacks.
 	for _, nr := range []int{188, 189, 190, 191, 192, 193, 194, 195, 196, 197, 198, 199} {
