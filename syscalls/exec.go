@@ -112,6 +112,7 @@ func (k *Kernel) Exec(tid int, exe string) {
 	k.mlocked = nil
 	k.undumpable = false
 	k.ptimers = nil // exit_itimers; the ids go on counting
+	k.caps = initialCaps(k.cfg.Uid)
 	k.setExe(exe)
 	if first != nil {
 		k.warn(fmt.Sprintf("execve: %v", first))

@@ -239,12 +239,18 @@ type Kernel struct {
 	// of the next (sys_timer.go).
 	ptimers     []*posixTimer
 	nextTimerID int
-	rlimits     [rlimNLimits]rlimit
-	times       map[string]fileTimes
-	unsup       []uint64
-	buf         []byte
-	hostUid     int
-	hostGid     int
+	// caps are the capability sets, groups setgroups' list (nil: the
+	// guest's gid alone), ioprio ioprio_set's value (sys_caps.go,
+	// sys_ioprio.go); fork copies them.
+	caps    capSets
+	groups  []uint32
+	ioprio  uint32
+	rlimits [rlimNLimits]rlimit
+	times   map[string]fileTimes
+	unsup   []uint64
+	buf     []byte
+	hostUid int
+	hostGid int
 
 	// shared are the open files MAP_SHARED mappings refer to (shared.go),
 	// in the order of their first mapping; syncBuf is their scratch space.
@@ -351,6 +357,7 @@ func New(cfg Config, as *mm.AddressSpace) *Kernel {
 		cwd:      "/",
 		umask:    0o022,
 		nextIno:  100,
+		caps:     initialCaps(cfg.Uid),
 		hostUid:  os.Getuid(),
 		hostGid:  os.Getgid(),
 		threads:  make(map[int]*threadState),
@@ -359,6 +366,9 @@ func New(cfg Config, as *mm.AddressSpace) *Kernel {
 		tty:      &ttySettings{},
 		locks:    &lockTable{files: map[string]*lockedFile{}},
 		textBusy: &textBusy{},
+	}
+	if cfg.Uid == k.hostUid {
+		k.groups = hostGroups() // the supplementary groups of emuprof's user
 	}
 	var seed [32]byte
 	binary.LittleEndian.PutUint64(seed[:], cfg.Seed)

@@ -161,10 +161,6 @@ func (k *Kernel) procStatus() []byte {
 			cgt |= sigBit(sig)
 		}
 	}
-	caps := uint64(0)
-	if k.cfg.Uid == 0 {
-		caps = 0x1ffffffffff // every capability of Linux 6.8
-	}
 	kb := func(n uint64) string { return fmt.Sprintf("%8d kB", n>>10) }
 	cpus := k.affinity(k.tid)
 	var mask strings.Builder
@@ -221,10 +217,10 @@ func (k *Kernel) procStatus() []byte {
 	line("SigBlk", "%016x", blocked)
 	line("SigIgn", "%016x", ign)
 	line("SigCgt", "%016x", cgt)
-	line("CapInh", "%016x", uint64(0))
-	line("CapPrm", "%016x", caps)
-	line("CapEff", "%016x", caps)
-	line("CapBnd", "%016x", uint64(0x1ffffffffff))
+	line("CapInh", "%016x", k.caps.inheritable)
+	line("CapPrm", "%016x", k.caps.permitted)
+	line("CapEff", "%016x", k.caps.effective)
+	line("CapBnd", "%016x", uint64(capAll))
 	line("CapAmb", "%016x", uint64(0))
 	line("NoNewPrivs", "0")
 	line("Seccomp", "0")

@@ -226,6 +226,10 @@ func declareTable() []entry {
 	partial(9, "MAP_SHARED file mappings stay coherent with the file (file I/O, msync, munmap, exit sync them), but two of the same bytes see each other's stores only then (warned); MAP_PRIVATE ones are snapshots; no SIGBUS past EOF; MAP_SHARED memory (anonymous, /dev/zero, file) is shared with the processes forked afterwards, except pages mremap moved", sysMmap)
 	full(11, sysMunmap)
 	full(10, sysMprotect)
+	// Protection keys, as on a CPU without PKU (sys_pkey.go).
+	full(330, sysPkeyAlloc)
+	full(331, sysPkeyFree)
+	full(329, sysPkeyMprotect)
 	partial(25, "MREMAP_DONTUNMAP refused; pages added to a private file mapping read as zeros (a shared one shows the file)", sysMremap)
 	partial(28, "MADV_DONTNEED drops private pages (anonymous: zeros; file: the file again); MADV_REMOVE "+
 		"zeroes shared anonymous memory, EOPNOTSUPP on files; MADV_HWPOISON, MADV_SOFT_OFFLINE EINVAL (no memory failure handling); "+
@@ -260,6 +264,13 @@ func declareTable() []entry {
 	partial(119, "the identity is fixed: a change is EPERM", sysSetresgid)
 	full(120, sysGetresgid)
 	full(115, sysGetgroups)
+	// Capabilities, groups, namespaces, I/O priority (sys_caps.go, sys_ioprio.go).
+	partial(125, "root holds every capability (CAP_LAST_CAP 40), others none; other processes ESRCH", sysCapget)
+	partial(126, "drops capabilities with Linux's rules; they still grant nothing emuprof does not already allow", sysCapset)
+	full(116, sysSetgroups) // EPERM without CAP_SETGID
+	partial(272, "the sharing flags as Linux for one thread; any namespace EPERM (CLONE_NEWUSER too, as where unprivileged user namespaces are disabled)", sysUnshare)
+	partial(251, "recorded and reported (ioprio_get); no I/O is reordered; other processes ESRCH", sysIoprioSet)
+	partial(252, "this process's priority; other processes ESRCH", sysIoprioGet)
 	full(111, sysGetpgrp)
 	full(121, sysGetpgid)
 	full(124, sysGetpgid)

@@ -61,3 +61,28 @@ func TestRubyScript(t *testing.T) {
 		t.Errorf("ruby: %+v", out)
 	}
 }
+
+const nodeScript = `const fs = require('fs');
+const crypto = require('crypto');
+const { Worker } = require('worker_threads');
+fs.writeFileSync('data.json', JSON.stringify({a: [1, 2, 3], b: 'x'.repeat(10)}));
+const obj = JSON.parse(fs.readFileSync('data.json', 'utf8'));
+console.log(obj.a.reduce((x, y) => x + y), obj.b.length);
+console.log(crypto.createHash('sha256').update('hello').digest('hex'));
+console.log(crypto.createHmac('sha1', 'key').update('data').digest('base64'));
+console.log(fs.readdirSync('.').filter(f => f.endsWith('.json')).sort().join(','));
+fs.promises.readFile('data.json').then(b => console.log('async', b.length));
+const w = new Worker('const { parentPort } = require("worker_threads"); let s = 0; ' +
+  'for (let i = 0; i < 100000; i++) s += i; parentPort.postMessage(s);', { eval: true });
+w.on('message', m => console.log('worker', m));
+w.on('exit', c => { console.log('worker exit', c); process.exitCode = 3; });
+`
+
+// node starts (capget, pkey_alloc) and runs fs, crypto, JSON, promises
+// and a worker thread.
+func TestNodeScript(t *testing.T) {
+	out := runtimeCase(t, map[string]string{"s.js": nodeScript}, "/usr/bin/node", "s.js")
+	if out.code != 3 || out.stdout == "" {
+		t.Errorf("node: %+v", out)
+	}
+}

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -179,7 +180,136 @@ static void timers(void) {
 	sigprocmask(SIG_UNBLOCK, &set, 0);
 }
 
+// Capabilities (linux/capability.h), io priorities, groups, namespaces.
+struct cap_header {
+	uint32_t version;
+	int pid;
+};
+struct cap_data {
+	uint32_t effective, permitted, inheritable;
+};
+#define CAPV1 0x19980330
+#define CAPV2 0x20071026
+#define CAPV3 0x20080522
+#define IOPRIO_WHO_PROCESS 1
+#define IOPRIO_WHO_PGRP 2
+#define IOPRIO_WHO_USER 3
+#define IOPRIO(class, level) ((class) << 13 | (level))
+
+static long capget_raw(struct cap_header *h, struct cap_data *d) { return syscall(SYS_capget, h, d); }
+static long capset_raw(struct cap_header *h, struct cap_data *d) { return syscall(SYS_capset, h, d); }
+
+static void privs(void) {
+	struct cap_header h;
+	struct cap_data d[2];
+	gid_t groups[4];
+
+	h = (struct cap_header){CAPV3, 0};
+	T(capget_raw(&h, 0));
+	T(capget_raw(&h, d));
+	// Root's sets are every capability; a container may drop some above
+	// the first 24, so only those are printed.
+	T(d[0].effective & 0xffffff);
+	T(d[0].permitted & 0xffffff);
+	T(d[0].inheritable);
+	T(d[1].inheritable);
+	T(d[0].effective == d[0].permitted && d[1].effective == d[1].permitted);
+	h = (struct cap_header){CAPV1, 0};
+	T(capget_raw(&h, d));
+	h = (struct cap_header){CAPV2, 0};
+	T(capget_raw(&h, d));
+	h = (struct cap_header){12345, 0};
+	T(capget_raw(&h, d));
+	T(h.version);
+	h = (struct cap_header){12345, 0};
+	T(capget_raw(&h, 0));
+	T(h.version);
+	T(capget_raw((struct cap_header *)1, d));
+	h = (struct cap_header){CAPV3, -1};
+	T(capget_raw(&h, d));
+	h = (struct cap_header){CAPV3, 999999};
+	T(capget_raw(&h, d));
+	h = (struct cap_header){CAPV3, getpid()};
+	T(capget_raw(&h, d));
+	h = (struct cap_header){CAPV3, 0};
+	T(capget_raw(&h, (struct cap_data *)1));
+	// capset: setting the sets to what they are; more is EPERM.
+	h = (struct cap_header){CAPV3, 0};
+	capget_raw(&h, d);
+	T(capset_raw(&h, d));
+	h = (struct cap_header){CAPV3, 999999};
+	T(capset_raw(&h, d));
+	h = (struct cap_header){12345, 0};
+	T(capset_raw(&h, d));
+	h = (struct cap_header){CAPV3, 0};
+	T(capset_raw(&h, 0));
+	struct cap_data more[2] = {{d[0].effective, d[0].permitted, d[0].inheritable}, {d[1].effective, d[1].permitted, d[1].inheritable}};
+	more[0].effective |= 1u << 31;
+	more[0].permitted = more[0].effective;
+	T(capset_raw(&h, more) == 0 ? 0 : errno);
+	more[0] = d[0];
+	more[0].effective = d[0].permitted | 1; // effective beyond permitted
+	T(capset_raw(&h, more) == 0 ? (long)(d[0].permitted & 1) : -errno);
+
+	T(syscall(SYS_ioprio_get, IOPRIO_WHO_PROCESS, 0));
+	T(syscall(SYS_ioprio_get, IOPRIO_WHO_PROCESS, getpid()));
+	T(syscall(SYS_ioprio_get, IOPRIO_WHO_PROCESS, 999999));
+	// A group's or user's is the best of its processes': only this one's
+	// is known natively.
+	T(syscall(SYS_ioprio_get, IOPRIO_WHO_PGRP, 0) > 0);
+	T(syscall(SYS_ioprio_get, IOPRIO_WHO_USER, getuid()) > 0);
+	T(syscall(SYS_ioprio_get, 0, 0));
+	T(syscall(SYS_ioprio_get, 4, 0));
+	T(syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, IOPRIO(2, 7)));
+	T(syscall(SYS_ioprio_get, IOPRIO_WHO_PROCESS, 0));
+	T(syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, IOPRIO(2, 8)));
+	T(syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, IOPRIO(4, 0)));
+	T(syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, IOPRIO(3, 0)));
+	T(syscall(SYS_ioprio_get, IOPRIO_WHO_PROCESS, 0));
+	T(syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, IOPRIO(3, 5)));
+	T(syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, IOPRIO(0, 0)));
+	T(syscall(SYS_ioprio_get, IOPRIO_WHO_PROCESS, 0));
+	T(syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, IOPRIO(0, 3)));
+	T(syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 999999, IOPRIO(2, 0)));
+	T(syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, IOPRIO(1, 3))); // CAP_SYS_NICE
+	T(syscall(SYS_ioprio_get, IOPRIO_WHO_PROCESS, 0));
+	T(syscall(SYS_ioprio_set, 9, 0, IOPRIO(2, 0)));
+
+	groups[0] = 54321;
+	T(getgroups(4, groups));
+	T(groups[0] == getgid());
+	T(setgroups(1, groups));
+	T(setgroups(-1, groups));
+	T(setgroups(70000, groups));
+	T(setgroups(1, (gid_t *)1));
+	T(setgroups(0, 0));
+	T(getgroups(4, groups));
+
+	T(unshare(0));
+	T(unshare(CLONE_FILES | CLONE_FS | CLONE_SYSVSEM));
+	T(unshare(CLONE_VM | CLONE_SIGHAND | CLONE_THREAD));
+	T(unshare(CLONE_SETTLS));
+	// Namespaces: Linux's answer without CAP_SYS_ADMIN; root may have it.
+	if (geteuid() != 0) {
+		T(unshare(CLONE_NEWNS));
+		T(unshare(CLONE_NEWNET | CLONE_NEWUTS));
+		T(unshare(CLONE_NEWPID));
+	}
+}
+
+// Protection keys: the emulated CPU has none (node's V8 asks).
+static void pkeys(void) {
+	T(syscall(SYS_pkey_alloc, 0, 0));
+	T(syscall(SYS_pkey_alloc, 1, 0));
+	T(syscall(SYS_pkey_free, 1));
+	T(syscall(SYS_pkey_mprotect, (void *)((unsigned long)&n & ~4095UL), 4096, 3, 1));
+	T(syscall(SYS_pkey_mprotect, (void *)((unsigned long)&n & ~4095UL), 4096, 3, -1));
+	T(syscall(SYS_pkey_mprotect, (void *)1, 4096, 3, -1));
+}
+
 int main(void) {
 	timers();
+	privs();
+	pkeys();
 	return 0;
 }
