@@ -185,7 +185,11 @@ func (k *Kernel) procStatus() []byte {
 	line("Uid", "%d\t%d\t%d\t%d", uid, uid, uid, uid)
 	line("Gid", "%d\t%d\t%d\t%d", gid, gid, gid, gid)
 	line("FDSize", "%d", fdSize)
-	line("Groups", " ")
+	var groups strings.Builder
+	for _, g := range k.groups {
+		fmt.Fprintf(&groups, "%d ", g)
+	}
+	line("Groups", "%s ", strings.TrimSuffix(groups.String(), " "))
 	line("NStgid", "%d", pid)
 	line("NSpid", "%d", pid)
 	line("NSpgid", "%d", pid)
