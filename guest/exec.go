@@ -52,6 +52,9 @@ func (p *Process) processSyscall(t *sched.Thread, c *syscalls.Call, r *cpu.Regs)
 	if out, ok := p.groupSyscall(t, c); ok {
 		return out, true, nil
 	}
+	if out, ok := p.pidfdSyscall(t, c); ok {
+		return out, true, nil
+	}
 	a := c.Args
 	switch c.Nr {
 	case nrExecve:

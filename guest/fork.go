@@ -51,6 +51,7 @@ const (
 	wNOWAIT   = 0x1000000
 	pALL      = 0
 	pPID      = 1
+	pPIDFD    = 3
 	sigCHLD   = 17
 	cldEXITED = 1
 	cldKILLED = 2
@@ -333,6 +334,7 @@ func (p *Process) waitid(t *sched.Thread, c *syscalls.Call) syscalls.Outcome {
 		return ret(errno(eINVAL))
 	}
 	pid := int64(-1)
+	nonblock := false
 	switch idtype {
 	case pALL:
 	case pPID:
@@ -340,7 +342,16 @@ func (p *Process) waitid(t *sched.Thread, c *syscalls.Call) syscalls.Outcome {
 			return ret(errno(eINVAL))
 		}
 		pid = id
-	case 2, 3: // P_PGID, P_PIDFD
+	case 2: // P_PGID
+	case pPIDFD:
+		if id < 0 {
+			return ret(errno(eINVAL))
+		}
+		fdPid, nb, e := p.kernel.PidFD(int(id))
+		if e != 0 {
+			return ret(e.Ret())
+		}
+		pid, nonblock = int64(fdPid), nb
 	default:
 		return ret(errno(eINVAL))
 	}
@@ -377,6 +388,9 @@ func (p *Process) waitid(t *sched.Thread, c *syscalls.Call) syscalls.Outcome {
 			return ret(errno(eFAULT))
 		}
 		return ret(0)
+	}
+	if nonblock {
+		return ret(errno(eAGAIN)) // a non-blocking pidfd's child still runs
 	}
 	p.parkWait(t, c, "waitid")
 	return syscalls.Outcome{Action: syscalls.Block}

@@ -98,7 +98,10 @@ func declareTable() []entry {
 	full(57, byRuntime) // the memory is copied at the fork
 	partial(58, "the child gets a copy of the memory; the parent waits for its exec or exit", byRuntime)
 	partial(61, "no process groups: a group waits for any child; rusage is zero", byRuntime)
-	partial(247, "no process groups: a group waits for any child; WEXITED only", byRuntime)
+	partial(247, "no process groups: a group waits for any child; WEXITED only; P_PIDFD too", byRuntime)
+	// pidfds (guest/pidfd.go, sys_pidfd.go).
+	partial(434, "processes of the run; poll and epoll do not wait for the process's exit (a pidfd is always ready)", byRuntime)
+	partial(424, "as kill(2); a siginfo is checked, the signal is sent with kill's", byRuntime)
 	// execve replaces the image in place: the runtime maps the new program
 	// (see Kernel.ExecTarget and Kernel.Exec).
 	partial(59, "#! scripts too; the SSE and x87 state are not reset", byRuntime)

@@ -6,7 +6,10 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -84,5 +87,97 @@ func TestNodeScript(t *testing.T) {
 	out := runtimeCase(t, map[string]string{"s.js": nodeScript}, "/usr/bin/node", "s.js")
 	if out.code != 3 || out.stdout == "" {
 		t.Errorf("node: %+v", out)
+	}
+}
+
+const goProgram = `package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"sync"
+)
+
+func main() {
+	var wg sync.WaitGroup
+	res := make([]int, 8)
+	for i := range res {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			for j := 0; j < 100000*(i+1); j++ {
+				res[i] += j % 7
+			}
+		}(i)
+	}
+	wg.Wait()
+	fmt.Println(res)
+	out, err := exec.Command("/bin/echo", "from", "child").Output()
+	fmt.Printf("%q %v\n", out, err)
+	cmd := exec.Command("/bin/sh", "-c", "exit 7")
+	fmt.Println(cmd.Run(), cmd.ProcessState.ExitCode())
+	c := exec.Command("/bin/sleep", "10")
+	if err := c.Start(); err != nil {
+		fmt.Println(err)
+	}
+	c.Process.Signal(os.Kill)
+	fmt.Println(c.Wait())
+	os.Exit(4)
+}
+`
+
+// goTool is the Go toolchain the tests run with.
+func goTool(t *testing.T) string {
+	t.Helper()
+	if p, err := exec.LookPath("go"); err == nil {
+		return p
+	}
+	p := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("no go toolchain: %v", err)
+	}
+	return p
+}
+
+// A Go program built here: goroutines, and os/exec, which checks and
+// uses pidfds (pidfd_open, waitid(P_PIDFD), pidfd_send_signal,
+// clone(CLONE_PIDFD)).
+func TestGoProgram(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "main.go")
+	if err := os.WriteFile(src, []byte(goProgram), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "prog")
+	build := exec.Command(goTool(t), "build", "-o", bin, src)
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out := compare(t, nil, dir, bin)
+	if out.code != 4 || !strings.Contains(out.stdout, "exit status 7 7\nsignal: killed\n") {
+		t.Errorf("go program: %+v", out)
+	}
+}
+
+// go run, under emuprof, builds (a warm cache: the native run's) and runs
+// a program through os/exec.
+func TestGoRun(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "hello.go"), []byte("package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello from go run\") }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"GOCACHE=" + filepath.Join(dir, "cache"), "GOPATH=" + filepath.Join(dir, "gopath"), "CGO_ENABLED=0", "GOTOOLCHAIN=local"}
+	goBin := goTool(t)
+	native := run(t, nil, dir, "/usr/bin/env", append(env, goBin, "run", "hello.go")...)
+	var eargs []string
+	for _, e := range env {
+		eargs = append(eargs, "--env", e)
+	}
+	emu := run(t, nil, dir, emuprofBin, append(emuArgs(eargs...), goBin, "run", "hello.go")...)
+	sameOutcome(t, "go run", native, emu)
+	if native.stdout != "hello from go run\n" {
+		t.Errorf("native go run: %+v", native)
 	}
 }

@@ -307,9 +307,99 @@ static void pkeys(void) {
 	T(syscall(SYS_pkey_mprotect, (void *)1, 4096, 3, -1));
 }
 
+// pidfds: pidfd_open, pidfd_send_signal, waitid(P_PIDFD), CLONE_PIDFD.
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
+static long pidfd_open(int pid, unsigned flags) { return syscall(SYS_pidfd_open, pid, flags); }
+static long pidfd_signal(int fd, int sig, siginfo_t *info, unsigned flags) {
+	return syscall(SYS_pidfd_send_signal, fd, sig, info, flags);
+}
+
+static void pidfds(void) {
+	siginfo_t si;
+	int fd, cfd, st;
+
+	T(fd = pidfd_open(getpid(), 0));
+	T(fcntl(fd, F_GETFD));
+	T(fcntl(fd, F_GETFL) & ~0100000); // O_LARGEFILE aside
+	T(pidfd_signal(fd, 0, 0, 0));
+	T(pidfd_signal(fd, 0, 0, 8));
+	T(pidfd_signal(fd, 65, 0, 0));
+	T(pidfd_signal(0, 0, 0, 0));
+	T(pidfd_signal(99, 0, 0, 0));
+	T(pidfd_signal(fd, SIGUSR1, (siginfo_t *)1, 0));
+	T(waitid(P_PIDFD, fd, &si, WEXITED));
+	T(waitid(P_PIDFD, 0, &si, WEXITED));
+	T(waitid(P_PIDFD, 99, &si, WEXITED));
+	T(waitid(P_PIDFD, -1, &si, WEXITED));
+	char b[8];
+	T(read(fd, b, 8));
+	T(write(fd, b, 8));
+	T(close(fd));
+	T(pidfd_open(0, 0));
+	T(pidfd_open(-1, 0));
+	T(pidfd_open(999999, 0));
+	T(pidfd_open(getpid(), 1));
+	T(fd = pidfd_open(getpid(), O_NONBLOCK));
+	T(fcntl(fd, F_GETFL) & ~0100000);
+	T(close(fd));
+	// A child: signalled through its pidfd, waited for through it.
+	pid_t pid = fork();
+	if (pid == 0) {
+		pause();
+		_exit(3);
+	}
+	T(cfd = pidfd_open(pid, 0));
+	T(pidfd_signal(cfd, SIGTERM, 0, 0));
+	memset(&si, 0, sizeof si);
+	T(waitid(P_PIDFD, cfd, &si, WEXITED));
+	T(si.si_pid == pid);
+	T(si.si_code);
+	T(si.si_status);
+	T(waitid(P_PIDFD, cfd, &si, WEXITED));
+	T(pidfd_signal(cfd, 0, 0, 0));
+	T(close(cfd));
+	pid = fork();
+	if (pid == 0)
+		_exit(5);
+	T(cfd = pidfd_open(pid, 0));
+	memset(&si, 0, sizeof si);
+	T(waitid(P_PIDFD, cfd, &si, WEXITED | WNOWAIT));
+	T(si.si_status);
+	T(waitid(P_PIDFD, cfd, &si, WEXITED));
+	T(si.si_status);
+	T(close(cfd));
+	pid = fork();
+	if (pid == 0) {
+		usleep(20000);
+		_exit(6);
+	}
+	T(cfd = pidfd_open(pid, O_NONBLOCK));
+	T(waitid(P_PIDFD, cfd, &si, WEXITED));
+	T(waitid(P_PIDFD, cfd, &si, WEXITED | WNOHANG));
+	T(fcntl(cfd, F_SETFL, 0));
+	T(waitid(P_PIDFD, cfd, &si, WEXITED));
+	T(si.si_status);
+	T(close(cfd));
+	// clone(CLONE_PIDFD) stores the child's pidfd.
+	int pfd = -1;
+	pid = syscall(SYS_clone, CLONE_PIDFD | SIGCHLD, 0, &pfd, 0, 0);
+	if (pid == 0)
+		_exit(9);
+	T(pid > 0);
+	T(pfd > 2);
+	T(fcntl(pfd, F_GETFD));
+	T(waitid(P_PIDFD, pfd, &si, WEXITED));
+	T(si.si_status);
+	T(close(pfd));
+	T(waitpid(-1, &st, WNOHANG));
+}
+
 int main(void) {
 	timers();
 	privs();
 	pkeys();
+	pidfds();
 	return 0;
 }
