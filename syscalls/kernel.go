@@ -242,9 +242,11 @@ type Kernel struct {
 	// caps are the capability sets, groups setgroups' list (nil: the
 	// guest's gid alone), ioprio ioprio_set's value (sys_caps.go,
 	// sys_ioprio.go); fork copies them.
-	caps    capSets
-	groups  []uint32
-	ioprio  uint32
+	caps   capSets
+	groups []uint32
+	ioprio uint32
+	// start is the virtual time the process was forked (/proc stat).
+	start   int64
 	rlimits [rlimNLimits]rlimit
 	times   map[string]fileTimes
 	unsup   []uint64

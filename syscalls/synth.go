@@ -82,15 +82,34 @@ const kernelRelease = "6.8.0-emuprof"
 func (k *Kernel) synthAt(p string) *synthNode {
 	pid := strconv.Itoa(k.cfg.Pid)
 	self := "/proc/" + pid
+	if k.Tree == nil {
+		k.Tree = loneProcess{k.cfg.Pid}
+	}
+	if n, rest, ok := strings.Cut(strings.TrimPrefix(p, "/proc/"), "/"); strings.HasPrefix(p, "/proc/") && n != pid {
+		if id, err := strconv.Atoi(n); err == nil && strconv.Itoa(id) == n {
+			if q, state := k.Tree.Peer(id); q != nil {
+				if ok {
+					rest = "/" + rest
+				}
+				return peerNode(p, rest, q, state)
+			}
+		}
+	}
 	switch p {
 	case "/proc":
-		return dirNode(p, pid, "cpuinfo", "meminfo", "self", "sys", "thread-self", "uptime", "version")
+		names := []string{"cpuinfo", "loadavg", "meminfo", "self", "sys", "thread-self", "uptime", "version"}
+		for _, id := range k.Tree.Pids() {
+			names = append(names, strconv.Itoa(id))
+		}
+		return dirNode(p, names...)
 	case "/proc/self", "/proc/thread-self":
 		return linkNode(p, pid)
 	case "/proc/cpuinfo":
 		return fileNode(p, (*Kernel).cpuinfo)
 	case "/proc/meminfo":
 		return fileNode(p, (*Kernel).meminfo)
+	case "/proc/loadavg":
+		return fileNode(p, (*Kernel).loadavg)
 	case "/proc/version":
 		return textNode(p, "Linux version "+kernelRelease+" (emuprof) #1 SMP PREEMPT_DYNAMIC\n")
 	case "/proc/uptime":
@@ -115,7 +134,7 @@ func (k *Kernel) synthAt(p string) *synthNode {
 	case "/proc/sys/vm/overcommit_memory":
 		return textNode(p, "0\n")
 	case self:
-		return dirNode(p, "comm", "cwd", "exe", "fd", "maps", "mountinfo", "root", "status")
+		return dirNode(p, "comm", "cwd", "exe", "fd", "maps", "mountinfo", "root", "stat", "statm", "status")
 	case self + "/comm":
 		return textNode(p, path.Base(k.exeGuest)+"\n")
 	case self + "/cwd":
@@ -133,6 +152,10 @@ func (k *Kernel) synthAt(p string) *synthNode {
 		return fileNode(p, (*Kernel).procMaps)
 	case self + "/status":
 		return fileNode(p, (*Kernel).procStatus)
+	case self + "/stat":
+		return fileNode(p, func(k *Kernel) []byte { return k.procStat('R') })
+	case self + "/statm":
+		return fileNode(p, (*Kernel).procStatm)
 	case self + "/mountinfo":
 		return fileNode(p, (*Kernel).procMountinfo)
 	case self + "/fd":

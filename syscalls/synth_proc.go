@@ -2,10 +2,7 @@ package syscalls
 
 import (
 	"fmt"
-	"path"
 	"strings"
-
-	"emuprof/mm"
 )
 
 // /proc/self/status, /proc/self/mountinfo and /proc/cpuinfo, from what the
@@ -107,38 +104,9 @@ func (k *Kernel) cpuinfo() []byte {
 // procStatus renders /proc/self/status: identity, memory from the address
 // space, threads, signal masks, CPUs, as Linux lays it out.
 func (k *Kernel) procStatus() []byte {
-	name := path.Base(k.exeGuest)
-	if t := k.threads[k.cfg.Pid]; t != nil && t.name != "" {
-		name = t.name
-	}
-	if len(name) > 15 {
-		name = name[:15]
-	}
-	var size, rssAnon, rssFile, data, stk, exe, lib uint64
-	for _, v := range k.as.VMAs() {
-		n := v.Size()
-		size += n
-		file := v.Name != "" && v.Name[0] == '/'
-		switch {
-		case v.Name == "[stack]":
-			stk += n
-		case v.Prot&mm.ProtWrite != 0 && !v.Shared:
-			data += n
-		}
-		if v.Prot&mm.ProtExec != 0 && file {
-			if v.Name == k.exeGuest {
-				exe += n
-			} else {
-				lib += n
-			}
-		}
-		// Memory is always resident.
-		if file {
-			rssFile += n
-		} else {
-			rssAnon += n
-		}
-	}
+	name := k.commName()
+	mf := k.memory()
+	size, rssAnon, rssFile, data, stk, exe, lib := mf.size, mf.rssAnon, mf.rssFile, mf.data, mf.stk, mf.exe, mf.lib
 	threads := 1
 	if k.Threads != nil {
 		threads = k.Threads()

@@ -100,7 +100,7 @@ func declareTable() []entry {
 	partial(61, "no process groups: a group waits for any child; rusage is zero", byRuntime)
 	partial(247, "no process groups: a group waits for any child; WEXITED only; P_PIDFD too", byRuntime)
 	// pidfds (guest/pidfd.go, sys_pidfd.go).
-	partial(434, "processes of the run; poll and epoll do not wait for the process's exit (a pidfd is always ready)", byRuntime)
+	partial(434, "processes of the run; readiness does not follow the exit: poll reports a pidfd ready at once, epoll never", byRuntime)
 	partial(424, "as kill(2); a siginfo is checked, the signal is sent with kill's", byRuntime)
 	// execve replaces the image in place: the runtime maps the new program
 	// (see Kernel.ExecTarget and Kernel.Exec).
@@ -229,6 +229,12 @@ func declareTable() []entry {
 	partial(9, "MAP_SHARED file mappings stay coherent with the file (file I/O, msync, munmap, exit sync them), but two of the same bytes see each other's stores only then (warned); MAP_PRIVATE ones are snapshots; no SIGBUS past EOF; MAP_SHARED memory (anonymous, /dev/zero, file) is shared with the processes forked afterwards, except pages mremap moved", sysMmap)
 	full(11, sysMunmap)
 	full(10, sysMprotect)
+	// io_uring: refused, as in the unprivileged containers that disable
+	// it (kernel.io_uring_disabled), so that programs use their
+	// read/write/epoll paths, which emuprof sees as events.
+	for _, nr := range []int{425, 426, 427} {
+		refuse(nr, eNOSYS, "io_uring is not emulated (as where kernel.io_uring_disabled is set); programs fall back to read, write and epoll")
+	}
 	// Protection keys, as on a CPU without PKU (sys_pkey.go).
 	full(330, sysPkeyAlloc)
 	full(331, sysPkeyFree)

@@ -181,3 +181,26 @@ func TestGoRun(t *testing.T) {
 		t.Errorf("native go run: %+v", native)
 	}
 }
+
+// nice sets the nice value (setpriority) that nice and ps report
+// (/proc/PID/stat), and ps lists the run's processes from /proc.
+func TestNiceAndPs(t *testing.T) {
+	for _, line := range []string{
+		`PROG -n 5 nice`,
+		`PROG -n 7 /bin/sh -c 'exec ps -o ni=,comm=,nlwp= -p $$'`,
+		`PROG -n 3 /bin/sh -c 'sleep 0.2 & exec ps -o comm=,ni= --ppid $$'`,
+	} {
+		native, emu := shBoth(t, line, "/usr/bin/nice")
+		sameOutcome(t, line, native, emu)
+		if native.code != 0 || native.stdout == "" {
+			t.Errorf("%s natively: %+v", line, native)
+		}
+	}
+	// ps alone lists the processes of the run: natively it would list the
+	// host's.
+	out := run(t, nil, t.TempDir(), emuprofBin, append(emuArgs(), "/bin/sh", "-c", "sleep 0.2 & ps; wait")...)
+	want := "    PID TTY          TIME CMD\n   1000 ?        00:00:00 sh\n   1001 ?        00:00:00 sleep\n   1002 ?        00:00:00 ps\n"
+	if out.code != 0 || out.stdout != want {
+		t.Errorf("ps under emuprof: %+v, want stdout %q", out, want)
+	}
+}
