@@ -246,7 +246,11 @@ type Kernel struct {
 	groups []uint32
 	ioprio uint32
 	// start is the virtual time the process was forked (/proc stat).
-	start   int64
+	start int64
+	// shm is the run's /dev/shm, shared by Fork (shm.go).
+	shm *shmDir
+	// memfds counts memfd_create calls (their host names).
+	memfds  int
 	rlimits [rlimNLimits]rlimit
 	times   map[string]fileTimes
 	unsup   []uint64
@@ -368,6 +372,7 @@ func New(cfg Config, as *mm.AddressSpace) *Kernel {
 		tty:      &ttySettings{},
 		locks:    &lockTable{files: map[string]*lockedFile{}},
 		textBusy: &textBusy{},
+		shm:      &shmDir{refs: 1},
 	}
 	if cfg.Uid == k.hostUid {
 		k.groups = hostGroups() // the supplementary groups of emuprof's user
@@ -418,6 +423,9 @@ func New(cfg Config, as *mm.AddressSpace) *Kernel {
 // guestOfHost converts a host path inside the sysroot to a guest path
 // ("/" when it is outside).
 func (k *Kernel) guestOfHost(host string) string {
+	if d := k.shm.dir; d != "" && (host == d || strings.HasPrefix(host, d+string(filepath.Separator))) {
+		return path.Clean(shmGuest + "/" + filepath.ToSlash(host[len(d):]))
+	}
 	if k.root == "/" || k.root == string(filepath.Separator) {
 		return path.Clean(filepath.ToSlash(host))
 	}
@@ -473,6 +481,11 @@ func (k *Kernel) Unsupported() []uint64 { return slices.Clone(k.unsup) }
 func (k *Kernel) Close() error {
 	k.dropText()
 	first := k.syncAll()
+	defer func() {
+		if err := k.releaseShm(); err != nil {
+			k.warn("/dev/shm: " + err.Error())
+		}
+	}()
 	for fd := range k.fds {
 		if k.fds[fd].f == nil {
 			continue

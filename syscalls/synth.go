@@ -41,6 +41,9 @@ type synthNode struct {
 // isSynthPath reports whether the cleaned guest path p is in an emulated
 // tree.
 func isSynthPath(p string) bool {
+	if isShmPath(p) {
+		return false // shm.go
+	}
 	for _, root := range []string{"/proc", "/sys", "/dev"} {
 		if p == root || strings.HasPrefix(p, root+"/") {
 			return true
@@ -182,7 +185,7 @@ func (k *Kernel) synthAt(p string) *synthNode {
 		"/sys/devices/system/cpu/present":
 		return textNode(p, k.cpuRange())
 	case "/dev":
-		return dirNode(p, "fd", "full", "null", "random", "stderr", "stdin", "stdout", "tty", "urandom", "zero")
+		return dirNode(p, "fd", "full", "null", "random", "shm", "stderr", "stdin", "stdout", "tty", "urandom", "zero")
 	case "/dev/fd":
 		return linkNode(p, "/proc/self/fd")
 	case "/dev/stdin":
@@ -295,6 +298,10 @@ func (k *Kernel) synthList(n *synthNode) []dirent {
 	}
 	for _, name := range names {
 		c := k.synthAt(path.Join(n.path, name))
+		if c == nil && isShmPath(path.Join(n.path, name)) {
+			ents = append(ents, dirent{name: name, ino: pathIno(shmGuest), typ: dtDir})
+			continue
+		}
 		if c == nil {
 			continue
 		}

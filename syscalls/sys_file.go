@@ -385,6 +385,8 @@ func sysFcntl(k *Kernel, c *Call) Outcome {
 		return ok(uint64(pe.p.capacity()))
 	case fGetLease:
 		return ok(fUnlck)
+	case fAddSeals, fGetSeals:
+		return fcntlSeals(f, cmd, arg)
 	}
 	return fail(eINVAL)
 }

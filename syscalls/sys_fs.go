@@ -483,6 +483,9 @@ func sysFtruncate(k *Kernel, c *Call) Outcome {
 		if e := k.fsizeAllows(fi.Size(), size); e != 0 {
 			return fail(e)
 		}
+		if sealed(f, size, fi.Size()) {
+			return fail(ePERM)
+		}
 	}
 	if err := k.truncateHost(hf, size); err != nil {
 		return fail(hostErrno(err))

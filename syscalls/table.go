@@ -119,7 +119,7 @@ func declareTable() []entry {
 	full(292, sysDup3)
 	partial(72, "record locks as Linux keeps them for one process (POSIX locks never conflict with each other, "+
 		"OFD locks do; waits park the thread); F_SETOWN recorded, SIGIO never sent; "+
-		"O_DIRECT on pipes, leases and seals refused (EINVAL)", sysFcntl)
+		"O_DIRECT on pipes, leases refused (EINVAL); seals on memfds only", sysFcntl)
 	partial(16, "terminal requests on tty streams (settings are kept and reported back, the host terminal is "+
 		"not switched); FIONREAD (stdin a pipe, socket or device: min(64 KiB, bytes until EOF)), "+
 		"FIONBIO, FIOCLEX; others ENOTTY", sysIoctl)
@@ -158,6 +158,8 @@ func declareTable() []entry {
 	partial(327, "RWF_NOWAIT honoured on pipes; RWF_HIPRI, RWF_DSYNC, RWF_SYNC are hints (unobservable)", sysPreadv2)
 	partial(328, "RWF_APPEND and RWF_NOWAIT (pipes) honoured; RWF_HIPRI, RWF_DSYNC, RWF_SYNC are hints (unobservable)", sysPwritev2)
 	full(40, sysSendfile)
+	partial(319, "an unlinked file in the run's /dev/shm; seals recorded, F_SEAL_SHRINK/GROW/WRITE enforced on write and ftruncate, "+
+		"not on mappings", sysMemfdCreate)
 	full(326, sysCopyFileRange)
 
 	// Attributes (sys_stat.go).

@@ -204,3 +204,40 @@ func TestNiceAndPs(t *testing.T) {
 		t.Errorf("ps under emuprof: %+v, want stdout %q", out, want)
 	}
 }
+
+const pyMultiprocessing = `import os
+from multiprocessing import Pool, Semaphore, shared_memory
+
+def square(x):
+    return x * x
+
+if __name__ == "__main__":
+    with Pool(2) as p:
+        print(p.map(square, range(10)))
+    name = "emuprof-test-%d" % os.getpid()
+    s = shared_memory.SharedMemory(name=name, create=True, size=4096)
+    s.buf[:5] = b"hello"
+    print(name in os.listdir("/dev/shm"))
+    pid = os.fork()
+    if pid == 0:
+        s.buf[:5] = b"child"
+        os._exit(0)
+    os.waitpid(pid, 0)
+    print(bytes(s.buf[:5]))
+    s.close()
+    s.unlink()
+    print(name in os.listdir("/dev/shm"))
+    fd = os.memfd_create("scratch")
+    os.write(fd, b"in a memfd")
+    print(os.readlink("/proc/self/fd/%d" % fd), os.pread(fd, 10, 0))
+`
+
+// python3's multiprocessing: a Pool (its locks are sem_open semaphores in
+// /dev/shm), POSIX shared memory shared with a forked child, a memfd.
+func TestPythonMultiprocessing(t *testing.T) {
+	needPython(t)
+	out := runtimeCase(t, map[string]string{"mp.py": pyMultiprocessing}, python3, "mp.py")
+	if !strings.HasPrefix(out.stdout, "[0, 1, 4, 9, 16, 25, 36, 49, 64, 81]\nTrue\nb'child'\nFalse\n") {
+		t.Errorf("multiprocessing: %+v", out)
+	}
+}

@@ -8,6 +8,9 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <sched.h>
+#include <semaphore.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -396,10 +399,142 @@ static void pidfds(void) {
 	T(waitpid(-1, &st, WNOHANG));
 }
 
+// memfd_create, seals, MAP_SHARED across fork; /dev/shm for shm_open and
+// sem_open.
+#ifndef MFD_CLOEXEC
+#define MFD_CLOEXEC 1
+#define MFD_ALLOW_SEALING 2
+#endif
+#define MFD_HUGETLB_ 4
+#define MFD_NOEXEC_SEAL_ 8
+#define MFD_EXEC_ 0x10
+#ifndef F_ADD_SEALS
+#define F_ADD_SEALS 1033
+#define F_GET_SEALS 1034
+#define F_SEAL_SEAL 1
+#define F_SEAL_SHRINK 2
+#define F_SEAL_GROW 4
+#define F_SEAL_WRITE 8
+#endif
+
+static long memfd(const char *name, unsigned flags) { return syscall(SYS_memfd_create, name, flags); }
+
+static void shared(void) {
+	char big[300], link[256], path[64];
+	struct stat st;
+	int fd, st2;
+
+	memset(big, 'a', sizeof big - 1);
+	big[sizeof big - 1] = 0;
+	shm_unlink("/k28shm"); // left by an interrupted native run
+	sem_unlink("/k28sem");
+	T(fd = memfd("k28", 0));
+	T(fstat(fd, &st));
+	T(st.st_mode);
+	T(st.st_nlink);
+	T(st.st_size);
+	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+	memset(link, 0, sizeof link);
+	T(readlink(path, link, sizeof link - 1));
+	printf("    %s\n", link);
+	T(fcntl(fd, F_GETFL) & ~0100000);
+	T(fcntl(fd, F_GETFD));
+	T(fcntl(fd, F_GET_SEALS));
+	T(fcntl(fd, F_ADD_SEALS, F_SEAL_GROW));
+	T(write(fd, "hello", 5));
+	T(ftruncate(fd, 4096));
+	char *m = mmap(0, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	T(m != MAP_FAILED);
+	pid_t pid = fork();
+	if (pid == 0) {
+		memcpy(m, "child", 5);
+		_exit(0);
+	}
+	waitpid(pid, &st2, 0);
+	T(memcmp(m, "child", 5) == 0);
+	T(pread(fd, link, 5, 0));
+	T(memcmp(link, "child", 5) == 0);
+	munmap(m, 4096);
+	T(close(fd));
+	T(fd = memfd("sealed", MFD_ALLOW_SEALING | MFD_CLOEXEC));
+	T(fcntl(fd, F_GETFD));
+	T(fcntl(fd, F_GET_SEALS));
+	T(write(fd, "0123456789", 10));
+	T(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW));
+	T(fcntl(fd, F_GET_SEALS));
+	T(ftruncate(fd, 5));
+	T(ftruncate(fd, 20));
+	T(ftruncate(fd, 10));
+	T(pwrite(fd, "ab", 2, 9));
+	T(pwrite(fd, "ab", 2, 3));
+	T(fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SEAL));
+	T(pwrite(fd, "ab", 2, 3));
+	T(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK));
+	T(fcntl(fd, F_ADD_SEALS, 0x100));
+	T(fcntl(1, F_GET_SEALS));
+	T(close(fd));
+	T(fd = memfd("noexec", MFD_NOEXEC_SEAL_));
+	T(fstat(fd, &st));
+	T(st.st_mode);
+	T(fcntl(fd, F_GET_SEALS));
+	T(close(fd));
+	T(memfd("x", 0x100));
+	T(memfd("x", MFD_NOEXEC_SEAL_ | MFD_EXEC_));
+	T(memfd(big, 0));
+	big[249] = 0;
+	T(fd = memfd(big, 0));
+	T(close(fd));
+	T(memfd((char *)1, 0));
+
+	T(stat("/dev/shm", &st));
+	T(S_ISDIR(st.st_mode));
+	T(st.st_mode & 07777);
+	T(access("/dev/shm", W_OK));
+	T(fd = shm_open("/k28shm", O_CREAT | O_EXCL | O_RDWR, 0600));
+	T(shm_open("/k28shm", O_CREAT | O_EXCL | O_RDWR, 0600));
+	T(ftruncate(fd, 8192));
+	T(fstat(fd, &st));
+	T(st.st_size);
+	T(st.st_mode);
+	m = mmap(0, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	T(m != MAP_FAILED);
+	pid = fork();
+	if (pid == 0) {
+		strcpy(m + 4096, "from the child");
+		_exit(0);
+	}
+	waitpid(pid, &st2, 0);
+	T(strcmp(m + 4096, "from the child") == 0);
+	munmap(m, 8192);
+	T(close(fd));
+	T(access("/dev/shm/k28shm", F_OK));
+	T(shm_unlink("/k28shm"));
+	T(shm_open("/k28shm", O_RDWR, 0));
+	T(shm_unlink("/k28shm"));
+	sem_t *sem = sem_open("/k28sem", O_CREAT | O_EXCL, 0600, 0);
+	T(sem != SEM_FAILED);
+	T(access("/dev/shm/sem.k28sem", F_OK));
+	pid = fork();
+	if (pid == 0) {
+		sem_post(sem);
+		sem_post(sem);
+		_exit(0);
+	}
+	T(sem_wait(sem));
+	waitpid(pid, &st2, 0);
+	int v = -1;
+	T(sem_getvalue(sem, &v));
+	T(v);
+	T(sem_close(sem));
+	T(sem_unlink("/k28sem"));
+	T(access("/dev/shm/sem.k28sem", F_OK));
+}
+
 int main(void) {
 	timers();
 	privs();
 	pkeys();
 	pidfds();
+	shared();
 	return 0;
 }
