@@ -158,6 +158,10 @@ func declareTable() []entry {
 	partial(327, "RWF_NOWAIT honoured on pipes; RWF_HIPRI, RWF_DSYNC, RWF_SYNC are hints (unobservable)", sysPreadv2)
 	partial(328, "RWF_APPEND and RWF_NOWAIT (pipes) honoured; RWF_HIPRI, RWF_DSYNC, RWF_SYNC are hints (unobservable)", sysPwritev2)
 	full(40, sysSendfile)
+	// splice, tee, vmsplice (sys_splice.go).
+	full(275, sysSplice)
+	full(276, sysTee)
+	full(278, sysVmsplice)
 	partial(319, "an unlinked file in the run's /dev/shm; seals recorded, F_SEAL_SHRINK/GROW/WRITE enforced on write and ftruncate, "+
 		"not on mappings", sysMemfdCreate)
 	full(326, sysCopyFileRange)

@@ -241,3 +241,29 @@ func TestPythonMultiprocessing(t *testing.T) {
 		t.Errorf("multiprocessing: %+v", out)
 	}
 }
+
+const pySplice = `import os, time
+r, w = os.pipe()
+fd = os.open("out", os.O_CREAT | os.O_TRUNC | os.O_RDWR, 0o600)
+pid = os.fork()
+if pid == 0:
+    os.close(r)
+    time.sleep(0.05)
+    os.write(w, b"late data")
+    os._exit(0)
+os.close(w)
+print(os.splice(r, fd, 100))
+print(os.splice(r, fd, 100))
+os.waitpid(pid, 0)
+print(os.pread(fd, 100, 0))
+`
+
+// splice from an empty pipe waits for the writer (another process), then
+// sees the end of the file when it exits.
+func TestSpliceWaits(t *testing.T) {
+	needPython(t)
+	out := runtimeCase(t, map[string]string{"s.py": pySplice}, python3, "s.py")
+	if out.stdout != "9\n0\nb'late data'\n" {
+		t.Errorf("splice: %+v", out)
+	}
+}

@@ -11,6 +11,7 @@
 #include <semaphore.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -530,7 +531,78 @@ static void shared(void) {
 	T(access("/dev/shm/sem.k28sem", F_OK));
 }
 
+// splice, tee and vmsplice between pipes and files.
+static void splices(void) {
+	int p[2], q[2], fd;
+	char buf[64];
+	loff_t off;
+
+	T(pipe(p));
+	T(pipe(q));
+	T(fd = open("splice.txt", O_CREAT | O_TRUNC | O_RDWR, 0600));
+	T(write(fd, "0123456789abcdef", 16));
+	off = 4;
+	T(splice(fd, &off, p[1], 0, 6, 0));
+	T(off);
+	T(lseek(fd, 0, SEEK_CUR));
+	T(splice(fd, 0, p[1], 0, 100, 0)); // at the file's end: nothing
+	T(lseek(fd, 2, SEEK_SET));
+	T(splice(fd, 0, p[1], 0, 3, 0));
+	T(lseek(fd, 0, SEEK_CUR));
+	T(tee(p[0], q[1], 100, 0));
+	T(splice(q[0], 0, p[1], 0, 4, 0));
+	memset(buf, 0, sizeof buf);
+	T(read(p[0], buf, sizeof buf));
+	printf("    %s\n", buf);
+	T(splice(p[0], 0, q[1], 0, 10, SPLICE_F_NONBLOCK));
+	T(read(q[0], buf, sizeof buf));
+	printf("    %.5s\n", buf);
+	T(write(p[1], "to the file", 11));
+	off = 20;
+	T(splice(p[0], 0, fd, &off, 100, 0));
+	T(off);
+	T(pread(fd, buf, 11, 20));
+	printf("    %.11s\n", buf);
+	T(write(p[1], "xy", 2));
+	T(splice(p[0], 0, fd, 0, 1, 0));
+	T(lseek(fd, 0, SEEK_CUR));
+	T(read(p[0], buf, 8));
+	// Errors.
+	T(splice(fd, 0, fd, 0, 1, 0));
+	T(splice(p[0], 0, p[1], 0, 1, 0));
+	T(splice(p[0], &off, fd, 0, 1, 0));
+	T(splice(fd, 0, p[1], 0, 1, 0x100));
+	T(splice(p[1], 0, fd, 0, 1, 0));
+	T(splice(99, 0, p[1], 0, 1, 0));
+	T(splice(p[0], 0, q[1], 0, 0, 0));
+	T(splice(p[0], 0, q[1], 0, 10, SPLICE_F_NONBLOCK));
+	T(tee(p[0], fd, 1, 0));
+	T(tee(p[0], q[1], 1, SPLICE_F_NONBLOCK));
+	T(tee(p[0], p[1], 1, 0));
+	// vmsplice: the iovecs into the pipe, or out of it.
+	struct iovec iov[2] = {{"vm", 2}, {"splice", 6}};
+	T(vmsplice(p[1], iov, 2, 0));
+	char a[3] = {0}, b[6] = {0};
+	struct iovec out[2] = {{a, 2}, {b, 6}};
+	T(vmsplice(p[0], out, 2, 0));
+	printf("    %.2s %.6s\n", a, b);
+	T(vmsplice(p[0], out, 2, SPLICE_F_NONBLOCK));
+	T(vmsplice(fd, iov, 2, 0));
+	T(vmsplice(p[1], iov, 2, 0x100));
+	// A pipe without readers: EPIPE (SIGPIPE ignored here).
+	signal(SIGPIPE, SIG_IGN);
+	T(close(q[0]));
+	T(write(p[1], "z", 1));
+	T(splice(p[0], 0, q[1], 0, 1, 0));
+	T(tee(p[0], q[1], 1, 0));
+	T(vmsplice(q[1], iov, 1, 0));
+	signal(SIGPIPE, SIG_DFL);
+	close(p[0]), close(p[1]), close(q[1]), close(fd);
+	unlink("splice.txt");
+}
+
 int main(void) {
+	splices();
 	timers();
 	privs();
 	pkeys();
