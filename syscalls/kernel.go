@@ -250,7 +250,9 @@ type Kernel struct {
 	// shm is the run's /dev/shm, shared by Fork (shm.go).
 	shm *shmDir
 	// memfds counts memfd_create calls (their host names).
-	memfds  int
+	memfds int
+	// inotify is the run's inotify instances, shared by Fork (sys_inotify.go).
+	inotify *inotifyReg
 	rlimits [rlimNLimits]rlimit
 	times   map[string]fileTimes
 	unsup   []uint64
@@ -373,6 +375,7 @@ func New(cfg Config, as *mm.AddressSpace) *Kernel {
 		locks:    &lockTable{files: map[string]*lockedFile{}},
 		textBusy: &textBusy{},
 		shm:      &shmDir{refs: 1},
+		inotify:  &inotifyReg{},
 	}
 	if cfg.Uid == k.hostUid {
 		k.groups = hostGroups() // the supplementary groups of emuprof's user

@@ -120,6 +120,7 @@ func (k *Kernel) mkdirat(dirfd int, pathAddr uint64, mode uint32) Outcome {
 	k.ovCreated(l, true, false)
 	k.created(l.host)
 	k.touchParent(l)
+	k.locEvent(l, inCreate, 0)
 	return ok(0)
 }
 
@@ -168,11 +169,16 @@ func (k *Kernel) unlinkat(dirfd int, pathAddr uint64, flags uint32) Outcome {
 	case l.guest == "/":
 		return fail(eBUSY)
 	}
+	var st statInfo
+	if k.watched() {
+		st, _ = k.hostIdentity(l.host)
+	}
 	if e := k.ovRemove(l); e != 0 {
 		return fail(e)
 	}
 	k.unlinked(l.fi, l.host)
 	k.touchParent(l)
+	k.removed(l, st)
 	return ok(0)
 }
 
@@ -245,6 +251,10 @@ func (k *Kernel) renameat(olddir int, oldAddr uint64, newdir int, newAddr uint64
 	} else if nl.isDir() {
 		return fail(eISDIR)
 	}
+	var moved statInfo
+	if k.watched() {
+		moved, _ = k.hostIdentity(ol.host)
+	}
 	if k.ov != nil {
 		var e Errno
 		if ol, nl, e = k.ovRename(ol, nl); e != 0 {
@@ -259,6 +269,7 @@ func (k *Kernel) renameat(olddir int, oldAddr uint64, newdir int, newAddr uint64
 	k.renamed(ol.host, nl.host)
 	k.touchParent(ol)
 	k.touchParent(nl)
+	k.movedEvent(ol, nl, moved)
 	return ok(0)
 }
 
@@ -491,6 +502,7 @@ func sysFtruncate(k *Kernel, c *Call) Outcome {
 		return fail(hostErrno(err))
 	}
 	k.touch(host)
+	k.fileEvent(f, inModify)
 	return ok(0)
 }
 

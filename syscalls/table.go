@@ -134,7 +134,7 @@ func declareTable() []entry {
 	// Event files (sys_event.go).
 	full(213, sysEpollCreate)
 	full(291, sysEpollCreate1)
-	partial(233, "pipes, eventfds, timerfds, epoll instances, standard streams, terminals; Linux's ready-list "+
+	partial(233, "pipes, eventfds, timerfds, inotify instances, epoll instances, standard streams, terminals; Linux's ready-list "+
 		"order; regular files EPERM", sysEpollCtl)
 	full(232, sysEpollWait)  // waits park the thread; timeouts in virtual time
 	full(281, sysEpollPwait) // the signal mask holds while the call waits
@@ -158,6 +158,13 @@ func declareTable() []entry {
 	partial(327, "RWF_NOWAIT honoured on pipes; RWF_HIPRI, RWF_DSYNC, RWF_SYNC are hints (unobservable)", sysPreadv2)
 	partial(328, "RWF_APPEND and RWF_NOWAIT (pipes) honoured; RWF_HIPRI, RWF_DSYNC, RWF_SYNC are hints (unobservable)", sysPwritev2)
 	full(40, sysSendfile)
+	// inotify (sys_inotify.go).
+	const inotifyNote = "events for the changes the run's processes make (not the host's); no IN_Q_OVERFLOW, IN_UNMOUNT; " +
+		"a file unlinked while open gets IN_DELETE_SELF at the unlink"
+	partial(253, inotifyNote, sysInotifyInit)
+	partial(294, inotifyNote, sysInotifyInit1)
+	partial(254, inotifyNote, sysInotifyAddWatch)
+	full(255, sysInotifyRmWatch)
 	// splice, tee, vmsplice (sys_splice.go).
 	full(275, sysSplice)
 	full(276, sysTee)

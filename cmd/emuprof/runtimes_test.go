@@ -267,3 +267,39 @@ func TestSpliceWaits(t *testing.T) {
 		t.Errorf("splice: %+v", out)
 	}
 }
+
+const pyInotify = `import ctypes, os, select, struct, threading, time
+libc = ctypes.CDLL(None, use_errno=True)
+os.makedirs("w", exist_ok=True)
+fd = libc.inotify_init1(os.O_NONBLOCK)
+wd = libc.inotify_add_watch(fd, b"w", 0x100 | 0x200 | 0x8)
+ep = select.epoll()
+ep.register(fd, select.EPOLLIN)
+def writer():
+    time.sleep(0.05)
+    with open("w/new.txt", "w") as f:
+        f.write("x")
+    os.unlink("w/new.txt")
+t = threading.Thread(target=writer)
+t.start()
+seen = []
+while len(seen) < 3:
+    for _, _ in ep.poll(5):
+        data = os.read(fd, 4096)
+        i = 0
+        while i < len(data):
+            w, mask, cookie, n = struct.unpack_from("iIII", data, i)
+            seen.append((w, hex(mask), data[i+16:i+16+n].rstrip(b"\0").decode()))
+            i += 16 + n
+t.join()
+print(seen)
+`
+
+// inotify events of a change another thread makes wake an epoll_wait.
+func TestInotifyEpoll(t *testing.T) {
+	needPython(t)
+	out := runtimeCase(t, map[string]string{"i.py": pyInotify}, python3, "i.py")
+	if out.stdout != "[(1, '0x100', 'new.txt'), (1, '0x8', 'new.txt'), (1, '0x200', 'new.txt')]\n" {
+		t.Errorf("inotify: %+v", out)
+	}
+}

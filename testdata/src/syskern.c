@@ -11,6 +11,8 @@
 #include <semaphore.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/inotify.h>
+#include <sys/ioctl.h>
 #include <sys/uio.h>
 #include <signal.h>
 #include <stdint.h>
@@ -601,7 +603,79 @@ static void splices(void) {
 	unlink("splice.txt");
 }
 
+// inotify: the events of the changes this process and its child make.
+static void drain(int in) {
+	char buf[4096] __attribute__((aligned(8)));
+	long len = read(in, buf, sizeof buf);
+	if (len < 0) {
+		printf("    read -1 errno %d\n", errno);
+		return;
+	}
+	for (char *p = buf; p < buf + len;) {
+		struct inotify_event *ev = (struct inotify_event *)p;
+		printf("    wd %d mask %#x cookie %s len %u %s\n", ev->wd, ev->mask, ev->cookie ? "set" : "0", ev->len,
+		       ev->len ? ev->name : "");
+		p += sizeof *ev + ev->len;
+	}
+}
+
+static void inotify(void) {
+	int in, wd, wf, fd, avail;
+	char buf[16];
+
+	mkdir("watched", 0700);
+	T(in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC));
+	T(fcntl(in, F_GETFD));
+	T(inotify_init1(1));
+	T(wd = inotify_add_watch(in, "watched", IN_ALL_EVENTS));
+	T(inotify_add_watch(in, "watched", IN_ALL_EVENTS) == wd);
+	T(inotify_add_watch(in, "watched", IN_MODIFY | IN_MASK_CREATE));
+	T(inotify_add_watch(in, "watched", IN_MODIFY | IN_MASK_CREATE | IN_MASK_ADD));
+	T(inotify_add_watch(in, "watched", 0));
+	T(inotify_add_watch(in, "nonexistent", IN_MODIFY));
+	T(inotify_add_watch(1, "watched", IN_MODIFY));
+	T(inotify_add_watch(99, "watched", IN_MODIFY));
+	T(inotify_rm_watch(in, 99));
+	T(read(in, buf, sizeof buf));
+	T(fd = open("watched/f", O_CREAT | O_WRONLY, 0600));
+	T(write(fd, "abc", 3));
+	T(close(fd));
+	drain(in);
+	T(wf = inotify_add_watch(in, "watched/f", IN_ALL_EVENTS));
+	T(fd = open("watched/f", O_RDONLY));
+	T(read(fd, buf, 2));
+	T(close(fd));
+	T(ioctl(in, FIONREAD, &avail));
+	T(avail);
+	drain(in);
+	T(fd = open("watched/f", O_WRONLY | O_TRUNC));
+	T(close(fd));
+	drain(in);
+	T(rename("watched/f", "watched/g"));
+	drain(in);
+	T(mkdir("watched/d", 0700));
+	T(rmdir("watched/d"));
+	drain(in);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int c = open("watched/g", O_WRONLY | O_APPEND);
+		write(c, "from the child", 14);
+		close(c);
+		_exit(0);
+	}
+	waitpid(pid, 0, 0);
+	drain(in);
+	T(unlink("watched/g"));
+	drain(in);
+	T(inotify_rm_watch(in, wd));
+	drain(in);
+	T(inotify_rm_watch(in, wd));
+	T(close(in));
+	rmdir("watched");
+}
+
 int main(void) {
+	inotify();
 	splices();
 	timers();
 	privs();
