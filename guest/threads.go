@@ -184,18 +184,14 @@ func (p *Process) clone(t *sched.Thread, c *syscalls.Call, r *cpu.Regs, flags, s
 		return ret(errno(e)), nil
 	}
 	if flags&0x1000 != 0 { // CLONE_PIDFD
-		if flags&cloneThread != 0 {
-			return ret(errno(eINVAL)), nil // a pidfd names a process
-		}
 		if p.writeU32(pidfdAt, ^uint32(0)) != nil {
 			return ret(errno(eFAULT)), nil
 		}
-	}
-	if flags&cloneThread == 0 {
 		pid := p.m.nextTid
-		out, end := p.fork(t, c, r, flags, sp, parentTid, childTid, tls)
-		if flags&0x1000 != 0 && end == nil && (out.Action == syscalls.Block || out.Ret == uint64(pid)) {
-			// The child has no copy of it: its descriptors were copied first.
+		out, end := p.clone(t, c, r, flags&^0x1000, sp, parentTid, childTid, tls, 0)
+		if end == nil && (out.Action == syscalls.Block || out.Ret == uint64(pid)) {
+			// A child process has no copy of it: its descriptors were
+			// copied first. (With CLONE_THREAD, a thread's pidfd.)
 			fd, e := p.kernel.OpenPidFD(pid, false)
 			if e != 0 {
 				fd = -1
@@ -203,6 +199,9 @@ func (p *Process) clone(t *sched.Thread, c *syscalls.Call, r *cpu.Regs, flags, s
 			_ = p.writeU32(pidfdAt, uint32(fd))
 		}
 		return out, end
+	}
+	if flags&cloneThread == 0 {
+		return p.fork(t, c, r, flags, sp, parentTid, childTid, tls)
 	}
 	if flags&cloneVM == 0 || flags&cloneVfork != 0 {
 		return ret(errno(eINVAL)), nil // threads share the memory
