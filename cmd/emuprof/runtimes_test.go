@@ -303,3 +303,18 @@ func TestInotifyEpoll(t *testing.T) {
 		t.Errorf("inotify: %+v", out)
 	}
 }
+
+// io_uring is refused with ENOSYS (as where kernel.io_uring_disabled is
+// set), so that programs take their read/write/epoll paths; natively the
+// host may allow it, so this run is emuprof's only.
+func TestIoUringRefused(t *testing.T) {
+	needPython(t)
+	const py = `import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+params = ctypes.create_string_buffer(120)
+print(libc.syscall(425, 4, params), ctypes.get_errno())`
+	out := run(t, nil, t.TempDir(), emuprofBin, append(emuArgs(), python3, "-c", py)...)
+	if out.code != 0 || out.stdout != "-1 38\n" {
+		t.Errorf("io_uring_setup under emuprof: %+v", out)
+	}
+}

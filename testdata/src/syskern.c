@@ -11,6 +11,7 @@
 #include <semaphore.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/uio.h>
@@ -674,7 +675,69 @@ static void inotify(void) {
 	rmdir("watched");
 }
 
+// /proc/self/stat, statm, /proc/loadavg: the fields ps and top read, as
+// the system calls say.
+static void procstat(void) {
+	char buf[2048], comm[64], state;
+	int pid, ppid, pgrp, sid, tty, tpgid, nfields = 0;
+	long nice, threads, prio, vsize, rss;
+	FILE *f = fopen("/proc/self/stat", "r");
+	T(f != 0);
+	T(fgets(buf, sizeof buf, f) != 0);
+	fclose(f);
+	T(sscanf(buf, "%d %63s %c %d %d %d %d %d", &pid, comm, &state, &ppid, &pgrp, &sid, &tty, &tpgid));
+	for (char *p = strrchr(buf, ')'); p && *p; p++)
+		nfields += *p == ' ';
+	T(nfields + 1);
+	printf("    %s %c\n", comm, state);
+	T(pid == getpid());
+	T(ppid == getppid());
+	T(pgrp == getpgrp());
+	T(sid == getsid(0));
+	char *p = strrchr(buf, ')') + 2;
+	for (int i = 3; i < 18; i++)
+		p = strchr(p, ' ') + 1;
+	T(sscanf(p, "%ld %ld %ld", &prio, &nice, &threads));
+	T(prio);
+	T(nice);
+	T(threads);
+	T(setpriority(PRIO_PROCESS, 0, 3));
+	f = fopen("/proc/self/stat", "r");
+	fgets(buf, sizeof buf, f);
+	fclose(f);
+	p = strrchr(buf, ')') + 2;
+	for (int i = 3; i < 18; i++)
+		p = strchr(p, ' ') + 1;
+	sscanf(p, "%ld %ld", &prio, &nice);
+	T(prio);
+	T(nice);
+	setpriority(PRIO_PROCESS, 0, 0);
+	f = fopen("/proc/self/statm", "r");
+	T(fscanf(f, "%ld %ld", &vsize, &rss));
+	fclose(f);
+	T(vsize >= rss && rss > 0);
+	f = fopen("/proc/loadavg", "r");
+	double l1, l5, l15;
+	int running, total, last;
+	T(fscanf(f, "%lf %lf %lf %d/%d %d", &l1, &l5, &l15, &running, &total, &last));
+	fclose(f);
+	T(l1 >= 0 && running >= 1 && total >= running && last > 0);
+	// Another process's stat: the parent of a child is this process.
+	pid_t c = fork();
+	if (c == 0) {
+		char path[64];
+		snprintf(path, sizeof path, "/proc/%d/stat", getppid());
+		FILE *g = fopen(path, "r");
+		int ppid2 = 0, ok = g && fscanf(g, "%d", &ppid2) == 1 && ppid2 == getppid();
+		_exit(ok ? 0 : 1);
+	}
+	int st;
+	waitpid(c, &st, 0);
+	T(WEXITSTATUS(st));
+}
+
 int main(void) {
+	procstat();
 	inotify();
 	splices();
 	timers();
