@@ -53,3 +53,21 @@ func TestKernelSurfaceUnprivileged(t *testing.T) {
 		})
 	}
 }
+
+// Two runs of syskern (timers, signals, pidfds, processes, inotify) give
+// the same trace digest and output.
+func TestKernelSurfaceDeterministic(t *testing.T) {
+	prog := guestBin(t, "glibc-static", "syskern")
+	var first outcome
+	for i := range 2 {
+		out := run(t, nil, t.TempDir(), emuprofBin, append(emuArgs("--trace-digest"), prog)...)
+		if out.code != 0 {
+			t.Fatalf("run %d: %+v", i, out)
+		}
+		if i == 0 {
+			first = out
+		} else if out != first {
+			t.Errorf("two runs differ:\n%+v\n%+v", first, out)
+		}
+	}
+}

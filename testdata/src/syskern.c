@@ -736,7 +736,34 @@ static void procstat(void) {
 	T(WEXITSTATUS(st));
 }
 
+// mknod of a FIFO: an in-kernel pipe its openers share.
+static void fifos(void) {
+	struct stat st;
+	char buf[8];
+	int r, w;
+
+	unlink("k28fifo");
+	T(mknod("k28fifo", S_IFIFO | 0640, 0));
+	T(mknod("k28fifo", S_IFIFO | 0640, 0));
+	T(stat("k28fifo", &st));
+	T(S_ISFIFO(st.st_mode));
+	T(st.st_mode & 0777);
+	T(open("k28fifo", O_WRONLY | O_NONBLOCK));
+	T(r = open("k28fifo", O_RDONLY | O_NONBLOCK));
+	T(w = open("k28fifo", O_WRONLY | O_NONBLOCK));
+	T(write(w, "fifo", 4));
+	T(read(r, buf, sizeof buf));
+	T(read(r, buf, sizeof buf));
+	T(close(w));
+	T(read(r, buf, sizeof buf));
+	T(close(r));
+	T(mknodat(AT_FDCWD, "k28fifo2", S_IFIFO | 0600, 0));
+	T(unlink("k28fifo2"));
+	T(unlink("k28fifo"));
+}
+
 int main(void) {
+	fifos();
 	procstat();
 	inotify();
 	splices();
