@@ -53,14 +53,24 @@ q = Queue.new
 4.times.map { |i| Thread.new { q << i * i } }.each(&:join)
 puts 4.times.map { q.pop }.sort.inspect
 puts ` + "`echo from a child`" + `
+require 'timeout'
+puts Timeout.timeout(1) { sleep 0.01; "in time" }
+begin
+  Timeout.timeout(0.05) { sleep 1 }
+rescue Timeout::Error => e
+  puts "timed out: #{e.class}"
+end
+pid = Process.spawn("/bin/sh", "-c", "exit 5")
+Process.wait(pid)
+puts $?.exitstatus
 exit 3
 `
 
 // ruby starts (its timer thread uses timer_create) and runs threads,
-// JSON, digests, files and a child process.
+// JSON, digests, files, child processes and Timeout (a sleep cut short).
 func TestRubyScript(t *testing.T) {
 	out := runtimeCase(t, map[string]string{"s.rb": rubyScript}, "/usr/bin/ruby", "s.rb")
-	if out.code != 3 || out.stdout == "" {
+	if out.code != 3 || !strings.Contains(out.stdout, "in time\ntimed out: Timeout::Error\n5\n") {
 		t.Errorf("ruby: %+v", out)
 	}
 }
