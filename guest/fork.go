@@ -233,6 +233,7 @@ func (p *Process) processExit(ws int) {
 	p.m.warnings = append(p.m.warnings, p.kernel.Warnings()...)
 	p.m.unsupported = append(p.m.unsupported, p.kernel.Unsupported()...)
 	p.zombie = true
+	defer p.pidfdsChanged()
 	if p.parent == nil {
 		p.reap()
 		return
@@ -246,6 +247,7 @@ func (p *Process) processExit(ws int) {
 
 // reap forgets the exited process p (waited for, or an orphan).
 func (p *Process) reap() {
+	defer p.pidfdsChanged()
 	if par := p.parent; par != nil {
 		par.children = slices.DeleteFunc(par.children, func(c *Process) bool { return c == p })
 	}

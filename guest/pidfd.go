@@ -2,6 +2,8 @@ package guest
 
 import (
 	"encoding/binary"
+	"maps"
+	"slices"
 
 	"emuprof/sched"
 	"emuprof/syscalls"
@@ -41,7 +43,7 @@ func (p *Process) pidfdOpen(pid int, flags uint32) syscalls.Outcome {
 	if q.pid != pid && flags&pidfdThread == 0 {
 		return ret(errno(eNOENT)) // a thread, not a thread group leader
 	}
-	fd, e := p.kernel.OpenPidFD(pid, flags&oNonblock != 0)
+	fd, e := p.kernel.OpenPidFD(pid, flags&oNonblock != 0, p.m.exitState(pid))
 	if e != 0 {
 		return ret(e.Ret())
 	}
@@ -84,4 +86,27 @@ func (p *Process) pidfdSendSignal(t *sched.Thread, c *syscalls.Call) syscalls.Ou
 	kc := *c
 	kc.Nr, kc.Args = nrKill, [6]uint64{uint64(pid), uint64(sig)}
 	return p.killCall(t, &kc)
+}
+
+// exitState reports whether process pid has exited and been reaped (a
+// pidfd's readiness).
+func (m *machine) exitState(pid int) func() (exited, reaped bool) {
+	return func() (bool, bool) {
+		q := m.owner[pid]
+		if q == nil || q.pid != pid {
+			return true, true
+		}
+		return q.exited || q.zombie, false
+	}
+}
+
+// pidfdsChanged tells every process's pidfds of p that p exited or was
+// reaped, and wakes the threads polling.
+func (p *Process) pidfdsChanged() {
+	for _, tid := range slices.Sorted(maps.Keys(p.m.owner)) {
+		if q := p.m.owner[tid]; q.pid == tid && !q.exited {
+			q.kernel.PidExited(p.pid)
+		}
+	}
+	p.sched.WakeAll(p.m.cur, sched.WaitPoll, 0)
 }

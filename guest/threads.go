@@ -192,7 +192,7 @@ func (p *Process) clone(t *sched.Thread, c *syscalls.Call, r *cpu.Regs, flags, s
 		if end == nil && (out.Action == syscalls.Block || out.Ret == uint64(pid)) {
 			// A child process has no copy of it: its descriptors were
 			// copied first. (With CLONE_THREAD, a thread's pidfd.)
-			fd, e := p.kernel.OpenPidFD(pid, false)
+			fd, e := p.kernel.OpenPidFD(pid, false, p.m.exitState(pid))
 			if e != 0 {
 				fd = -1
 			}

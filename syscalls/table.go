@@ -100,7 +100,7 @@ func declareTable() []entry {
 	partial(61, "no process groups: a group waits for any child; rusage is zero", byRuntime)
 	partial(247, "no process groups: a group waits for any child; WEXITED only; P_PIDFD too", byRuntime)
 	// pidfds (guest/pidfd.go, sys_pidfd.go).
-	partial(434, "processes of the run; readiness does not follow the exit: poll reports a pidfd ready at once, epoll never", byRuntime)
+	partial(434, "processes of the run", byRuntime)
 	partial(424, "as kill(2); a siginfo is checked, the signal is sent with kill's", byRuntime)
 	// execve replaces the image in place: the runtime maps the new program
 	// (see Kernel.ExecTarget and Kernel.Exec).

@@ -11,6 +11,8 @@
 #include <semaphore.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <poll.h>
+#include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/inotify.h>
 #include <sys/ioctl.h>
@@ -401,6 +403,29 @@ static void pidfds(void) {
 	T(si.si_status);
 	T(close(pfd));
 	T(waitpid(-1, &st, WNOHANG));
+	// A pidfd is readable when its process exits, and hangs up when reaped.
+	pid = fork();
+	if (pid == 0) {
+		pause();
+		_exit(0);
+	}
+	T(cfd = pidfd_open(pid, 0));
+	struct pollfd pf = {cfd, POLLIN, 0};
+	T(poll(&pf, 1, 0));
+	int ep = epoll_create1(0);
+	struct epoll_event ev = {.events = EPOLLIN}, got;
+	T(epoll_ctl(ep, EPOLL_CTL_ADD, cfd, &ev));
+	T(epoll_wait(ep, &got, 1, 0));
+	T(pidfd_signal(cfd, SIGKILL, 0, 0));
+	T(poll(&pf, 1, -1));
+	T(pf.revents);
+	T(epoll_wait(ep, &got, 1, -1));
+	T(got.events);
+	T(waitid(P_PIDFD, cfd, &si, WEXITED));
+	T(poll(&pf, 1, 0));
+	T(pf.revents);
+	T(close(ep));
+	T(close(cfd));
 }
 
 // memfd_create, seals, MAP_SHARED across fork; /dev/shm for shm_open and
