@@ -155,6 +155,7 @@ func (k *Kernel) chmod(t attrTarget, mode uint32) Errno {
 		return hostErrno(err)
 	}
 	k.stamp(t.fi, t.host, stampC)
+	k.attrEvent(t.host, t.guest)
 	return 0
 }
 
@@ -257,6 +258,7 @@ func (k *Kernel) chown(t attrTarget, uid, gid uint32) Errno {
 		}
 	}
 	k.stamp(t.fi, t.host, stampC)
+	k.attrEvent(t.host, t.guest)
 	return 0
 }
 

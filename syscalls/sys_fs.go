@@ -25,6 +25,7 @@ func sysGetdents64(k *Kernel, c *Call) Outcome {
 	if !isDir {
 		return fail(eNOTDIR)
 	}
+	k.fileEvent(f, inAccess)
 	if f.dents == nil || f.off == 0 {
 		ents, e := d.list(k)
 		if e != 0 {
@@ -120,7 +121,7 @@ func (k *Kernel) mkdirat(dirfd int, pathAddr uint64, mode uint32) Outcome {
 	k.ovCreated(l, true, false)
 	k.created(l.host)
 	k.touchParent(l)
-	k.locEvent(l, inCreate, 0)
+	k.dirEvent(l, inCreate)
 	return ok(0)
 }
 
@@ -363,6 +364,7 @@ func (k *Kernel) linkat(olddir int, oldAddr uint64, newdir int, newAddr uint64, 
 	k.ovCreated(nl, false, true)
 	k.stamp(ol.fi, ol.host, stampC)
 	k.touchParent(nl)
+	k.dirEvent(nl, inCreate)
 	return ok(0)
 }
 
@@ -432,6 +434,7 @@ func (k *Kernel) symlinkat(targetAddr uint64, newdir int, newAddr uint64) Outcom
 	k.ovCreated(nl, false, false)
 	k.created(nl.host)
 	k.touchParent(nl)
+	k.dirEvent(nl, inCreate)
 	return ok(0)
 }
 

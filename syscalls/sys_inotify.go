@@ -221,6 +221,34 @@ func (k *Kernel) locEvent(l loc, mask, cookie uint32) {
 	}
 }
 
+// dirEvent reports mask on the new entry at l to its directory's watches
+// only (a new name of an old file is not an event of the file).
+func (k *Kernel) dirEvent(l loc, mask uint32) {
+	if !k.watched() || l.host == "" {
+		return
+	}
+	if st, ok := k.hostIdentity(l.host); ok {
+		k.fsEvent(nil, k.parentOf(l.guest), path.Base(l.guest), mask, 0, st.mode&sIFMT == sIFDIR)
+	}
+}
+
+// attrEvent reports IN_ATTRIB on the host file at host (guest path guest,
+// "" when unknown).
+func (k *Kernel) attrEvent(host, guest string) {
+	if !k.watched() || host == "" {
+		return
+	}
+	st, ok := k.hostIdentity(host)
+	if !ok {
+		return
+	}
+	var dir *statInfo
+	if guest != "" {
+		dir = k.parentOf(guest)
+	}
+	k.fsEvent(&st, dir, path.Base(guest), inAttrib, 0, st.mode&sIFMT == sIFDIR)
+}
+
 // removed reports the removal of the file at l whose identity was st:
 // IN_ATTRIB on it, IN_DELETE_SELF and the end of its watches if that was
 // its last name, then IN_DELETE to its directory.

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <grp.h>
 #include <sched.h>
 #include <semaphore.h>
@@ -690,6 +691,21 @@ static void inotify(void) {
 		_exit(0);
 	}
 	waitpid(pid, 0, 0);
+	drain(in);
+	T(chmod("watched/g", 0640));
+	T(link("watched/g", "watched/h"));
+	T(symlink("g", "watched/s"));
+	T(mknod("watched/p", S_IFIFO | 0600, 0));
+	drain(in);
+	T(unlink("watched/h"));
+	T(unlink("watched/s"));
+	T(unlink("watched/p"));
+	drain(in);
+	DIR *dir = opendir("watched");
+	T(dir != 0);
+	while (readdir(dir))
+		;
+	closedir(dir);
 	drain(in);
 	T(unlink("watched/g"));
 	drain(in);
