@@ -85,12 +85,9 @@ const kernelRelease = "6.8.0-emuprof"
 func (k *Kernel) synthAt(p string) *synthNode {
 	pid := strconv.Itoa(k.cfg.Pid)
 	self := "/proc/" + pid
-	if k.Tree == nil {
-		k.Tree = loneProcess{k.cfg.Pid}
-	}
 	if n, rest, ok := strings.Cut(strings.TrimPrefix(p, "/proc/"), "/"); strings.HasPrefix(p, "/proc/") && n != pid {
 		if id, err := strconv.Atoi(n); err == nil && strconv.Itoa(id) == n {
-			if q, state := k.Tree.Peer(id); q != nil {
+			if q, state := k.tree().Peer(id); q != nil {
 				if ok {
 					rest = "/" + rest
 				}
@@ -101,7 +98,7 @@ func (k *Kernel) synthAt(p string) *synthNode {
 	switch p {
 	case "/proc":
 		names := []string{"cpuinfo", "loadavg", "meminfo", "self", "sys", "thread-self", "uptime", "version"}
-		for _, id := range k.Tree.Pids() {
+		for _, id := range k.tree().Pids() {
 			names = append(names, strconv.Itoa(id))
 		}
 		return dirNode(p, names...)

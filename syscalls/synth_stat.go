@@ -62,10 +62,7 @@ func (k *Kernel) commName() string {
 // group and session.
 func (k *Kernel) procStat(state byte) []byte {
 	m := k.memory()
-	if k.Tree == nil {
-		k.Tree = loneProcess{k.cfg.Pid}
-	}
-	pgid, sid := k.Tree.Group()
+	pgid, sid := k.tree().Group()
 	threads := 1
 	if k.Threads != nil {
 		threads = k.Threads()
@@ -96,7 +93,7 @@ func (k *Kernel) procStat(state byte) []byte {
 		}
 	}
 	tty, tpgid := 0, -1
-	if fg, e := k.Tree.Foreground(); e == 0 && k.onTerminal() {
+	if fg, e := k.tree().Foreground(); e == 0 && k.onTerminal() {
 		tty, tpgid = 0x8800, fg // /dev/pts/0
 	}
 	return fmt.Appendf(nil, "%d (%s) %c %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d 0 %d %d %d %d "+
@@ -156,6 +153,15 @@ func (k *Kernel) loadavg() []byte {
 		last = max(last, tid)
 	}
 	return fmt.Appendf(b, "1/%d %d\n", threads, last)
+}
+
+// tree is the process's place among the run's processes: the runtime's,
+// or without one a process alone.
+func (k *Kernel) tree() ProcessTree {
+	if k.Tree == nil {
+		return loneProcess{k.cfg.Pid}
+	}
+	return k.Tree
 }
 
 // loneProcess is the tree of a process without the runtime's: it leads

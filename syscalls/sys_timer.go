@@ -117,8 +117,8 @@ func sysTimerCreate(k *Kernel, c *Call) Outcome {
 	return ok(0)
 }
 
-// posixTimer returns the timer with id, or EINVAL.
-func (k *Kernel) posixTimer(id uint64) (*posixTimer, int, Errno) {
+// timerByID returns the timer with id and its index, or EINVAL.
+func (k *Kernel) timerByID(id uint64) (*posixTimer, int, Errno) {
 	for i, t := range k.ptimers {
 		if uint64(uint32(t.id)) == id&math.MaxUint32 && int32(id) >= 0 {
 			return t, i, 0
@@ -159,7 +159,7 @@ func sysTimerSettime(k *Kernel, c *Call) Outcome {
 	if !validTimespec(interval) || !validTimespec(value) {
 		return fail(eINVAL)
 	}
-	t, _, e := k.posixTimer(c.Args[0])
+	t, _, e := k.timerByID(c.Args[0])
 	if e != 0 {
 		return fail(e)
 	}
@@ -185,7 +185,7 @@ func sysTimerSettime(k *Kernel, c *Call) Outcome {
 }
 
 func sysTimerGettime(k *Kernel, c *Call) Outcome {
-	t, _, e := k.posixTimer(c.Args[0])
+	t, _, e := k.timerByID(c.Args[0])
 	if e != 0 {
 		return fail(e)
 	}
@@ -193,7 +193,7 @@ func sysTimerGettime(k *Kernel, c *Call) Outcome {
 }
 
 func sysTimerGetoverrun(k *Kernel, c *Call) Outcome {
-	t, _, e := k.posixTimer(c.Args[0])
+	t, _, e := k.timerByID(c.Args[0])
 	if e != 0 {
 		return fail(e)
 	}
@@ -201,7 +201,7 @@ func sysTimerGetoverrun(k *Kernel, c *Call) Outcome {
 }
 
 func sysTimerDelete(k *Kernel, c *Call) Outcome {
-	t, i, e := k.posixTimer(c.Args[0])
+	t, i, e := k.timerByID(c.Args[0])
 	if e != 0 {
 		return fail(e)
 	}
@@ -210,7 +210,7 @@ func sysTimerDelete(k *Kernel, c *Call) Outcome {
 	return ok(0)
 }
 
-// timerInfo is the siginfo of t's signal (_timer: si_tid, si_overrun,
+// info is the siginfo of t's signal (_timer: si_tid, si_overrun,
 // si_sigval).
 func (t *posixTimer) info() SigInfo {
 	i := NewSigInfo(t.signo, SITimer)
