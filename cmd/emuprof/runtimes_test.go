@@ -198,7 +198,9 @@ func TestNiceAndPs(t *testing.T) {
 	for _, line := range []string{
 		`PROG -n 5 nice`,
 		`PROG -n 7 /bin/sh -c 'exec ps -o ni=,comm=,nlwp= -p $$'`,
-		`PROG -n 3 /bin/sh -c 'sleep 0.2 & exec ps -o comm=,ni= --ppid $$'`,
+		// The child is a shell before and after its exec (its name never
+		// depends on timing) and outlives ps (no SIGCHLD while ps runs).
+		`PROG -n 3 /bin/sh -c '/bin/sh -c "sleep 5; :" >/dev/null & exec ps -o comm=,ni= --ppid $$'`,
 	} {
 		native, emu := shBoth(t, line, "/usr/bin/nice")
 		sameOutcome(t, line, native, emu)
