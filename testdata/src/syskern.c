@@ -380,14 +380,19 @@ static void pidfds(void) {
 	T(waitid(P_PIDFD, cfd, &si, WEXITED));
 	T(si.si_status);
 	T(close(cfd));
+	int go[2];
+	pipe(go);
 	pid = fork();
 	if (pid == 0) {
-		usleep(20000);
+		char c;
+		read(go[0], &c, 1); // until the parent has seen it running
 		_exit(6);
 	}
 	T(cfd = pidfd_open(pid, O_NONBLOCK));
 	T(waitid(P_PIDFD, cfd, &si, WEXITED));
 	T(waitid(P_PIDFD, cfd, &si, WEXITED | WNOHANG));
+	T(write(go[1], "g", 1));
+	close(go[0]), close(go[1]);
 	T(fcntl(cfd, F_SETFL, 0));
 	T(waitid(P_PIDFD, cfd, &si, WEXITED));
 	T(si.si_status);
@@ -724,6 +729,8 @@ static void procstat(void) {
 	long nice, threads, prio, vsize, rss;
 	FILE *f = fopen("/proc/self/stat", "r");
 	T(f != 0);
+	if (!f)
+		return;
 	T(fgets(buf, sizeof buf, f) != 0);
 	fclose(f);
 	T(sscanf(buf, "%d %63s %c %d %d %d %d %d", &pid, comm, &state, &ppid, &pgrp, &sid, &tty, &tpgid));
