@@ -37,6 +37,11 @@ func TestTimeoutExpires(t *testing.T) {
 		t.Errorf("timeout 1 sleep 5: exit %d, want 124", out.code)
 	}
 	runtimeCase(t, nil, "/usr/bin/timeout", "5", "/bin/sh", "-c", "sleep 1; echo done")
+	// tail -f follows the file with inotify until the timer ends it.
+	out = runtimeCase(t, map[string]string{"f.txt": "hello\n"}, "/usr/bin/timeout", "1", "/usr/bin/tail", "-f", "f.txt")
+	if out.code != 124 || out.stdout != "hello\n" {
+		t.Errorf("timeout 1 tail -f: %+v", out)
+	}
 }
 
 const rubyScript = `require 'json'
@@ -88,14 +93,21 @@ fs.promises.readFile('data.json').then(b => console.log('async', b.length));
 const w = new Worker('const { parentPort } = require("worker_threads"); let s = 0; ' +
   'for (let i = 0; i < 100000; i++) s += i; parentPort.postMessage(s);', { eval: true });
 w.on('message', m => console.log('worker', m));
-w.on('exit', c => { console.log('worker exit', c); process.exitCode = 3; });
+w.on('exit', c => {
+  console.log('worker exit', c);
+  fs.rmSync('wd', { recursive: true, force: true }); // the native run's
+  fs.mkdirSync('wd');
+  const watcher = fs.watch('wd', (ev, name) => { console.log('watch', ev, name); watcher.close(); });
+  fs.writeFileSync('wd/x.txt', 'x');
+  process.exitCode = 3;
+});
 `
 
-// node starts (capget, pkey_alloc) and runs fs, crypto, JSON, promises
-// and a worker thread.
+// node starts (capget, pkey_alloc) and runs fs, crypto, JSON, promises,
+// a worker thread and fs.watch (inotify).
 func TestNodeScript(t *testing.T) {
 	out := runtimeCase(t, map[string]string{"s.js": nodeScript}, "/usr/bin/node", "s.js")
-	if out.code != 3 || out.stdout == "" {
+	if out.code != 3 || !strings.HasSuffix(out.stdout, "worker exit 0\nwatch rename x.txt\n") {
 		t.Errorf("node: %+v", out)
 	}
 }
