@@ -253,6 +253,8 @@ type Kernel struct {
 	memfds int
 	// inotify is the run's inotify instances, shared by Fork (sys_inotify.go).
 	inotify *inotifyReg
+	// cmdline is /proc/PID/cmdline: the arguments of the image, NUL-terminated.
+	cmdline []byte
 	rlimits [rlimNLimits]rlimit
 	times   map[string]fileTimes
 	unsup   []uint64

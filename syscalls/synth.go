@@ -97,7 +97,7 @@ func (k *Kernel) synthAt(p string) *synthNode {
 	}
 	switch p {
 	case "/proc":
-		names := []string{"cpuinfo", "loadavg", "meminfo", "self", "sys", "thread-self", "uptime", "version"}
+		names := []string{"cpuinfo", "loadavg", "meminfo", "self", "stat", "sys", "thread-self", "uptime", "version"}
 		for _, id := range k.tree().Pids() {
 			names = append(names, strconv.Itoa(id))
 		}
@@ -110,6 +110,8 @@ func (k *Kernel) synthAt(p string) *synthNode {
 		return fileNode(p, (*Kernel).meminfo)
 	case "/proc/loadavg":
 		return fileNode(p, (*Kernel).loadavg)
+	case "/proc/stat":
+		return fileNode(p, (*Kernel).procSysStat)
 	case "/proc/version":
 		return textNode(p, "Linux version "+kernelRelease+" (emuprof) #1 SMP PREEMPT_DYNAMIC\n")
 	case "/proc/uptime":
@@ -134,7 +136,7 @@ func (k *Kernel) synthAt(p string) *synthNode {
 	case "/proc/sys/vm/overcommit_memory":
 		return textNode(p, "0\n")
 	case self:
-		return dirNode(p, "comm", "cwd", "exe", "fd", "maps", "mountinfo", "root", "stat", "statm", "status")
+		return dirNode(p, "cmdline", "comm", "cwd", "exe", "fd", "maps", "mountinfo", "root", "stat", "statm", "status")
 	case self + "/comm":
 		return textNode(p, path.Base(k.exeGuest)+"\n")
 	case self + "/cwd":
@@ -152,6 +154,8 @@ func (k *Kernel) synthAt(p string) *synthNode {
 		return fileNode(p, (*Kernel).procMaps)
 	case self + "/status":
 		return fileNode(p, (*Kernel).procStatus)
+	case self + "/cmdline":
+		return fileNode(p, func(k *Kernel) []byte { return k.cmdline })
 	case self + "/stat":
 		return fileNode(p, func(k *Kernel) []byte { return k.procStat('R') })
 	case self + "/statm":

@@ -204,7 +204,9 @@ func peerNode(p, rest string, q *Kernel, state byte) *synthNode {
 	}
 	switch rest {
 	case "":
-		return dirNode(p, "comm", "stat", "statm", "status")
+		return dirNode(p, "cmdline", "comm", "stat", "statm", "status")
+	case "/cmdline":
+		return of(func() []byte { return q.cmdline })
 	case "/stat":
 		return of(func() []byte { return q.procStat(state) })
 	case "/statm":
@@ -215,4 +217,36 @@ func peerNode(p, rest string, q *Kernel, state byte) *synthNode {
 		return of(func() []byte { return []byte(q.commName() + "\n") })
 	}
 	return nil
+}
+
+// procSysStat renders /proc/stat: CPU times in ticks since the emulated
+// boot (the reading thread's virtual time as user time on cpu0, the rest
+// idle), the boot time (btime, what ps needs for start times) and the
+// process counts.
+func (k *Kernel) procSysStat() []byte {
+	tick := int64(1e9 / clkTck)
+	up := monotonic(k.now) / tick
+	user := min(k.now/tick, up)
+	var b []byte
+	b = fmt.Appendf(b, "cpu  %d 0 0 %d 0 0 0 0 0 0\n", user, up*int64(k.cfg.CPUs)-user)
+	for i := range k.cfg.CPUs {
+		u := int64(0)
+		if i == 0 {
+			u = user
+		}
+		b = fmt.Appendf(b, "cpu%d %d 0 0 %d 0 0 0 0 0 0\n", i, u, up-u)
+	}
+	pids := k.tree().Pids()
+	return fmt.Appendf(b, "intr 0\nctxt 0\nbtime %d\nprocesses %d\nprocs_running 1\nprocs_blocked 0\nsoftirq 0 0 0 0 0 0 0 0 0 0 0\n",
+		(k.cfg.EpochNanos-MonotonicOffset)/1e9, len(pids))
+}
+
+// SetCmdline records the arguments the image was started with
+// (/proc/PID/cmdline).
+func (k *Kernel) SetCmdline(args []string) {
+	var b []byte
+	for _, a := range args {
+		b = append(append(b, a...), 0)
+	}
+	k.cmdline = b
 }

@@ -227,6 +227,13 @@ func TestNiceAndPs(t *testing.T) {
 	if out.code != 0 || out.stdout != want {
 		t.Errorf("ps under emuprof: %+v, want stdout %q", out, want)
 	}
+	// ps -ef and aux need /proc/stat's boot time and each /proc/PID/cmdline.
+	out = run(t, nil, t.TempDir(), emuprofBin, append(emuArgs(), "/bin/sh", "-c", "sleep 0.2 & ps -o pid=,ppid=,args=; ps -ef >/dev/null; wait")...)
+	want = "   1000     999 /bin/sh -c sleep 0.2 & ps -o pid=,ppid=,args=; ps -ef >/dev/null; wait\n" +
+		"   1001    1000 sleep 0.2\n   1002    1000 ps -o pid=,ppid=,args=\n"
+	if out != (outcome{stdout: want}) {
+		t.Errorf("ps -o args and ps -ef under emuprof: %+v, want stdout %q", out, want)
+	}
 }
 
 const pyMultiprocessing = `import os

@@ -770,6 +770,23 @@ static void procstat(void) {
 	T(fscanf(f, "%lf %lf %lf %d/%d %d", &l1, &l5, &l15, &running, &total, &last));
 	fclose(f);
 	T(l1 >= 0 && running >= 1 && total >= running && last > 0);
+	// cmdline: the arguments, NUL-terminated; /proc/stat's boot time.
+	f = fopen("/proc/self/cmdline", "r");
+	size_t len = f ? fread(buf, 1, sizeof buf, f) : 0;
+	if (f)
+		fclose(f);
+	T(len > 0 && buf[len - 1] == 0);
+	for (size_t i = 0; i < len; i++)
+		if (buf[i] == 0)
+			buf[i] = '|';
+	printf("    %.*s\n", (int)len, buf);
+	f = fopen("/proc/stat", "r");
+	long btime = 0;
+	while (f && fgets(buf, sizeof buf, f))
+		sscanf(buf, "btime %ld", &btime);
+	if (f)
+		fclose(f);
+	T(btime > 1000000000);
 	// Another process's stat: the parent of a child is this process.
 	pid_t c = fork();
 	if (c == 0) {
