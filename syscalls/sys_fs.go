@@ -626,6 +626,7 @@ func sysUtimensat(k *Kernel, c *Call) Outcome {
 		}
 	}
 	k.times[timesKey(t.fi, t.host)] = fileTimes{atime: guest[0], mtime: guest[1], ctime: now}
+	k.attrEvent(t.host, t.guest)
 	return ok(0)
 }
 

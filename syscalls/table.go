@@ -159,8 +159,8 @@ func declareTable() []entry {
 	partial(328, "RWF_APPEND and RWF_NOWAIT (pipes) honoured; RWF_HIPRI, RWF_DSYNC, RWF_SYNC are hints (unobservable)", sysPwritev2)
 	full(40, sysSendfile)
 	// inotify (sys_inotify.go).
-	const inotifyNote = "events for the changes the run's processes make (not the host's); no IN_Q_OVERFLOW, IN_UNMOUNT; " +
-		"a file unlinked while open gets IN_DELETE_SELF at the unlink"
+	const inotifyNote = "events for the changes the run's processes make (not the host's; stores to shared mappings are not " +
+		"IN_MODIFY); no IN_Q_OVERFLOW, IN_UNMOUNT; a file unlinked while open gets IN_DELETE_SELF at the unlink"
 	partial(253, inotifyNote, sysInotifyInit)
 	partial(294, inotifyNote, sysInotifyInit1)
 	partial(254, inotifyNote, sysInotifyAddWatch)

@@ -698,6 +698,7 @@ static void inotify(void) {
 	waitpid(pid, 0, 0);
 	drain(in);
 	T(chmod("watched/g", 0640));
+	T(utimensat(AT_FDCWD, "watched/g", 0, 0));
 	T(link("watched/g", "watched/h"));
 	T(symlink("g", "watched/s"));
 	T(mknod("watched/p", S_IFIFO | 0600, 0));
