@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	pathpkg "path"
 	"path/filepath"
+	"strconv"
 
 	"emuprof/analyses"
 	"emuprof/cpu"
@@ -50,6 +52,9 @@ const (
 // the new image's initial registers.
 func (p *Process) processSyscall(t *sched.Thread, c *syscalls.Call, r *cpu.Regs) (out syscalls.Outcome, handled bool, end *Result) {
 	if out, ok := p.groupSyscall(t, c); ok {
+		return out, true, nil
+	}
+	if out, ok := p.pidfdSyscall(t, c); ok {
 		return out, true, nil
 	}
 	a := c.Args
@@ -187,7 +192,11 @@ func (p *Process) execve(t *sched.Thread, r *cpu.Regs, dirfd int, pathAddr, argv
 	// A followed image ends here: its profile is written as it execs.
 	p.followExec(t, analyses.KindThreadExit)
 	p.endImage("")
-	p.kernel.Exec(t.Tid, host)
+	comm := pathpkg.Base(path)
+	if path == "" {
+		comm = strconv.Itoa(dirfd) // execveat(fd, "", AT_EMPTY_PATH): /dev/fd/N
+	}
+	p.kernel.Exec(t.Tid, host, comm)
 	for _, v := range p.as.VMAs() {
 		if err := p.as.Unmap(v.Start, v.Size()); err != nil {
 			return syscalls.Outcome{Err: fmt.Errorf("execve: unmapping %#x: %w", v.Start, err)}

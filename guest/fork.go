@@ -51,6 +51,7 @@ const (
 	wNOWAIT   = 0x1000000
 	pALL      = 0
 	pPID      = 1
+	pPIDFD    = 3
 	sigCHLD   = 17
 	cldEXITED = 1
 	cldKILLED = 2
@@ -232,6 +233,7 @@ func (p *Process) processExit(ws int) {
 	p.m.warnings = append(p.m.warnings, p.kernel.Warnings()...)
 	p.m.unsupported = append(p.m.unsupported, p.kernel.Unsupported()...)
 	p.zombie = true
+	defer p.pidfdsChanged()
 	if p.parent == nil {
 		p.reap()
 		return
@@ -245,6 +247,7 @@ func (p *Process) processExit(ws int) {
 
 // reap forgets the exited process p (waited for, or an orphan).
 func (p *Process) reap() {
+	defer p.pidfdsChanged()
 	if par := p.parent; par != nil {
 		par.children = slices.DeleteFunc(par.children, func(c *Process) bool { return c == p })
 	}
@@ -333,6 +336,7 @@ func (p *Process) waitid(t *sched.Thread, c *syscalls.Call) syscalls.Outcome {
 		return ret(errno(eINVAL))
 	}
 	pid := int64(-1)
+	nonblock := false
 	switch idtype {
 	case pALL:
 	case pPID:
@@ -340,7 +344,16 @@ func (p *Process) waitid(t *sched.Thread, c *syscalls.Call) syscalls.Outcome {
 			return ret(errno(eINVAL))
 		}
 		pid = id
-	case 2, 3: // P_PGID, P_PIDFD
+	case 2: // P_PGID
+	case pPIDFD:
+		if id < 0 {
+			return ret(errno(eINVAL))
+		}
+		fdPid, nb, e := p.kernel.PidFD(int(id))
+		if e != 0 {
+			return ret(e.Ret())
+		}
+		pid, nonblock = int64(fdPid), nb
 	default:
 		return ret(errno(eINVAL))
 	}
@@ -377,6 +390,9 @@ func (p *Process) waitid(t *sched.Thread, c *syscalls.Call) syscalls.Outcome {
 			return ret(errno(eFAULT))
 		}
 		return ret(0)
+	}
+	if nonblock {
+		return ret(errno(eAGAIN)) // a non-blocking pidfd's child still runs
 	}
 	p.parkWait(t, c, "waitid")
 	return syscalls.Outcome{Action: syscalls.Block}

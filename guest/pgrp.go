@@ -136,6 +136,38 @@ type tree struct{ p *Process }
 
 func (t tree) Ppid() int { return int(t.p.getppid()) }
 
+func (t tree) Group() (pgid, sid int) { return t.p.pgid, t.p.sid }
+
+// Pids: the processes of the run that are not reaped.
+func (t tree) Pids() []int {
+	var pids []int
+	for tid, q := range t.p.m.owner {
+		if q.pid == tid {
+			pids = append(pids, tid)
+		}
+	}
+	slices.Sort(pids)
+	return pids
+}
+
+// Peer: process pid's kernel, and its state: Z exited, R if a thread of it
+// runs or could, else S.
+func (t tree) Peer(pid int) (*syscalls.Kernel, byte) {
+	q := t.p.m.owner[pid]
+	if q == nil || q.pid != pid {
+		return nil, 0
+	}
+	if q.exited {
+		return q.kernel, 'Z'
+	}
+	for _, tid := range q.tids() {
+		if th := q.sched.Thread(tid); th != nil && th.State != sched.Blocked && th.State != sched.Exited {
+			return q.kernel, 'R'
+		}
+	}
+	return q.kernel, 'S'
+}
+
 // Foreground: the terminal belongs to the first process's session.
 func (t tree) Foreground() (int, syscalls.Errno) {
 	p := t.p

@@ -134,6 +134,7 @@ func Load(cfg Config, c cpu.CPU) (*Process, error) {
 		return nil, err
 	}
 	p.kernel = syscalls.New(p.kernelConfig(), p.as)
+	p.kernel.SetCmdline(cfg.Args)
 	p.bindKernel()
 	p.setText()
 	sc := sched.Config{CPUs: cfg.CPUs, Quantum: cfg.Quantum, NsPerInsn: cfg.NsPerInsn, Seed: cfg.SchedSeed}

@@ -66,6 +66,7 @@ const (
 	nrPause          = 34
 	nrAlarm          = 37
 	nrSetitimer      = 38
+	nrTimerSettime   = 223
 	nrRtSigtimedwait = 128
 	nrRtSigsuspend   = 130
 	nrRtSigqueueinfo = 129
@@ -177,7 +178,7 @@ func (p *Process) signalSyscall(t *sched.Thread, c *syscalls.Call, r *cpu.Regs) 
 		return syscalls.Outcome{Action: syscalls.Block}, true
 	case nrRtSigtimedwait:
 		return p.sigtimedwait(t, c), true
-	case nrAlarm, nrSetitimer:
+	case nrAlarm, nrSetitimer, nrTimerSettime:
 		out := p.kernel.Do(c)
 		p.trackTimer()
 		return out, true
@@ -607,13 +608,13 @@ func (p *Process) fireTimers() {
 			// One signal per expiry seen: intervals that passed meanwhile
 			// are overruns, as for a signal still pending.
 			s.timer, s.timerAt = true, d
-			res := q.kernel.FireTimer(max(d, p.sched.Now()))
+			sig := q.kernel.FireTimers(max(d, p.sched.Now()))
 			s.timer = false
 			if p.digest != nil {
 				p.hash(0xa1a2, uint64(q.pid), uint64(d))
 			}
-			if res.Fatal {
-				q.killedBySignal(14)
+			if sig != 0 {
+				q.killedBySignal(sig)
 			}
 		}
 		if !q.exited && q.kernel.TimerDeadline() != 0 {

@@ -60,7 +60,7 @@ func (p *Process) threadSyscall(t *sched.Thread, c *syscalls.Call, r *cpu.Regs) 
 			// CLONE_PIDFD stores the pidfd where clone's parent tid goes.
 			return ret(errno(eINVAL)), true, nil
 		}
-		out, end := p.clone(t, c, r, a[0], a[1], a[2], a[3], a[4])
+		out, end := p.clone(t, c, r, a[0], a[1], a[2], a[3], a[4], a[2])
 		return out, true, end
 	case nrClone3:
 		return p.clone3(t, c, r, a[0], a[1])
@@ -80,7 +80,7 @@ func (p *Process) clone3(t *sched.Thread, c *syscalls.Call, r *cpu.Regs, argp, s
 		sp = a.stack + a.stackSize
 	}
 	// The exit signal travels in the low byte of the flags, as clone's.
-	out, end := p.clone(t, c, r, a.flags|a.exitSignal, sp, a.parentTid, a.childTid, a.tls)
+	out, end := p.clone(t, c, r, a.flags|a.exitSignal, sp, a.parentTid, a.childTid, a.tls, a.pidfd)
 	return out, true, end
 }
 
@@ -177,18 +177,28 @@ func cloneFlagsErrno(flags uint64) int {
 
 // clone creates a thread sharing the address space, or without
 // CLONE_THREAD a process (fork.go: with a copy of the memory, even with
-// CLONE_VM, which posix_spawn uses with CLONE_VFORK).
-func (p *Process) clone(t *sched.Thread, c *syscalls.Call, r *cpu.Regs, flags, sp, parentTid, childTid, tls uint64) (syscalls.Outcome, *Result) {
+// CLONE_VM, which posix_spawn uses with CLONE_VFORK). CLONE_PIDFD stores
+// the parent's new pidfd of the child at pidfdAt.
+func (p *Process) clone(t *sched.Thread, c *syscalls.Call, r *cpu.Regs, flags, sp, parentTid, childTid, tls, pidfdAt uint64) (syscalls.Outcome, *Result) {
 	if e := cloneFlagsErrno(flags); e != 0 {
 		return ret(errno(e)), nil
 	}
 	if flags&0x1000 != 0 { // CLONE_PIDFD
-		// No pidfds yet: Linux would store one at parentTid (EFAULT
-		// when it cannot).
-		if p.writeU32(parentTid, ^uint32(0)) != nil {
+		if p.writeU32(pidfdAt, ^uint32(0)) != nil {
 			return ret(errno(eFAULT)), nil
 		}
-		return ret(errno(eNOSYS)), nil
+		pid := p.m.nextTid
+		out, end := p.clone(t, c, r, flags&^0x1000, sp, parentTid, childTid, tls, 0)
+		if end == nil && (out.Action == syscalls.Block || out.Ret == uint64(pid)) {
+			// A child process has no copy of it: its descriptors were
+			// copied first. (With CLONE_THREAD, a thread's pidfd.)
+			fd, e := p.kernel.OpenPidFD(pid, false, p.m.exitState(pid))
+			if e != 0 {
+				fd = -1
+			}
+			_ = p.writeU32(pidfdAt, uint32(fd))
+		}
+		return out, end
 	}
 	if flags&cloneThread == 0 {
 		return p.fork(t, c, r, flags, sp, parentTid, childTid, tls)

@@ -89,6 +89,10 @@ done <<'EOF'
 /usr/bin/sbatch slurm-wlm
 /usr/sbin/munged munge
 /usr/sbin/mungekey munge
+/usr/bin/timeout coreutils
+/usr/bin/nice coreutils
+/usr/bin/ruby ruby
+/usr/bin/ps procps
 EOF
 [ -f /usr/share/coz-profiler/viewer/js/profile.js ] || need+=(coz-profiler) # Coz's viewer, read by node in TestCausalCozViewer
 # python3 with the standard library the tests import (python3-minimal lacks json and mmap).

@@ -79,7 +79,11 @@ func (k *Kernel) ReadString(addr uint64, max int, tooLong Errno) (string, Errno)
 // the other descriptors, the signal mask, pending signals, limits and umask
 // are kept. A failure to write back a shared mapping is a warning; the
 // exec goes on.
-func (k *Kernel) Exec(tid int, exe string) {
+//
+// comm is the name the thread takes: the base name of the path execve was
+// given, as Linux's bprm->filename (a script's, not its interpreter's;
+// /bin/sh's even when it links to dash).
+func (k *Kernel) Exec(tid int, exe, comm string) {
 	first := k.syncAll()
 	for fd := range k.fds {
 		if k.fds[fd].f != nil && k.fds[fd].cloexec {
@@ -104,13 +108,18 @@ func (k *Kernel) Exec(tid int, exe string) {
 	th.altStack = [3]uint64{0, ssDisable, 0}
 	th.clearChildTID, th.robustList = 0, 0
 	th.restart = restartState{}
-	name := path.Base(filepath.ToSlash(exe))
+	name := comm
+	if name == "" {
+		name = path.Base(filepath.ToSlash(exe))
+	}
 	if len(name) > 15 {
 		name = name[:15] // TASK_COMM_LEN - 1
 	}
 	th.name = name
 	k.mlocked = nil
 	k.undumpable = false
+	k.ptimers = nil // exit_itimers; the ids go on counting
+	k.caps = initialCaps(k.cfg.Uid)
 	k.setExe(exe)
 	if first != nil {
 		k.warn(fmt.Sprintf("execve: %v", first))

@@ -50,7 +50,7 @@ func TestExec(t *testing.T) {
 	h.must(nrRtSigaction, 10, act, 0, 8)
 	h.poke(act, []byte{1, 0, 0, 0, 0, 0, 0, 0}) // SIG_IGN
 	h.must(nrRtSigaction, 13, act, 0, 8)
-	h.k.Exec(1000, "/bin/true")
+	h.k.Exec(1000, "/bin/true", "true")
 	for fd, open := range []bool{true, true, true, false, false, true, true} {
 		if _, e := h.k.file(fd); (e == 0) != open {
 			t.Errorf("fd %d open %v after exec, want %v", fd, e == 0, open)

@@ -142,6 +142,13 @@ func (k *Kernel) closeFD(fd int) error {
 		return nil
 	}
 	k.removeWatchers(f)
+	if k.watched() {
+		if f.writable() {
+			k.fileEvent(f, inCloseWrite)
+		} else {
+			k.fileEvent(f, inCloseNowrite)
+		}
+	}
 	err := f.ops.release()
 	if pe, isPipe := f.ops.(*pipeEnd); isPipe {
 		if p := pe.p; (p.readers == 0) != (p.writers == 0) {

@@ -195,5 +195,6 @@ func (k *Kernel) mknodat(dirfd int, pathAddr uint64, mode uint32, dev uint64) Ou
 	}
 	k.ovCreated(l, false, false)
 	k.touch(k.hostPath(path.Dir(l.guest)))
+	k.dirEvent(l, inCreate)
 	return ok(0)
 }

@@ -25,6 +25,8 @@ type hostFile struct {
 	// O_WRONLY, O_RDWR) of a standard stream.
 	app bool
 	acc uint32
+	// memfd: a memfd_create file (sys_memfd.go).
+	memfd *memfdState
 }
 
 func (h *hostFile) read(k *Kernel, p []byte, off int64) (int, Errno) {
@@ -40,6 +42,12 @@ func (h *hostFile) read(k *Kernel, p []byte, off int64) (int, Errno) {
 }
 
 func (h *hostFile) write(k *Kernel, p []byte, off int64) (int, Errno) {
+	if m := h.memfd; m != nil && m.seals&(sealWrite|sealFWrite|sealGrow) != 0 {
+		if fi, err := h.f.Stat(); err == nil && (m.seals&(sealWrite|sealFWrite) != 0 ||
+			off+int64(len(p)) > fi.Size()) {
+			return 0, ePERM
+		}
+	}
 	old := k.mappedSize(h)
 	var n int
 	var err error

@@ -44,6 +44,9 @@ func (k *Kernel) Fork(tid, pid int, as *mm.AddressSpace) *Kernel {
 		th.sigmask, th.altStack, th.name, th.affinity = pt.sigmask, pt.altStack, pt.name, pt.affinity
 	}
 	c.sharedSigs, c.itimers = sigQueue{}, [3]itimer{}
+	c.ptimers, c.nextTimerID = nil, 0
+	c.start = k.now
+	k.shm.refs++
 	c.unsup, c.buf, c.shared, c.syncBuf, c.warnings, c.mlocked = nil, nil, nil, nil, nil, nil
 	c.OnMapFile, c.SetFS, c.GetFS, c.SetGS, c.GetGS, c.OnPipeEvent, c.OnLockEvent, c.OnSignal = nil, nil, nil, nil, nil, nil, nil, nil
 	// The file times, the locks, the FIFOs and the terminal's settings stay

@@ -126,23 +126,37 @@ func sysAlarm(k *Kernel, c *Call) Outcome {
 	return ok(uint64(sec))
 }
 
-// TimerDeadline returns the virtual time at which ITIMER_REAL expires
-// (0: disarmed).
-func (k *Kernel) TimerDeadline() int64 { return k.itimers[itimerReal].deadline }
-
-// FireTimer expires ITIMER_REAL at virtual time now: SIGALRM from the
-// kernel to the process, and the timer rearmed by its interval
-// (it_real_fn, hrtimer_forward).
-func (k *Kernel) FireTimer(now int64) SendResult {
-	t := &k.itimers[itimerReal]
-	if t.interval > 0 {
-		for t.deadline <= now {
-			t.deadline += t.interval
-		}
-	} else {
-		t.deadline = 0
+// TimerDeadline returns the virtual time at which ITIMER_REAL or the first
+// POSIX timer on a wall or monotonic clock expires (0: none is armed).
+func (k *Kernel) TimerDeadline() int64 {
+	d, p := k.itimers[itimerReal].deadline, k.timerDeadline()
+	if d == 0 || p != 0 && p < d {
+		return p
 	}
-	return k.Send(k.cfg.Pid, NewSigInfo(sigAlrm, SIKernel), true)
+	return d
+}
+
+// FireTimers expires the timers due at virtual time now: ITIMER_REAL sends
+// SIGALRM from the kernel to the process and is rearmed by its interval
+// (it_real_fn, hrtimer_forward); then the POSIX timers (sys_timer.go). It
+// returns a signal that kills the process (0: none).
+func (k *Kernel) FireTimers(now int64) (fatal int) {
+	if t := &k.itimers[itimerReal]; t.deadline != 0 && t.deadline <= now {
+		if t.interval > 0 {
+			for t.deadline <= now {
+				t.deadline += t.interval
+			}
+		} else {
+			t.deadline = 0
+		}
+		if k.Send(k.cfg.Pid, NewSigInfo(sigAlrm, SIKernel), true).Fatal {
+			fatal = sigAlrm
+		}
+	}
+	if sig := k.firePosixTimers(now); fatal == 0 {
+		fatal = sig
+	}
+	return fatal
 }
 
 // sysRestartSyscall: the runtime never leaves a restart block for the
@@ -152,13 +166,13 @@ func sysRestartSyscall(*Kernel, *Call) Outcome { return fail(eINTR) }
 
 // CPUTimersArmed reports whether ITIMER_VIRTUAL or ITIMER_PROF runs.
 func (k *Kernel) CPUTimersArmed() bool {
-	return k.itimers[itimerVirtual].value > 0 || k.itimers[itimerProf].value > 0
+	return k.itimers[itimerVirtual].value > 0 || k.itimers[itimerProf].value > 0 || k.cpuTimerLeft() > 0
 }
 
-// CPUTimerLeft returns the CPU time left before the first of ITIMER_VIRTUAL
-// and ITIMER_PROF expires (0: neither runs).
+// CPUTimerLeft returns the CPU time left before the first of ITIMER_VIRTUAL,
+// ITIMER_PROF and the CPU-clock POSIX timers expires (0: none runs).
 func (k *Kernel) CPUTimerLeft() int64 {
-	left := int64(0)
+	left := k.cpuTimerLeft()
 	for _, w := range [2]int{itimerVirtual, itimerProf} {
 		if v := k.itimers[w].value; v > 0 && (left == 0 || v < left) {
 			left = v
@@ -195,6 +209,9 @@ func (k *Kernel) ChargeCPU(tid int, ns int64) (fatal int) {
 		if r := k.Send(tid, NewSigInfo(sig, SIKernel), true); r.Fatal && fatal == 0 {
 			fatal = sig
 		}
+	}
+	if sig := k.chargeTimers(tid, ns); fatal == 0 {
+		fatal = sig
 	}
 	return fatal
 }

@@ -235,12 +235,32 @@ type Kernel struct {
 	sigactions [nSig + 1]sigAction
 	sharedSigs sigQueue  // process-directed pending signals (signal.go)
 	itimers    [3]itimer // ITIMER_REAL, ITIMER_VIRTUAL, ITIMER_PROF (itimer.go)
-	rlimits    [rlimNLimits]rlimit
-	times      map[string]fileTimes
-	unsup      []uint64
-	buf        []byte
-	hostUid    int
-	hostGid    int
+	// ptimers are timer_create's timers in id order, nextTimerID the id
+	// of the next (sys_timer.go).
+	ptimers     []*posixTimer
+	nextTimerID int
+	// caps are the capability sets, groups setgroups' list (nil: the
+	// guest's gid alone), ioprio ioprio_set's value (sys_caps.go,
+	// sys_ioprio.go); fork copies them.
+	caps   capSets
+	groups []uint32
+	ioprio uint32
+	// start is the virtual time the process was forked (/proc stat).
+	start int64
+	// shm is the run's /dev/shm, shared by Fork (shm.go).
+	shm *shmDir
+	// memfds counts memfd_create calls (their host names).
+	memfds int
+	// inotify is the run's inotify instances, shared by Fork (sys_inotify.go).
+	inotify *inotifyReg
+	// cmdline is /proc/PID/cmdline: the arguments of the image, NUL-terminated.
+	cmdline []byte
+	rlimits [rlimNLimits]rlimit
+	times   map[string]fileTimes
+	unsup   []uint64
+	buf     []byte
+	hostUid int
+	hostGid int
 
 	// shared are the open files MAP_SHARED mappings refer to (shared.go),
 	// in the order of their first mapping; syncBuf is their scratch space.
@@ -347,6 +367,7 @@ func New(cfg Config, as *mm.AddressSpace) *Kernel {
 		cwd:      "/",
 		umask:    0o022,
 		nextIno:  100,
+		caps:     initialCaps(cfg.Uid),
 		hostUid:  os.Getuid(),
 		hostGid:  os.Getgid(),
 		threads:  make(map[int]*threadState),
@@ -355,6 +376,11 @@ func New(cfg Config, as *mm.AddressSpace) *Kernel {
 		tty:      &ttySettings{},
 		locks:    &lockTable{files: map[string]*lockedFile{}},
 		textBusy: &textBusy{},
+		shm:      &shmDir{refs: 1},
+		inotify:  &inotifyReg{},
+	}
+	if cfg.Uid == k.hostUid {
+		k.groups = hostGroups() // the supplementary groups of emuprof's user
 	}
 	var seed [32]byte
 	binary.LittleEndian.PutUint64(seed[:], cfg.Seed)
@@ -402,6 +428,9 @@ func New(cfg Config, as *mm.AddressSpace) *Kernel {
 // guestOfHost converts a host path inside the sysroot to a guest path
 // ("/" when it is outside).
 func (k *Kernel) guestOfHost(host string) string {
+	if d := k.shm.dir; d != "" && (host == d || strings.HasPrefix(host, d+string(filepath.Separator))) {
+		return path.Clean(shmGuest + "/" + filepath.ToSlash(host[len(d):]))
+	}
 	if k.root == "/" || k.root == string(filepath.Separator) {
 		return path.Clean(filepath.ToSlash(host))
 	}
@@ -457,6 +486,11 @@ func (k *Kernel) Unsupported() []uint64 { return slices.Clone(k.unsup) }
 func (k *Kernel) Close() error {
 	k.dropText()
 	first := k.syncAll()
+	defer func() {
+		if err := k.releaseShm(); err != nil {
+			k.warn("/dev/shm: " + err.Error())
+		}
+	}()
 	for fd := range k.fds {
 		if k.fds[fd].f == nil {
 			continue

@@ -142,7 +142,7 @@ func (k *Kernel) walk(p string, follow bool) (loc, Errno) {
 		}
 		last, md := splitAt(comps, i)
 		next := path.Join(cur, c)
-		if syn != nil || (cur == "/" && isSynthPath(next)) {
+		if (syn != nil || cur == "/" && isSynthPath(next)) && !isShmPath(next) {
 			n := k.synthAt(next)
 			if n == nil {
 				return loc{}, eNOENT
@@ -212,7 +212,7 @@ func (k *Kernel) walk(p string, follow bool) (loc, Errno) {
 		if !last && !st.IsDir() {
 			return loc{}, eNOTDIR
 		}
-		cur, fi, curHost = next, st, h
+		cur, fi, curHost, syn = next, st, h, nil // syn: /dev/shm's parent
 	}
 	if syn != nil {
 		if mustDir && syn.kind != synDir {
@@ -239,6 +239,11 @@ func (k *Kernel) walk(p string, follow bool) (loc, Errno) {
 // lstatGuest returns the host path of the resolved guest path g (in the
 // overlay, if the run has one: overlay.go) and its Lstat.
 func (k *Kernel) lstatGuest(g string) (string, fs.FileInfo, error) {
+	if isShmPath(g) {
+		h := k.shmHost(g)
+		fi, err := os.Lstat(h)
+		return h, fi, err
+	}
 	if k.ov != nil {
 		return k.ov.lstat(g)
 	}
@@ -249,6 +254,9 @@ func (k *Kernel) lstatGuest(g string) (string, fs.FileInfo, error) {
 
 // hostPath returns the host path of the resolved guest path g.
 func (k *Kernel) hostPath(g string) string {
+	if isShmPath(g) {
+		return k.shmHost(g)
+	}
 	if k.ov != nil {
 		return k.ov.hostPath(g)
 	}

@@ -117,6 +117,15 @@ func (q *sigQueue) take(sig int) SigInfo {
 	return out
 }
 
+// take1 removes the instance at index j.
+func (q *sigQueue) take1(j int) {
+	sig := q.infos[j].Signo()
+	q.infos = slices.Delete(q.infos, j, j+1)
+	if !slices.ContainsFunc(q.infos, func(i SigInfo) bool { return i.Signo() == sig }) {
+		q.mask &^= sigBit(sig)
+	}
+}
+
 // drop forgets every instance of the signals in set.
 func (q *sigQueue) drop(set uint64) {
 	if q.mask&set == 0 {
@@ -315,7 +324,9 @@ func (k *Kernel) dequeueMask(t *threadState, allowed uint64) (SigInfo, bool) {
 			ready >>= 1
 			sig++
 		}
-		return q.take(sig), true
+		info := q.take(sig)
+		k.timerDelivered(&info)
+		return info, true
 	}
 	return SigInfo{}, false
 }

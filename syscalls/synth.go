@@ -41,6 +41,9 @@ type synthNode struct {
 // isSynthPath reports whether the cleaned guest path p is in an emulated
 // tree.
 func isSynthPath(p string) bool {
+	if isShmPath(p) {
+		return false // shm.go
+	}
 	for _, root := range []string{"/proc", "/sys", "/dev"} {
 		if p == root || strings.HasPrefix(p, root+"/") {
 			return true
@@ -82,15 +85,33 @@ const kernelRelease = "6.8.0-emuprof"
 func (k *Kernel) synthAt(p string) *synthNode {
 	pid := strconv.Itoa(k.cfg.Pid)
 	self := "/proc/" + pid
+	if n, rest, ok := strings.Cut(strings.TrimPrefix(p, "/proc/"), "/"); strings.HasPrefix(p, "/proc/") && n != pid {
+		if id, err := strconv.Atoi(n); err == nil && strconv.Itoa(id) == n {
+			if q, state := k.tree().Peer(id); q != nil {
+				if ok {
+					rest = "/" + rest
+				}
+				return peerNode(p, rest, q, state)
+			}
+		}
+	}
 	switch p {
 	case "/proc":
-		return dirNode(p, pid, "cpuinfo", "meminfo", "self", "sys", "thread-self", "uptime", "version")
+		names := []string{"cpuinfo", "loadavg", "meminfo", "self", "stat", "sys", "thread-self", "uptime", "version"}
+		for _, id := range k.tree().Pids() {
+			names = append(names, strconv.Itoa(id))
+		}
+		return dirNode(p, names...)
 	case "/proc/self", "/proc/thread-self":
 		return linkNode(p, pid)
 	case "/proc/cpuinfo":
 		return fileNode(p, (*Kernel).cpuinfo)
 	case "/proc/meminfo":
 		return fileNode(p, (*Kernel).meminfo)
+	case "/proc/loadavg":
+		return fileNode(p, (*Kernel).loadavg)
+	case "/proc/stat":
+		return fileNode(p, (*Kernel).procSysStat)
 	case "/proc/version":
 		return textNode(p, "Linux version "+kernelRelease+" (emuprof) #1 SMP PREEMPT_DYNAMIC\n")
 	case "/proc/uptime":
@@ -115,7 +136,7 @@ func (k *Kernel) synthAt(p string) *synthNode {
 	case "/proc/sys/vm/overcommit_memory":
 		return textNode(p, "0\n")
 	case self:
-		return dirNode(p, "comm", "cwd", "exe", "fd", "maps", "mountinfo", "root", "status")
+		return dirNode(p, "cmdline", "comm", "cwd", "exe", "fd", "maps", "mountinfo", "root", "stat", "statm", "status")
 	case self + "/comm":
 		return textNode(p, path.Base(k.exeGuest)+"\n")
 	case self + "/cwd":
@@ -133,6 +154,12 @@ func (k *Kernel) synthAt(p string) *synthNode {
 		return fileNode(p, (*Kernel).procMaps)
 	case self + "/status":
 		return fileNode(p, (*Kernel).procStatus)
+	case self + "/cmdline":
+		return fileNode(p, func(k *Kernel) []byte { return k.cmdline })
+	case self + "/stat":
+		return fileNode(p, func(k *Kernel) []byte { return k.procStat('R') })
+	case self + "/statm":
+		return fileNode(p, (*Kernel).procStatm)
 	case self + "/mountinfo":
 		return fileNode(p, (*Kernel).procMountinfo)
 	case self + "/fd":
@@ -159,7 +186,7 @@ func (k *Kernel) synthAt(p string) *synthNode {
 		"/sys/devices/system/cpu/present":
 		return textNode(p, k.cpuRange())
 	case "/dev":
-		return dirNode(p, "fd", "full", "null", "random", "stderr", "stdin", "stdout", "tty", "urandom", "zero")
+		return dirNode(p, "fd", "full", "null", "random", "shm", "stderr", "stdin", "stdout", "tty", "urandom", "zero")
 	case "/dev/fd":
 		return linkNode(p, "/proc/self/fd")
 	case "/dev/stdin":
@@ -272,6 +299,10 @@ func (k *Kernel) synthList(n *synthNode) []dirent {
 	}
 	for _, name := range names {
 		c := k.synthAt(path.Join(n.path, name))
+		if c == nil && isShmPath(path.Join(n.path, name)) {
+			ents = append(ents, dirent{name: name, ino: pathIno(shmGuest), typ: dtDir})
+			continue
+		}
 		if c == nil {
 			continue
 		}

@@ -2,10 +2,7 @@ package syscalls
 
 import (
 	"fmt"
-	"path"
 	"strings"
-
-	"emuprof/mm"
 )
 
 // /proc/self/status, /proc/self/mountinfo and /proc/cpuinfo, from what the
@@ -107,38 +104,9 @@ func (k *Kernel) cpuinfo() []byte {
 // procStatus renders /proc/self/status: identity, memory from the address
 // space, threads, signal masks, CPUs, as Linux lays it out.
 func (k *Kernel) procStatus() []byte {
-	name := path.Base(k.exeGuest)
-	if t := k.threads[k.cfg.Pid]; t != nil && t.name != "" {
-		name = t.name
-	}
-	if len(name) > 15 {
-		name = name[:15]
-	}
-	var size, rssAnon, rssFile, data, stk, exe, lib uint64
-	for _, v := range k.as.VMAs() {
-		n := v.Size()
-		size += n
-		file := v.Name != "" && v.Name[0] == '/'
-		switch {
-		case v.Name == "[stack]":
-			stk += n
-		case v.Prot&mm.ProtWrite != 0 && !v.Shared:
-			data += n
-		}
-		if v.Prot&mm.ProtExec != 0 && file {
-			if v.Name == k.exeGuest {
-				exe += n
-			} else {
-				lib += n
-			}
-		}
-		// Memory is always resident.
-		if file {
-			rssFile += n
-		} else {
-			rssAnon += n
-		}
-	}
+	name := k.commName()
+	mf := k.memory()
+	size, rssAnon, rssFile, data, stk, exe, lib := mf.size, mf.rssAnon, mf.rssFile, mf.data, mf.stk, mf.exe, mf.lib
 	threads := 1
 	if k.Threads != nil {
 		threads = k.Threads()
@@ -160,10 +128,6 @@ func (k *Kernel) procStatus() []byte {
 		default:
 			cgt |= sigBit(sig)
 		}
-	}
-	caps := uint64(0)
-	if k.cfg.Uid == 0 {
-		caps = 0x1ffffffffff // every capability of Linux 6.8
 	}
 	kb := func(n uint64) string { return fmt.Sprintf("%8d kB", n>>10) }
 	cpus := k.affinity(k.tid)
@@ -189,7 +153,11 @@ func (k *Kernel) procStatus() []byte {
 	line("Uid", "%d\t%d\t%d\t%d", uid, uid, uid, uid)
 	line("Gid", "%d\t%d\t%d\t%d", gid, gid, gid, gid)
 	line("FDSize", "%d", fdSize)
-	line("Groups", " ")
+	var groups strings.Builder
+	for _, g := range k.groups {
+		fmt.Fprintf(&groups, "%d ", g)
+	}
+	line("Groups", "%s ", strings.TrimSuffix(groups.String(), " "))
 	line("NStgid", "%d", pid)
 	line("NSpid", "%d", pid)
 	line("NSpgid", "%d", pid)
@@ -221,10 +189,10 @@ func (k *Kernel) procStatus() []byte {
 	line("SigBlk", "%016x", blocked)
 	line("SigIgn", "%016x", ign)
 	line("SigCgt", "%016x", cgt)
-	line("CapInh", "%016x", uint64(0))
-	line("CapPrm", "%016x", caps)
-	line("CapEff", "%016x", caps)
-	line("CapBnd", "%016x", uint64(0x1ffffffffff))
+	line("CapInh", "%016x", k.caps.inheritable)
+	line("CapPrm", "%016x", k.caps.permitted)
+	line("CapEff", "%016x", k.caps.effective)
+	line("CapBnd", "%016x", uint64(capAll))
 	line("CapAmb", "%016x", uint64(0))
 	line("NoNewPrivs", "0")
 	line("Seccomp", "0")

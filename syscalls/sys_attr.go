@@ -3,6 +3,7 @@ package syscalls
 import (
 	"io/fs"
 	"os"
+	"slices"
 )
 
 // Owners and modes: chmod, fchmod, fchmodat, fchmodat2, chown, fchown,
@@ -126,7 +127,9 @@ func (t attrTarget) hostChown(uid, gid int) error {
 }
 
 // inGroup reports whether gid is one of the guest's groups.
-func (k *Kernel) inGroup(gid uint32) bool { return gid == uint32(k.cfg.Gid) }
+func (k *Kernel) inGroup(gid uint32) bool {
+	return gid == uint32(k.cfg.Gid) || slices.Contains(k.groups, gid)
+}
 
 // chmod sets the permission bits of t, with Linux's checks (chmod_common,
 // setattr_prepare): only the owner or root may, and a set-group-ID bit for a
@@ -152,6 +155,7 @@ func (k *Kernel) chmod(t attrTarget, mode uint32) Errno {
 		return hostErrno(err)
 	}
 	k.stamp(t.fi, t.host, stampC)
+	k.attrEvent(t.host, t.guest)
 	return 0
 }
 
@@ -254,6 +258,7 @@ func (k *Kernel) chown(t attrTarget, uid, gid uint32) Errno {
 		}
 	}
 	k.stamp(t.fi, t.host, stampC)
+	k.attrEvent(t.host, t.guest)
 	return 0
 }
 

@@ -57,6 +57,7 @@ func (k *Kernel) openAt(dirfd int, pathAddr uint64, flags, mode uint32) Outcome 
 	if e != 0 {
 		return fail(e)
 	}
+	existed := l.exists()
 	f, e := k.openLoc(l, flags, mode)
 	if e == errFIFOWait {
 		return k.fifoWaitOutcome()
@@ -68,6 +69,15 @@ func (k *Kernel) openAt(dirfd int, pathAddr uint64, flags, mode uint32) Outcome 
 	if e != 0 {
 		_ = f.ops.release()
 		return fail(e)
+	}
+	if k.watched() {
+		if !existed {
+			k.fileEvent(f, inCreate)
+		}
+		k.fileEvent(f, inOpen)
+		if existed && flags&oTRUNC != 0 && f.writable() {
+			k.fileEvent(f, inModify)
+		}
 	}
 	return ok(uint64(fd))
 }
@@ -385,6 +395,8 @@ func sysFcntl(k *Kernel, c *Call) Outcome {
 		return ok(uint64(pe.p.capacity()))
 	case fGetLease:
 		return ok(fUnlck)
+	case fAddSeals, fGetSeals:
+		return fcntlSeals(f, cmd, arg)
 	}
 	return fail(eINVAL)
 }
@@ -477,6 +489,8 @@ func sysIoctl(k *Kernel, c *Call) Outcome {
 		switch o := f.ops.(type) {
 		case *pipeEnd:
 			n = int64(o.p.buffered())
+		case *inotifyFD:
+			n = int64(o.pending())
 		case *stream:
 			n = int64(o.available())
 		case *hostFile, *memFile:

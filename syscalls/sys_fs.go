@@ -25,6 +25,7 @@ func sysGetdents64(k *Kernel, c *Call) Outcome {
 	if !isDir {
 		return fail(eNOTDIR)
 	}
+	k.fileEvent(f, inAccess)
 	if f.dents == nil || f.off == 0 {
 		ents, e := d.list(k)
 		if e != 0 {
@@ -120,6 +121,7 @@ func (k *Kernel) mkdirat(dirfd int, pathAddr uint64, mode uint32) Outcome {
 	k.ovCreated(l, true, false)
 	k.created(l.host)
 	k.touchParent(l)
+	k.dirEvent(l, inCreate)
 	return ok(0)
 }
 
@@ -168,11 +170,16 @@ func (k *Kernel) unlinkat(dirfd int, pathAddr uint64, flags uint32) Outcome {
 	case l.guest == "/":
 		return fail(eBUSY)
 	}
+	var st statInfo
+	if k.watched() {
+		st, _ = k.hostIdentity(l.host)
+	}
 	if e := k.ovRemove(l); e != 0 {
 		return fail(e)
 	}
 	k.unlinked(l.fi, l.host)
 	k.touchParent(l)
+	k.removed(l, st)
 	return ok(0)
 }
 
@@ -245,6 +252,10 @@ func (k *Kernel) renameat(olddir int, oldAddr uint64, newdir int, newAddr uint64
 	} else if nl.isDir() {
 		return fail(eISDIR)
 	}
+	var moved statInfo
+	if k.watched() {
+		moved, _ = k.hostIdentity(ol.host)
+	}
 	if k.ov != nil {
 		var e Errno
 		if ol, nl, e = k.ovRename(ol, nl); e != 0 {
@@ -259,6 +270,7 @@ func (k *Kernel) renameat(olddir int, oldAddr uint64, newdir int, newAddr uint64
 	k.renamed(ol.host, nl.host)
 	k.touchParent(ol)
 	k.touchParent(nl)
+	k.movedEvent(ol, nl, moved)
 	return ok(0)
 }
 
@@ -352,6 +364,7 @@ func (k *Kernel) linkat(olddir int, oldAddr uint64, newdir int, newAddr uint64, 
 	k.ovCreated(nl, false, true)
 	k.stamp(ol.fi, ol.host, stampC)
 	k.touchParent(nl)
+	k.dirEvent(nl, inCreate)
 	return ok(0)
 }
 
@@ -421,6 +434,7 @@ func (k *Kernel) symlinkat(targetAddr uint64, newdir int, newAddr uint64) Outcom
 	k.ovCreated(nl, false, false)
 	k.created(nl.host)
 	k.touchParent(nl)
+	k.dirEvent(nl, inCreate)
 	return ok(0)
 }
 
@@ -483,11 +497,15 @@ func sysFtruncate(k *Kernel, c *Call) Outcome {
 		if e := k.fsizeAllows(fi.Size(), size); e != 0 {
 			return fail(e)
 		}
+		if sealed(f, size, fi.Size()) {
+			return fail(ePERM)
+		}
 	}
 	if err := k.truncateHost(hf, size); err != nil {
 		return fail(hostErrno(err))
 	}
 	k.touch(host)
+	k.fileEvent(f, inModify)
 	return ok(0)
 }
 
@@ -608,6 +626,7 @@ func sysUtimensat(k *Kernel, c *Call) Outcome {
 		}
 	}
 	k.times[timesKey(t.fi, t.host)] = fileTimes{atime: guest[0], mtime: guest[1], ctime: now}
+	k.attrEvent(t.host, t.guest)
 	return ok(0)
 }
 

@@ -44,10 +44,22 @@ func sysGetgroups(k *Kernel, c *Call) Outcome {
 	switch {
 	case size < 0:
 		return fail(eINVAL)
-	case size == 0:
-		return ok(1)
 	}
-	return result(1, k.putU32(c.Args[1], uint32(k.cfg.Gid)))
+	groups := k.groups
+	if groups == nil {
+		groups = []uint32{uint32(k.cfg.Gid)}
+	}
+	switch {
+	case size == 0:
+		return ok(uint64(len(groups)))
+	case size < len(groups):
+		return fail(eINVAL)
+	}
+	b := make([]byte, 4*len(groups))
+	for i, g := range groups {
+		le.PutUint32(b[4*i:], g)
+	}
+	return result(uint64(len(groups)), k.copyOut(c.Args[1], b))
 }
 
 // sysGetpgrp: the process leads its own process group.

@@ -23,6 +23,14 @@ func (k *Kernel) fileRead(f *openFile, p []byte, pos int64) (int, Errno) {
 	if _, isDir := f.ops.(dirOps); isDir {
 		return 0, eISDIR
 	}
+	n, e := k.fileReadAt(f, p, pos)
+	if n > 0 {
+		k.fileEvent(f, inAccess)
+	}
+	return n, e
+}
+
+func (k *Kernel) fileReadAt(f *openFile, p []byte, pos int64) (int, Errno) {
 	if pos >= 0 {
 		if !f.ops.seekable() {
 			return 0, eSPIPE
@@ -82,6 +90,9 @@ func (k *Kernel) fileWrite(f *openFile, p []byte, pos int64) (int, Errno) {
 	n, e := f.ops.write(k, p, off)
 	if pos < 0 {
 		f.setPos(off + int64(n))
+	}
+	if n > 0 {
+		k.fileEvent(f, inModify)
 	}
 	return n, e
 }
@@ -291,6 +302,8 @@ func pipeWait(out Outcome, f *openFile, fd int, write bool) Outcome {
 			out.Wait = &PipeWait{Fd: fd, Write: write, Pipe: o.ino}
 		case *timerFD:
 			out.Wait = &ReadyWait{Object: o.ino, Until: o.deadline(), What: fmt.Sprintf("read timerfd %d", fd)}
+		case *inotifyFD:
+			out.Wait = &PipeWait{Fd: fd, Pipe: o.ino}
 		}
 	}
 	return out

@@ -98,7 +98,10 @@ func declareTable() []entry {
 	full(57, byRuntime) // the memory is copied at the fork
 	partial(58, "the child gets a copy of the memory; the parent waits for its exec or exit", byRuntime)
 	partial(61, "no process groups: a group waits for any child; rusage is zero", byRuntime)
-	partial(247, "no process groups: a group waits for any child; WEXITED only", byRuntime)
+	partial(247, "no process groups: a group waits for any child; WEXITED only; P_PIDFD too", byRuntime)
+	// pidfds (guest/pidfd.go, sys_pidfd.go).
+	partial(434, "processes of the run", byRuntime)
+	partial(424, "as kill(2); a siginfo is checked, the signal is sent with kill's", byRuntime)
 	// execve replaces the image in place: the runtime maps the new program
 	// (see Kernel.ExecTarget and Kernel.Exec).
 	partial(59, "#! scripts too; the SSE and x87 state are not reset", byRuntime)
@@ -116,7 +119,7 @@ func declareTable() []entry {
 	full(292, sysDup3)
 	partial(72, "record locks as Linux keeps them for one process (POSIX locks never conflict with each other, "+
 		"OFD locks do; waits park the thread); F_SETOWN recorded, SIGIO never sent; "+
-		"O_DIRECT on pipes, leases and seals refused (EINVAL)", sysFcntl)
+		"O_DIRECT on pipes, leases refused (EINVAL); seals on memfds only", sysFcntl)
 	partial(16, "terminal requests on tty streams (settings are kept and reported back, the host terminal is "+
 		"not switched); FIONREAD (stdin a pipe, socket or device: min(64 KiB, bytes until EOF)), "+
 		"FIONBIO, FIOCLEX; others ENOTTY", sysIoctl)
@@ -131,7 +134,7 @@ func declareTable() []entry {
 	// Event files (sys_event.go).
 	full(213, sysEpollCreate)
 	full(291, sysEpollCreate1)
-	partial(233, "pipes, eventfds, timerfds, epoll instances, standard streams, terminals; Linux's ready-list "+
+	partial(233, "pipes, eventfds, timerfds, inotify instances, epoll instances, standard streams, terminals; Linux's ready-list "+
 		"order; regular files EPERM", sysEpollCtl)
 	full(232, sysEpollWait)  // waits park the thread; timeouts in virtual time
 	full(281, sysEpollPwait) // the signal mask holds while the call waits
@@ -155,6 +158,19 @@ func declareTable() []entry {
 	partial(327, "RWF_NOWAIT honoured on pipes; RWF_HIPRI, RWF_DSYNC, RWF_SYNC are hints (unobservable)", sysPreadv2)
 	partial(328, "RWF_APPEND and RWF_NOWAIT (pipes) honoured; RWF_HIPRI, RWF_DSYNC, RWF_SYNC are hints (unobservable)", sysPwritev2)
 	full(40, sysSendfile)
+	// inotify (sys_inotify.go).
+	const inotifyNote = "events for the changes the run's processes make (not the host's; stores to shared mappings are not " +
+		"IN_MODIFY); no IN_Q_OVERFLOW, IN_UNMOUNT; a file unlinked while open gets IN_DELETE_SELF at the unlink"
+	partial(253, inotifyNote, sysInotifyInit)
+	partial(294, inotifyNote, sysInotifyInit1)
+	partial(254, inotifyNote, sysInotifyAddWatch)
+	full(255, sysInotifyRmWatch)
+	// splice, tee, vmsplice (sys_splice.go).
+	full(275, sysSplice)
+	full(276, sysTee)
+	full(278, sysVmsplice)
+	partial(319, "an unlinked file in the run's /dev/shm; seals recorded, F_SEAL_SHRINK/GROW/WRITE enforced on write and ftruncate, "+
+		"not on mappings", sysMemfdCreate)
 	full(326, sysCopyFileRange)
 
 	// Attributes (sys_stat.go).
@@ -226,6 +242,16 @@ func declareTable() []entry {
 	partial(9, "MAP_SHARED file mappings stay coherent with the file (file I/O, msync, munmap, exit sync them), but two of the same bytes see each other's stores only then (warned); MAP_PRIVATE ones are snapshots; no SIGBUS past EOF; MAP_SHARED memory (anonymous, /dev/zero, file) is shared with the processes forked afterwards, except pages mremap moved", sysMmap)
 	full(11, sysMunmap)
 	full(10, sysMprotect)
+	// io_uring: refused, as in the unprivileged containers that disable
+	// it (kernel.io_uring_disabled), so that programs use their
+	// read/write/epoll paths, which emuprof sees as events.
+	for _, nr := range []int{425, 426, 427} {
+		refuse(nr, eNOSYS, "io_uring is not emulated (as where kernel.io_uring_disabled is set); programs fall back to read, write and epoll")
+	}
+	// Protection keys, as on a CPU without PKU (sys_pkey.go).
+	full(330, sysPkeyAlloc)
+	full(331, sysPkeyFree)
+	full(329, sysPkeyMprotect)
 	partial(25, "MREMAP_DONTUNMAP refused; pages added to a private file mapping read as zeros (a shared one shows the file)", sysMremap)
 	partial(28, "MADV_DONTNEED drops private pages (anonymous: zeros; file: the file again); MADV_REMOVE "+
 		"zeroes shared anonymous memory, EOPNOTSUPP on files; MADV_HWPOISON, MADV_SOFT_OFFLINE EINVAL (no memory failure handling); "+
@@ -260,6 +286,13 @@ func declareTable() []entry {
 	partial(119, "the identity is fixed: a change is EPERM", sysSetresgid)
 	full(120, sysGetresgid)
 	full(115, sysGetgroups)
+	// Capabilities, groups, namespaces, I/O priority (sys_caps.go, sys_ioprio.go).
+	partial(125, "root holds every capability (CAP_LAST_CAP 40), others none; other processes ESRCH", sysCapget)
+	partial(126, "drops capabilities with Linux's rules; they still grant nothing emuprof does not already allow", sysCapset)
+	full(116, sysSetgroups) // EPERM without CAP_SETGID
+	partial(272, "the sharing flags as Linux for one thread; any namespace EPERM (CLONE_NEWUSER too, as where unprivileged user namespaces are disabled)", sysUnshare)
+	partial(251, "recorded and reported (ioprio_get); no I/O is reordered; other processes ESRCH", sysIoprioSet)
+	partial(252, "this process's priority; other processes ESRCH", sysIoprioGet)
 	full(111, sysGetpgrp)
 	full(121, sysGetpgid)
 	full(124, sysGetpgid)
@@ -325,6 +358,12 @@ func declareTable() []entry {
 	full(37, sysAlarm)     // on the virtual clock
 	full(38, sysSetitimer) // on the virtual clock and virtual CPU time
 	full(36, sysGetitimer)
+	// POSIX timers (sys_timer.go).
+	partial(222, "on the virtual clock (CPU-time clocks: virtual CPU time); the alarm clocks EOPNOTSUPP (no RTC)", sysTimerCreate)
+	full(223, sysTimerSettime)
+	full(224, sysTimerGettime)
+	full(225, sysTimerGetoverrun)
+	full(226, sysTimerDelete)
 
 	// Refused so that C libraries take their fallbacks.
 	for _, nr := range []int{188, 189, 190, 191, 192, 193, 194, 195, 196, 197, 198, 199} {

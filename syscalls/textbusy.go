@@ -3,6 +3,7 @@ package syscalls
 import (
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Running executables cannot be written (Linux's deny_write_access): while
@@ -87,5 +88,8 @@ func (k *Kernel) forkText(c *Kernel) {
 // guest reaches such a file only through /proc/self/exe, and it behaves as
 // a file of another, read-only mount (no links to it, no changes of it).
 func (k *Kernel) outsideRoot(host string) bool {
+	if d := k.shm.dir; d != "" && strings.HasPrefix(host, d+string(filepath.Separator)) {
+		return false // /dev/shm (shm.go)
+	}
 	return host != "" && k.hostOf(k.guestOfHost(host)) != filepath.Clean(host)
 }

@@ -14,6 +14,13 @@ type ProcessTree interface {
 	// ENOTTY without the terminal, ESRCH for no such group, EPERM for a
 	// group of another session).
 	SetForeground(pgid int) Errno
+	// Group returns the process's group and session ids.
+	Group() (pgid, sid int)
+	// Pids returns the run's processes (/proc), in order; Peer returns
+	// the kernel of one of them and its state (R, S or Z), nil if pid
+	// names none.
+	Pids() []int
+	Peer(pid int) (*Kernel, byte)
 }
 
 // ppid is the parent's pid.
