@@ -10,17 +10,16 @@ import (
 	"emuprof/mm"
 )
 
-// Every guest store reaches QEMU's page-collection lock and Unicorn's
-// memory_mapping on Unicorn 2.0.1: libunicorn must call unicornfix.c's
-// allocation-free lock and cached lookup, not its own.
+// Stores to a page that may hold translated code (here RWX) reach QEMU's
+// page-collection lock and Unicorn's memory_mapping on Unicorn 2.0.1:
+// libunicorn must call unicornfix.c's allocation-free lock and cached
+// lookup, not its own.
 func TestStoresUseUnicornfix(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("unicornfix.c replaces Debian's Unicorn 2.0.1 code on Linux only")
-	}
-	if major, minor := unicornVersion(); major != 2 || minor != 0 {
-		t.Skipf("Unicorn %d.%d: the slow paths unicornfix.c removes are 2.0's (later versions fixed them)", major, minor)
-	}
+	skipUnlessUnicorn201(t)
 	e := newEngine(t, Options{}, loopCode)
+	if err := e.ProtectPages(0x20000, 0x1000, mm.ProtRead|mm.ProtWrite|mm.ProtExec); err != nil {
+		t.Fatal(err)
+	}
 	before, hits := pageCollections(), mappingHits()
 	if s := e.Run(codeAddr, 0); s.Reason != cpu.StopSyscall {
 		t.Fatalf("stop %+v", s)
@@ -34,6 +33,63 @@ func TestStoresUseUnicornfix(t *testing.T) {
 	}
 	if got := loopSum(t, e); got != 500500 {
 		t.Fatalf("sum %d, want 500500", got)
+	}
+}
+
+// Stores to a writable page that is not executable take the generated
+// code's fast path (no store helper, so no page-collection lock), and
+// the page's protection still holds after it changes: read-only, the
+// same store faults; writable again, it works; executable too, its
+// stores take the slow path again.
+func TestStoresTakeFastPath(t *testing.T) {
+	skipUnlessUnicorn201(t)
+	e := newEngine(t, Options{}, loopCode)
+	before, fills := pageCollections(), cleanedFills()
+	if s := e.Run(codeAddr, 0); s.Reason != cpu.StopSyscall {
+		t.Fatalf("stop %+v", s)
+	}
+	if got := pageCollections() - before; got != 0 {
+		t.Fatalf("%d of 1000 stores to a writable, non-executable page took the store helper's not-dirty path", got)
+	}
+	if cleanedFills() == fills {
+		t.Fatal("no TLB fill was made clean")
+	}
+	if err := e.ProtectPages(0x20000, 0x1000, mm.ProtRead); err != nil {
+		t.Fatal(err)
+	}
+	if s := e.Run(codeAddr, 0); s.Reason != cpu.StopFault {
+		t.Fatalf("store to the page made read-only: stop %+v, want a fault", s)
+	}
+	if err := e.ProtectPages(0x20000, 0x1000, mm.ProtRead|mm.ProtWrite); err != nil {
+		t.Fatal(err)
+	}
+	if s := e.Run(codeAddr, 0); s.Reason != cpu.StopSyscall {
+		t.Fatalf("run with the page writable again: stop %+v", s)
+	}
+	// Executable, the page may hold translations: its stores check them.
+	// (The whole mapping: Unicorn then changes the region in place.)
+	if err := e.ProtectPages(0x20000, 0x2000, mm.ProtRead|mm.ProtWrite|mm.ProtExec); err != nil {
+		t.Fatal(err)
+	}
+	before = pageCollections()
+	if s := e.Run(codeAddr, 0); s.Reason != cpu.StopSyscall {
+		t.Fatalf("run with the page executable: stop %+v", s)
+	}
+	if got := pageCollections() - before; got < 1000 {
+		t.Fatalf("%d of 1000 stores to a page made executable checked for translations", got)
+	}
+	if got := loopSum(t, e); got != 3*500500 {
+		t.Fatalf("sum %d after three loops, want %d", got, 3*500500)
+	}
+}
+
+func skipUnlessUnicorn201(t *testing.T) {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("unicornfix.c replaces Debian's Unicorn 2.0.1 code on Linux only")
+	}
+	if major, minor := unicornVersion(); major != 2 || minor != 0 {
+		t.Skipf("Unicorn %d.%d: the slow paths unicornfix.c removes are 2.0's (later versions fixed them)", major, minor)
 	}
 }
 
