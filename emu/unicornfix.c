@@ -189,6 +189,14 @@ uint64_t *emu_rsp_slot(uc_engine *uc) {
 #define QEMU_PAGE_WRITE 2  // PAGE_WRITE of the prot argument
 
 static __thread struct uc_struct *running_uc;
+// QEMU sizes the TLB (256 entries at first) only when it is flushed, by
+// how full it was; Unicorn never flushes it while a program runs, so a
+// program using more than 1 MB at a time missed it on most accesses (the
+// load and store helpers, a TLB fill each). A flush every FILLS_PER_FLUSH
+// fills lets QEMU grow it to the program's working set (up to twice
+// FILLS_PER_FLUSH entries, 64 MB; it shrinks again when less is used).
+#define FILLS_PER_FLUSH 8192
+static __thread uint64_t fills_since_flush;
 static _Atomic int clean_state;
 static uint64_t cleaned_fills;
 typedef void (*set_page_fn)(void *cpu, uint64_t vaddr, uint64_t paddr, uint32_t attrs, int prot, int mmu_idx, uint64_t size);
@@ -205,6 +213,10 @@ void tlb_set_page_with_attrs_x86_64(void *cpu, uint64_t vaddr, uint64_t paddr, u
 		real_set_page = (set_page_fn)dlsym(RTLD_NEXT, "tlb_set_page_with_attrs_x86_64");
 		if (!real_set_page)
 			abort(); // libunicorn calls this one, so it has its own
+	}
+	if (++fills_since_flush >= FILLS_PER_FLUSH && tlb_flush) {
+		fills_since_flush = 0;
+		tlb_flush(cpu);
 	}
 	real_set_page(cpu, vaddr, paddr, attrs, prot, mmu_idx, size);
 	struct uc_struct *uc = running_uc;

@@ -83,6 +83,40 @@ func TestStoresTakeFastPath(t *testing.T) {
 	}
 }
 
+// A program that uses more memory at a time than the TLB's first 256
+// entries cover (here 1024 pages, stored to 100 times each) makes QEMU
+// grow the TLB (unicornfix.c's flush every FILLS_PER_FLUSH fills): most of
+// its 102,400 stores hit it, and without growth every one misses.
+func TestTLBGrows(t *testing.T) {
+	skipUnlessUnicorn201(t)
+	e := newEngine(t, Options{}, []byte{
+		0xba, 100, 0, 0, 0, // mov edx, 100
+		0x48, 0xc7, 0xc0, 0, 0, 0, 0x01, // outer: mov rax, 0x1000000
+		0xb9, 0x00, 0x04, 0, 0, // mov ecx, 1024
+		0x88, 0x10, // inner: mov [rax], dl
+		0x48, 0x05, 0x00, 0x10, 0, 0, // add rax, 0x1000
+		0xff, 0xc9, // dec ecx
+		0x75, 0xf4, // jnz inner
+		0xff, 0xca, // dec edx
+		0x75, 0xe4, // jnz outer
+		0x0f, 0x05, // syscall
+	})
+	if err := e.MapPages(0x1000000, 1024*0x1000, mm.ProtRead|mm.ProtWrite); err != nil {
+		t.Fatal(err)
+	}
+	fills := cleanedFills()
+	if s := e.Run(codeAddr, 0); s.Reason != cpu.StopSyscall {
+		t.Fatalf("stop %+v", s)
+	}
+	if got := cleanedFills() - fills; got > 102400/2 {
+		t.Fatalf("%d TLB fills for 100 rounds of stores to 1024 pages: the TLB did not grow", got)
+	}
+	var b [1]byte
+	if err := e.ReadMem(0x1000000+1023*0x1000, b[:]); err != nil || b[0] != 1 {
+		t.Fatalf("last page holds %d (%v), want 1 (the last round's)", b[0], err)
+	}
+}
+
 func skipUnlessUnicorn201(t *testing.T) {
 	t.Helper()
 	if runtime.GOOS != "linux" {
