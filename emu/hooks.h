@@ -65,7 +65,7 @@ struct emu_block {
 	uint8_t track;  // Options.Repeats accepts the block
 };
 
-#define HOT_SLOTS 1024 // a power of two
+#define HOT_SLOTS 4096 // a power of two
 
 struct emu_state {
 	uc_engine *uc;
@@ -139,7 +139,8 @@ struct emu_state {
 	// hot: copies of the insns of blocks hook_count found lately (with no
 	// speedup), direct-mapped by address: 16 bytes a block instead of the
 	// table's 48-byte entry on a line of its own, so that a program's hot
-	// blocks stay in the host's L1 beside its data. Emptied with the table.
+	// blocks stay in the host's cache beside its data (4096: sqlite3's
+	// interpreter loop missed 1024 often). Emptied with the table.
 	struct emu_hot {
 		uint64_t addr;
 		uint32_t len; // 0: empty
