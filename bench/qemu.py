@@ -12,6 +12,12 @@ CPU time is user + sys of the finished child (getrusage, microseconds). Each
 program's stdout under qemu and emuprof is checked against the native run's
 in the first round; a difference is printed (and the row marked "!").
 Goals (issue 26): run/qemu <= 1.5 on each, geometric mean <= 1.3; run/bare <= 1.10.
+
+    bench/qemu.py --analyses [-n ROUNDS] [PROGRAM ...]
+
+instead measures the analyses over `emuprof run` on the same programs: run, memory
+tracing alone (run --bench-mem-hooks), trms, paths, parallel, causal and profile
+(trms+paths+parallel), CPU medians of alternated rounds and each one's ratio to run.
 """
 import argparse
 import hashlib
@@ -70,6 +76,7 @@ def cpu(cmd, cwd, keep=False):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("-n", type=int, default=3, help="rounds (default 3)")
+    ap.add_argument("--analyses", action="store_true", help="the analyses over run instead")
     ap.add_argument("programs", nargs="*")
     args = ap.parse_args()
     emuprof = os.path.abspath(os.environ.get("EMUPROF", "./emuprof"))
@@ -83,6 +90,8 @@ def main():
         for n in names:
             if n not in progs:
                 sys.exit(f"bench/qemu.py: unknown program {n} (known: {' '.join(progs)})")
+        if args.analyses:
+            return analyses(emuprof, progs, names, args.n, work)
         kinds = {
             "native": lambda c: c,
             "qemu": lambda c: [qemu] + c,
@@ -113,6 +122,24 @@ def main():
         print(f"{'geomean':<12} {'':8} {'':8} {'':8} {'':8} {g(rq):8.2f}x {g(rb):8.2f}x")
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def analyses(emuprof, progs, names, rounds, work):
+    out = os.path.join(work, "out")
+    cols = [("run", ["run", "-q"]), ("memhooks", ["run", "-q", "--bench-mem-hooks"])] + [
+        (a, [a, "-q", "--out", out]) for a in ("trms", "paths", "parallel", "causal", "profile")]
+    print(f"# {rounds} rounds, CPU s (user+sys) medians; (x) = over run")
+    print(f"{'program':<12} " + " ".join(f"{c:>15}" for c, _ in cols))
+    for n in names:
+        times = {c: [] for c, _ in cols}
+        for _ in range(rounds):
+            for c, argv in cols:
+                shutil.rmtree(out, ignore_errors=True)
+                os.makedirs(out)
+                times[c].append(cpu([emuprof] + argv + ["--"] + progs[n], work)[0])
+        m = {c: statistics.median(v) for c, v in times.items()}
+        cells = [f"{m['run']:15.3f}"] + [f"{m[c]:7.2f} ({m[c] / m['run']:4.1f}x)" for c, _ in cols[1:]]
+        print(f"{n:<12} " + " ".join(cells), flush=True)
 
 
 if __name__ == "__main__":
