@@ -8,6 +8,11 @@
 #   THREADS=1 bench/run.sh          the multithreaded guests instead
 #   INTERP=1 bench/run.sh           interpreter-heavy Debian programs (perl, sqlite3,
 #                                   jq, python3): native, bare, run, run/bare
+#   QEMU=1 bench/run.sh [prog ...]  the engine against qemu-x86_64 (issue 26): native, qemu,
+#                                   bare, run, run/qemu, run/bare and geometric means, CPU
+#                                   medians of alternated rounds (ROUNDS, default 3;
+#                                   bench/qemu.py); ANALYSES=1 with QEMU=1: the analyses
+#                                   over run on the same programs
 #   PARALLEL=1 bench/run.sh         `emuprof parallel` over `emuprof run` on the threaded
 #                                   guests, xz -T2 and pigz, CPU and wall time, medians of
 #                                   paired rounds (bench/parallel.py; issue 13's goal: 1.2x)
@@ -48,6 +53,9 @@ if [ "$have_valgrind" = 1 ] && valgrind --tool=aprof --help >/dev/null 2>&1; the
 ratio() { echo "scale=1; $1 / $2" | bc -l; }
 rss() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null </dev/null | tail -1; }
 
+if [ -n "${QEMU:-}" ]; then
+	EMUPROF=$EMUPROF exec python3 bench/qemu.py ${ANALYSES:+--analyses} -n "${ROUNDS:-3}" "$@"
+fi
 if [ -n "${PARALLEL:-}" ]; then
 	# Paired rounds and microsecond CPU times: see bench/parallel.py.
 	EMUPROF=$EMUPROF exec python3 bench/parallel.py "$@"

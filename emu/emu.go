@@ -707,7 +707,7 @@ func (e *Engine) run(pc, budget uint64) cpu.Stop {
 	e.st.fault_pc = 0
 	e.st.last_block, e.st.last_len = 0, 0
 	C.emu_replay_begin(e.st)
-	err := C.uc_emu_start(e.uc, C.uint64_t(pc), 0, 0, 0)
+	err := C.emu_emu_start(e.uc, C.uint64_t(pc))
 	C.emu_replay_end(e.st) // before Go emits or drains
 	s := cpu.Stop{Reason: cpu.StopReason(e.st.reason), Insns: uint64(e.st.insns), Blocks: uint64(e.st.blocks), Saved: uint64(e.st.saved),
 		IntNo: uint32(e.st.intno)}
@@ -949,6 +949,11 @@ func boolC(b bool) C.uint8_t {
 // none of that).
 func pageCollections() uint64 { return uint64(C.emu_page_collections()) }
 func mappingHits() uint64     { return uint64(C.emu_mapping_hits()) }
+
+// cleanedFills reports how many TLB fills let stores take the generated
+// code's fast path (unicornfix.c's tlb_set_page_with_attrs; 0 where
+// there is none of that).
+func cleanedFills() uint64 { return uint64(C.emu_cleaned_fills()) }
 
 // replayedBlocks returns how many blocks the hook replayed (tests).
 func (e *Engine) replayedBlocks() uint64 { return uint64(C.emu_replayed_blocks(e.st)) }

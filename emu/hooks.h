@@ -65,6 +65,8 @@ struct emu_block {
 	uint8_t track;  // Options.Repeats accepts the block
 };
 
+#define HOT_SLOTS 4096 // a power of two
+
 struct emu_state {
 	uc_engine *uc;
 	uintptr_t handle; // cgo.Handle of the Go Engine
@@ -134,6 +136,16 @@ struct emu_state {
 	uint32_t n;
 
 	struct emu_block *table;
+	// hot: copies of the insns of blocks hook_count found lately (with no
+	// speedup), direct-mapped by address: 16 bytes a block instead of the
+	// table's 48-byte entry on a line of its own, so that a program's hot
+	// blocks stay in the host's cache beside its data (4096: sqlite3's
+	// interpreter loop missed 1024 often). Emptied with the table.
+	struct emu_hot {
+		uint64_t addr;
+		uint32_t len; // 0: empty
+		uint32_t insns;
+	} hot[HOT_SLOTS];
 	char *arena;       // where buf, spare and the first table are (arena_alloc), or NULL
 	size_t arena_size;
 	uint64_t tmask;
@@ -179,5 +191,11 @@ uc_err emu_close(uc_engine *uc);
 uint64_t *emu_rsp_slot(uc_engine *uc);
 uint64_t emu_page_collections(void);
 uint64_t emu_mapping_hits(void);
+// uc_emu_start(uc, pc, 0, 0, 0), with the engine known to the TLB fill;
+// whether stores to writable, non-executable pages take the fast path
+// (2.0.1 on Linux), and how many TLB fills made one.
+uc_err emu_emu_start(uc_engine *uc, uint64_t pc);
+int emu_clean_stores(void);
+uint64_t emu_cleaned_fills(void);
 
 #endif

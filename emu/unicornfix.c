@@ -39,6 +39,24 @@
 // word uc_reg_read copies. The offsets are 2.0.1's; they are checked, by
 // reads that cannot fault, against values written with uc_reg_write, so
 // any other build or version keeps uc_reg_read.
+//
+// 4. Beyond 1 and 2: 2.0.1's cpu_physical_memory_is_clean always answers
+// true, so every TLB entry of writable RAM carries TLB_NOTDIRTY and no
+// guest store takes the generated code's fast path: each one calls
+// store_helper (memory_mapping, the page's translated-code check, then
+// the store). QEMU keeps that flag only on pages holding translated
+// code. tlb_set_page_with_attrs below fills the entry as 2.0.1 does, then
+// clears the flag (tlb_set_dirty) when the page's region is writable and
+// not executable: no translation can exist there (a fetch from it
+// faults), and Unicorn checks a store's permission only in store_helper,
+// so read-only and executable pages keep the slow path. The flag stays
+// right when permissions change because emu_mem_protect flushes the TLB
+// and the engine drops the translations of pages that stop being
+// executable (forgetCode) before they can become writable and clean;
+// mapping and unmapping flush the pages themselves. The region's
+// permissions are read at 2.0.1's offset in MemoryRegion, checked on the
+// first mapping against the region just mapped; any other version or
+// layout keeps the slow path.
 #define _GNU_SOURCE
 #include <stddef.h>
 #include <stdint.h>
@@ -161,11 +179,124 @@ uint64_t *emu_rsp_slot(uc_engine *uc) {
 	uc_reg_write(uc, UC_X86_REG_RSP, &saved);
 	return slot;
 }
+// 4: the TLB fill. running_uc is the engine emu_emu_start runs on this
+// thread (fills happen only inside uc_emu_start); clean_state is 1 once
+// the MemoryRegion layout and tlb_set_dirty were found, -1 if not.
+#define UC201_MR_ADDR 64   // offsetof(MemoryRegion, addr)
+#define UC201_MR_UC 128    // offsetof(MemoryRegion, uc)
+#define UC201_MR_PERMS 136 // offsetof(MemoryRegion, perms)
+#define UC201_MR_END 144   // offsetof(MemoryRegion, end)
+#define QEMU_PAGE_WRITE 2  // PAGE_WRITE of the prot argument
+
+static __thread struct uc_struct *running_uc;
+// QEMU sizes the TLB (256 entries at first) only when it is flushed, by
+// how full it was; Unicorn never flushes it while a program runs, so a
+// program using more than 1 MB at a time missed it on most accesses (the
+// load and store helpers, a TLB fill each). A flush every FILLS_PER_FLUSH
+// fills lets QEMU grow it to the program's working set (up to twice
+// FILLS_PER_FLUSH entries, 64 MB; it shrinks again when less is used).
+#define FILLS_PER_FLUSH 8192
+static __thread uint64_t fills_since_flush;
+static _Atomic int clean_state;
+static uint64_t cleaned_fills;
+typedef void (*set_page_fn)(void *cpu, uint64_t vaddr, uint64_t paddr, uint32_t attrs, int prot, int mmu_idx, uint64_t size);
+typedef void (*set_dirty_fn)(void *cpu, uint64_t vaddr);
+static set_page_fn real_set_page;
+static set_dirty_fn set_dirty;
+typedef void (*tlb_flush_fn)(void *cpu);
+static tlb_flush_fn tlb_flush;
+
+// MemTxAttrs is a 32-bit struct of bit-fields, passed in a register like
+// the uint32_t here.
+void tlb_set_page_with_attrs_x86_64(void *cpu, uint64_t vaddr, uint64_t paddr, uint32_t attrs, int prot, int mmu_idx, uint64_t size) {
+	if (!real_set_page) {
+		real_set_page = (set_page_fn)dlsym(RTLD_NEXT, "tlb_set_page_with_attrs_x86_64");
+		if (!real_set_page)
+			abort(); // libunicorn calls this one, so it has its own
+	}
+	if (++fills_since_flush >= FILLS_PER_FLUSH && tlb_flush) {
+		fills_since_flush = 0;
+		tlb_flush(cpu);
+	}
+	real_set_page(cpu, vaddr, paddr, attrs, prot, mmu_idx, size);
+	struct uc_struct *uc = running_uc;
+	if (!uc || atomic_load_explicit(&clean_state, memory_order_acquire) != 1 || !(prot & QEMU_PAGE_WRITE) ||
+	    size != 4096 || ((vaddr ^ paddr) >> 12) != 0)
+		return;
+	struct MemoryRegion *mr = memory_mapping(uc, vaddr);
+	if (!mr)
+		return;
+	uint32_t perms = *(uint32_t *)((char *)mr + UC201_MR_PERMS);
+	if ((perms & (UC_PROT_WRITE | UC_PROT_EXEC)) == UC_PROT_WRITE) {
+		cleaned_fills++;
+		set_dirty(cpu, vaddr); // clears TLB_NOTDIRTY of vaddr's entries only
+	}
+}
+
+// check_layout runs after the engine's first mapping of [addr, addr+n)
+// with perms: the region memory_mapping finds must read back as that.
+static void check_layout(struct uc_struct *uc, uint64_t addr, size_t n, uint32_t perms) {
+	if (atomic_load_explicit(&clean_state, memory_order_acquire) != 0)
+		return;
+	int ok = uc_version(NULL, NULL) >> 8 == UC201_VERSION;
+	set_page_fn sp = ok ? (set_page_fn)dlsym(RTLD_NEXT, "tlb_set_page_with_attrs_x86_64") : NULL;
+	set_dirty_fn sd = ok ? (set_dirty_fn)dlsym(RTLD_NEXT, "tlb_set_dirty_x86_64") : NULL;
+	tlb_flush_fn tf = ok ? (tlb_flush_fn)dlsym(RTLD_NEXT, "tlb_flush_x86_64") : NULL;
+	mapping_fn real_mapping = ok ? (mapping_fn)dlsym(RTLD_NEXT, "memory_mapping") : NULL;
+	char *mr = (sp && sd && tf && real_mapping) ? (char *)real_mapping(uc, addr) : NULL;
+	struct {
+		uint64_t addr, end;
+		void *uc;
+		uint32_t perms;
+	} got;
+	ok = mr && read_self(&got.addr, mr + UC201_MR_ADDR, 8) && read_self(&got.end, mr + UC201_MR_END, 8) &&
+	     read_self(&got.uc, mr + UC201_MR_UC, 8) && read_self(&got.perms, mr + UC201_MR_PERMS, 4) &&
+	     got.addr == addr && got.end == addr + n && got.uc == uc && got.perms == perms;
+	if (ok) {
+		real_set_page = sp;
+		set_dirty = sd;
+		tlb_flush = tf;
+	}
+	int unknown = 0;
+	atomic_compare_exchange_strong(&clean_state, &unknown, ok ? 1 : -1);
+}
+
+// flush_tlb empties the engine's TLB after a change of permissions, so
+// that no entry cleaned while its page was writable and not executable
+// outlives that.
+static void flush_tlb(struct uc_struct *uc) {
+	if (atomic_load_explicit(&clean_state, memory_order_acquire) != 1)
+		return;
+	void *cpu = *(void **)((char *)uc + UC201_CPU);
+	if (cpu)
+		tlb_flush(cpu);
+}
+
+uc_err emu_emu_start(uc_engine *uc, uint64_t pc) {
+	struct uc_struct *outer = running_uc;
+	running_uc = (struct uc_struct *)uc;
+	uc_err err = uc_emu_start(uc, pc, 0, 0, 0);
+	running_uc = outer;
+	return err;
+}
+
+int emu_clean_stores(void) { return atomic_load(&clean_state) == 1; }
+uint64_t emu_cleaned_fills(void) { return cleaned_fills; }
 #else
 uint64_t *emu_rsp_slot(uc_engine *uc) {
 	(void)uc;
 	return NULL;
 }
+uc_err emu_emu_start(uc_engine *uc, uint64_t pc) { return uc_emu_start(uc, pc, 0, 0, 0); }
+int emu_clean_stores(void) { return 0; }
+uint64_t emu_cleaned_fills(void) { return 0; }
+static void check_layout(uc_engine *uc, uint64_t addr, size_t n, uint32_t perms) {
+	(void)uc;
+	(void)addr;
+	(void)n;
+	(void)perms;
+}
+static void flush_tlb(uc_engine *uc) { (void)uc; }
 static void changes_begin(void) {}
 static void changes_end(void) {}
 uint64_t emu_page_collections(void) { return 0; }
@@ -176,6 +307,8 @@ uc_err emu_mem_map_ptr(uc_engine *uc, uint64_t addr, size_t n, uint32_t perms, v
 	changes_begin();
 	uc_err err = uc_mem_map_ptr(uc, addr, n, perms, host);
 	changes_end();
+	if (err == UC_ERR_OK)
+		check_layout((struct uc_struct *)uc, addr, n, perms);
 	return err;
 }
 
@@ -190,6 +323,7 @@ uc_err emu_mem_protect(uc_engine *uc, uint64_t addr, size_t n, uint32_t perms) {
 	changes_begin();
 	uc_err err = uc_mem_protect(uc, addr, n, perms);
 	changes_end();
+	flush_tlb((struct uc_struct *)uc);
 	return err;
 }
 

@@ -10,17 +10,16 @@ import (
 	"emuprof/mm"
 )
 
-// Every guest store reaches QEMU's page-collection lock and Unicorn's
-// memory_mapping on Unicorn 2.0.1: libunicorn must call unicornfix.c's
-// allocation-free lock and cached lookup, not its own.
+// Stores to a page that may hold translated code (here RWX) reach QEMU's
+// page-collection lock and Unicorn's memory_mapping on Unicorn 2.0.1:
+// libunicorn must call unicornfix.c's allocation-free lock and cached
+// lookup, not its own.
 func TestStoresUseUnicornfix(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("unicornfix.c replaces Debian's Unicorn 2.0.1 code on Linux only")
-	}
-	if major, minor := unicornVersion(); major != 2 || minor != 0 {
-		t.Skipf("Unicorn %d.%d: the slow paths unicornfix.c removes are 2.0's (later versions fixed them)", major, minor)
-	}
+	skipUnlessUnicorn201(t)
 	e := newEngine(t, Options{}, loopCode)
+	if err := e.ProtectPages(0x20000, 0x1000, mm.ProtRead|mm.ProtWrite|mm.ProtExec); err != nil {
+		t.Fatal(err)
+	}
 	before, hits := pageCollections(), mappingHits()
 	if s := e.Run(codeAddr, 0); s.Reason != cpu.StopSyscall {
 		t.Fatalf("stop %+v", s)
@@ -34,6 +33,97 @@ func TestStoresUseUnicornfix(t *testing.T) {
 	}
 	if got := loopSum(t, e); got != 500500 {
 		t.Fatalf("sum %d, want 500500", got)
+	}
+}
+
+// Stores to a writable page that is not executable take the generated
+// code's fast path (no store helper, so no page-collection lock), and
+// the page's protection still holds after it changes: read-only, the
+// same store faults; writable again, it works; executable too, its
+// stores take the slow path again.
+func TestStoresTakeFastPath(t *testing.T) {
+	skipUnlessUnicorn201(t)
+	e := newEngine(t, Options{}, loopCode)
+	before, fills := pageCollections(), cleanedFills()
+	if s := e.Run(codeAddr, 0); s.Reason != cpu.StopSyscall {
+		t.Fatalf("stop %+v", s)
+	}
+	if got := pageCollections() - before; got != 0 {
+		t.Fatalf("%d of 1000 stores to a writable, non-executable page took the store helper's not-dirty path", got)
+	}
+	if cleanedFills() == fills {
+		t.Fatal("no TLB fill was made clean")
+	}
+	if err := e.ProtectPages(0x20000, 0x1000, mm.ProtRead); err != nil {
+		t.Fatal(err)
+	}
+	if s := e.Run(codeAddr, 0); s.Reason != cpu.StopFault {
+		t.Fatalf("store to the page made read-only: stop %+v, want a fault", s)
+	}
+	if err := e.ProtectPages(0x20000, 0x1000, mm.ProtRead|mm.ProtWrite); err != nil {
+		t.Fatal(err)
+	}
+	if s := e.Run(codeAddr, 0); s.Reason != cpu.StopSyscall {
+		t.Fatalf("run with the page writable again: stop %+v", s)
+	}
+	// Executable, the page may hold translations: its stores check them.
+	// (The whole mapping: Unicorn then changes the region in place.)
+	if err := e.ProtectPages(0x20000, 0x2000, mm.ProtRead|mm.ProtWrite|mm.ProtExec); err != nil {
+		t.Fatal(err)
+	}
+	before = pageCollections()
+	if s := e.Run(codeAddr, 0); s.Reason != cpu.StopSyscall {
+		t.Fatalf("run with the page executable: stop %+v", s)
+	}
+	if got := pageCollections() - before; got < 1000 {
+		t.Fatalf("%d of 1000 stores to a page made executable checked for translations", got)
+	}
+	if got := loopSum(t, e); got != 3*500500 {
+		t.Fatalf("sum %d after three loops, want %d", got, 3*500500)
+	}
+}
+
+// A program that uses more memory at a time than the TLB's first 256
+// entries cover (here 1024 pages, stored to 100 times each) makes QEMU
+// grow the TLB (unicornfix.c's flush every FILLS_PER_FLUSH fills): most of
+// its 102,400 stores hit it, and without growth every one misses.
+func TestTLBGrows(t *testing.T) {
+	skipUnlessUnicorn201(t)
+	e := newEngine(t, Options{}, []byte{
+		0xba, 100, 0, 0, 0, // mov edx, 100
+		0x48, 0xc7, 0xc0, 0, 0, 0, 0x01, // outer: mov rax, 0x1000000
+		0xb9, 0x00, 0x04, 0, 0, // mov ecx, 1024
+		0x88, 0x10, // inner: mov [rax], dl
+		0x48, 0x05, 0x00, 0x10, 0, 0, // add rax, 0x1000
+		0xff, 0xc9, // dec ecx
+		0x75, 0xf4, // jnz inner
+		0xff, 0xca, // dec edx
+		0x75, 0xe4, // jnz outer
+		0x0f, 0x05, // syscall
+	})
+	if err := e.MapPages(0x1000000, 1024*0x1000, mm.ProtRead|mm.ProtWrite); err != nil {
+		t.Fatal(err)
+	}
+	fills := cleanedFills()
+	if s := e.Run(codeAddr, 0); s.Reason != cpu.StopSyscall {
+		t.Fatalf("stop %+v", s)
+	}
+	if got := cleanedFills() - fills; got > 102400/2 {
+		t.Fatalf("%d TLB fills for 100 rounds of stores to 1024 pages: the TLB did not grow", got)
+	}
+	var b [1]byte
+	if err := e.ReadMem(0x1000000+1023*0x1000, b[:]); err != nil || b[0] != 1 {
+		t.Fatalf("last page holds %d (%v), want 1 (the last round's)", b[0], err)
+	}
+}
+
+func skipUnlessUnicorn201(t *testing.T) {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("unicornfix.c replaces Debian's Unicorn 2.0.1 code on Linux only")
+	}
+	if major, minor := unicornVersion(); major != 2 || minor != 0 {
+		t.Skipf("Unicorn %d.%d: the slow paths unicornfix.c removes are 2.0's (later versions fixed them)", major, minor)
 	}
 }
 

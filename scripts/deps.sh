@@ -93,6 +93,7 @@ done <<'EOF'
 /usr/bin/nice coreutils
 /usr/bin/ruby ruby
 /usr/bin/ps procps
+/usr/bin/qemu-x86_64 qemu-user
 EOF
 [ -f /usr/share/coz-profiler/viewer/js/profile.js ] || need+=(coz-profiler) # Coz's viewer, read by node in TestCausalCozViewer
 # python3 with the standard library the tests import (python3-minimal lacks json and mmap).
