@@ -13,6 +13,7 @@ import (
 	"emuprof/cpu"
 	"emuprof/loader"
 	"emuprof/syscalls"
+	"emuprof/timemodel"
 )
 
 // Config describes one run.
@@ -49,7 +50,11 @@ type Config struct {
 	Quantum     uint64 // scheduling quantum in instructions (default 10000)
 	SchedSeed   uint64 // 0: unperturbed schedule
 	NsPerInsn   int64  // virtual ns per instruction (default 1)
-	TraceDigest bool   // hash the executed block sequence and syscall results
+	// TimeModel, when set, prices virtual time with this core's table
+	// (--time-model) instead of NsPerInsn per instruction; the engines
+	// must then report Block, Read and Write events, unfolded.
+	TimeModel   *timemodel.Table
+	TraceDigest bool // hash the executed block sequence and syscall results
 	Analyses    []analyses.Analysis
 	Needs       analyses.Needs // hooks the analyses need
 	// TimeControl, when set, is called before every scheduling decision:

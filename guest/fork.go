@@ -124,6 +124,7 @@ func (p *Process) fork(t *sched.Thread, c *syscalls.Call, r *cpu.Regs, flags, sp
 	q.syms = syms
 	q.kernel = p.kernel.Fork(t.Tid, pid, as)
 	q.bindKernel()
+	q.model = newModel(cfg, c2)
 	c2.SetSink(q.deliver)
 	c2.SetRDTSC(q.rdtsc)
 

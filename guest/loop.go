@@ -125,11 +125,23 @@ func (p *Process) slice(t *sched.Thread) *Result {
 	if len(p.m.sig.timed) > 0 || p.kernel.CPUTimersArmed() {
 		budget = p.timerBudget(t, budget)
 	}
-	p.cpu.SetClock(p.sched.StartTime(t))
+	if p.model != nil {
+		p.sched.Charge(t, p.model.Resume(uint32(t.Tid), t.Wakeups))
+	}
+	start := p.sched.StartTime(t)
+	p.cpu.SetClock(start)
 	ran := t.RunNs
+	if p.model != nil {
+		p.model.Begin(uint32(t.Tid), start)
+	}
 	stop := p.cpu.Run(p.cpu.PC(), budget)
 	p.m.insns += stop.Insns
-	p.sched.RanSaved(t, stop.Insns, stop.Blocks, stop.Saved)
+	if p.model != nil {
+		p.cpu.Drain() // the slice's events priced: its cost is known
+		p.sched.RanNs(t, stop.Insns, stop.Blocks, p.model.End())
+	} else {
+		p.sched.RanSaved(t, stop.Insns, stop.Blocks, stop.Saved)
+	}
 	if p.kernel.CPUTimersArmed() {
 		if sig := p.kernel.ChargeCPU(t.Tid, t.RunNs-ran); sig != 0 {
 			p.doom(p, sig, t.Clock)
@@ -250,6 +262,9 @@ func (p *Process) syscall(t *sched.Thread) *Result {
 	if out.Err != nil {
 		p.exitStatus = 2
 		return &Result{ExitStatus: 2, Partial: true, Reason: p.describeSyscallError(out.Err, call.PC)}
+	}
+	if p.model != nil {
+		p.sched.Charge(t, p.model.Syscall(call.Nr, call.Args[1], int64(out.Ret)))
 	}
 	switch out.Action {
 	case syscalls.ExitGroup:

@@ -16,6 +16,7 @@ import (
 	"emuprof/mm"
 	"emuprof/sched"
 	"emuprof/syscalls"
+	"emuprof/timemodel"
 )
 
 // Layout of the initial stack, like Linux without ASLR.
@@ -37,6 +38,9 @@ type Result struct {
 	Unsupported []string // syscalls answered with ENOSYS
 	Warnings    []string // what the kernel could not emulate exactly
 	Partial     bool     // stopped early: crash, limit, interrupt, deadlock
+	// TimeModel sums what the time model charged in every process
+	// (--time-model; zero without).
+	TimeModel timemodel.Stats
 	// Forks counts the processes created; ForkBytes the memory copied
 	// for them.
 	Forks, ForkBytes uint64
@@ -58,6 +62,7 @@ type Process struct {
 	cpu    cpu.CPU
 	as     *mm.AddressSpace
 	kernel *syscalls.Kernel
+	model  *timemodel.Model // --time-model; nil: NsPerInsn per instruction
 	syms   *loader.SymbolTable
 	sched  *sched.Scheduler
 	layout *loader.Layout
@@ -156,6 +161,7 @@ func Load(cfg Config, c cpu.CPU) (*Process, error) {
 	if cfg.TraceDigest {
 		p.digest = sha256.New()
 	}
+	p.model = newModel(cfg, c)
 	c.SetSink(p.deliver)
 	c.SetRDTSC(p.rdtsc)
 	if err := p.startMain(); err != nil {
@@ -226,6 +232,9 @@ func (p *Process) startMain() error {
 
 // deliver hands a batch to the analyses and folds it into the digest.
 func (p *Process) deliver(batch []analyses.Event) {
+	if p.model != nil {
+		p.model.Events(batch) // the model's times before anyone reads them
+	}
 	if p.digest != nil {
 		for i := range batch {
 			if batch[i].Kind == analyses.KindBlock {
@@ -243,6 +252,31 @@ func (p *Process) hash(vals ...uint64) {
 		binary.LittleEndian.PutUint64(p.scratch[:], v)
 		p.digest.Write(p.scratch[:])
 	}
+}
+
+// newModel returns the time model of a process on engine c, nil without
+// --time-model.
+func newModel(cfg Config, c cpu.CPU) *timemodel.Model {
+	if cfg.TimeModel == nil {
+		return nil
+	}
+	return timemodel.New(cfg.TimeModel, c.Blocks(), c.ReadMem)
+}
+
+// modelStats sums the time model's statistics over the processes.
+func (p *Process) modelStats() timemodel.Stats {
+	var s timemodel.Stats
+	seen := map[*Process]bool{}
+	for _, tid := range slices.Sorted(maps.Keys(p.m.owner)) {
+		if q := p.m.owner[tid]; !seen[q] && q.model != nil {
+			seen[q] = true
+			s.Add(q.model.Totals())
+		}
+	}
+	if !seen[p] && p.model != nil {
+		s.Add(p.model.Totals())
+	}
+	return s
 }
 
 // emit appends an event produced in Go (syscalls, the scheduler, kernel
@@ -284,6 +318,7 @@ func (p *Process) Run() *Result {
 		res.Digest = fmt.Sprintf("%x", p.digest.Sum(nil))
 	}
 	res.Makespan = p.sched.Makespan()
+	res.TimeModel = p.modelStats()
 	res.Insns = p.m.insns
 	for _, t := range p.sched.Threads() {
 		res.Threads = append(res.Threads, ThreadStats{Tid: t.Tid, Clock: t.Clock, Insns: t.Insns, Blocks: t.Blocks, Switches: t.Switches, FutexWaits: t.FutexWaits})

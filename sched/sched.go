@@ -470,6 +470,14 @@ func (s *Scheduler) RanSaved(t *Thread, insns, blocks, saved uint64) {
 	s.Charge(t, units/100)
 }
 
+// RanNs is Ran for a slice whose cost a time model worked out: ns of CPU
+// work (--time-model).
+func (s *Scheduler) RanNs(t *Thread, insns, blocks uint64, ns int64) {
+	t.Insns += insns
+	t.Blocks += blocks
+	s.Charge(t, ns)
+}
+
 // Charge advances t's clock by ns of CPU work through the CPU model: the
 // work occupies one virtual CPU from max(t.Clock, the CPU's free time) for ns
 // nanoseconds. It is Ran without instruction counts, for costs computed by

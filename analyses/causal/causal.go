@@ -132,6 +132,10 @@ type Options struct {
 	// are that far apart in the order the events come (see minLength).
 	Quantum uint64
 	Program string // main executable: the default scope
+	// Timed: a time model priced the run, a Block event's Size is its
+	// cost in ns (platform.SchedConfig.Timed), shared among the lines of a
+	// block in proportion to their instructions.
+	Timed bool
 }
 
 type lineKey struct {
@@ -550,9 +554,22 @@ func (p *Profiler) block(ev *analyses.Event) {
 // of emuprof run --speedup is per instruction too).
 func (p *Profiler) blockSpans(ev *analyses.Event, t *thread, bd *blockData) {
 	at := ev.Time
+	var total, done int64 // instructions, under a time model
+	if p.opt.Timed {
+		for _, sp := range bd.spans {
+			total += int64(sp.insns)
+		}
+	}
 	for _, sp := range bd.spans {
 		line := p.lineOf(t, sp.scope, ev.Flags)
 		cost := int64(sp.insns) * p.opt.NsPerInsn
+		if total > 0 {
+			// The model's cost of the block, split by instructions
+			// with no ns lost to rounding.
+			size := int64(ev.Size)
+			cost = size*(done+int64(sp.insns))/total - size*done/total
+			done += int64(sp.insns)
+		}
 		if line != 0 {
 			p.charge(t, line, cost, at)
 		}

@@ -698,3 +698,37 @@ func TestLineOutsideExperiment(t *testing.T) {
 		t.Errorf("memory %d bytes for %d experiments", m, n)
 	}
 }
+
+// TestSplitBlockTimed: under a time model a Block event's Size is its cost
+// in ns, shared among the block's lines by their instructions: 20 ns for 4
+// instructions of line 10 and 6 of line 20 charge line 10 8 ns; 16 ns for 3
+// of line 20 then 5 of line 10 charge it 16 − 16×3/8 = 10 ns.
+func TestSplitBlockTimed(t *testing.T) {
+	tr := tracetest.New(syms{})
+	clk := &fakeClock{}
+	p, err := New(Config{FixedLine: "p.c:10", FixedSpeedup: 100, EndToEnd: true},
+		Options{Block: func(id uint32) *analyses.BlockInfo { return tr.Blocks.View().Get(id) }, Clock: clk, Program: "/bin/p", Timed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	split := func(addr uint64, spans ...analyses.LineSpan) {
+		var n uint32
+		for _, s := range spans {
+			n += s.Insns
+		}
+		id := tr.BlockID(addr, 4*n, n, analyses.EndOther)
+		tr.Blocks.View().Get(id).Lines = spans
+	}
+	split(0x1000, analyses.LineSpan{File: "/src/p.c", Line: 10, Insns: 4}, analyses.LineSpan{File: "/src/p.c", Line: 20, Insns: 6})
+	split(0x2000, analyses.LineSpan{File: "/src/p.c", Line: 20, Insns: 3}, analyses.LineSpan{File: "/src/p.c", Line: 10, Insns: 5})
+	from := 0
+	tr.Other(analyses.KindThreadStart, 1, 0, 0).Other(analyses.KindThreadStart, 2, 0, 1)
+	tr.Block(1, 0x1000, 0, 20, 40, analyses.EndOther) // Size 20: ns
+	if got, want := feed(p, tr, &from, clk), []delay{{2, 8}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("lines 10 then 20: delays %v, want %v", got, want)
+	}
+	tr.Block(1, 0x2000, 0, 16, 32, analyses.EndOther)
+	if got, want := feed(p, tr, &from, clk), []delay{{2, 10}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("lines 20 then 10: delays %v, want %v", got, want)
+	}
+}

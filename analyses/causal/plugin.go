@@ -109,7 +109,7 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 }
 
 func envOptions(env *platform.Env) Options {
-	return Options{Block: env.Block, Clock: env.Clock(), NsPerInsn: env.Sched.NsPerInsn, Quantum: env.Sched.Defaults().Quantum, Program: env.Program,
+	return Options{Block: env.Block, Clock: env.Clock(), NsPerInsn: env.Sched.NsPerInsn, Quantum: env.Sched.Defaults().Quantum, Program: env.Program, Timed: env.Sched.Timed,
 		RoutineName: func(id uint32) string { return env.Routines().Get(calls.RoutineID(id)).Name }}
 }
 

@@ -17,6 +17,10 @@ type Config struct {
 	CPUs      int
 	NsPerInsn int64
 	Quantum   uint64
+	// MaxInsnNs is the most an instruction costs under a time model
+	// (platform.SchedConfig): a slice lasts up to 2 × Quantum × MaxInsnNs.
+	// 0: NsPerInsn.
+	MaxInsnNs int64
 	// IdleBase is "cores" (TM09: idle cores, n − n_w) or "threads"
 	// (HPCToolkit's code: threads that are blocked or spinning).
 	IdleBase string
@@ -44,8 +48,8 @@ const (
 )
 
 func (c Config) check() (Config, error) {
-	s := platform.SchedConfig{CPUs: c.CPUs, Quantum: c.Quantum, NsPerInsn: c.NsPerInsn}.Defaults()
-	c.CPUs, c.Quantum, c.NsPerInsn = s.CPUs, s.Quantum, s.NsPerInsn
+	s := platform.SchedConfig{CPUs: c.CPUs, Quantum: c.Quantum, NsPerInsn: c.NsPerInsn, MaxInsnNs: c.MaxInsnNs}.Defaults()
+	c.CPUs, c.Quantum, c.NsPerInsn, c.MaxInsnNs = s.CPUs, s.Quantum, s.NsPerInsn, s.MaxInsnNs
 	switch c.IdleBase {
 	case "":
 		c.IdleBase = "cores"
@@ -142,7 +146,7 @@ func New(cfg Config, env *platform.Env) (*Analysis, error) {
 	a.tree.init()
 	a.lines.init()
 	a.keys.init()
-	a.lagNs = int64(2*cfg.Quantum) * cfg.NsPerInsn
+	a.lagNs = int64(2*cfg.Quantum) * cfg.MaxInsnNs
 	return a, nil
 }
 
@@ -534,7 +538,7 @@ func (a *Analysis) block(ev *analyses.Event) {
 	d := size * a.nsPerInsn
 	if size > a.maxBlock {
 		a.maxBlock = size
-		a.lagNs = (2*int64(a.cfg.Quantum) + a.maxBlock) * a.nsPerInsn
+		a.lagNs = 2*int64(a.cfg.Quantum)*a.cfg.MaxInsnNs + a.maxBlock*a.nsPerInsn
 	}
 	// A new run: the latest pick's clock is at least the thread's clock
 	// before this block.

@@ -65,7 +65,7 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 			return nil, platform.BadFlag("hot", c.Hot, "want at least 1")
 		}
 		s := env.Sched.Defaults()
-		c.CPUs, c.Quantum, c.NsPerInsn = s.CPUs, s.Quantum, s.NsPerInsn
+		c.CPUs, c.Quantum, c.NsPerInsn, c.MaxInsnNs = s.CPUs, s.Quantum, s.NsPerInsn, s.MaxInsnNs
 		c.App = env.AppName()
 		c.Command = strings.Join(env.Args, " ")
 		a, err := New(c, env)

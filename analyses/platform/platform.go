@@ -71,6 +71,12 @@ type SchedConfig struct {
 	CPUs      int
 	Quantum   uint64
 	NsPerInsn int64
+	// Timed says that a time model prices the run (--time-model): a
+	// Block event's Size is then its cost in virtual ns, not its
+	// instruction count (the block table has that), NsPerInsn is 1, and
+	// one instruction costs at most MaxInsnNs ns.
+	Timed     bool
+	MaxInsnNs int64
 }
 
 // Defaults returns c with zero fields set to the scheduler's defaults: 8
@@ -84,6 +90,9 @@ func (c SchedConfig) Defaults() SchedConfig {
 	}
 	if c.NsPerInsn <= 0 {
 		c.NsPerInsn = 1
+	}
+	if c.MaxInsnNs < c.NsPerInsn {
+		c.MaxInsnNs = c.NsPerInsn
 	}
 	return c
 }

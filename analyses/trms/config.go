@@ -6,6 +6,7 @@ import "fmt"
 const (
 	CostBlocks = "blocks" // basic blocks executed (aprof's bb-count)
 	CostInsns  = "insns"  // guest instructions executed
+	CostTime   = "time"   // virtual ns (the --time-model's)
 )
 
 // Config selects what the profiler measures and how reports are labelled.
@@ -14,8 +15,13 @@ type Config struct {
 	// access touches every k-aligned cell it covers. 1, 2, 4, 8 or 16;
 	// 0 means 4.
 	Resolution int
-	// Cost is CostBlocks (default) or CostInsns.
+	// Cost is CostBlocks (default), CostInsns or CostTime.
 	Cost string
+	// NsPerInsn converts instructions to virtual ns for CostTime (0: 1).
+	// BlockInsns, when set, gives a block's instruction count: a time
+	// model priced the run and a Block event's Size is its cost in ns.
+	NsPerInsn  int64
+	BlockInsns func(id uint32) uint32
 	// CounterBits is the width of the global timestamp counter, 8 to 64
 	// (0 means 32, aprof's choice). Widths up to 32 store timestamps in 32
 	// bits. Overflows are handled by renumbering (TRMS Fig. 13); tests use
@@ -55,9 +61,12 @@ func (c Config) withDefaults() (Config, error) {
 	switch c.Cost {
 	case "":
 		c.Cost = CostBlocks
-	case CostBlocks, CostInsns:
+	case CostBlocks, CostInsns, CostTime:
 	default:
-		return c, fmt.Errorf("trms: cost metric %q: want %q or %q", c.Cost, CostBlocks, CostInsns)
+		return c, fmt.Errorf("trms: cost metric %q: want %q, %q or %q", c.Cost, CostBlocks, CostInsns, CostTime)
+	}
+	if c.NsPerInsn <= 0 {
+		c.NsPerInsn = 1
 	}
 	switch {
 	case c.CounterBits == 0:
@@ -70,8 +79,11 @@ func (c Config) withDefaults() (Config, error) {
 
 // metricName is the aprof name of the cost metric (report line "m").
 func (c *Config) metricName() string {
-	if c.Cost == CostInsns {
+	switch c.Cost {
+	case CostInsns:
 		return "instr-count"
+	case CostTime:
+		return "virtual-ns"
 	}
 	return "bb-count"
 }

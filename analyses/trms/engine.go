@@ -37,10 +37,12 @@ type thread[T stamp] struct {
 
 // engine computes RMS and TRMS in one pass. T is the timestamp storage.
 type engine[T stamp] struct {
-	shift        uint // log2 of the memory resolution
-	insns        bool // cost = instructions (else basic blocks)
-	count        T    // the global counter "count" of Fig. 11
-	limit        T    // largest value count may take (2^CounterBits - 1)
+	shift        uint  // log2 of the memory resolution
+	insns        bool  // cost = instructions (else basic blocks)
+	timeNs       int64 // cost = virtual ns: Size × timeNs (0: not time)
+	blockInsns   func(id uint32) uint32
+	count        T // the global counter "count" of Fig. 11
+	limit        T // largest value count may take (2^CounterBits - 1)
 	wts          *table[T]
 	pool         *chunkPool[T] // the shadow memories' chunks
 	threads      map[uint32]*thread[T]
@@ -53,12 +55,15 @@ type engine[T stamp] struct {
 func newEngine[T stamp](cfg *Config, col *collector) *engine[T] {
 	pool := &chunkPool[T]{}
 	e := &engine[T]{
-		insns:   cfg.Cost == CostInsns,
-		pool:    pool,
-		wts:     newTable(pool),
-		threads: make(map[uint32]*thread[T]),
-		col:     col,
-		cur:     &thread[T]{tid: noThread},
+		insns: cfg.Cost == CostInsns,
+		// Under a time model Size is ns (and there are no runs).
+		blockInsns: cfg.BlockInsns,
+		timeNs:     timeNs(cfg),
+		pool:       pool,
+		wts:        newTable(pool),
+		threads:    make(map[uint32]*thread[T]),
+		col:        col,
+		cur:        &thread[T]{tid: noThread},
 	}
 	for 1<<e.shift < cfg.Resolution {
 		e.shift++
@@ -386,9 +391,14 @@ func (e *engine[T]) events(batch []analyses.Event) {
 			e.write(e.current(ev.Tid), ev.Addr, ev.Size)
 		case analyses.KindBlock:
 			th := e.current(ev.Tid)
-			if e.insns {
+			switch {
+			case e.timeNs > 0:
+				th.cost += uint64(ev.Size) * uint64(e.timeNs)
+			case e.insns && e.blockInsns != nil:
+				th.cost += uint64(e.blockInsns(ev.Block))
+			case e.insns:
 				th.cost += uint64(ev.Size)
-			} else {
+			default:
 				th.cost += 1 + uint64(ev.Folded) // a run of blocks counts each
 			}
 		case analyses.KindCall:
@@ -453,4 +463,12 @@ func (e *engine[T]) addCost(tid uint32, n uint64) { e.current(tid).cost += n }
 // status reports the engine's health and resource use.
 func (e *engine[T]) status() status {
 	return status{renumberings: e.renumberings, shadowBytes: e.shadowBytes(), err: e.err}
+}
+
+// timeNs is the engine's ns per Size unit for CostTime, 0 for other costs.
+func timeNs(cfg *Config) int64 {
+	if cfg.Cost != CostTime {
+		return 0
+	}
+	return cfg.NsPerInsn
 }

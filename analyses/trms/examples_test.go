@@ -1,6 +1,7 @@
 package trms
 
 import (
+	"emuprof/analyses"
 	"fmt"
 	"testing"
 )
@@ -305,7 +306,7 @@ func TestCosts(t *testing.T) {
 }
 
 func TestConfigValidation(t *testing.T) {
-	for _, c := range []Config{{Resolution: 3}, {Cost: "time"}, {CounterBits: 4}, {CounterBits: 65}} {
+	for _, c := range []Config{{Resolution: 3}, {Cost: "cycles"}, {CounterBits: 4}, {CounterBits: 65}} {
 		if _, err := New(c, nil); err == nil {
 			t.Errorf("config %+v accepted", c)
 		}
@@ -316,5 +317,37 @@ func TestConfigValidation(t *testing.T) {
 	}
 	if n := p.Needs(); !n.Blocks || !n.Memory || !n.KernelMem || !n.Threads || n.Syscalls {
 		t.Errorf("needs %+v", n)
+	}
+}
+
+// TestCostMetrics: a Block event's cost is one block, its Size in
+// instructions, or its virtual time (Size × ns per instruction); under a
+// time model (BlockInsns set) Size is ns, and instructions come from the
+// block table.
+func TestCostMetrics(t *testing.T) {
+	blocks := []analyses.Event{{Kind: analyses.KindBlock, Tid: 1, Block: 1, Size: 7}, {Kind: analyses.KindBlock, Tid: 1, Block: 2, Size: 30}}
+	table := func(id uint32) uint32 { return map[uint32]uint32{1: 3, 2: 4}[id] }
+	for _, c := range []struct {
+		cfg    Config
+		want   uint64
+		metric string
+	}{
+		{Config{Cost: CostBlocks}, 2, "bb-count"},
+		{Config{Cost: CostInsns}, 37, "instr-count"},
+		{Config{Cost: CostTime, NsPerInsn: 2}, 74, "virtual-ns"},
+		{Config{Cost: CostInsns, BlockInsns: table}, 7, "instr-count"},
+		{Config{Cost: CostTime, BlockInsns: table}, 37, "virtual-ns"},
+	} {
+		tr := newTracer(t, c.cfg)
+		tr.call(1, "f")
+		tr.p.Events(append([]analyses.Event(nil), blocks...))
+		tr.ret(1)
+		reps, err := tr.p.Reports()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if reps[0].TotalCost != c.want || reps[0].Metric != c.metric {
+			t.Errorf("%s (BlockInsns %v): total %d %s; want %d %s", c.cfg.Cost, c.cfg.BlockInsns != nil, reps[0].TotalCost, reps[0].Metric, c.want, c.metric)
+		}
 	}
 }

@@ -31,7 +31,7 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 	var top int
 	var perThread bool
 	fs.IntVar(&cfg.Resolution, "resolution", 4, "trms: memory resolution k in bytes: 1, 2, 4, 8 or 16")
-	fs.StringVar(&cfg.Cost, "cost", "blocks", "trms: cost metric: blocks (basic blocks) or insns (instructions)")
+	fs.StringVar(&cfg.Cost, "cost", "blocks", "trms: cost metric: blocks (basic blocks), insns (instructions) or time (virtual ns, in the --time-model's time)")
 	fs.BoolVar(&cfg.CCT, "cct", false, "trms: also collect per-calling-context tuples")
 	fs.BoolVar(&perThread, "per-thread", false, "trms: one pair of .aprof reports per thread (aprof's layout) instead of one per process with every thread merged")
 	fs.IntVar(&top, "top", 15, "trms: routines in the summary")
@@ -44,8 +44,17 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 		default:
 			return nil, platform.BadFlag("resolution", c.Resolution, "want a memory resolution of 1, 2, 4, 8 or 16 bytes")
 		}
-		if c.Cost != CostBlocks && c.Cost != CostInsns {
-			return nil, platform.BadFlag("cost", c.Cost, "want %s or %s", CostBlocks, CostInsns)
+		if c.Cost != CostBlocks && c.Cost != CostInsns && c.Cost != CostTime {
+			return nil, platform.BadFlag("cost", c.Cost, "want %s, %s or %s", CostBlocks, CostInsns, CostTime)
+		}
+		c.NsPerInsn = env.Sched.NsPerInsn
+		if env.Sched.Timed {
+			c.BlockInsns = func(id uint32) uint32 {
+				if b := env.Block(id); b != nil {
+					return b.Insns
+				}
+				return 0
+			}
 		}
 		if c.CounterBits < 8 || c.CounterBits > 64 {
 			return nil, platform.BadFlag("counter-bits", c.CounterBits, "want 8 to 64 bits")

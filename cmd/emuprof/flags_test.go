@@ -37,6 +37,7 @@ func TestBadFlagsRefusedBeforeTheGuestStarts(t *testing.T) {
 		want string // stderr, after "emuprof: "
 	}{
 		{[]string{"run", "--cpus", "100000000000"}, "--cpus 100000000000: want 1 to 1024 virtual CPUs"},
+		{[]string{"run", "--time-model", "zen5"}, "--time-model: open zen5: no such file or directory (want insns, zen4 or a table file)"},
 		{[]string{"run", "--cpus", "0"}, "--cpus 0: want 1 to 1024 virtual CPUs"},
 		{[]string{"run", "--cpus", "-3"}, "--cpus -3: want 1 to 1024 virtual CPUs"},
 		{[]string{"run", "--quantum", "0"}, "--quantum 0: want 1 to"},
@@ -50,7 +51,7 @@ func TestBadFlagsRefusedBeforeTheGuestStarts(t *testing.T) {
 		{[]string{"run", "--unsupported", "maybe"}, `--unsupported must be stop or enosys, not "maybe"`},
 		{[]string{"trms", "--out", work, "--resolution", "0"}, "--resolution 0: want a memory resolution of 1, 2, 4, 8 or 16 bytes"},
 		{[]string{"trms", "--out", work, "--resolution", "3"}, "--resolution 3: want a memory resolution of 1, 2, 4, 8 or 16 bytes"},
-		{[]string{"trms", "--out", work, "--cost", "cycles"}, "--cost cycles: want blocks or insns"},
+		{[]string{"trms", "--out", work, "--cost", "cycles"}, "--cost cycles: want blocks, insns or time"},
 		{[]string{"profile", "--analyses", "trms", "--out", work, "--cpus", "0"}, "--cpus 0: want 1 to 1024 virtual CPUs"},
 		{[]string{"profile", "--analyses", "trms", "--out", work, "--resolution", "5"}, "--resolution 5: want a memory resolution"},
 	}

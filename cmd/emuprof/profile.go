@@ -205,7 +205,7 @@ func (f *profileFlags) profile(list string, args []string) error {
 	cfg.Symbols = syms
 	env := platform.NewEnv(syms, cfg.Program, args)
 	env.Pid = cfg.Pid
-	env.Sched = platform.SchedConfig{CPUs: cfg.CPUs, Quantum: cfg.Quantum, NsPerInsn: cfg.NsPerInsn}.Defaults()
+	env.Sched = schedConfig(cfg)
 	var insts []platform.Instance
 	for _, p := range plugins {
 		inst, err := f.factories[p.Name](env)

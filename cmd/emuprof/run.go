@@ -27,6 +27,7 @@ import (
 	"emuprof/internal/stophook"
 	"emuprof/loader"
 	"emuprof/syscalls"
+	"emuprof/timemodel"
 )
 
 // runFlags are the flags every command that runs a guest accepts.
@@ -53,6 +54,7 @@ type runFlags struct {
 	// rerun: this run is one an analysis makes after the first (causal
 	// --exact, --validate); it feeds the first run's status line.
 	rerun      bool
+	timeModel  string // --time-model
 	cpus       int
 	quantum    uint64
 	schedSeed  uint64
@@ -90,6 +92,7 @@ func (f *runFlags) registerInto(fl *pflag.FlagSet) {
 	fl.BoolVar(&f.stats, "stats", false, "print the virtual duration and per-thread figures")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no live status line on stderr (shown only when stderr is a terminal, for runs longer than a second)")
 	fl.IntVar(&f.cpus, "cpus", 8, "virtual CPUs: at most this many threads advance in the same virtual time")
+	fl.StringVar(&f.timeModel, "time-model", timemodel.Insns, "virtual time: insns (1 ns per instruction), zen4 (instruction classes, caches, branches and kernel costs of an AMD Zen 4 core: docs/TIME-MODEL.md) or a table file in zen4's format")
 	fl.Uint64Var(&f.quantum, "quantum", 10000, "scheduling quantum in guest instructions")
 	fl.Uint64Var(&f.schedSeed, "sched-seed", 0, "perturb the schedule deterministically (0: unperturbed)")
 	fl.BoolVar(&f.bareEngine, "bare-engine", false, "benchmarking only: no block hook (no virtual time, no scheduling, one thread)")
@@ -118,6 +121,10 @@ func (f *runFlags) config(args []string) (guest.Config, error) {
 		return guest.Config{}, err
 	}
 	maxMem, _ := maxMemory(f.maxMemory) // validated
+	model, err := timemodel.Load(f.timeModel)
+	if err != nil {
+		return guest.Config{}, &exitError{code: 2, msg: "--time-model: " + err.Error()}
+	}
 	memLimit, _ := memoryLimit(f.memLimit)
 	prog := args[0]
 	if !strings.Contains(prog, "/") {
@@ -154,6 +161,7 @@ func (f *runFlags) config(args []string) (guest.Config, error) {
 		UnsupportedENOSYS: f.unsupported == "enosys", MaxInsns: f.maxInsns, MaxMemory: maxMem,
 		MemoryLimit: memLimit,
 		CPUs:        f.cpus, Quantum: f.quantum, SchedSeed: f.schedSeed, TraceDigest: f.traceDigest,
+		TimeModel:   model,
 		StdinClosed: syscalls.HostStdinClosed(), // `emuprof ... <&-`: the guest's fd 0 is closed too
 		// Regular files are the guest's as they are (syscalls/stdio.go).
 		HostStd: [3]*os.File{os.Stdin, os.Stdout, os.Stderr},
@@ -251,6 +259,10 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 	if cfg.TraceDigest {
 		needs.Blocks = true
 	}
+	if cfg.TimeModel != nil {
+		// The model prices every block and access (timemodel.Model).
+		needs.Blocks, needs.Memory = true, true
+	}
 	if cfg.Symbols == nil {
 		cfg.Symbols = loader.NewSymbolTable()
 	}
@@ -278,7 +290,7 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 		// thread (docs/PERFORMANCE.md).
 		hooks.BufferEvents = asyncBufferEvents
 	}
-	if f.noFold {
+	if f.noFold || cfg.TimeModel != nil { // a time model prices every block and access
 		hooks.Fold, hooks.FoldCycles, hooks.MergeMemory, hooks.Replay, hooks.RepeatEvents = nil, nil, false, false, false
 	}
 	speedup, warnSpeedup, err := f.speedup(cfg.Symbols)
@@ -307,7 +319,7 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 	// Processes the guest creates get engines of their own, without the
 	// analyses' hooks (the analyses follow the first process).
 	cfg.NewCPU = func() (cpu.CPU, error) {
-		e, err := emu.New(emu.Options{Blocks: needs.Blocks, Bare: f.bareEngine, NsPerInsn: nsPerInsn})
+		e, err := emu.New(emu.Options{Blocks: needs.Blocks, Memory: cfg.TimeModel != nil, Bare: f.bareEngine, NsPerInsn: nsPerInsn})
 		if err != nil {
 			return nil, err
 		}
@@ -456,6 +468,9 @@ func panicSite() string {
 
 func printStats(w io.Writer, res *guest.Result) {
 	fmt.Fprintf(w, "emuprof: virtual duration %d ns (makespan), %d instructions\n", res.Makespan, res.Insns)
+	if res.TimeModel.Blocks > 0 {
+		fmt.Fprintf(w, "emuprof: time model: %s\n", res.TimeModel)
+	}
 	if res.Forks > 0 {
 		fmt.Fprintf(w, "emuprof: %d processes created, %d bytes of memory copied for them\n", res.Forks, res.ForkBytes)
 	}

@@ -81,7 +81,7 @@ func rerun(cfg guest.Config, f runFlags, speedup string, obs platform.Factory) (
 	if obs != nil {
 		env := platform.NewEnv(syms, cfg.Program, cfg.Args)
 		env.Pid = cfg.Pid
-		env.Sched = platform.SchedConfig{CPUs: cfg.CPUs, Quantum: cfg.Quantum, NsPerInsn: cfg.NsPerInsn}.Defaults()
+		env.Sched = schedConfig(cfg)
 		inst, err := obs(env)
 		if err != nil {
 			return 0, err
@@ -121,7 +121,7 @@ func runObserved(cfg guest.Config, f *runFlags, p *progressFlags) error {
 		cfg.Symbols = syms
 		env := platform.NewEnv(syms, cfg.Program, cfg.Args)
 		env.Pid = cfg.Pid
-		env.Sched = platform.SchedConfig{CPUs: cfg.CPUs, Quantum: cfg.Quantum, NsPerInsn: cfg.NsPerInsn}.Defaults()
+		env.Sched = schedConfig(cfg)
 		var fac platform.Factory
 		fac, observed = causal.Observer(causal.Config{Progress: p.progress, Latency: p.latency})
 		inst, err := fac(env)

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+var makespanRe = regexp.MustCompile(`virtual duration (\d+) ns \(makespan\), (\d+) instructions`)
+
+func makespan(t *testing.T, stderr string) (ns, insns int64) {
+	t.Helper()
+	m := makespanRe.FindStringSubmatch(stderr)
+	if m == nil {
+		t.Fatalf("no virtual duration in:\n%s", stderr)
+	}
+	ns, _ = strconv.ParseInt(m[1], 10, 64)
+	insns, _ = strconv.ParseInt(m[2], 10, 64)
+	return ns, insns
+}
+
+// TestTimeModelFlag: --time-model insns charges 1 ns per instruction,
+// zen4 prices the run with the table (the guest's output unchanged), a
+// table file is read, and a bad value is one line and exit 2.
+func TestTimeModelFlag(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(guestDir, "glibc-static", "hello")
+	ins := run(t, nil, dir, emuprofBin, "run", "-q", "--stats", "--time-model", "insns", "--", prog)
+	zen := run(t, nil, dir, emuprofBin, "run", "-q", "--stats", "--time-model", "zen4", "--", prog)
+	if ins.code != 0 || zen.code != 0 || ins.stdout != "hello, world\n" || zen.stdout != ins.stdout {
+		t.Fatalf("insns: %d %q %s\nzen4: %d %q %s", ins.code, ins.stdout, ins.stderr, zen.code, zen.stdout, zen.stderr)
+	}
+	ni, ii := makespan(t, ins.stderr)
+	nz, iz := makespan(t, zen.stderr)
+	if ni != ii || iz != ii || nz == ni {
+		t.Errorf("insns: %d ns for %d instructions; zen4: %d ns for %d: want 1 ns each under insns, another duration under zen4", ni, ii, nz, iz)
+	}
+	if !strings.Contains(zen.stderr, "emuprof: time model: ") || strings.Contains(ins.stderr, "time model:") {
+		t.Errorf("--stats: the model's line only under zen4:\n%s\n%s", ins.stderr, zen.stderr)
+	}
+	// The same table at a faster clock: instructions and caches cost
+	// less, kernel costs the same, so the run is shorter.
+	src, err := os.ReadFile("../../timemodel/zen4.table")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast := filepath.Join(dir, "fast.table")
+	mhz := regexp.MustCompile(`(?m)^mhz [0-9]+$`)
+	if !mhz.Match(src) {
+		t.Fatal("no mhz line in zen4.table")
+	}
+	if err := os.WriteFile(fast, mhz.ReplaceAll(src, []byte("mhz 20000")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ff := run(t, nil, dir, emuprofBin, "run", "-q", "--stats", "--time-model", fast, "--", prog)
+	if nf, _ := makespan(t, ff.stderr); ff.code != 0 || nf >= nz {
+		t.Errorf("a 20000 MHz table: %d ns, exit %d; want less than zen4's %d", nf, ff.code, nz)
+	}
+	for _, bad := range []string{filepath.Join(dir, "missing"), fast + "x"} {
+		if bad == fast+"x" {
+			_ = os.WriteFile(bad, append(src, "turbo 1\n"...), 0o644)
+		}
+		o := run(t, nil, dir, emuprofBin, "run", "--time-model", bad, "--", prog)
+		if o.code != 2 || o.stdout != "" || strings.Count(o.stderr, "\n") != 1 || !strings.HasPrefix(o.stderr, "emuprof: --time-model: ") || strings.Contains(o.stderr, "goroutine") {
+			t.Errorf("--time-model %s: exit %d, stderr %q; want one line, exit 2", bad, o.code, o.stderr)
+		}
+	}
+}
+
+// TestTimeModelDeterministic: under zen4 a threaded program's parallel
+// profile (work, idleness, lock wait in the model's time) is the same
+// bytes on every run, and differs from the insns profile.
+func TestTimeModelDeterministic(t *testing.T) {
+	prog := filepath.Join(guestDir, "glibc-static", "mutex_counter")
+	profile := func(model string) map[string][]byte {
+		dir := t.TempDir()
+		o := run(t, nil, dir, emuprofBin, "parallel", "--out", dir, "--clear-env", "-q", "--time-model", model, "--", prog)
+		if o.code != 0 {
+			t.Fatalf("parallel --time-model %s: exit %d\n%s", model, o.code, o.stderr)
+		}
+		files := map[string][]byte{}
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			files[e.Name()] = b
+		}
+		if len(files) == 0 {
+			t.Fatal("no profile written")
+		}
+		return files
+	}
+	a, b, ins := profile("zen4"), profile("zen4"), profile("insns")
+	same := true
+	for name, ab := range a {
+		if !bytes.Equal(ab, b[name]) {
+			t.Errorf("%s differs between two zen4 runs", name)
+		}
+		if !bytes.Equal(ab, ins[name]) {
+			same = false
+		}
+	}
+	if len(a) != len(b) {
+		t.Errorf("files: %d and %d", len(a), len(b))
+	}
+	if same {
+		t.Error("the zen4 profile is the insns one: the model did not reach the analysis")
+	}
+}

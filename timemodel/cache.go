@@ -1,0 +1,242 @@
+package timemodel
+
+// cache is one set-associative cache with LRU replacement. Each set keeps
+// its ways' tags most recently used first; tag 0 is an empty way (tags are
+// line numbers + 1).
+type cache struct {
+	ways int
+	mask uint64   // sets − 1
+	tags []uint64 // sets × ways
+}
+
+func newCache(size, ways, line int) *cache {
+	sets := size / line / ways
+	return &cache{ways: ways, mask: uint64(sets - 1), tags: make([]uint64, sets*ways)}
+}
+
+// access looks line up, makes it the set's most recent, and reports whether
+// it was there (a miss fills it, evicting the least recent way).
+func (c *cache) access(line uint64) bool {
+	set := c.tags[int(line&c.mask)*c.ways:][:c.ways]
+	tag := line + 1
+	i := 0
+	for i < len(set) && set[i] != tag {
+		i++
+	}
+	hit := i < len(set)
+	if !hit {
+		i = len(set) - 1
+	}
+	copy(set[1:i+1], set[:i])
+	set[0] = tag
+	return hit
+}
+
+// drop removes line if present (a coherence invalidation).
+func (c *cache) drop(line uint64) {
+	set := c.tags[int(line&c.mask)*c.ways:][:c.ways]
+	for i, t := range set {
+		if t == line+1 {
+			copy(set[i:], set[i+1:])
+			set[len(set)-1] = 0
+			return
+		}
+	}
+}
+
+// core is one core's private caches and prefetcher.
+type core struct {
+	l1, l2  *cache
+	streams []uint64 // each stream's last line + 1 (0: free)
+	next    int      // the stream to replace next (round robin)
+}
+
+// lineState is the coherence state of a line some core wrote: its last
+// writer with the span of virtual time over which that core kept writing
+// it, and the previous writer's span.
+type lineState struct {
+	owner         uint32 // the core that last wrote it
+	shared        bool   // another core read it since
+	first, last   int64  // virtual ns of the owner's first and latest write
+	prev          uint32 // the writer before owner (0: none)
+	pfirst, plast int64
+}
+
+// other returns the span of the latest writer other than core id.
+func (st *lineState) other(id uint32) (uint32, int64, int64) {
+	if st.owner != id {
+		return st.owner, st.first, st.last
+	}
+	return st.prev, st.pfirst, st.plast
+}
+
+// hierarchy is the cache model of one address space: private L1D and L2
+// per core (a guest thread), a shared L3, and coherence between cores.
+type hierarchy struct {
+	t                      *Table
+	shift                  uint
+	l2ps, l3ps, memps      int64
+	prefps, cohps          int64
+	l3                     *cache
+	cores                  map[uint32]*core
+	order                  []*core // cores in creation order (invalidations)
+	ids                    []uint32
+	lines                  map[uint64]lineState // lines written while more than one core exists
+	pages                  map[uint64]bool      // pages touched
+	pageps                 int64
+	Misses                 [4]uint64 // accesses served by L2, L3, memory, another core
+	Prefetched, PageFaults uint64
+}
+
+func newHierarchy(t *Table) *hierarchy {
+	h := &hierarchy{t: t, l3: newCache(t.L3Size, t.L3Ways, t.Line), cores: map[uint32]*core{},
+		lines: map[uint64]lineState{}, pages: map[uint64]bool{},
+		l2ps: t.ps(t.L2Latency) * 100 / t.MLP, l3ps: t.ps(t.L3Latency) * 100 / t.MLP, memps: t.ps(t.MemLatency) * 100 / t.MLP,
+		prefps: t.ps(t.PrefetchCost), cohps: t.ps(t.CoherenceLatency), pageps: t.PageFault * 1000}
+	for l := t.Line; l > 1; l >>= 1 {
+		h.shift++
+	}
+	return h
+}
+
+func (h *hierarchy) core(id uint32) *core {
+	c := h.cores[id]
+	if c == nil {
+		c = &core{l1: newCache(h.t.L1Size, h.t.L1Ways, h.t.Line), l2: newCache(h.t.L2Size, h.t.L2Ways, h.t.Line),
+			streams: make([]uint64, h.t.PrefetchStreams)}
+		h.cores[id] = c
+		h.order = append(h.order, c)
+		h.ids = append(h.ids, id)
+	}
+	return c
+}
+
+// access charges core id's access of size bytes at addr at virtual time
+// now (ns), in picoseconds beyond an L1D hit (which the instruction cost
+// includes).
+func (h *hierarchy) access(id uint32, addr uint64, size uint32, write bool, now int64) int64 {
+	if size == 0 {
+		size = 1
+	}
+	c := h.core(id)
+	var ps int64
+	first, last := addr>>h.shift, (addr+uint64(size)-1)>>h.shift
+	for line := first; line <= last; line++ {
+		ps += h.line(id, c, line, write, now)
+	}
+	for p := addr >> 12; p <= (addr+uint64(size)-1)>>12; p++ {
+		if !h.pages[p] {
+			h.pages[p] = true
+			h.PageFaults++
+			ps += h.pageps
+		}
+	}
+	return ps
+}
+
+// line charges one line's access. Threads run one at a time, a quantum
+// each, so two threads that write one line "at the same time" run at the
+// same virtual times but one after the other: an access inside the span of
+// virtual time over which another core kept writing the line is a
+// coherence miss, as it would be with the two interleaved on real cores
+// (the line ping-pongs). Outside such spans the usual MESI-like rule
+// holds: a write invalidates the other cores' copies, and the first access
+// after another core's write takes the line from that core.
+func (h *hierarchy) line(id uint32, c *core, line uint64, write bool, now int64) int64 {
+	remote := false
+	if len(h.order) > 1 {
+		st, known := h.lines[line]
+		if known {
+			if o, f, l := st.other(id); o != 0 && now >= f && now <= l {
+				remote = true
+				c.l1.drop(line)
+			} else if st.owner != id && !st.shared {
+				remote = true // modified in another core's cache
+			}
+		}
+		switch {
+		case write && known && st.owner == id:
+			if st.shared {
+				h.invalidate(id, line)
+			}
+			st.last, st.shared = now, false
+			h.lines[line] = st
+		case write:
+			h.invalidate(id, line)
+			h.lines[line] = lineState{owner: id, first: now, last: now, prev: st.owner, pfirst: st.first, plast: st.last}
+		case known && st.owner != id && !st.shared:
+			st.shared = true
+			h.lines[line] = st
+		}
+	}
+	if c.l1.access(line) {
+		return 0
+	}
+	// L2 and L3 are indexed by physical address: the line's page is
+	// placed in a pseudo-random frame (deterministic), so that large
+	// power-of-two strides do not all fall into a few sets, as they do not
+	// on a real machine whose page frames are scattered.
+	pl := h.physical(line)
+	l2 := c.l2.access(pl)
+	l3 := h.l3.access(pl)
+	var ps int64
+	switch {
+	case remote:
+		h.Misses[3]++
+		return h.cohps
+	case l2:
+		h.Misses[0]++
+		ps = h.l2ps
+	case l3:
+		h.Misses[1]++
+		ps = h.l3ps
+	default:
+		h.Misses[2]++
+		ps = h.memps
+	}
+	if c.stream(line) && ps > h.prefps {
+		h.Prefetched++
+		ps = h.prefps
+	}
+	return ps
+}
+
+// physical returns the line number in the pseudo-physical address space:
+// the page number goes through a fixed bijective mix, the line within the
+// page stays.
+func (h *hierarchy) physical(line uint64) uint64 {
+	per := uint(12) - h.shift // lines per page, log2
+	page := line >> per
+	page ^= page >> 17
+	page *= 0xed5ad4bb
+	page ^= page >> 11
+	return page<<per | line&(1<<per-1)
+}
+
+// invalidate drops line from every core's private caches but id's.
+func (h *hierarchy) invalidate(id uint32, line uint64) {
+	for i, o := range h.order {
+		if h.ids[i] != id {
+			o.l1.drop(line)
+			o.l2.drop(line)
+		}
+	}
+}
+
+// stream feeds an L1D miss to the prefetcher and reports whether a
+// sequential stream (ascending or descending by one line) predicted it.
+func (c *core) stream(line uint64) bool {
+	for i, s := range c.streams {
+		if s != 0 && (line+1 == s || line == s || line+2 == s) {
+			// s-1 is the stream's last line: line is its successor or
+			// predecessor.
+			c.streams[i] = line + 1
+			return line != s-1
+		}
+	}
+	if len(c.streams) > 0 {
+		c.streams[c.next] = line + 1
+		c.next = (c.next + 1) % len(c.streams)
+	}
+	return false
+}

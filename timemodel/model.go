@@ -1,0 +1,241 @@
+package timemodel
+
+import (
+	"fmt"
+
+	"emuprof/analyses"
+)
+
+// Model prices one guest process's execution. The run loop calls Begin
+// before each run slice, passes every event batch of the process through
+// Events (before the analyses see it) and calls End after the slice's
+// events are drained; Syscall and Resume price kernel work. Not safe for
+// concurrent use.
+//
+// Events rewrites, for Block events, Time to the block's start in the
+// model's time and Size to its cost in ns (instruction classes, the branch
+// that led to it, its memory accesses): analyses that take a block's cost as
+// Size × ns per instruction take the model's with 1 ns per instruction.
+// Read and Write events get their block's Time.
+type Model struct {
+	t      *Table
+	read   func(addr uint64, p []byte) error
+	table  *analyses.BlockTable
+	view   analyses.BlockView
+	blocks []blockCost // by block id
+	h      *hierarchy
+	thr    map[uint32]*thread
+	code   []byte
+
+	cur       *thread
+	base      int64 // the slice's start (ns)
+	cum       int64 // ps since base, from the thread's carry
+	open      int   // index in the current batch of the block being costed, or -1
+	openStart int64 // cum at that block's start
+	openTime  int64
+	Stats     Stats
+}
+
+// Stats counts what the model charged.
+type Stats struct {
+	Blocks, Accesses, Mispredicted, Syscalls, Wakes   uint64
+	L2, L3, Memory, Coherence, Prefetched, PageFaults uint64
+}
+
+type blockCost struct {
+	known    bool
+	ps       int64
+	pc       uint64 // address of the last instruction
+	fall     uint64 // address after the block
+	indirect bool   // the last instruction's target is computed
+	endKind  analyses.End
+}
+
+type thread struct {
+	carry   int64 // ps below a whole ns, for the next slice
+	prev    *blockCost
+	pred    *predictor
+	wakeups uint64
+}
+
+// New returns a model of table t for a process whose code read reads and
+// whose blocks are in table.
+func New(t *Table, table *analyses.BlockTable, read func(addr uint64, p []byte) error) *Model {
+	return &Model{t: t, read: read, table: table, h: newHierarchy(t), thr: map[uint32]*thread{}, open: -1}
+}
+
+// Table returns the model's table.
+func (m *Model) Table() *Table { return m.t }
+
+func (m *Model) thread(tid uint32) *thread {
+	th := m.thr[tid]
+	if th == nil {
+		th = &thread{pred: newPredictor(m.t.BranchBits)}
+		m.thr[tid] = th
+	}
+	return th
+}
+
+// Begin starts a run slice of thread tid at virtual time base (ns).
+func (m *Model) Begin(tid uint32, base int64) {
+	m.cur = m.thread(tid)
+	m.base = base
+	m.cum = m.cur.carry
+	m.open = -1
+	m.openStart, m.openTime = m.cum, base
+}
+
+// End ends the slice and returns its cost in whole ns; the fraction of a ns
+// left goes to the thread's next slice.
+func (m *Model) End() int64 {
+	if m.cur == nil {
+		return 0
+	}
+	ns := m.cum / 1000
+	m.cur.carry = m.cum % 1000
+	m.cur = nil
+	return ns
+}
+
+// Events prices a batch: the slice's Block, Read and Write events (see
+// Model). Other events pass unchanged.
+func (m *Model) Events(batch []analyses.Event) {
+	if m.cur == nil {
+		return
+	}
+	m.open = -1
+	for i := range batch {
+		ev := &batch[i]
+		switch ev.Kind {
+		case analyses.KindBlock:
+			m.close(batch)
+			b := m.block(ev.Block)
+			ps := b.ps
+			th := m.cur
+			if p := th.prev; p != nil {
+				if th.pred.next(p.endKind, p.pc, p.fall, ev.Addr, p.indirect) {
+					ps += m.t.ps(m.t.BranchPenalty)
+					m.Stats.Mispredicted++
+				}
+			}
+			th.prev = b
+			m.Stats.Blocks++
+			m.open, m.openStart = i, m.cum
+			m.openTime = m.base + m.cum/1000
+			ev.Time = m.openTime
+			m.cum += ps
+		case analyses.KindRead, analyses.KindWrite:
+			m.Stats.Accesses++
+			m.cum += m.h.access(ev.Tid, ev.Addr, ev.Size, ev.Kind == analyses.KindWrite, m.base+m.cum/1000)
+			ev.Time = m.openTime
+		}
+	}
+	m.close(batch)
+}
+
+// close sets the open block's Size to its cost so far.
+func (m *Model) close(batch []analyses.Event) {
+	if m.open >= 0 {
+		batch[m.open].Size = uint32(m.cum/1000 - m.openStart/1000)
+		m.open = -1
+	}
+}
+
+// block returns the cost of block id, working it out the first time.
+func (m *Model) block(id uint32) *blockCost {
+	for int(id) >= len(m.blocks) {
+		m.blocks = append(m.blocks, make([]blockCost, len(m.blocks)+1024)...)
+	}
+	b := &m.blocks[id]
+	if b.known {
+		return b
+	}
+	if id > m.view.Len() {
+		m.view = m.table.View()
+	}
+	info := m.view.Get(id)
+	b.known = true
+	if info == nil {
+		return b
+	}
+	if cap(m.code) < int(info.Len) {
+		m.code = make([]byte, info.Len)
+	}
+	code := m.code[:info.Len]
+	b.fall = info.Addr + uint64(info.Len)
+	b.endKind = info.End
+	if err := m.read(info.Addr, code); err != nil {
+		b.ps = int64(info.Insns) * m.t.ps(m.t.Int)
+		return b
+	}
+	c := m.t.decodeBlock(code)
+	b.ps, b.pc, b.indirect = c.ps, info.Addr+uint64(c.last), c.indirect
+	return b
+}
+
+// Syscall returns the kernel's cost in ns of system call nr with first
+// argument a0 that returned ret.
+func (m *Model) Syscall(nr, a0 uint64, ret int64) int64 {
+	m.Stats.Syscalls++
+	ns := m.t.Syscall
+	switch nr {
+	case 0, 1, 17, 18, 19, 20, 40, 44, 45, 46, 47, 275, 276, 278, 295, 296, 326:
+		// read, write, pread64, pwrite64, readv, writev, sendfile,
+		// sendto, recvfrom, sendmsg, recvmsg, splice, tee, vmsplice,
+		// preadv, pwritev, copy_file_range: bytes through the kernel
+		if ret > 0 {
+			ns += ret * m.t.BytesPer1000 / 1000
+		}
+	case 202: // futex
+		switch a0 &^ 0x180 { // FUTEX_PRIVATE_FLAG, FUTEX_CLOCK_REALTIME
+		case 1, 3, 4, 5, 10: // WAKE, REQUEUE, CMP_REQUEUE, WAKE_OP, WAKE_BITSET
+			if ret > 0 {
+				ns += ret * m.t.FutexWake
+			}
+		}
+	}
+	return ns
+}
+
+// Resume returns what thread tid pays in ns when it runs again, given its
+// scheduler wake count: a wake-up and a context switch per wake since it
+// last ran.
+func (m *Model) Resume(tid uint32, wakeups uint64) int64 {
+	th := m.thread(tid)
+	n := wakeups - th.wakeups
+	th.wakeups = wakeups
+	if n == 0 {
+		return 0
+	}
+	m.Stats.Wakes += n
+	return int64(n) * (m.t.FutexWait + m.t.Switch)
+}
+
+// Totals returns the statistics with the cache hierarchy's counts.
+func (m *Model) Totals() Stats {
+	s := m.Stats
+	s.L2, s.L3, s.Memory, s.Coherence = m.h.Misses[0], m.h.Misses[1], m.h.Misses[2], m.h.Misses[3]
+	s.Prefetched, s.PageFaults = m.h.Prefetched, m.h.PageFaults
+	return s
+}
+
+// String summarizes the statistics for --stats.
+func (s Stats) String() string {
+	return fmt.Sprintf("%d blocks, %d memory accesses (%d from L2, %d from L3, %d from memory, %d prefetched, %d from another core), %d mispredicted branches, %d page faults, %d syscalls, %d wakes",
+		s.Blocks, s.Accesses, s.L2, s.L3, s.Memory, s.Prefetched, s.Coherence, s.Mispredicted, s.PageFaults, s.Syscalls, s.Wakes)
+}
+
+// Add adds o's counts to s.
+func (s *Stats) Add(o Stats) {
+	s.Blocks += o.Blocks
+	s.Accesses += o.Accesses
+	s.Mispredicted += o.Mispredicted
+	s.Syscalls += o.Syscalls
+	s.Wakes += o.Wakes
+	s.L2 += o.L2
+	s.L3 += o.L3
+	s.Memory += o.Memory
+	s.Coherence += o.Coherence
+	s.Prefetched += o.Prefetched
+	s.PageFaults += o.PageFaults
+}

@@ -1,0 +1,357 @@
+package timemodel
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"emuprof/analyses"
+)
+
+// testTable is a core at 1000 MHz (a cycle is 1 ns, 1000 ps) with tiny
+// direct-mapped caches, so that every cost below can be worked out by hand.
+const testTable = `name test core
+mhz 1000
+int 1
+mul 3
+div 20
+fp 2
+simd 1
+fpdiv 10
+string 4
+atomic 8
+serial 50
+pause 60
+branch.bits 2
+branch.penalty 10
+line 64
+l1.size 128
+l1.ways 1
+l2.size 256
+l2.ways 1
+l3.size 512
+l3.ways 2
+l2.latency 5
+l3.latency 20
+mem.latency 100
+mlp 1
+prefetch.streams 0
+prefetch.cost 2
+coherence.latency 40
+kernel.syscall 100
+kernel.futex.wake 300
+kernel.futex.wait 1000
+kernel.switch 500
+kernel.pagefault 0
+kernel.bytes 50
+`
+
+func table(t *testing.T, edits ...string) *Table {
+	t.Helper()
+	src := testTable
+	for _, e := range edits {
+		k, _, _ := strings.Cut(e, " ")
+		lines := strings.Split(src, "\n")
+		for i, l := range lines {
+			if strings.HasPrefix(l, k+" ") {
+				lines[i] = e
+			}
+		}
+		src = strings.Join(lines, "\n")
+	}
+	tb, err := Parse(strings.NewReader(src), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tb
+}
+
+func TestBuiltinTableParses(t *testing.T) {
+	tb, err := Load(Zen4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tb.MHz != 3500 || tb.Int != 33 || tb.L1Size != 32768 || tb.L3Ways != 16 || tb.BranchPenalty != 1300 {
+		t.Errorf("zen4 table: %+v", tb)
+	}
+	if tb, err := Load(Insns); tb != nil || err != nil {
+		t.Errorf("insns: %v, %v; want no table", tb, err)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{testTable + "bogus 1\n", `unknown key "bogus"`},
+		{testTable + "mhz 2\n", "mhz given twice"},
+		{strings.Replace(testTable, "div 20\n", "", 1), "div missing"},
+		{strings.Replace(testTable, "int 1\n", "int 0.333\n", 1), "at most two decimals"},
+		{strings.Replace(testTable, "l1.size 128\n", "l1.size 192\n", 1), "power-of-two number of sets"},
+	} {
+		_, err := Parse(strings.NewReader(c.src), "t")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("error %v; want %q", err, c.want)
+		}
+	}
+	if _, err := Load("/nonexistent/table"); err == nil || !strings.Contains(err.Error(), "want insns, zen4 or a table file") {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+func TestInstructionClasses(t *testing.T) {
+	tb := table(t)
+	code := []byte{
+		0x48, 0x01, 0xd8, // add rax, rbx: int 1
+		0x48, 0x0f, 0xaf, 0xc3, // imul rax, rbx: mul 3
+		0x48, 0xf7, 0xf3, // div rbx: div 20
+		0xf0, 0x01, 0x07, // lock add [rdi], eax: atomic 8
+		0xf2, 0x0f, 0x58, 0xc1, // addsd xmm0, xmm1: fp 2
+		0xf2, 0x0f, 0x5e, 0xc1, // divsd xmm0, xmm1: fpdiv 10
+		0xf3, 0xa4, // rep movsb: string 4
+		0x48, 0x87, 0x07, // xchg [rdi], rax: atomic 8
+		0x0f, 0xa2, // cpuid: serial 50
+		0x66, 0x0f, 0xfe, 0xc1, // paddd xmm0, xmm1: simd 1
+		0xf3, 0x90, // pause: 60
+		0xff, 0xe0, // jmp rax: int 1, indirect
+	}
+	d := tb.decodeBlock(code)
+	if want := int64(1+3+20+8+2+10+4+8+50+1+60+1) * 1000; d.ps != want || d.insns != 12 || !d.indirect || d.last != uint32(len(code)-2) {
+		t.Errorf("block: %+v; want %d ps, 12 instructions, indirect last at %d", d, want, len(code)-2)
+	}
+	if d := tb.decodeBlock([]byte{0xe9, 0, 0, 0, 0}); d.indirect || d.ps != 1000 {
+		t.Errorf("jmp rel32: %+v; want direct, 1000 ps", d)
+	}
+	// 0.33 cycles at 3700 MHz: 33 × 10000 / 3700 = 89 ps, rounded down once per block.
+	if got := table(t, "int 0.33", "mhz 3700").decodeBlock([]byte{0x48, 0x01, 0xd8, 0x48, 0x01, 0xd8}).ps; got != 178 {
+		t.Errorf("two adds at 0.33 cycles, 3700 MHz: %d ps; want 178", got)
+	}
+}
+
+func TestCacheHierarchy(t *testing.T) {
+	// L1: 2 sets × 1 way, L2: 4 × 1, L3: 4 sets × 2 ways; lines 0, 2, 4
+	// share L1 set 0; 0 and 4 share L2 set 0.
+	h := newHierarchy(table(t))
+	step := []struct {
+		addr uint64
+		want int64 // ns
+	}{
+		{0, 100},      // line 0: memory
+		{8, 0},        // line 0 again: L1
+		{2 * 64, 100}, // line 2: memory, evicts line 0 from L1 (not L2)
+		{0, 5},        // line 0: L2
+		{4 * 64, 100}, // line 4: memory; evicts 0 from L1 and L2
+		{0, 20},       // line 0: L3 (2 ways in its set: 0 and 4)
+		{62, 0 + 100}, // bytes 62..65: line 0 (L1) and line 1 (memory)
+	}
+	for i, s := range step {
+		size := uint32(4)
+		if got := h.access(1, s.addr, size, false, int64(i)); got != s.want*1000 {
+			t.Errorf("access %d at %#x: %d ps; want %d ns", i, s.addr, got, s.want)
+		}
+	}
+	if h.Misses != [4]uint64{1, 1, 4, 0} {
+		t.Errorf("served by L2, L3, memory, another core: %v; want [1 1 4 0]", h.Misses)
+	}
+}
+
+func TestPrefetcherStreams(t *testing.T) {
+	h := newHierarchy(table(t, "prefetch.streams 2"))
+	var got []int64
+	for line := uint64(10); line < 14; line++ {
+		got = append(got, h.access(1, line*64, 8, false, 0)/1000)
+	}
+	// The first miss starts a stream; its successors are prefetched (2).
+	if want := []int64{100, 2, 2, 2}; !slices.Equal(got, want) {
+		t.Errorf("ascending stream: %v ns; want %v", got, want)
+	}
+	got = got[:0]
+	for _, line := range []uint64{100, 99, 300, 98} {
+		got = append(got, h.access(1, line*64, 8, false, 0)/1000)
+	}
+	// Descending works too; an unrelated miss takes the other stream.
+	if want := []int64{100, 2, 100, 2}; !slices.Equal(got, want) {
+		t.Errorf("descending stream: %v ns; want %v", got, want)
+	}
+}
+
+func TestFalseSharing(t *testing.T) {
+	h := newHierarchy(table(t))
+	// Two cores write their own counters in one line, in turn.
+	var got []int64
+	for i := 0; i < 4; i++ {
+		got = append(got, h.access(uint32(1+i%2), uint64(8*(i%2)), 8, true, int64(i))/1000)
+	}
+	// Core 1 misses to memory; core 2 finds the line in L3 (coherence is
+	// tracked once a second core exists: a one-thread program pays
+	// nothing for it); from then on each write invalidated the other
+	// core's copy, and the line moves between the cores.
+	if want := []int64{100, 20, 40, 40}; !slices.Equal(got, want) {
+		t.Errorf("false sharing: %v ns; want %v", got, want)
+	}
+	// Padded: each core's counter in its own line; after the first miss
+	// each write hits its L1.
+	h = newHierarchy(table(t))
+	got = got[:0]
+	for i := 0; i < 4; i++ {
+		got = append(got, h.access(uint32(1+i%2), uint64(64*(i%2)), 8, true, int64(i))/1000)
+	}
+	if want := []int64{100, 100, 0, 0}; !slices.Equal(got, want) {
+		t.Errorf("padded: %v ns; want %v", got, want)
+	}
+	// Readers share a line without coherence misses.
+	h = newHierarchy(table(t))
+	got = got[:0]
+	for i := 0; i < 4; i++ {
+		got = append(got, h.access(uint32(1+i%2), 0, 8, false, int64(i))/1000)
+	}
+	if want := []int64{100, 20, 0, 0}; !slices.Equal(got, want) {
+		t.Errorf("shared reads: %v ns; want %v", got, want)
+	}
+}
+
+// TestFalseSharingSerialized: the engine runs one thread's quantum, then
+// the other's over the same virtual time; the second thread's writes fall
+// inside the span over which the first kept writing the line, so each is a
+// coherence miss, as if the two had run interleaved. Padded, they are not.
+func TestFalseSharingSerialized(t *testing.T) {
+	for _, c := range []struct {
+		stride uint64
+		want   []int64
+	}{
+		// One line: at 9 core 2 takes it from core 1 (modified there);
+		// over 10..12 it ping-pongs; at 13 core 1's span is over.
+		{8, []int64{40, 40, 40, 40, 0}},
+		{64, []int64{100, 0, 0, 0, 0}}, // padded: core 2's own line, from memory once
+	} {
+		h := newHierarchy(table(t))
+		h.core(2) // both threads exist
+		for now := int64(0); now < 3; now++ {
+			h.access(1, 0, 8, true, 10+now) // core 1's quantum: writes at 10, 11, 12
+		}
+		var got []int64
+		for _, now := range []int64{9, 10, 11, 12, 13} { // core 2's, over the same time
+			got = append(got, h.access(2, c.stride, 8, true, now)/1000)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("stride %d: %v ns; want %v", c.stride, got, c.want)
+		}
+	}
+}
+
+func TestBranchPredictor(t *testing.T) {
+	p := newPredictor(2)
+	var miss []bool
+	for i := 0; i < 6; i++ {
+		miss = append(miss, p.next(analyses.EndCond, 0x100, 0x102, 0x200, false))
+	}
+	// Counters start at "strongly not taken"; with 2 history bits the
+	// index moves through pc^0, pc^1, pc^3 and then stays: 3 cold misses,
+	// one more while pc^3's counter climbs past 1, then hits.
+	if want := []bool{true, true, true, true, false, false}; !slices.Equal(miss, want) {
+		t.Errorf("always taken: %v; want %v", miss, want)
+	}
+	r := newPredictor(2)
+	if r.next(analyses.EndCall, 0x10, 0x15, 0x400, false) {
+		t.Error("direct call mispredicted")
+	}
+	if r.next(analyses.EndRet, 0x410, 0x411, 0x15, false) {
+		t.Error("return to the call's successor mispredicted")
+	}
+	if !r.next(analyses.EndRet, 0x410, 0x411, 0x15, false) {
+		t.Error("return with an empty return stack predicted")
+	}
+	if !r.next(analyses.EndJump, 0x20, 0x22, 0x500, true) || r.next(analyses.EndJump, 0x20, 0x22, 0x500, true) || !r.next(analyses.EndJump, 0x20, 0x22, 0x600, true) {
+		t.Error("indirect jump: want a miss on first sight, a hit on the same target, a miss on a new one")
+	}
+}
+
+// TestModelTrace prices a hand-written slice: the Block events get the
+// model's start times and costs, the Read event its block's time.
+func TestModelTrace(t *testing.T) {
+	code := map[uint64][]byte{
+		0x1000: {0x48, 0x01, 0xd8, 0x48, 0x0f, 0xaf, 0xc3, 0x74, 0x10}, // add; imul; je +16: 1+3+1 = 5 ns
+		0x1009: {0x48, 0xf7, 0xf3, 0xc3},                               // div; ret: 21 ns
+	}
+	bt := analyses.NewBlockTable()
+	a := bt.Add(analyses.BlockInfo{Addr: 0x1000, Len: 9, Insns: 3, End: analyses.EndCond})
+	b := bt.Add(analyses.BlockInfo{Addr: 0x1009, Len: 4, Insns: 2, End: analyses.EndRet})
+	m := New(table(t), bt, func(addr uint64, p []byte) error { copy(p, code[addr]); return nil })
+	m.Begin(7, 1000)
+	batch := []analyses.Event{
+		{Kind: analyses.KindSyscall, Tid: 7, Time: 999}, // not the slice's: unchanged
+		{Kind: analyses.KindBlock, Block: a, Addr: 0x1000, Size: 3, Tid: 7},
+		{Kind: analyses.KindRead, Addr: 0x8000, Size: 8, Tid: 7},            // memory: 100 ns
+		{Kind: analyses.KindBlock, Block: b, Addr: 0x1009, Size: 2, Tid: 7}, // je not taken: the
+		// counter said not taken, no penalty
+	}
+	m.Events(batch)
+	type ts struct {
+		time int64
+		size uint32
+	}
+	got := []ts{{batch[0].Time, batch[0].Size}, {batch[1].Time, batch[1].Size}, {batch[2].Time, batch[2].Size}, {batch[3].Time, batch[3].Size}}
+	want := []ts{{999, 0}, {1000, 105}, {1000, 8}, {1105, 21}}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("event %d: time %d size %d; want %d, %d", i, got[i].time, got[i].size, want[i].time, want[i].size)
+		}
+	}
+	if ns := m.End(); ns != 126 {
+		t.Errorf("slice: %d ns; want 126", ns)
+	}
+	// The next slice: block a again after b's ret with an empty return
+	// stack (mispredicted, 10 ns): 5 + 10, its read now an L1 hit.
+	m.Begin(7, 2000)
+	batch = []analyses.Event{{Kind: analyses.KindBlock, Block: a, Addr: 0x1000, Tid: 7}, {Kind: analyses.KindRead, Addr: 0x8000, Size: 8, Tid: 7}}
+	m.Events(batch)
+	if batch[0].Time != 2000 || batch[0].Size != 15 || m.End() != 15 {
+		t.Errorf("second slice: block at %d size %d; want 2000, 15", batch[0].Time, batch[0].Size)
+	}
+	if s := m.Totals(); s.Blocks != 3 || s.Accesses != 2 || s.Memory != 1 || s.Mispredicted != 1 {
+		t.Errorf("stats %+v", s)
+	}
+}
+
+func TestKernelCosts(t *testing.T) {
+	m := New(table(t), analyses.NewBlockTable(), nil)
+	for _, c := range []struct {
+		nr, a0 uint64
+		ret    int64
+		want   int64
+	}{
+		{39, 0, 1000, 100},        // getpid: entry only
+		{1, 1, 4000, 100 + 200},   // write of 4000 bytes at 50 ns per 1000
+		{0, 0, -11, 100},          // a failed read moves nothing
+		{202, 0x81, 2, 100 + 600}, // FUTEX_WAKE_PRIVATE waking 2
+		{202, 0x80, 0, 100},       // FUTEX_WAIT_PRIVATE
+	} {
+		if got := m.Syscall(c.nr, c.a0, c.ret); got != c.want {
+			t.Errorf("syscall %d(%#x) = %d: %d ns; want %d", c.nr, c.a0, c.ret, got, c.want)
+		}
+	}
+	if got := m.Resume(5, 0); got != 0 {
+		t.Errorf("never woken: %d ns", got)
+	}
+	if got := m.Resume(5, 2); got != 2*(1000+500) {
+		t.Errorf("woken twice: %d ns; want 3000", got)
+	}
+	if got := m.Resume(5, 2); got != 0 {
+		t.Errorf("no new wake: %d ns", got)
+	}
+}
+
+func TestFractionsCarry(t *testing.T) {
+	// 0.5 ns per block: two one-instruction slices make 1 ns in all.
+	tb := table(t, "int 0.5")
+	bt := analyses.NewBlockTable()
+	id := bt.Add(analyses.BlockInfo{Addr: 0, Len: 3, Insns: 1})
+	m := New(tb, bt, func(_ uint64, p []byte) error { copy(p, []byte{0x48, 0x01, 0xd8}); return nil })
+	var total int64
+	for i := 0; i < 2; i++ {
+		m.Begin(1, total)
+		m.Events([]analyses.Event{{Kind: analyses.KindBlock, Block: id, Tid: 1}})
+		total += m.End()
+	}
+	if total != 1 {
+		t.Errorf("two half-ns blocks: %d ns; want 1", total)
+	}
+}
