@@ -204,6 +204,9 @@ type restartState struct {
 	nr       uint64
 	args     [6]uint64
 	deadline int64
+	// done is what a socket send or receive completed in part before it
+	// waited (socket_sys.go).
+	done uint64
 }
 
 type sigAction struct {
@@ -283,6 +286,8 @@ type Kernel struct {
 	textBusy *textBusy
 	text     []os.FileInfo
 	fifoWait uint64
+	// net is the network of the run's sockets (Fork shares it).
+	net *netStack
 	// tid is the thread making the call in progress.
 	tid int
 	// sigxfsz says that the call in progress exceeded RLIMIT_FSIZE: the
@@ -355,6 +360,7 @@ func New(cfg Config, as *mm.AddressSpace) *Kernel {
 		tty:      &ttySettings{},
 		locks:    &lockTable{files: map[string]*lockedFile{}},
 		textBusy: &textBusy{},
+		net:      newNetStack(),
 	}
 	var seed [32]byte
 	binary.LittleEndian.PutUint64(seed[:], cfg.Seed)

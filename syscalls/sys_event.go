@@ -537,7 +537,7 @@ func (ep *epollFile) nests(target *epollFile, depth int) bool {
 // files. Regular files and directories cannot (EPERM).
 func epollable(f *openFile) bool {
 	switch o := f.ops.(type) {
-	case *pipeEnd, *stream, *eventFD, *timerFD, *epollFile:
+	case *pipeEnd, *stream, *eventFD, *timerFD, *epollFile, *socket:
 		return true
 	case *device:
 		return o.kind == devTTY || o.kind == devRandom

@@ -297,6 +297,9 @@ func pipeWait(out Outcome, f *openFile, fd int, write bool) Outcome {
 }
 
 func sysRead(k *Kernel, c *Call) Outcome {
+	if out, isSock := k.sockRW(c); isSock {
+		return out
+	}
 	fd := fdArg(c.Args[0])
 	f, e := k.file(fd)
 	if e != 0 {
@@ -306,6 +309,9 @@ func sysRead(k *Kernel, c *Call) Outcome {
 }
 
 func sysWrite(k *Kernel, c *Call) Outcome {
+	if out, isSock := k.sockRW(c); isSock {
+		return out
+	}
 	fd := fdArg(c.Args[0])
 	f, e := k.file(fd)
 	if e != 0 {
@@ -451,10 +457,16 @@ func (k *Kernel) writev(fd int, iovAddr, cnt uint64, pos int64) Outcome {
 }
 
 func sysReadv(k *Kernel, c *Call) Outcome {
+	if out, isSock := k.sockRW(c); isSock {
+		return out
+	}
 	return k.readv(fdArg(c.Args[0]), c.Args[1], c.Args[2], -1)
 }
 
 func sysWritev(k *Kernel, c *Call) Outcome {
+	if out, isSock := k.sockRW(c); isSock {
+		return out
+	}
 	return k.sigpipe(c, k.writev(fdArg(c.Args[0]), c.Args[1], c.Args[2], -1))
 }
 
