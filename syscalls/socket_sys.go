@@ -575,6 +575,7 @@ func (k *Kernel) connectTCP(s *socket, a sockAddr, nonblock bool) Outcome {
 	if l == nil {
 		if nonblock {
 			s.connecting, s.err, s.state = true, eCONNREFUSED, ssClosed
+			s.rcvShut, s.sndShut = true, true // tcp_done
 			return fail(eINPROGRESS)
 		}
 		s.remote = s.unspecified()
