@@ -81,6 +81,9 @@ done <<'EOF'
 /usr/bin/seq coreutils
 /usr/bin/lbzip2 lbzip2
 /usr/bin/pbzip2 pbzip2
+/usr/bin/curl curl
+/usr/bin/unshare util-linux
+/usr/sbin/ip iproute2
 EOF
 # python3 with the standard library the tests import (python3-minimal lacks json and mmap).
 /usr/bin/python3 -c 'import hashlib, json, mmap' 2>/dev/null || need+=(python3)

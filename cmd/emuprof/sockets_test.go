@@ -1,0 +1,131 @@
+package main
+
+// Sockets between the processes of one run (issue 28): the C guest in every
+// flavour and real programs (python3's socketpair and asyncio, http.server
+// with curl) give what they give natively, and a server with its client is
+// as deterministic as any other run.
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestSocketsMatchNative(t *testing.T) {
+	for _, v := range variants {
+		t.Run(v, func(t *testing.T) {
+			work := t.TempDir()
+			compare(t, nil, work, guestBin(t, v, "sockets"), work)
+		})
+	}
+}
+
+// pySockets are python3 scripts using sockets; each prints what it saw.
+var pySockets = map[string]string{
+	"socketpair": `
+import socket, os
+a, b = socket.socketpair()
+a.sendall(b"x" * 100000)
+a.shutdown(socket.SHUT_WR)
+got = b""
+while True:
+    d = b.recv(65536)
+    if not d:
+        break
+    got += d
+print(len(got), a.family, a.type)
+pid = os.fork()
+if pid == 0:
+    b.sendall(b"from the child")
+    os._exit(7)
+print(a.recv(100), os.waitpid(pid, 0)[1] >> 8)
+print(socket.getaddrinfo("localhost", 80, type=socket.SOCK_STREAM))
+`,
+	"asyncio echo": `
+import asyncio
+async def handle(r, w):
+    while line := await r.readline():
+        w.write(line.upper())
+        await w.drain()
+    w.close()
+async def main():
+    srv = await asyncio.start_server(handle, "127.0.0.1", 0)
+    port = srv.sockets[0].getsockname()[1]
+    r, w = await asyncio.open_connection("localhost", port)
+    for i in range(5):
+        w.write(b"line %d\n" % i)
+        await w.drain()
+        print((await r.readline()).decode().strip())
+    w.close()
+    await w.wait_closed()
+    srv.close()
+    await srv.wait_closed()
+    print("done", 32768 <= port <= 60999)
+asyncio.run(main())
+`,
+}
+
+func TestPythonSocketsMatchNative(t *testing.T) {
+	for _, name := range []string{"socketpair", "asyncio echo"} {
+		t.Run(name, func(t *testing.T) {
+			compare(t, nil, t.TempDir(), "/usr/bin/python3", "-c", pySockets[name])
+		})
+	}
+}
+
+// httpServerScript serves dir with python3's http.server and fetches a
+// page with curl, retrying while the server starts.
+const httpServerScript = `/usr/bin/python3 -m http.server --bind 127.0.0.1 48263 >/dev/null 2>&1 & pid=$!
+for i in 1 2 3 4 5 6 7 8 9 10; do /usr/bin/curl -s http://127.0.0.1:48263/index.html && break; sleep 1; done
+kill $pid; wait $pid; echo "server exit $?"`
+
+func TestHTTPServerWithCurl(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "index.html"), []byte("<p>hello from http.server</p>\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/usr/bin/python3", "/usr/bin/curl"} {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("%s missing: make deps installs it", p)
+		}
+	}
+	out := compare(t, nil, dir, "/bin/sh", "-c", httpServerScript)
+	if out.stdout != "<p>hello from http.server</p>\nserver exit 143\n" {
+		t.Errorf("stdout %q", out.stdout)
+	}
+	// Two runs of the server and its client are the same run.
+	a := digestOf(t, run(t, nil, dir, emuprofBin, append(emuArgs("--trace-digest"), "/bin/sh", "-c", httpServerScript)...))
+	b := digestOf(t, run(t, nil, dir, emuprofBin, append(emuArgs("--trace-digest"), "/bin/sh", "-c", httpServerScript)...))
+	if a != b {
+		t.Errorf("trace digests differ: %s and %s", a, b)
+	}
+}
+
+// The emulated machine has one interface, lo: getaddrinfo's AI_ADDRCONFIG
+// (which asks NETLINK_ROUTE) and if_nameindex answer as Linux does in a
+// network namespace where lo is all there is, which is where the native
+// run is made.
+func TestLoopbackOnlyNetlink(t *testing.T) {
+	script := `
+import socket
+for fam in (0, socket.AF_INET, socket.AF_INET6):
+    try:
+        print(fam, sorted(set(a[4][0] for a in socket.getaddrinfo("localhost", 80, fam, socket.SOCK_STREAM, 0, socket.AI_ADDRCONFIG))))
+    except socket.gaierror as e:
+        print(fam, "error", e.errno)
+print(socket.if_nameindex())
+`
+	dir := t.TempDir()
+	native := run(t, nil, dir, "/usr/bin/unshare", "-rn", "/bin/sh", "-c", `/usr/sbin/ip link set lo up && exec "$0" "$@"`, "/usr/bin/python3", "-c", script)
+	if native.code != 0 {
+		t.Fatalf("native run in a network namespace: exit %d: %s (unshare needs user namespaces)", native.code, native.stderr)
+	}
+	emu := run(t, nil, dir, emuprofBin, append(emuArgs(), "/usr/bin/python3", "-c", script)...)
+	if emu.stdout != native.stdout || emu.code != 0 {
+		t.Errorf("emu (exit %d) %q\nnative %q\nemu stderr %s", emu.code, emu.stdout, native.stdout, emu.stderr)
+	}
+	if !strings.Contains(emu.stdout, "[(1, 'lo')]") {
+		t.Errorf("if_nameindex: %q", emu.stdout)
+	}
+}
