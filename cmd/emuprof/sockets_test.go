@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"emuprof/analyses/trms"
 )
 
 func TestSocketsMatchNative(t *testing.T) {
@@ -127,5 +129,44 @@ print(socket.if_nameindex())
 	}
 	if !strings.Contains(emu.stdout, "[(1, 'lo')]") {
 		t.Errorf("if_nameindex: %q", emu.stdout)
+	}
+}
+
+// A server's request handler reads each request through a 16-byte buffer:
+// its RMS stays that buffer, its TRMS grows with the request size, all of
+// it external input (the kernel's stores of what the client sent).
+func TestTRMSServerHandlerGrowsWithRequest(t *testing.T) {
+	dir := t.TempDir()
+	prog := guestBin(t, "glibc-static", "sockserver")
+	out := run(t, nil, dir, emuprofBin, "trms", "--out", dir, "--clear-env", "--", prog, "8", "256")
+	if out.code != 0 || !strings.Contains(out.stdout, "client exit 0") {
+		t.Fatalf("emuprof trms sockserver: exit %d\n%s\n%s", out.code, out.stdout, out.stderr)
+	}
+	read := func(kind string) *trms.Report {
+		paths, _ := filepath.Glob(filepath.Join(dir, "sockserver_1000_*_"+kind+".aprof"))
+		if len(paths) != 1 {
+			t.Fatalf("the server's %s report: %v", kind, paths)
+		}
+		r, err := trms.ReadReportFile(paths[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	rms, drms := points(t, read("rms"), "handle_request"), points(t, read("drms"), "handle_request")
+	if len(rms) != 1 {
+		t.Errorf("handle_request RMS tuples %v: want one size (the buffer)", rms)
+	}
+	if len(drms) != 8 {
+		t.Fatalf("handle_request TRMS tuples %v: want one per request size", drms)
+	}
+	for i := 1; i < len(drms); i++ {
+		// 256 more bytes per request: 64 more 4-byte cells, all external.
+		if g := drms[i].N - drms[i-1].N; g < 60 || g > 68 {
+			t.Errorf("TRMS %d -> %d: want +64 cells per 256 bytes", drms[i-1].N, drms[i].N)
+		}
+		if g := drms[i].ExtSum - drms[i-1].ExtSum; g < 60 {
+			t.Errorf("external input %d -> %d: want it to grow with the request", drms[i-1].ExtSum, drms[i].ExtSum)
+		}
 	}
 }
