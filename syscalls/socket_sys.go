@@ -1166,9 +1166,23 @@ func (k *Kernel) consumed(s *socket) {
 // the call.
 func (k *Kernel) sockWait(out Outcome, f *openFile, fd int, s *socket, write bool, flags int) Outcome {
 	if out.Ret == eAGAIN.Ret() && f.flags&oNONBLOCK == 0 && flags&msgDontWait == 0 {
-		out.Wait = &PipeWait{Fd: fd, Write: write, Pipe: s.ino}
+		out.Wait = s.wait(fd, write)
 	}
 	return out
+}
+
+// wait is what a thread blocked on s waits for: a change of s.
+func (s *socket) wait(fd int, write bool) *ReadyWait {
+	what := "read"
+	switch {
+	case s.state == ssListening:
+		what = "accept"
+	case write && s.state != ssConnected && s.connOriented():
+		what = "connect"
+	case write:
+		what = "write"
+	}
+	return &ReadyWait{Object: s.ino, What: fmt.Sprintf("%s socket:[%d] (fd %d)", what, s.ino, fd)}
 }
 
 // gather loads the bytes of iov after the first skip, up to limit; a
@@ -1263,7 +1277,7 @@ func (k *Kernel) progress(c *Call) uint64 {
 // waitWithProgress asks to wait, remembering done.
 func (k *Kernel) waitWithProgress(c *Call, fd int, s *socket, write bool, done uint64) Outcome {
 	k.thread(c.Tid).restart = restartState{valid: true, nr: c.Nr, args: c.Args, deadline: restartNoTimeout, done: done}
-	return Outcome{Ret: eAGAIN.Ret(), Wait: &PipeWait{Fd: fd, Write: write, Pipe: s.ino}}
+	return Outcome{Ret: eAGAIN.Ret(), Wait: s.wait(fd, write)}
 }
 
 // sendIov is a send of the buffers iov (write, writev, send, sendto,
@@ -1712,9 +1726,6 @@ func (k *Kernel) mmsg(c *Call, send bool) Outcome {
 		if out.Wait != nil || int64(out.Ret) < 0 {
 			if n > 0 {
 				return ok(n)
-			}
-			if out.Wait != nil {
-				out.Wait = &PipeWait{Fd: fd, Write: send, Pipe: out.Wait.(*PipeWait).Pipe}
 			}
 			return out
 		}

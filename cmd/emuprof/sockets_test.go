@@ -6,6 +6,7 @@ package main
 // as deterministic as any other run.
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -168,5 +169,64 @@ func TestTRMSServerHandlerGrowsWithRequest(t *testing.T) {
 		if g := drms[i].ExtSum - drms[i-1].ExtSum; g < 60 {
 			t.Errorf("external input %d -> %d: want it to grow with the request", drms[i-1].ExtSum, drms[i].ExtSum)
 		}
+	}
+}
+
+// Profiling a server with its client in one run: the latency of the
+// requests (request_begin to request_end, Little's law) responds to a
+// speedup of the handler's checksum loop, and nothing else the server does
+// matters as much.
+func TestCausalLatencyOfAServer(t *testing.T) {
+	prog := guestBin(t, "glibc-static", "sockserver")
+	r := runCausal(t, []string{"--exact", "--follow", "none", "--latency", "request_begin,request_end"}, prog, "50", "64")
+	if len(r.prof.Lines) == 0 || !strings.HasSuffix(r.prof.Lines[0].Line, "sockserver.c:55") {
+		t.Fatalf("lines %+v: want the handler's checksum loop (sockserver.c:55) first", r.prof.Lines)
+	}
+	c := curve(t, r.prof, "sockserver.c:55")
+	if c[100] < 0.3 || c[5] <= 0 {
+		t.Errorf("handler loop's predicted speedups %v: want > 0 at 5 %% and > 30 %% at 100 %%", c)
+	}
+	if !strings.Contains(r.coz, `"type":"latency-point","name":"request_begin,request_end","arrivals":50,"departures":50`) {
+		t.Errorf("profile.coz has no latency point with the 50 requests:\n%.600s", r.coz)
+	}
+}
+
+// parallel charges the server's waits to where it waits for requests: the
+// read of each request's header in main (and the accept), not the handler.
+func TestParallelServerWaitsForRequests(t *testing.T) {
+	dir := t.TempDir()
+	prog := guestBin(t, "glibc-static", "sockserver")
+	out := run(t, nil, dir, emuprofBin, "parallel", "--out", dir, "--clear-env", "--follow", "none", "--", prog, "50", "64")
+	if out.code != 0 {
+		t.Fatalf("emuprof parallel: exit %d\n%s", out.code, out.stderr)
+	}
+	js, err := os.ReadFile(filepath.Join(dir, "sockserver_parallel.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p struct {
+		Contexts []struct {
+			ID, Parent int
+			Routine    string
+			Self       struct{ Wait int64 }
+		}
+		WaitByClass map[string]int64 `json:"wait_by_class"`
+	}
+	if err := json.Unmarshal(js, &p); err != nil {
+		t.Fatal(err)
+	}
+	parent := map[int]string{}
+	for _, c := range p.Contexts {
+		parent[c.ID] = c.Routine
+	}
+	var total, inMain int64
+	for _, c := range p.Contexts {
+		total += c.Self.Wait
+		if (c.Routine == "__libc_read" || c.Routine == "__libc_accept") && parent[c.Parent] == "main" {
+			inMain += c.Self.Wait
+		}
+	}
+	if total == 0 || inMain != total || p.WaitByClass["io"] != total {
+		t.Errorf("waits: %d ns in all, %d in main's read and accept, by class %v: want all of it there, as I/O", total, inMain, p.WaitByClass)
 	}
 }
