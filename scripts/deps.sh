@@ -84,6 +84,11 @@ done <<'EOF'
 /usr/bin/curl curl
 /usr/bin/unshare util-linux
 /usr/sbin/ip iproute2
+/usr/bin/socat socat
+/usr/bin/redis-server redis-server
+/usr/bin/redis-cli redis-tools
+/usr/bin/redis-benchmark redis-tools
+/usr/sbin/nginx nginx-light
 EOF
 # python3 with the standard library the tests import (python3-minimal lacks json and mmap).
 /usr/bin/python3 -c 'import hashlib, json, mmap' 2>/dev/null || need+=(python3)

@@ -1332,6 +1332,9 @@ func (k *Kernel) sendIov(c *Call, fd int, s *socket, f *openFile, iov []iovec, f
 // recvIov is a receive into iov (read, readv, recv, recvfrom, recvmsg). It
 // returns the result of the receive and how many bytes it stored.
 func (k *Kernel) recvIov(c *Call, fd int, s *socket, f *openFile, iov []iovec, flags int) (recvResult, Outcome) {
+	if flags&msgErrQueue != 0 {
+		return recvResult{}, fail(eAGAIN) // the error queue is empty, and never waited for
+	}
 	total := iovTotal(iov)
 	done := k.progress(c)
 	r, e := k.sockRecv(s, int(min(total-done, maxChunk)), flags)

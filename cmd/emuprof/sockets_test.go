@@ -230,3 +230,79 @@ func TestParallelServerWaitsForRequests(t *testing.T) {
 		t.Errorf("waits: %d ns in all, %d in main's read and accept, by class %v: want all of it there, as I/O", total, inMain, p.WaitByClass)
 	}
 }
+
+// servers are real Debian servers with their clients in one sh -c, on
+// loopback ports of their own (the native runs use the host's loopback).
+var servers = map[string]string{
+	"socat": `/usr/bin/socat -u TCP-LISTEN:47101,bind=127.0.0.1,reuseaddr OPEN:got.txt,creat,trunc & sleep 1
+echo "through socat" | /usr/bin/socat -u STDIN TCP:127.0.0.1:47101; wait; echo "listener exit $?"; cat got.txt
+printf x | /usr/bin/socat - TCP:127.0.0.1:47101 2>/dev/null; echo "closed port: exit $?"`,
+	"redis": `/usr/bin/redis-server --port 47102 --bind 127.0.0.1 --save "" --appendonly no >/dev/null & sleep 1
+/usr/bin/redis-cli -p 47102 set greeting hello; /usr/bin/redis-cli -p 47102 get greeting
+/usr/bin/redis-cli -p 47102 incr n; /usr/bin/redis-cli -p 47102 rpush l a b c; /usr/bin/redis-cli -p 47102 lrange l 0 -1
+/usr/bin/redis-benchmark -p 47102 -n 2000 -c 4 -t set,get,incr,lpush -q >/dev/null; echo "benchmark exit $?"
+/usr/bin/redis-cli -p 47102 dbsize; /usr/bin/redis-cli -p 47102 shutdown nosave; wait; echo "server exit $?"`,
+	"nginx": `/usr/sbin/nginx -p "$PWD" -c "$PWD/nginx.conf" & pid=$!
+for i in 1 2 3 4 5 6 7 8 9 10; do /usr/bin/curl -s http://127.0.0.1:47103/index.html && break; sleep 1; done
+/usr/bin/curl -s -o /dev/null -w "%{http_code}\n" http://127.0.0.1:47103/missing
+/usr/bin/curl -s -d "a body" -o /dev/null -w "%{http_code}\n" http://127.0.0.1:47103/index.html
+kill $pid; wait $pid; echo "nginx exit $?"`,
+}
+
+const nginxConf = `daemon off;
+master_process off;
+worker_processes 1;
+error_log error.log;
+pid nginx.pid;
+events { worker_connections 64; }
+http {
+  access_log off;
+  client_body_temp_path tmp_body;
+  proxy_temp_path tmp_proxy;
+  fastcgi_temp_path tmp_fcgi;
+  uwsgi_temp_path tmp_uwsgi;
+  scgi_temp_path tmp_scgi;
+  server { listen 127.0.0.1:47103; root www; }
+}
+`
+
+func TestServersWithClientsMatchNative(t *testing.T) {
+	for _, name := range []string{"socat", "redis", "nginx"} {
+		t.Run(name, func(t *testing.T) {
+			for _, p := range []string{"/usr/bin/socat", "/usr/bin/redis-server", "/usr/bin/redis-cli", "/usr/bin/redis-benchmark", "/usr/sbin/nginx", "/usr/bin/curl"} {
+				if _, err := os.Stat(p); err != nil {
+					t.Fatalf("%s missing: make deps installs it", p)
+				}
+			}
+			dir := t.TempDir()
+			if name == "nginx" {
+				os.MkdirAll(filepath.Join(dir, "www"), 0o755)
+				os.WriteFile(filepath.Join(dir, "www", "index.html"), []byte("<p>hello from nginx</p>\n"), 0o644)
+				os.WriteFile(filepath.Join(dir, "nginx.conf"), []byte(nginxConf), 0o644)
+			}
+			out := compare(t, nil, dir, "/bin/sh", "-c", servers[name])
+			t.Logf("%s", out.stdout)
+		})
+	}
+}
+
+// Two runs of redis under redis-benchmark are the same run: the same
+// trace digest, the same benchmark figures (in virtual time).
+func TestRedisBenchmarkDeterministic(t *testing.T) {
+	script := `/usr/bin/redis-server --port 47104 --bind 127.0.0.1 --save "" --appendonly no >/dev/null & sleep 1
+/usr/bin/redis-benchmark -p 47104 -n 2000 -c 4 -t set,get -q --csv; /usr/bin/redis-cli -p 47104 shutdown nosave; wait`
+	var first outcome
+	for i := range 2 {
+		out := run(t, nil, t.TempDir(), emuprofBin, append(emuArgs("--trace-digest"), "/bin/sh", "-c", script)...)
+		if out.code != 0 || !strings.Contains(out.stdout, `"SET",`) {
+			t.Fatalf("run %d: exit %d\n%s\n%s", i, out.code, out.stdout, out.stderr)
+		}
+		if i == 0 {
+			first = out
+			continue
+		}
+		if out.stdout != first.stdout || digestOf(t, out) != digestOf(t, first) {
+			t.Errorf("two runs differ:\n%s %s\n%s %s", first.stdout, digestOf(t, first), out.stdout, digestOf(t, out))
+		}
+	}
+}
