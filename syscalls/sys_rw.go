@@ -596,6 +596,9 @@ func sysSendfile(k *Kernel, c *Call) Outcome {
 		return fail(e)
 	}
 	n, e := k.copyFile(in, pos, out, -1, c.Args[3])
+	if s, isSock := out.ops.(*socket); isSock && e == eAGAIN {
+		return k.sockWait(fail(e), out, fdArg(c.Args[0]), s, true, 0) // a full socket: wait for room
+	}
 	if e != 0 {
 		return k.sigpipe(c, fail(e))
 	}
