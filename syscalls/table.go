@@ -123,7 +123,7 @@ func declareTable() []entry {
 	full(22, sysPipe) // 64 KiB buffer; the runtime parks readers of empty and writers of full pipes (PipeWait)
 	partial(293, "O_DIRECT (packet mode) refused (EINVAL)", sysPipe2)
 	full(8, sysLseek)
-	partial(7, "waits (in virtual time) for pipe activity or the timeout; files and std streams are always ready", sysPoll)
+	partial(7, "waits (in virtual time) for pipe or socket activity or the timeout; files and std streams are always ready", sysPoll)
 	partial(271, "as poll; the signal mask holds while the call waits", sysPpoll)
 	partial(23, "as poll (sys_select.go); a wait that times out leaves the sets as given", sysSelect)
 	partial(270, "as select; the signal mask holds while the call waits", sysPselect6)
@@ -131,7 +131,7 @@ func declareTable() []entry {
 	// Event files (sys_event.go).
 	full(213, sysEpollCreate)
 	full(291, sysEpollCreate1)
-	partial(233, "pipes, eventfds, timerfds, epoll instances, standard streams, terminals; Linux's ready-list "+
+	partial(233, "pipes, sockets, eventfds, timerfds, epoll instances, standard streams, terminals; Linux's ready-list "+
 		"order; regular files EPERM", sysEpollCtl)
 	full(232, sysEpollWait)  // waits park the thread; timeouts in virtual time
 	full(281, sysEpollPwait) // the signal mask holds while the call waits
