@@ -1,10 +1,6 @@
 package syscalls
 
-import (
-	"testing"
-
-	"emuprof/analyses"
-)
+import "testing"
 
 const (
 	nrSocketT     = 41
@@ -17,45 +13,6 @@ const (
 	nrSocketpairT = 53
 	nrGetsockname = 51
 )
-
-// What a process sends is readable from the sender's virtual time on: a
-// reader whose clock is earlier finds nothing yet (EAGAIN, and a blocking
-// one waits until then); poll says readable only then.
-func TestSocketDataArrivesAtSendersTime(t *testing.T) {
-	h := newHarness(t, Config{})
-	sv := h.alloc(8)
-	h.must(nrSocketpairT, afUnix, sockStream, 0, sv)
-	a, b := uint64(le.Uint32(h.peek(sv, 4))), uint64(le.Uint32(h.peek(sv+4, 4)))
-	msg := h.str("request")
-	h.now = 1000
-	if n := h.must(nrWrite, a, msg, 7); n != 7 {
-		t.Fatalf("write = %d", n)
-	}
-	buf := h.alloc(16)
-	h.now = 500
-	out := h.call(nrRead, b, buf, 16)
-	w, waits := out.Wait.(*ReadyWait)
-	if int64(out.Ret) != -int64(eAGAIN) || !waits || w.Until != 1000 {
-		t.Fatalf("read at 500 = %d, wait %+v: want EAGAIN, waiting until 1000", int64(out.Ret), out.Wait)
-	}
-	pfd := h.alloc(8)
-	h.poke(pfd, []byte{byte(b), 0, 0, 0, pollIn, 0, 0, 0})
-	if n := h.must(nrPoll, pfd, 1, 0); n != 0 {
-		t.Errorf("poll at 500: %d ready, want 0", n)
-	}
-	h.now = 1000
-	if n := h.must(nrPoll, pfd, 1, 0); n != 1 {
-		t.Errorf("poll at 1000: %d ready, want 1", n)
-	}
-	h.events = nil
-	if n := h.must(nrRead, b, buf, 16); n != 7 || string(h.peek(buf, 7)) != "request" {
-		t.Fatalf("read at 1000 = %d %q", n, h.peek(buf, 7))
-	}
-	// The bytes received are the kernel's stores into the buffer.
-	if kw := h.only(analyses.KindKernelWrite); len(kw) != 1 || kw[0].addr != buf || kw[0].size != 7 {
-		t.Errorf("KernelWrite reports %+v: want the 7 bytes at the buffer", kw)
-	}
-}
 
 // TCP on loopback: a port 0 bind takes the first ephemeral port, a
 // connection waits for accept, a closed port refuses, and addresses
