@@ -477,6 +477,7 @@ func (k *Kernel) Close() error {
 // Do performs one system call.
 func (k *Kernel) Do(c *Call) Outcome {
 	k.now, k.tid = c.Now, c.Tid
+	k.net.now = c.Now
 	var e *entry
 	if c.Nr < uint64(len(table)) {
 		e = &table[c.Nr]

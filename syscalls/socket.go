@@ -92,6 +92,11 @@ type sockMsg struct {
 	from   sockAddr
 	rights []*openFile
 	cred   *ucred
+	// at is the sender's virtual time: the message is readable from then
+	// on. hidden says that a reader looked before then (it is woken when
+	// the message becomes readable).
+	at     int64
+	hidden bool
 }
 
 // socket is an emulated socket.
@@ -147,6 +152,9 @@ type netStack struct {
 	nextAuto int
 	// nlPorts are the netlink port ids in use.
 	nlPorts map[uint32]bool
+	// now is the virtual time of the call in progress (Kernel.Do sets
+	// it): what is readable depends on it.
+	now int64
 }
 
 type portKey struct {
@@ -249,7 +257,7 @@ func (s *socket) poll(events uint16) uint16 {
 	if s.rcvShut {
 		r |= pollRdHup | pollIn | pollRdNm
 	}
-	if len(s.rx) > 0 {
+	if s.readable() > 0 {
 		r |= pollIn | pollRdNm
 	}
 	if s.connOriented() && (s.state == ssUnconnected || s.state == ssClosed) {
@@ -267,6 +275,38 @@ func (s *socket) poll(events uint16) uint16 {
 		r |= pollOut | pollWrNm | pollWrBand
 	}
 	return r & (events | pollErr | pollHup)
+}
+
+// readable is how many messages of the queue have arrived by now: those
+// sent at or before the reader's virtual time, in queue order.
+func (s *socket) readable() int {
+	for i, m := range s.rx {
+		if m.at > s.net.now {
+			m.hidden = true // whoever looked is woken when it arrives (update)
+			return i
+		}
+	}
+	return len(s.rx)
+}
+
+// update is what a poller does at virtual time now: wake the watchers of
+// messages that were looked at before they arrived and have now, and
+// return when the next one arrives (timerNoDeadline: none).
+func (s *socket) update(now int64) int64 {
+	wake, next := false, int64(timerNoDeadline)
+	for _, m := range s.rx {
+		if m.at > now {
+			m.hidden, next = true, m.at
+			break
+		}
+		if m.hidden {
+			m.hidden, wake = false, true
+		}
+	}
+	if wake {
+		s.q.wake(pollIn | pollRdNm)
+	}
+	return next
 }
 
 // sockEvent tells the waiters on s that it changed with poll events key

@@ -418,11 +418,12 @@ func (k *Kernel) sockIoctl(s *socket, req uint32, arg uint64) Outcome {
 		if s.state == ssListening {
 			return fail(eINVAL)
 		}
-		n := s.rxBytes
-		if !s.stream() && len(s.rx) > 0 {
-			n = len(s.rx[0].data)
-		} else if !s.stream() {
-			n = 0
+		n := 0
+		for _, m := range s.rx[:s.readable()] {
+			n += len(m.data) - m.off
+			if !s.stream() {
+				break // the next datagram's size
+			}
 		}
 		return result(0, k.putU32(arg, uint32(n)))
 	case siocOutq:

@@ -910,9 +910,10 @@ func (k *Kernel) enqueue(s *socket, m *sockMsg, ctl *sockCtl, stream bool) {
 	if ctl != nil {
 		m.rights, m.cred = ctl.rights, ctl.cred
 	}
+	m.at = k.now
 	if stream && m.rights == nil && m.cred == nil && len(s.rx) > 0 {
 		last := s.rx[len(s.rx)-1]
-		if last.rights == nil && last.cred == nil && last.from == m.from {
+		if last.rights == nil && last.cred == nil && last.from == m.from && last.at == m.at {
 			last.data = append(last.data, m.data...)
 			s.rxBytes += len(m.data)
 			k.sockEvent(s, pollIn|pollRdNm)
@@ -1078,7 +1079,10 @@ func (k *Kernel) sockRecv(s *socket, max int, flags int) (recvResult, Errno) {
 	case s.family == afUnix && s.connOriented() && s.state == ssUnconnected && !s.peerGone:
 		return r, eINVAL
 	}
-	if len(s.rx) == 0 {
+	if s.readable() == 0 {
+		if len(s.rx) > 0 {
+			return r, eAGAIN // not there yet: it was sent later in virtual time
+		}
 		switch {
 		case tcp && s.fin:
 			return r, 0
@@ -1114,7 +1118,7 @@ func (k *Kernel) sockRecv(s *socket, max int, flags int) (recvResult, Errno) {
 	// A stream: bytes of successive messages, stopping after one that
 	// carried descriptors (unix_stream_read_generic).
 	r.cred = m.cred
-	for i := 0; i < len(s.rx) && len(r.data) < max; i++ {
+	for i := 0; i < s.readable() && len(r.data) < max; i++ {
 		m := s.rx[i]
 		if i > 0 && (m.rights != nil || m.cred != nil) {
 			break
@@ -1182,7 +1186,11 @@ func (s *socket) wait(fd int, write bool) *ReadyWait {
 	case write:
 		what = "write"
 	}
-	return &ReadyWait{Object: s.ino, What: fmt.Sprintf("%s socket:[%d] (fd %d)", what, s.ino, fd)}
+	w := &ReadyWait{Object: s.ino, What: fmt.Sprintf("%s socket:[%d] (fd %d)", what, s.ino, fd)}
+	if n := s.readable(); !write && n < len(s.rx) {
+		w.Until = s.rx[n].at // the next message arrives then
+	}
+	return w
 }
 
 // gather loads the bytes of iov after the first skip, up to limit; a

@@ -347,7 +347,7 @@ func declareTable() []entry {
 	full(51, sysGetsockname)
 	full(52, sysGetpeername)
 	const sendNote = "blocking stream sends return when all is queued; MSG_OOB EOPNOTSUPP; data is readable " +
-		"when the sender's call has run (a reader behind it in virtual time by up to a quantum sees it too)"
+		"from the sender's virtual time on"
 	partial(44, sendNote, sysSendto)
 	partial(46, sendNote+"; SCM_RIGHTS and SCM_CREDENTIALS on AF_UNIX", sysSendmsg)
 	partial(307, sendNote, sysSendmmsg)
