@@ -94,6 +94,14 @@ done <<'EOF'
 /usr/bin/ruby ruby
 /usr/bin/ps procps
 /usr/bin/qemu-x86_64 qemu-user
+/usr/bin/curl curl
+/usr/bin/unshare util-linux
+/usr/sbin/ip iproute2
+/usr/bin/socat socat
+/usr/bin/redis-server redis-server
+/usr/bin/redis-cli redis-tools
+/usr/bin/redis-benchmark redis-tools
+/usr/sbin/nginx nginx-light
 EOF
 [ -f /usr/share/coz-profiler/viewer/js/profile.js ] || need+=(coz-profiler) # Coz's viewer, read by node in TestCausalCozViewer
 # python3 with the standard library the tests import (python3-minimal lacks json and mmap).

@@ -136,6 +136,12 @@ func (k *Kernel) closeFD(fd int) error {
 	for len(k.fds) > 3 && k.fds[len(k.fds)-1].f == nil {
 		k.fds = k.fds[:len(k.fds)-1]
 	}
+	return k.unref(f)
+}
+
+// unref drops a reference to f (a descriptor, or one in flight in a
+// socket's queue) and releases f at the last.
+func (k *Kernel) unref(f *openFile) error {
 	f.refs--
 	k.dropLocks(f, f.refs == 0)
 	if f.refs > 0 {
@@ -156,6 +162,9 @@ func (k *Kernel) closeFD(fd int) error {
 			p.wrq.wake(0)
 		}
 		k.pipeEvent(pe.p)
+	}
+	if s, isSock := f.ops.(*socket); isSock {
+		s.close(k)
 	}
 	return err
 }

@@ -204,6 +204,9 @@ type restartState struct {
 	nr       uint64
 	args     [6]uint64
 	deadline int64
+	// done is what a socket send or receive completed in part before it
+	// waited (socket_sys.go).
+	done uint64
 }
 
 type sigAction struct {
@@ -303,6 +306,8 @@ type Kernel struct {
 	textBusy *textBusy
 	text     []os.FileInfo
 	fifoWait uint64
+	// net is the network of the run's sockets (Fork shares it).
+	net *netStack
 	// tid is the thread making the call in progress.
 	tid int
 	// sigxfsz says that the call in progress exceeded RLIMIT_FSIZE: the
@@ -378,6 +383,7 @@ func New(cfg Config, as *mm.AddressSpace) *Kernel {
 		textBusy: &textBusy{},
 		shm:      &shmDir{refs: 1},
 		inotify:  &inotifyReg{},
+		net:      newNetStack(),
 	}
 	if cfg.Uid == k.hostUid {
 		k.groups = hostGroups() // the supplementary groups of emuprof's user
@@ -505,6 +511,7 @@ func (k *Kernel) Close() error {
 // Do performs one system call.
 func (k *Kernel) Do(c *Call) Outcome {
 	k.now, k.tid = c.Now, c.Tid
+	k.net.now = c.Now
 	var e *entry
 	if c.Nr < uint64(len(table)) {
 		e = &table[c.Nr]

@@ -242,6 +242,8 @@ func anonName(f *openFile) string {
 		return "anon_inode:[eventpoll]"
 	case *timerFD:
 		return "anon_inode:[timerfd]"
+	case *socket:
+		return fmt.Sprintf("socket:[%d]", o.ino)
 	}
 	return "anon_inode:[unknown]"
 }

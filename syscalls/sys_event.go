@@ -537,7 +537,7 @@ func (ep *epollFile) nests(target *epollFile, depth int) bool {
 // files. Regular files and directories cannot (EPERM).
 func epollable(f *openFile) bool {
 	switch o := f.ops.(type) {
-	case *pipeEnd, *stream, *eventFD, *timerFD, *epollFile, *inotifyFD, *pidFD:
+	case *pipeEnd, *stream, *eventFD, *timerFD, *epollFile, *inotifyFD, *pidFD, *socket:
 		return true
 	case *device:
 		return o.kind == devTTY || o.kind == devRandom
@@ -669,6 +669,8 @@ func (ep *epollFile) epollTimers(now int64, depth int) int64 {
 			if depth < epollMaxNests {
 				d = o.epollTimers(now, depth+1)
 			}
+		case *socket:
+			d = o.update(now)
 		}
 		if d > 0 && (next < 0 || d < next) {
 			next = d
@@ -795,6 +797,8 @@ func (k *Kernel) timersOf(f *openFile, now int64) int64 {
 		return o.deadline()
 	case *epollFile:
 		return o.epollTimers(now, 1)
+	case *socket:
+		return o.update(now)
 	}
 	return timerNoDeadline
 }

@@ -504,8 +504,13 @@ func sysIoctl(k *Kernel, c *Call) Outcome {
 			n = max(st.size-f.pos(), 0)
 		case *hostDir, *synthDir:
 			return fail(eNOTTY)
+		case *socket:
+			return k.sockIoctl(o, req, arg)
 		}
 		return result(0, k.putU32(arg, uint32(n)))
+	}
+	if s, isSock := f.ops.(*socket); isSock {
+		return k.sockIoctl(s, req, arg)
 	}
 	tty, isTTY := f.ops.(ttyOps)
 	if !isTTY || !tty.isTTY() {

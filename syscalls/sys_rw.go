@@ -310,6 +310,9 @@ func pipeWait(out Outcome, f *openFile, fd int, write bool) Outcome {
 }
 
 func sysRead(k *Kernel, c *Call) Outcome {
+	if out, isSock := k.sockRW(c); isSock {
+		return out
+	}
 	fd := fdArg(c.Args[0])
 	f, e := k.file(fd)
 	if e != 0 {
@@ -319,6 +322,9 @@ func sysRead(k *Kernel, c *Call) Outcome {
 }
 
 func sysWrite(k *Kernel, c *Call) Outcome {
+	if out, isSock := k.sockRW(c); isSock {
+		return out
+	}
 	fd := fdArg(c.Args[0])
 	f, e := k.file(fd)
 	if e != 0 {
@@ -464,10 +470,16 @@ func (k *Kernel) writev(fd int, iovAddr, cnt uint64, pos int64) Outcome {
 }
 
 func sysReadv(k *Kernel, c *Call) Outcome {
+	if out, isSock := k.sockRW(c); isSock {
+		return out
+	}
 	return k.readv(fdArg(c.Args[0]), c.Args[1], c.Args[2], -1)
 }
 
 func sysWritev(k *Kernel, c *Call) Outcome {
+	if out, isSock := k.sockRW(c); isSock {
+		return out
+	}
 	return k.sigpipe(c, k.writev(fdArg(c.Args[0]), c.Args[1], c.Args[2], -1))
 }
 
@@ -597,6 +609,9 @@ func sysSendfile(k *Kernel, c *Call) Outcome {
 		return fail(e)
 	}
 	n, e := k.copyFile(in, pos, out, -1, c.Args[3])
+	if s, isSock := out.ops.(*socket); isSock && e == eAGAIN {
+		return k.sockWait(fail(e), out, fdArg(c.Args[0]), s, true, 0) // a full socket: wait for room
+	}
 	if e != 0 {
 		return k.sigpipe(c, fail(e))
 	}

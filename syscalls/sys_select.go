@@ -103,6 +103,11 @@ func (k *Kernel) selectFDs(nfdsArg uint64, sets [3]uint64, timeout int64) Outcom
 		if e != 0 {
 			return fail(eBADF)
 		}
+		if s, isSock := f.ops.(*socket); isSock {
+			if at := s.update(k.now); at > k.now && (timeout < 0 || at-k.now < timeout) {
+				timeout = at - k.now // what was sent later in virtual time arrives then
+			}
+		}
 		rev := uint16(pollIn | pollOut) // files without poll are always ready
 		if p, canPoll := f.ops.(pollOps); canPoll {
 			rev = p.poll(pollIn | pollOut | pollPri | pollErr | pollHup)

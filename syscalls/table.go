@@ -126,7 +126,7 @@ func declareTable() []entry {
 	full(22, sysPipe) // 64 KiB buffer; the runtime parks readers of empty and writers of full pipes (PipeWait)
 	partial(293, "O_DIRECT (packet mode) refused (EINVAL)", sysPipe2)
 	full(8, sysLseek)
-	partial(7, "waits (in virtual time) for pipe activity or the timeout; files and std streams are always ready", sysPoll)
+	partial(7, "waits (in virtual time) for pipe or socket activity or the timeout; files and std streams are always ready", sysPoll)
 	partial(271, "as poll; the signal mask holds while the call waits", sysPpoll)
 	partial(23, "as poll (sys_select.go); a wait that times out leaves the sets as given", sysSelect)
 	partial(270, "as select; the signal mask holds while the call waits", sysPselect6)
@@ -134,7 +134,7 @@ func declareTable() []entry {
 	// Event files (sys_event.go).
 	full(213, sysEpollCreate)
 	full(291, sysEpollCreate1)
-	partial(233, "pipes, eventfds, timerfds, inotify instances, epoll instances, standard streams, terminals; Linux's ready-list "+
+	partial(233, "pipes, sockets, eventfds, timerfds, inotify instances, epoll instances, standard streams, terminals; Linux's ready-list "+
 		"order; regular files EPERM", sysEpollCtl)
 	full(232, sysEpollWait)  // waits park the thread; timeouts in virtual time
 	full(281, sysEpollPwait) // the signal mask holds while the call waits
@@ -369,23 +369,36 @@ func declareTable() []entry {
 	for _, nr := range []int{188, 189, 190, 191, 192, 193, 194, 195, 196, 197, 198, 199} {
 		refuse(nr, eOPNOTSUPP, "extended attributes are not supported")
 	}
-	refuse(41, eAFNOSUPPORT, "no network stack")
-	// socketpair too; and since no socket can exist, the calls on a socket
-	// fd fail exactly as Linux fails them on any other fd.
-	refuse(53, eAFNOSUPPORT, "no network stack")
-	for _, nr := range []int{42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 54, 55, 288, 299, 307} {
-		full(nr, sysOnSocket)
-	}
+	// Sockets (socket*.go): inside the run, between its processes; no host
+	// socket is opened.
+	const netNote = "the run's own network: AF_UNIX, and AF_INET/AF_INET6 on loopback only"
+	partial(41, "AF_UNIX stream, datagram and seqpacket; AF_INET/AF_INET6 TCP and UDP on lo (other addresses "+
+		"ENETUNREACH); NETLINK_ROUTE answers link and address dumps for lo; raw and packet sockets EPERM", sysSocket)
+	partial(53, "AF_UNIX only (others EOPNOTSUPP, as Linux)", sysSocketpair)
+	partial(49, "path names are socket nodes in the file system, abstract names and autobind the run's; "+
+		"IP: loopback or wildcard addresses, port 0 gives the next free port from 32768 in order", sysBind)
+	partial(50, netNote+"; TCP's backlog is not enforced (a connection always waits for accept)", sysListen)
+	full(43, sysAccept)
+	full(288, sysAccept4)
+	partial(42, netNote+"; a connection is established at once (non-blocking TCP: EINPROGRESS, then writable); "+
+		"a closed port is ECONNREFUSED, another host ENETUNREACH", sysConnect)
+	full(48, sysShutdown)
+	full(51, sysGetsockname)
+	full(52, sysGetpeername)
+	const sendNote = "blocking stream sends return when all is queued; MSG_OOB EOPNOTSUPP; data is readable " +
+		"from the sender's virtual time on"
+	partial(44, sendNote, sysSendto)
+	partial(46, sendNote+"; SCM_RIGHTS and SCM_CREDENTIALS on AF_UNIX", sysSendmsg)
+	partial(307, sendNote, sysSendmmsg)
+	const recvNote = "MSG_PEEK, MSG_WAITALL, MSG_TRUNC, MSG_DONTWAIT; no urgent data (MSG_OOB EINVAL), empty error queue"
+	partial(45, recvNote, sysRecvfrom)
+	partial(47, recvNote+"; SO_PASSCRED credentials, SCM_RIGHTS descriptors (MSG_CTRUNC when they do not fit)", sysRecvmsg)
+	partial(299, recvNote+"; the timeout is not applied", sysRecvmmsg)
+	partial(54, "options that change the emulated network (SO_REUSEADDR, SO_REUSEPORT, SO_PASSCRED, SO_SNDBUF, "+
+		"SO_RCVBUF, IPV6_V6ONLY) are honoured; other known options are recorded and read back; unknown ENOPROTOOPT", sysSetsockopt)
+	partial(55, "Linux's defaults and answers (SO_ERROR, SO_TYPE, SO_PEERCRED, SO_ACCEPTCONN, TCP_MAXSEG...); "+
+		"TCP_INFO has only the state", sysGetsockopt)
 	return t
-}
-
-// sysOnSocket is any call that needs a socket fd (connect, accept, sendto,
-// recvmsg, getpeername...): EBADF for a closed fd, else ENOTSOCK.
-func sysOnSocket(k *Kernel, c *Call) Outcome {
-	if _, e := k.file(fdArg(c.Args[0])); e != 0 {
-		return fail(e)
-	}
-	return fail(eNOTSOCK)
 }
 
 // Table returns the implemented and refused system calls, sorted by number.

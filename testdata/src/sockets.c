@@ -1,0 +1,422 @@
+/* Sockets between the processes of one run: AF_UNIX (stream, datagram,
+ * seqpacket; socketpair, path and abstract names, SCM_RIGHTS, SO_PEERCRED),
+ * TCP and UDP on loopback (v4 and v6), non-blocking connect, refused
+ * connections, EPIPE, poll and epoll readiness. Only the parent prints, so
+ * the output is the same natively and under emuprof; port numbers and pids
+ * are checked, not printed. Usage: sockets DIR (a writable directory). */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+static const char *dir;
+
+static void check(int ok, const char *what)
+{
+	printf("%-44s %s\n", what, ok ? "ok" : "FAILED");
+	if (!ok)
+		printf("  errno %d (%s)\n", errno, strerror(errno));
+}
+
+static int reap(pid_t pid)
+{
+	int st;
+	if (waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static ssize_t readall(int fd, char *buf, size_t n)
+{
+	size_t done = 0;
+	while (done < n) {
+		ssize_t r = read(fd, buf + done, n - done);
+		if (r <= 0)
+			return r < 0 ? r : (ssize_t)done;
+		done += r;
+	}
+	return done;
+}
+
+static void pairs(void)
+{
+	int sv[2];
+	char buf[64];
+	check(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0, "socketpair stream");
+	check(write(sv[0], "hello", 5) == 5 && write(sv[0], " world", 6) == 6, "two writes");
+	check(read(sv[1], buf, sizeof buf) == 11 && memcmp(buf, "hello world", 11) == 0, "one read gets both");
+	struct ucred cr;
+	socklen_t len = sizeof cr;
+	check(getsockopt(sv[1], SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0 && len == sizeof cr &&
+	      cr.pid == getpid() && cr.uid == getuid() && cr.gid == getgid(), "SO_PEERCRED is ours");
+	int type = 0;
+	len = sizeof type;
+	check(getsockopt(sv[0], SOL_SOCKET, SO_TYPE, &type, &len) == 0 && type == SOCK_STREAM, "SO_TYPE");
+	int n = -1;
+	write(sv[0], "abc", 3);
+	check(ioctl(sv[1], FIONREAD, &n) == 0 && n == 3, "FIONREAD");
+	check(recv(sv[1], buf, 2, MSG_PEEK) == 2 && recv(sv[1], buf, sizeof buf, 0) == 3, "MSG_PEEK leaves the data");
+	check(recv(sv[1], buf, sizeof buf, MSG_DONTWAIT) == -1 && errno == EAGAIN, "MSG_DONTWAIT on empty: EAGAIN");
+	struct sockaddr_un sun;
+	len = sizeof sun;
+	check(getsockname(sv[0], (struct sockaddr *)&sun, &len) == 0 && len == sizeof(sa_family_t), "unnamed getsockname");
+	check(shutdown(sv[0], SHUT_WR) == 0 && read(sv[1], buf, 1) == 0, "shutdown SHUT_WR: EOF");
+	struct pollfd p = {sv[1], POLLIN | POLLOUT | POLLRDHUP, 0};
+	check(poll(&p, 1, 0) == 1, "poll after peer's shutdown");
+	printf("  revents %#x\n", p.revents);
+	close(sv[0]);
+	p.revents = 0;
+	poll(&p, 1, 0);
+	printf("  revents after close %#x\n", p.revents);
+	signal(SIGPIPE, SIG_IGN);
+	check(write(sv[1], "x", 1) == -1 && errno == EPIPE, "write to closed peer: EPIPE");
+	close(sv[1]);
+
+	check(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) == 0, "socketpair dgram");
+	send(sv[0], "one", 3, 0);
+	send(sv[0], "twotwo", 6, 0);
+	check(recv(sv[1], buf, sizeof buf, 0) == 3, "dgram boundaries 1");
+	check(recv(sv[1], buf, 3, MSG_TRUNC) == 6, "MSG_TRUNC gives the real length");
+	close(sv[0]);
+	close(sv[1]);
+
+	check(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) == 0, "socketpair seqpacket");
+	send(sv[0], "abcdef", 6, 0);
+	struct iovec iov = {buf, 4};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+	check(recvmsg(sv[1], &mh, 0) == 4 && (mh.msg_flags & MSG_TRUNC), "seqpacket truncation flag");
+	close(sv[0]);
+	check(recv(sv[1], buf, sizeof buf, 0) == 0, "seqpacket EOF after close");
+	close(sv[1]);
+	check(socketpair(AF_INET, SOCK_STREAM, 0, sv) == -1 && errno == EOPNOTSUPP, "socketpair AF_INET: EOPNOTSUPP");
+}
+
+static void rights(void)
+{
+	int sv[2], pp[2];
+	socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+	pipe(pp);
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	memset(cbuf, 0, sizeof cbuf);
+	struct iovec iov = {"F", 1};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &pp[1], sizeof(int));
+	check(sendmsg(sv[0], &mh, 0) == 1, "sendmsg SCM_RIGHTS");
+	close(pp[1]);
+	pid_t pid = fork();
+	if (pid == 0) {
+		char c, rbuf[CMSG_SPACE(sizeof(int))];
+		struct iovec riov = {&c, 1};
+		struct msghdr rm = {.msg_iov = &riov, .msg_iovlen = 1, .msg_control = rbuf, .msg_controllen = sizeof rbuf};
+		if (recvmsg(sv[1], &rm, MSG_CMSG_CLOEXEC) != 1)
+			_exit(1);
+		struct cmsghdr *r = CMSG_FIRSTHDR(&rm);
+		if (!r || r->cmsg_type != SCM_RIGHTS || r->cmsg_len != CMSG_LEN(sizeof(int)))
+			_exit(2);
+		int fd;
+		memcpy(&fd, CMSG_DATA(r), sizeof fd);
+		if (!(fcntl(fd, F_GETFD) & FD_CLOEXEC))
+			_exit(3);
+		if (write(fd, "through the passed fd", 21) != 21)
+			_exit(4);
+		_exit(0);
+	}
+	close(sv[1]);
+	char buf[64] = {0};
+	ssize_t n = readall(pp[0], buf, sizeof buf - 1);
+	check(n == 21 && reap(pid) == 0, "a child writes through a passed pipe");
+	printf("  %s\n", buf);
+	close(pp[0]);
+	close(sv[0]);
+}
+
+static void unix_server(int abstract)
+{
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	socklen_t alen;
+	if (abstract) {
+		memcpy(a.sun_path, "\0emuprof-test", 13);
+		alen = offsetof(struct sockaddr_un, sun_path) + 13;
+	} else {
+		snprintf(a.sun_path, sizeof a.sun_path, "%s/srv.sock", dir);
+		alen = sizeof a;
+		unlink(a.sun_path);
+	}
+	int l = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	check(bind(l, (struct sockaddr *)&a, alen) == 0, abstract ? "bind abstract" : "bind path");
+	if (!abstract) {
+		struct stat st;
+		check(stat(a.sun_path, &st) == 0 && S_ISSOCK(st.st_mode), "the path is a socket node");
+		int l2 = socket(AF_UNIX, SOCK_STREAM, 0);
+		check(bind(l2, (struct sockaddr *)&a, alen) == -1 && errno == EADDRINUSE, "bind again: EADDRINUSE");
+		close(l2);
+		int c = socket(AF_UNIX, SOCK_STREAM, 0);
+		check(connect(c, (struct sockaddr *)&a, alen) == -1 && errno == ECONNREFUSED, "connect before listen: ECONNREFUSED");
+		close(c);
+	}
+	check(listen(l, 4) == 0, "listen");
+	pid_t pid = fork();
+	if (pid == 0) {
+		int c = socket(AF_UNIX, SOCK_STREAM, 0);
+		if (connect(c, (struct sockaddr *)&a, alen) != 0)
+			_exit(1);
+		char big[100000];
+		for (size_t i = 0; i < sizeof big; i++)
+			big[i] = (char)(i * 7);
+		if (write(c, big, sizeof big) != sizeof big)
+			_exit(2);
+		char r[16];
+		if (readall(c, r, 5) != 5 || memcmp(r, "thank", 5) != 0)
+			_exit(3);
+		_exit(0);
+	}
+	struct sockaddr_un peer;
+	socklen_t plen = sizeof peer;
+	int s = accept(l, (struct sockaddr *)&peer, &plen);
+	check(s >= 0 && plen == sizeof(sa_family_t), "accept an unnamed client");
+	struct sockaddr_un me;
+	socklen_t mlen = sizeof me;
+	socklen_t want = abstract ? alen : offsetof(struct sockaddr_un, sun_path) + strlen(a.sun_path) + 1;
+	check(getsockname(s, (struct sockaddr *)&me, &mlen) == 0 && mlen == want,
+	      "accepted socket has the server's name");
+	char big[100000];
+	check(recv(s, big, sizeof big, MSG_WAITALL) == sizeof big, "MSG_WAITALL gets all 100000 bytes");
+	int good = 1;
+	for (size_t i = 0; i < sizeof big; i++)
+		good &= big[i] == (char)(i * 7);
+	check(good, "the bytes are the client's");
+	write(s, "thanks", 6);
+	check(reap(pid) == 0, "client exits 0");
+	char c;
+	check(read(s, &c, 1) == -1 && errno == ECONNRESET, "the client left data unread: ECONNRESET");
+	check(read(s, &c, 1) == 0, "then EOF");
+	close(s);
+	close(l);
+	if (!abstract) {
+		int c2 = socket(AF_UNIX, SOCK_STREAM, 0);
+		check(connect(c2, (struct sockaddr *)&a, alen) == -1 && errno == ECONNREFUSED, "connect after close: ECONNREFUSED");
+		unlink(a.sun_path);
+		check(connect(c2, (struct sockaddr *)&a, alen) == -1 && errno == ENOENT, "connect after unlink: ENOENT");
+		close(c2);
+	}
+}
+
+static void unix_dgram(void)
+{
+	struct sockaddr_un a = {.sun_family = AF_UNIX}, b = {.sun_family = AF_UNIX}, from;
+	snprintf(a.sun_path, sizeof a.sun_path, "%s/a.sock", dir);
+	snprintf(b.sun_path, sizeof b.sun_path, "%s/b.sock", dir);
+	unlink(a.sun_path);
+	unlink(b.sun_path);
+	int x = socket(AF_UNIX, SOCK_DGRAM, 0), y = socket(AF_UNIX, SOCK_DGRAM, 0);
+	bind(x, (struct sockaddr *)&a, sizeof a);
+	bind(y, (struct sockaddr *)&b, sizeof b);
+	check(sendto(x, "ping", 4, 0, (struct sockaddr *)&b, sizeof b) == 4, "dgram sendto a path");
+	char buf[16];
+	socklen_t flen = sizeof from;
+	check(recvfrom(y, buf, sizeof buf, 0, (struct sockaddr *)&from, &flen) == 4 &&
+	      strcmp(from.sun_path, a.sun_path) == 0 && flen == offsetof(struct sockaddr_un, sun_path) + strlen(a.sun_path) + 1,
+	      "recvfrom names the sender");
+	int z = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+	int sent = 0;
+	while (sendto(z, "q", 1, 0, (struct sockaddr *)&b, sizeof b) == 1)
+		sent++;
+	check(errno == EAGAIN, "a full datagram queue: EAGAIN");
+	printf("  %d datagrams queued\n", sent);
+	close(x);
+	close(y);
+	close(z);
+	unlink(a.sun_path);
+	unlink(b.sun_path);
+}
+
+static void tcp(int family)
+{
+	struct sockaddr_storage ss = {0};
+	socklen_t alen;
+	if (family == AF_INET) {
+		struct sockaddr_in *in = (struct sockaddr_in *)&ss;
+		in->sin_family = AF_INET;
+		in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		alen = sizeof *in;
+	} else {
+		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+		in6->sin6_family = AF_INET6;
+		in6->sin6_addr = in6addr_loopback;
+		alen = sizeof *in6;
+	}
+	const char *v = family == AF_INET ? "tcp4" : "tcp6";
+	char what[64];
+	int l = socket(family, SOCK_STREAM, 0);
+	int one = 1;
+	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+	snprintf(what, sizeof what, "%s bind port 0", v);
+	check(bind(l, (struct sockaddr *)&ss, alen) == 0, what);
+	socklen_t len = sizeof ss;
+	getsockname(l, (struct sockaddr *)&ss, &len);
+	unsigned port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	snprintf(what, sizeof what, "%s an ephemeral port", v);
+	check(len == alen && port >= 32768 && port <= 60999, what);
+	listen(l, 16);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int c = socket(family, SOCK_STREAM, 0);
+		setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+		if (connect(c, (struct sockaddr *)&ss, alen) != 0)
+			_exit(1);
+		struct iovec iov[3] = {{"GET ", 4}, {"/index", 6}, {" HTTP/1.0\r\n\r\n", 13}};
+		struct msghdr mh = {.msg_iov = iov, .msg_iovlen = 3};
+		if (sendmsg(c, &mh, MSG_NOSIGNAL) != 23)
+			_exit(2);
+		shutdown(c, SHUT_WR);
+		char r[256];
+		ssize_t n = readall(c, r, sizeof r);
+		if (n != 17 || memcmp(r, "HTTP/1.0 200 OK\r\n", 17) != 0)
+			_exit(3);
+		_exit(0);
+	}
+	fd_set rd;
+	FD_ZERO(&rd);
+	FD_SET(l, &rd);
+	struct timeval tv = {5, 0};
+	snprintf(what, sizeof what, "%s select: the listener is readable", v);
+	check(select(l + 1, &rd, NULL, NULL, &tv) == 1 && FD_ISSET(l, &rd), what);
+	struct sockaddr_storage peer;
+	socklen_t plen = sizeof peer;
+	int s = accept4(l, (struct sockaddr *)&peer, &plen, SOCK_CLOEXEC);
+	snprintf(what, sizeof what, "%s accept4: the client's address", v);
+	check(s >= 0 && plen == alen && ((struct sockaddr_in *)&peer)->sin_port != htons(port), what);
+	char req[64];
+	ssize_t n = readall(s, req, sizeof req);
+	snprintf(what, sizeof what, "%s request up to EOF", v);
+	check(n == 23 && memcmp(req, "GET /index HTTP/1.0\r\n\r\n", 23) == 0, what);
+	write(s, "HTTP/1.0 200 OK\r\n", 17);
+	close(s);
+	snprintf(what, sizeof what, "%s client exits 0", v);
+	check(reap(pid) == 0, what);
+
+	/* Non-blocking connect. */
+	int c = socket(family, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	snprintf(what, sizeof what, "%s non-blocking connect: EINPROGRESS", v);
+	check(connect(c, (struct sockaddr *)&ss, alen) == -1 && errno == EINPROGRESS, what);
+	struct pollfd p = {c, POLLOUT, 0};
+	int err = -1;
+	len = sizeof err;
+	snprintf(what, sizeof what, "%s then writable, SO_ERROR 0", v);
+	check(poll(&p, 1, 5000) == 1 && p.revents == POLLOUT && getsockopt(c, SOL_SOCKET, SO_ERROR, &err, &len) == 0 && err == 0, what);
+	int a = accept(l, NULL, NULL);
+	snprintf(what, sizeof what, "%s MSG_NOSIGNAL write after peer closed", v);
+	close(a);
+	usleep(1000);
+	int e1 = send(c, "x", 1, MSG_NOSIGNAL);
+	usleep(1000);
+	int e2 = send(c, "x", 1, MSG_NOSIGNAL);
+	check(e1 == 1 && e2 == -1 && errno == EPIPE, what);
+	close(c);
+	close(l);
+
+	/* A closed port. */
+	c = socket(family, SOCK_STREAM, 0);
+	snprintf(what, sizeof what, "%s connect to a closed port: ECONNREFUSED", v);
+	check(connect(c, (struct sockaddr *)&ss, alen) == -1 && errno == ECONNREFUSED, what);
+	close(c);
+	c = socket(family, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	connect(c, (struct sockaddr *)&ss, alen);
+	p.fd = c;
+	p.events = POLLIN | POLLOUT;
+	poll(&p, 1, 5000);
+	len = sizeof err;
+	getsockopt(c, SOL_SOCKET, SO_ERROR, &err, &len);
+	snprintf(what, sizeof what, "%s non-blocking refused: SO_ERROR", v);
+	check(err == ECONNREFUSED, what);
+	printf("  revents %#x\n", p.revents);
+	close(c);
+}
+
+static void udp(void)
+{
+	int a = socket(AF_INET, SOCK_DGRAM, 0), b = socket(AF_INET, SOCK_DGRAM, 0);
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)}, sb = sa, from;
+	bind(a, (struct sockaddr *)&sa, sizeof sa);
+	bind(b, (struct sockaddr *)&sb, sizeof sb);
+	socklen_t len = sizeof sa;
+	getsockname(a, (struct sockaddr *)&sa, &len);
+	getsockname(b, (struct sockaddr *)&sb, &len);
+	check(sendto(a, "datagram", 8, 0, (struct sockaddr *)&sb, sizeof sb) == 8, "udp sendto");
+	char buf[32];
+	len = sizeof from;
+	check(recvfrom(b, buf, sizeof buf, 0, (struct sockaddr *)&from, &len) == 8 && from.sin_port == sa.sin_port &&
+	      from.sin_addr.s_addr == htonl(INADDR_LOOPBACK), "udp recvfrom: the sender's address");
+	connect(a, (struct sockaddr *)&sb, sizeof sb);
+	close(b);
+	send(a, "lost", 4, 0);
+	usleep(1000);
+	check(recv(a, buf, sizeof buf, MSG_DONTWAIT) == -1 && errno == ECONNREFUSED, "udp to a closed port: ECONNREFUSED");
+	close(a);
+}
+
+static void epoll_socks(void)
+{
+	int sv[2];
+	socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv);
+	int et = epoll_create1(0), lt = epoll_create1(0);
+	struct epoll_event ev = {.events = EPOLLIN | EPOLLET, .data.u32 = 1};
+	epoll_ctl(et, EPOLL_CTL_ADD, sv[1], &ev);
+	ev.events = EPOLLIN;
+	epoll_ctl(lt, EPOLL_CTL_ADD, sv[1], &ev);
+	struct epoll_event out[4];
+	check(epoll_wait(et, out, 4, 0) == 0 && epoll_wait(lt, out, 4, 0) == 0, "epoll: nothing yet");
+	write(sv[0], "0123456789", 10);
+	check(epoll_wait(et, out, 4, 0) == 1 && out[0].events == EPOLLIN, "epoll ET: readable");
+	check(epoll_wait(et, out, 4, 0) == 0, "epoll ET: reported once");
+	check(epoll_wait(lt, out, 4, 0) == 1 && epoll_wait(lt, out, 4, 0) == 1, "epoll LT: until read");
+	char buf[16];
+	read(sv[1], buf, sizeof buf);
+	check(epoll_wait(lt, out, 4, 0) == 0, "epoll LT: drained");
+	write(sv[0], "a", 1);
+	check(epoll_wait(et, out, 4, 0) == 1, "epoll ET: new data, a new edge");
+	close(sv[0]);
+	ev.events = EPOLLIN | EPOLLRDHUP;
+	epoll_ctl(lt, EPOLL_CTL_MOD, sv[1], &ev);
+	check(epoll_wait(lt, out, 4, 0) == 1, "epoll: peer closed");
+	printf("  events %#x\n", out[0].events);
+	close(sv[1]);
+	close(et);
+	close(lt);
+}
+
+int main(int argc, char **argv)
+{
+	dir = argc > 1 ? argv[1] : "/tmp";
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	pairs();
+	rights();
+	unix_server(0);
+	unix_server(1);
+	unix_dgram();
+	tcp(AF_INET);
+	tcp(AF_INET6);
+	udp();
+	epoll_socks();
+	return 0;
+}
