@@ -168,7 +168,7 @@ func renderResult(b *strings.Builder, r *Result, name string) {
 		}
 		cell := report.Cell{HTML: "<span style=\"padding-left:" + strconv.Itoa(depth) + "em\">" + report.Esc(label) + "</span>"}
 		ratio := "-"
-		if e := c.Total.Effort(); e > 0 {
+		if e := c.Total.Effort(); e > 0 && !serial { // serial: idle by construction
 			ratio = fmt.Sprintf("%.1f %%", 100*float64(c.Total.Idleness)/float64(e))
 		}
 		t.WriteRow(b, cell, report.Int(c.Total.Work), report.Int(c.Total.Idleness), report.Int(c.Total.Overhead),

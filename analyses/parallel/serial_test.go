@@ -41,6 +41,14 @@ func TestSerialProgramNoVerdict(t *testing.T) {
 			}
 		}
 	}
+	// Its idleness is the other cores': no line is blamed for it and no
+	// context shows an idleness share (87.5 % on 8 cores, by construction).
+	if strings.Contains(sum.String(), "idleness by line") {
+		t.Errorf("summary blames lines for a serial program's idleness:\n%s", sum.String())
+	}
+	if strings.Contains(sec.HTML, "87.5 %</td><td>") { // the ratio column, before the verdict
+		t.Errorf("calling-context tree shows the idle cores' share for a serial program:\n%s", sec.HTML)
+	}
 	if !strings.Contains(sec.HTML, "emu::insert_sorted(int*, int)") || strings.Contains(sec.HTML, "_ZN3emu") {
 		t.Errorf("calling-context tree does not name emu::insert_sorted(int*, int):\n%s", sec.HTML)
 	}

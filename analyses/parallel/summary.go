@@ -93,7 +93,9 @@ func (r *Result) summary(w io.Writer, top int) error {
 		}
 	}
 	slices.SortStableFunc(idle, func(x, y int32) int { return cmp.Compare(r.Lines[y].M.Idleness, r.Lines[x].M.Idleness) })
-	if len(idle) > 0 {
+	// A serial program's idleness is the other cores, idle by construction:
+	// no line is to blame for it.
+	if len(idle) > 0 && !r.Serial() {
 		fmt.Fprintln(w, "idleness by line (share of total idleness; others idle while this runs):")
 		fmt.Fprintln(tw, "  idleness ns\t%\twork ns\tline\tcontext")
 		for i, li := range idle {
