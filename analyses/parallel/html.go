@@ -89,6 +89,9 @@ func renderResult(b *strings.Builder, r *Result, name string) {
 	} else {
 		fmt.Fprintf(b, "<p>Program: <strong>%s</strong> (idleness %.1f %%, overhead %.1f %% of work + idleness; idleness counted in %s, spin-waiting as %s).</p>\n",
 			report.Esc(r.Program.Text), 100*r.Program.IdleRatio, 100*r.Program.OverheadRatio, report.Esc(r.IdleBase), report.Esc(r.Spin))
+		if note := r.narrowNote(); note != "" {
+			fmt.Fprintf(b, "<p class=\"note\">Note: %s.</p>\n", report.Esc(note))
+		}
 	}
 	ft := report.HTMLTable{Header: []string{"", "ns", "share of capacity"}, Numeric: []bool{false, true, true}}
 	for _, row := range []struct {

@@ -389,6 +389,28 @@ func (r *Result) Serial() bool {
 	return c > 0 && c <= serialConcurrency
 }
 
+// Narrow reports, for a program that is not serial, whether fewer threads
+// ran than there are virtual cores (xz -T2 on the default 8): the cores no
+// thread could use are idle in every figure, so Table 1 judges the width the
+// program asked for against cores it never asked for. It returns the
+// threads that ran, the width to rerun with (--cpus) to judge it.
+func (r *Result) Narrow() (threads int, ok bool) {
+	if r.Serial() || r.IdleBase != "cores" || len(r.Threads) >= r.Cores {
+		return 0, false
+	}
+	return len(r.Threads), true
+}
+
+// narrowNote says what Narrow means for the verdicts, or "".
+func (r *Result) narrowNote() string {
+	n, ok := r.Narrow()
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("only %d threads ran on %d virtual cores: at least %d cores had no thread to run, and their idleness is in these figures; to judge the program at the width it asked for, rerun with --cpus %d",
+		n, r.Cores, r.Cores-n, n)
+}
+
 // serialWhy says why the program is serial (Serial).
 func (r *Result) serialWhy() string {
 	if len(r.Threads) <= 1 {

@@ -80,3 +80,38 @@ func TestSerialInEffect(t *testing.T) {
 		}
 	}
 }
+
+// A program that runs fewer threads than there are virtual cores (xz -T2
+// on the default 8) is judged on cores it never asked for: the summary and
+// the report say so and name the --cpus that judges it at its own width;
+// with as many cores as threads, no such note.
+func TestNarrowProgramNote(t *testing.T) {
+	for _, n := range []int{8, 2} {
+		s := newScript().start(1, 0, 0, "main").in(1, "setup", 10)
+		s.start(2, 1, s.clock(1), "worker")
+		s.in(1, "meanwhile", 50)
+		s.in(2, "compress", 50)
+		s.exit(2).exit(1)
+		a, p := s.pipeline(t, cores(n))
+		p.Events(s.events())
+		p.Finish()
+		var sum bytes.Buffer
+		if err := a.Summary(&sum); err != nil {
+			t.Fatal(err)
+		}
+		files, err := a.Write(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		sec, err := RenderHTML(files)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "only 2 threads ran on 8 virtual cores: at least 6 cores had no thread to run"
+		for what, text := range map[string]string{"summary": sum.String(), "report": sec.HTML} {
+			if got := strings.Contains(text, want) && strings.Contains(text, "rerun with --cpus 2"); got != (n == 8) {
+				t.Errorf("%d cores: %s has the narrow note %v:\n%s", n, what, got, text)
+			}
+		}
+	}
+}

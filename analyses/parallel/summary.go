@@ -68,6 +68,9 @@ func (r *Result) summary(w io.Writer, top int) error {
 			100*r.Program.OverheadRatio, r.Program.Text)
 		fmt.Fprintf(b, "  (Table 1 of TM09; high means ≥ %.0f%% idleness or ≥ %.0f%% overhead: --idle-threshold, --overhead-threshold)\n",
 			100*r.Thresholds.Idle, 100*r.Thresholds.Overhead)
+		if note := r.narrowNote(); note != "" {
+			fmt.Fprintf(b, "  note: %s\n", note)
+		}
 	}
 	io.WriteString(w, b.String())
 	b.Reset()
