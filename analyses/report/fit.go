@@ -145,13 +145,27 @@ func linear(u, y []float64, c float64) (a, b, sse float64) {
 }
 
 // String formats the fit as "a + b·n^c".
+//
+// An exponent that rounds to 0 would print as a sum of two large terms that
+// cancel ("-1.25e+07 + 1.25e+07·n^0.00"): near c = 0, a + b·n^c is
+// (a+b) + b·c·ln n, so the fit is written that way, and as a constant when
+// b·c vanishes.
 func (f PowerFit) String() string {
+	b, c := f.B, f.C
+	if c < 0.005 {
+		b, c = b*c, 0
+		if b == 0 || (math.Abs(b) < 1e-9*math.Abs(f.A+f.B)) {
+			return "constant " + compact(f.A+f.B)
+		}
+	}
 	sign := "+"
-	b := f.B
 	if b < 0 {
 		sign, b = "-", -b
 	}
-	return fmt.Sprintf("%s %s %s·n^%.2f", compact(f.A), sign, compact(b), f.C)
+	if c == 0 {
+		return fmt.Sprintf("%s %s %s·ln n", compact(f.A+f.B), sign, compact(b))
+	}
+	return fmt.Sprintf("%s %s %s·n^%.2f", compact(f.A), sign, compact(b), c)
 }
 
 // compact formats a float with 3 significant digits.

@@ -18,4 +18,12 @@ func TestFitCellsHidesPoorFits(t *testing.T) {
 	if c, r2 := fitCells(nil); c != "-" || r2 != "-" {
 		t.Errorf("no fit shown as %q %q", c, r2)
 	}
+	// An exponent that rounds to 0 is a logarithm or a constant, not two
+	// terms that cancel (sqlite3's "-1.25e+07 + 1.25e+07·n^0.00").
+	if c, _ := fitCells(&report.PowerFit{A: -1.25e7, B: 1.25e7 + 40, C: 0.004, R2: 0.998}); c != "40 + 5e+04·ln n" {
+		t.Errorf("near-zero exponent: %q", c)
+	}
+	if c, _ := fitCells(&report.PowerFit{A: 10, B: 0, C: 0, R2: 1}); c != "constant 10" {
+		t.Errorf("constant fit: %q", c)
+	}
 }
