@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"emuprof/analyses/report"
 )
@@ -114,6 +115,17 @@ func WriteSummary(w io.Writer, rms, drms *Report, top int) error {
 		fmt.Fprintf(w, ", PARTIAL (%s)", drms.Partial)
 	}
 	fmt.Fprintln(w)
+	// The routines whose cost depends on their input come first, as the
+	// report ranks them: the table below is by inclusive cost, so it starts
+	// with the outer frames (_start, main) that call everything once.
+	if chosen, strict := ChoosePlots(rows, drms.TotalCost, summaryChosen); strict {
+		fmt.Fprintln(w, "cost that grows with input (own cost significant, enough sizes, a fit that explains them):")
+		for _, c := range chosen {
+			fmt.Fprintf(w, "  %s: %s\n", report.Demangle(c.Name), strings.TrimPrefix(c.Why, "Chosen: "))
+		}
+	} else {
+		fmt.Fprintln(w, "no routine's own cost grows with its input size in a way a fit explains (see the table's fits)")
+	}
 	if top > 0 && len(rows) > top {
 		rows = rows[:top]
 	}
@@ -137,6 +149,10 @@ func WriteSummary(w io.Writer, rms, drms *Report, top int) error {
 	}
 	return nil
 }
+
+// summaryChosen is how many input-dependent routines the summary names
+// before its table.
+const summaryChosen = 5
 
 // minShownR2 is the goodness of fit below which the summary says "no trend"
 // rather than print a curve that explains little of the data.
