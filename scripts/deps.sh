@@ -102,6 +102,7 @@ done <<'EOF'
 /usr/bin/redis-cli redis-tools
 /usr/bin/redis-benchmark redis-tools
 /usr/sbin/nginx nginx-light
+/usr/bin/memcached memcached
 EOF
 [ -f /usr/share/coz-profiler/viewer/js/profile.js ] || need+=(coz-profiler) # Coz's viewer, read by node in TestCausalCozViewer
 # python3 with the standard library the tests import (python3-minimal lacks json and mmap).

@@ -248,6 +248,9 @@ for i in 1 2 3 4 5 6 7 8 9 10; do /usr/bin/curl -s http://127.0.0.1:47103/index.
 /usr/bin/curl -s -o /dev/null -w "%{http_code}\n" http://127.0.0.1:47103/missing
 /usr/bin/curl -s -d "a body" -o /dev/null -w "%{http_code}\n" http://127.0.0.1:47103/index.html
 kill $pid; wait $pid; echo "nginx exit $?"`,
+	"memcached": `/usr/bin/memcached -u "$(id -un)" -p 47105 -U 0 -l 127.0.0.1 -t 1 & pid=$!; sleep 1
+printf 'set k 0 0 5\r\nhello\r\nget k\r\nincr n 1\r\nset n 0 0 1\r\n7\r\nincr n 5\r\nquit\r\n' | /usr/bin/socat - TCP:127.0.0.1:47105
+kill $pid; wait $pid; echo "memcached exit $?"`,
 }
 
 const nginxConf = `daemon off;
@@ -268,9 +271,9 @@ http {
 `
 
 func TestServersWithClientsMatchNative(t *testing.T) {
-	for _, name := range []string{"socat", "redis", "nginx"} {
+	for _, name := range []string{"socat", "redis", "nginx", "memcached"} {
 		t.Run(name, func(t *testing.T) {
-			for _, p := range []string{"/usr/bin/socat", "/usr/bin/redis-server", "/usr/bin/redis-cli", "/usr/bin/redis-benchmark", "/usr/sbin/nginx", "/usr/bin/curl"} {
+			for _, p := range []string{"/usr/bin/socat", "/usr/bin/redis-server", "/usr/bin/redis-cli", "/usr/bin/redis-benchmark", "/usr/sbin/nginx", "/usr/bin/curl", "/usr/bin/memcached"} {
 				if _, err := os.Stat(p); err != nil {
 					t.Fatalf("%s missing: make deps installs it", p)
 				}
