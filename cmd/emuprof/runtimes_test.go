@@ -89,6 +89,10 @@ console.log(obj.a.reduce((x, y) => x + y), obj.b.length);
 console.log(crypto.createHash('sha256').update('hello').digest('hex'));
 console.log(crypto.createHmac('sha1', 'key').update('data').digest('base64'));
 console.log(fs.readdirSync('.').filter(f => f.endsWith('.json')).sort().join(','));
+const cp = require('child_process'); // libuv's socketpair, fork, exec
+console.log(cp.execSync('echo from child').toString().trim());
+const r = cp.spawnSync('sh', ['-c', 'echo out; echo err >&2; exit 3']);
+console.log('spawn', r.status, r.stdout.toString().trim(), r.stderr.toString().trim());
 fs.promises.readFile('data.json').then(b => console.log('async', b.length));
 const w = new Worker('const { parentPort } = require("worker_threads"); let s = 0; ' +
   'for (let i = 0; i < 100000; i++) s += i; parentPort.postMessage(s);', { eval: true });
@@ -104,7 +108,7 @@ w.on('exit', c => {
 `
 
 // node starts (capget, pkey_alloc) and runs fs, crypto, JSON, promises,
-// a worker thread and fs.watch (inotify).
+// child_process (libuv's socketpair), a worker thread and fs.watch (inotify).
 func TestNodeScript(t *testing.T) {
 	out := runtimeCase(t, map[string]string{"s.js": nodeScript}, "/usr/bin/node", "s.js")
 	if out.code != 3 || !strings.HasSuffix(out.stdout, "worker exit 0\nwatch rename x.txt\n") {
