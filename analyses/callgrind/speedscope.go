@@ -7,36 +7,8 @@ import (
 
 	"emuprof/analyses"
 	"emuprof/analyses/calls"
+	"emuprof/analyses/report"
 )
-
-// speedscope's file format (https://www.speedscope.app/file-format-schema.json):
-// one sampled profile, a sample per calling context with its own
-// instructions as weight, its stack from the root.
-type ssFile struct {
-	Schema   string      `json:"$schema"`
-	Shared   ssShared    `json:"shared"`
-	Profiles []ssProfile `json:"profiles"`
-	Name     string      `json:"name"`
-	Exporter string      `json:"exporter"`
-}
-
-type ssShared struct {
-	Frames []ssFrame `json:"frames"`
-}
-
-type ssFrame struct {
-	Name string `json:"name"`
-}
-
-type ssProfile struct {
-	Type       string   `json:"type"`
-	Name       string   `json:"name"`
-	Unit       string   `json:"unit"`
-	StartValue int64    `json:"startValue"`
-	EndValue   int64    `json:"endValue"`
-	Samples    [][]int  `json:"samples"`
-	Weights    []uint64 `json:"weights"`
-}
 
 // SpeedscopeSuffix ends the name of the speedscope file of a process
 // image's instructions per calling context (<app>_callgrind.speedscope.json).
@@ -46,9 +18,8 @@ const SpeedscopeSuffix = "_callgrind.speedscope.json"
 // speedscope file: the calling context tree the report's flame graph
 // draws.
 func (p *Profile) WriteSpeedscope(w io.Writer, name string) error {
-	f := ssFile{Schema: "https://www.speedscope.app/file-format-schema.json", Name: name, Exporter: "emuprof callgrind",
-		Shared: ssShared{Frames: []ssFrame{}}}
-	prof := ssProfile{Type: "sampled", Name: "instructions", Unit: "none", Samples: [][]int{}, Weights: []uint64{}}
+	f := report.NewSpeedscope(name, "emuprof callgrind")
+	prof := report.NewSpeedscopeProfile("instructions", "none")
 	var cct *calls.CCT
 	if p.cct != nil {
 		cct = p.cct()
@@ -61,7 +32,7 @@ func (p *Profile) WriteSpeedscope(w io.Writer, name string) error {
 		if !ok {
 			i = len(f.Shared.Frames)
 			frames[n] = i
-			f.Shared.Frames = append(f.Shared.Frames, ssFrame{Name: n})
+			f.Shared.Frames = append(f.Shared.Frames, report.SpeedscopeFrame{Name: n})
 		}
 		return i
 	}
@@ -77,10 +48,10 @@ func (p *Profile) WriteSpeedscope(w io.Writer, name string) error {
 			stack[i], stack[j] = stack[j], stack[i]
 		}
 		prof.Samples = append(prof.Samples, stack)
-		prof.Weights = append(prof.Weights, self)
+		prof.Weights = append(prof.Weights, int64(self))
 		prof.EndValue += int64(self)
 	}
-	f.Profiles = []ssProfile{prof}
+	f.Profiles = []report.SpeedscopeProfile{prof}
 	data, err := json.Marshal(f)
 	if err != nil {
 		return fmt.Errorf("callgrind: write speedscope: %w", err)
@@ -92,7 +63,7 @@ func (p *Profile) WriteSpeedscope(w io.Writer, name string) error {
 // ReadFlame reads a speedscope file written by WriteSpeedscope (or any
 // sampled one) back into a tree: one node per distinct stack prefix.
 func ReadFlame(r io.Reader) (names []string, parent []int, self []float64, err error) {
-	var f ssFile
+	var f report.Speedscope
 	if err := json.NewDecoder(r).Decode(&f); err != nil {
 		return nil, nil, nil, err
 	}
