@@ -475,18 +475,7 @@ func (k *Kernel) writeSockaddr(a sockAddr, addr, lenAddr uint64) Errno {
 	if addr == 0 || lenAddr == 0 {
 		return 0
 	}
-	n, e := k.getU32(lenAddr)
-	if e != 0 {
-		return e
-	}
-	if int32(n) < 0 {
-		return eINVAL
-	}
-	b := encodeAddr(a)
-	if e := k.copyOut(addr, b[:min(int(n), len(b))]); e != 0 {
-		return e
-	}
-	return k.putU32(lenAddr, uint32(len(b)))
+	return k.writeSockaddrArg(a, addr, lenAddr)
 }
 
 // parseInet decodes an AF_INET or AF_INET6 sockaddr for socket s. A v6
