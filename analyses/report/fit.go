@@ -151,21 +151,23 @@ func linear(u, y []float64, c float64) (a, b, sse float64) {
 // (a+b) + b·c·ln n, so the fit is written that way, and as a constant when
 // b·c vanishes.
 func (f PowerFit) String() string {
-	b, c := f.B, f.C
-	if c < 0.005 {
-		b, c = b*c, 0
-		if b == 0 || (math.Abs(b) < 1e-9*math.Abs(f.A+f.B)) {
+	if f.C < 0.005 {
+		slope := f.B * f.C
+		if math.Abs(slope) <= 1e-9*math.Abs(f.A+f.B) {
 			return "constant " + compact(f.A+f.B)
 		}
+		return fmt.Sprintf("%s %s·ln n", compact(f.A+f.B), signed(slope))
 	}
-	sign := "+"
-	if b < 0 {
-		sign, b = "-", -b
+	return fmt.Sprintf("%s %s·n^%.2f", compact(f.A), signed(f.B), f.C)
+}
+
+// signed formats a term's coefficient with its sign as an operator: "+ 2",
+// "- 2".
+func signed(x float64) string {
+	if x < 0 {
+		return "- " + compact(-x)
 	}
-	if c == 0 {
-		return fmt.Sprintf("%s %s %s·ln n", compact(f.A+f.B), sign, compact(b))
-	}
-	return fmt.Sprintf("%s %s %s·n^%.2f", compact(f.A), sign, compact(b), c)
+	return "+ " + compact(x)
 }
 
 // compact formats a float with 3 significant digits.
