@@ -389,12 +389,12 @@ func (r *Result) Serial() bool {
 	return c > 0 && c <= serialConcurrency
 }
 
-// Narrow reports, for a program that is not serial, whether fewer threads
+// narrow reports, for a program that is not serial, whether fewer threads
 // ran than there are virtual cores (xz -T2 on the default 8): the cores no
 // thread could use are idle in every figure, so Table 1 judges the width the
 // program asked for against cores it never asked for. It returns the
 // threads that ran, the width to rerun with (--cpus) to judge it.
-func (r *Result) Narrow() (threads int, ok bool) {
+func (r *Result) narrow() (threads int, ok bool) {
 	if r.Serial() || r.IdleBase != "cores" || len(r.Threads) >= r.Cores {
 		return 0, false
 	}
@@ -403,7 +403,7 @@ func (r *Result) Narrow() (threads int, ok bool) {
 
 // narrowNote says what Narrow means for the verdicts, or "".
 func (r *Result) narrowNote() string {
-	n, ok := r.Narrow()
+	n, ok := r.narrow()
 	if !ok {
 		return ""
 	}
