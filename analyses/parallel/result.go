@@ -401,7 +401,7 @@ func (r *Result) narrow() (threads int, ok bool) {
 	return len(r.Threads), true
 }
 
-// narrowNote says what Narrow means for the verdicts, or "".
+// narrowNote says what narrow means for the verdicts, or "".
 func (r *Result) narrowNote() string {
 	n, ok := r.narrow()
 	if !ok {

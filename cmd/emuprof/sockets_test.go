@@ -235,10 +235,11 @@ func TestParallelServerWaitsForRequests(t *testing.T) {
 // servers are real Debian servers with their clients in one sh -c, on
 // loopback ports of their own (the native runs use the host's loopback).
 var servers = map[string]string{
-	"socat": `/usr/bin/socat -u TCP-LISTEN:47101,bind=127.0.0.1,reuseaddr OPEN:got.txt,creat,trunc & sleep 1
-echo "through socat" | /usr/bin/socat -u STDIN TCP:127.0.0.1:47101; wait; echo "listener exit $?"; cat got.txt
+	"socat": `/usr/bin/socat -u TCP-LISTEN:47101,bind=127.0.0.1,reuseaddr OPEN:got.txt,creat,trunc &
+until echo "through socat" | /usr/bin/socat -u STDIN TCP:127.0.0.1:47101 2>/dev/null; do sleep 0.1; done; wait; echo "listener exit $?"; cat got.txt
 printf x | /usr/bin/socat - TCP:127.0.0.1:47101 2>/dev/null; echo "closed port: exit $?"`,
-	"redis": `/usr/bin/redis-server --port 47102 --bind 127.0.0.1 --save "" --appendonly no >/dev/null & sleep 1
+	"redis": `/usr/bin/redis-server --port 47102 --bind 127.0.0.1 --save "" --appendonly no >/dev/null &
+until /usr/bin/redis-cli -p 47102 ping >/dev/null 2>&1; do sleep 0.1; done
 /usr/bin/redis-cli -p 47102 set greeting hello; /usr/bin/redis-cli -p 47102 get greeting
 /usr/bin/redis-cli -p 47102 incr n; /usr/bin/redis-cli -p 47102 rpush l a b c; /usr/bin/redis-cli -p 47102 lrange l 0 -1
 /usr/bin/redis-benchmark -p 47102 -n 2000 -c 4 -t set,get,incr,lpush -q >/dev/null; echo "benchmark exit $?"
@@ -248,7 +249,8 @@ for i in 1 2 3 4 5 6 7 8 9 10; do /usr/bin/curl -s http://127.0.0.1:47103/index.
 /usr/bin/curl -s -o /dev/null -w "%{http_code}\n" http://127.0.0.1:47103/missing
 /usr/bin/curl -s -d "a body" -o /dev/null -w "%{http_code}\n" http://127.0.0.1:47103/index.html
 kill $pid; wait $pid; echo "nginx exit $?"`,
-	"memcached": `/usr/bin/memcached -u "$(id -un)" -p 47105 -U 0 -l 127.0.0.1 -t 1 & pid=$!; sleep 1
+	"memcached": `/usr/bin/memcached -u "$(id -un)" -p 47105 -U 0 -l 127.0.0.1 -t 1 & pid=$!
+until /usr/bin/socat -u /dev/null TCP:127.0.0.1:47105 2>/dev/null; do sleep 0.1; done
 printf 'set k 0 0 5\r\nhello\r\nget k\r\nincr n 1\r\nset n 0 0 1\r\n7\r\nincr n 5\r\nquit\r\n' | /usr/bin/socat - TCP:127.0.0.1:47105
 kill $pid; wait $pid; echo "memcached exit $?"`,
 }
