@@ -5,8 +5,8 @@
 package cpu
 
 import (
-	"emuprof/analyses"
 	"emuprof/mm"
+	"emuprof/trace"
 )
 
 // Regs are the general-purpose registers the runtime reads and writes.
@@ -78,17 +78,17 @@ type CPU interface {
 	SetTid(tid uint32)
 	// SetSink receives event batches; Drain flushes the buffer into it.
 	// A batch is only valid during the call.
-	SetSink(f func([]analyses.Event))
+	SetSink(f func([]trace.Event))
 	Drain()
 	// Emit appends an event produced outside the engine (syscalls, the
 	// scheduler, kernel accesses) to the same buffer, in order.
-	Emit(ev analyses.Event)
+	Emit(ev trace.Event)
 	// SetClock sets the running thread's virtual time at the start of the
 	// next run slice; events are stamped from it.
 	SetClock(ns int64)
 	// Blocks is the table of translated blocks that Block events' ids
 	// point into.
-	Blocks() *analyses.BlockTable
+	Blocks() *trace.BlockTable
 	// SetRDTSC sets the source of the guest's time stamp counter; it gets
 	// the instructions executed so far in the current run slice.
 	SetRDTSC(f func(sliceInsns uint64) uint64)

@@ -7,13 +7,13 @@ package decode
 import (
 	"golang.org/x/arch/x86/x86asm"
 
-	"emuprof/analyses"
+	"emuprof/trace"
 )
 
 // Info describes one decoded block.
 type Info struct {
-	Insns uint32       // instruction count
-	End   analyses.End // kind of the last instruction
+	Insns uint32    // instruction count
+	End   trace.End // kind of the last instruction
 	// Last is the offset of the last instruction from the block start.
 	Last uint32
 	// RDTSC lists the offsets of rdtsc/rdtscp instructions in the block;
@@ -40,7 +40,7 @@ func Block(code []byte) Info {
 		info.Insns++
 		info.Last = uint32(off)
 		if err != nil || inst.Len == 0 || inst.Op == 0 {
-			info.End = analyses.EndOther
+			info.End = trace.EndOther
 			return info
 		}
 		info.End = classify(inst.Op)
@@ -72,21 +72,21 @@ func Starts(code []byte, dst []uint32) []uint32 {
 	return dst
 }
 
-func classify(op x86asm.Op) analyses.End {
+func classify(op x86asm.Op) trace.End {
 	switch op {
 	case x86asm.CALL:
-		return analyses.EndCall
+		return trace.EndCall
 	case x86asm.RET, x86asm.LRET:
-		return analyses.EndRet
+		return trace.EndRet
 	case x86asm.JMP, x86asm.LJMP:
-		return analyses.EndJump
+		return trace.EndJump
 	case x86asm.SYSCALL:
-		return analyses.EndSyscall
+		return trace.EndSyscall
 	case x86asm.JA, x86asm.JAE, x86asm.JB, x86asm.JBE, x86asm.JE, x86asm.JNE,
 		x86asm.JG, x86asm.JGE, x86asm.JL, x86asm.JLE, x86asm.JO, x86asm.JNO,
 		x86asm.JP, x86asm.JNP, x86asm.JS, x86asm.JNS, x86asm.JCXZ, x86asm.JECXZ,
 		x86asm.JRCXZ, x86asm.LOOP, x86asm.LOOPE, x86asm.LOOPNE:
-		return analyses.EndCond
+		return trace.EndCond
 	}
-	return analyses.EndOther
+	return trace.EndOther
 }

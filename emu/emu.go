@@ -1,7 +1,7 @@
 // Package emu is emuprof's own binding of libunicorn (Unicorn 2.0.x C API)
 // for x86-64: guest memory, register contexts, the run loop and the hooks.
 // It is the only package that uses cgo. Per-event hooks (blocks, memory
-// accesses) are C functions in hooks.c that append analyses.Event records to
+// accesses) are C functions in hooks.c that append trace.Event records to
 // a buffer; Go drains the buffer in batches, so no guest event costs a cgo
 // round trip. Go is called back only once per distinct block (to decode it)
 // and when the buffer fills up.
@@ -22,10 +22,10 @@ import (
 	"sync"
 	"unsafe"
 
-	"emuprof/analyses"
 	"emuprof/cpu"
 	"emuprof/decode"
 	"emuprof/mm"
+	"emuprof/trace"
 )
 
 // Registers, in the order of cpu.Regs' fields.
@@ -49,7 +49,7 @@ type Options struct {
 	// only counts meanwhile (hooks.c). Not with Memory or Speedup.
 	Replay bool
 	// RepeatEvents (with Replay): a replay of at least three periods
-	// writes a Repeat event (analyses.Needs.RepeatEvents), its first
+	// writes a Repeat event (trace.Needs.RepeatEvents), its first
 	// period's events, which the Repeat event says come again for the
 	// periods but the last, and its last period's, when they fit in the
 	// buffer.
@@ -62,7 +62,7 @@ type Options struct {
 	NsPerInsn int64
 	// Symbols names blocks when they are first translated (may be nil);
 	// Lines also looks up each block's file:line.
-	Symbols analyses.Symbols
+	Symbols trace.Symbols
 	Lines   bool
 	// Speedup, when not nil, gives the percentage (0 to 100) by which the
 	// instruction at an address is sped up: it costs that much less virtual
@@ -74,27 +74,27 @@ type Options struct {
 	// translated; a block it refuses runs without Block events (it is
 	// still counted for quanta and virtual time). Path profiling's copies
 	// observe only the routines they profile this way.
-	BlockFilter func(bi *analyses.BlockInfo) bool
+	BlockFilter func(bi *trace.BlockInfo) bool
 	// Fold, when not nil, is asked once per block when it is first
 	// translated; consecutive blocks of one thread that it accepts, of the
 	// same routine and file:line, entered by falling through or by a
 	// conditional branch, are reported as one Block event
-	// (analyses.Needs.Fold says what the event then holds).
-	Fold func(bi *analyses.BlockInfo) bool
+	// (trace.Needs.Fold says what the event then holds).
+	Fold func(bi *trace.BlockInfo) bool
 	// FoldCycles, when not nil (with Fold), is asked once per block too:
 	// blocks it accepts may also come in periodic runs, within their
-	// routine (analyses.Needs.FoldCycles).
-	FoldCycles func(bi *analyses.BlockInfo) bool
+	// routine (trace.Needs.FoldCycles).
+	FoldCycles func(bi *trace.BlockInfo) bool
 	// FoldRoutines lets a run span the lines of its routine; FoldMemory
-	// lets it go on past its blocks' memory events (analyses.Needs).
+	// lets it go on past its blocks' memory events (trace.Needs).
 	FoldRoutines, FoldMemory bool
 	// MergeMemory merges the Read and Write events of a stretch between
-	// two other events (analyses.Needs.MergeMemory says how).
+	// two other events (trace.Needs.MergeMemory says how).
 	MergeMemory bool
 	// Repeats, when not nil, is asked once per block too: Block events of
 	// blocks it accepts that repeat one of the thread's last four have
-	// analyses.FlagRepeat (analyses.Needs.Repeats says how).
-	Repeats func(bi *analyses.BlockInfo) bool
+	// trace.FlagRepeat (trace.Needs.Repeats says how).
+	Repeats func(bi *trace.BlockInfo) bool
 }
 
 // Engine is one Unicorn instance running one guest process.
@@ -102,20 +102,20 @@ type Engine struct {
 	uc     *C.uc_engine
 	st     *C.struct_emu_state
 	handle cgo.Handle
-	sink   func([]analyses.Event)
-	events []analyses.Event // view of the C buffer
+	sink   func([]trace.Event)
+	events []trace.Event // view of the C buffer
 
-	blocks *analyses.BlockTable
-	syms   analyses.Symbols
+	blocks *trace.BlockTable
+	syms   trace.Symbols
 	lines  bool
 
 	speedup  func(uint64) int
-	filter   func(*analyses.BlockInfo) bool
-	fold     func(*analyses.BlockInfo) bool
-	cycles   func(*analyses.BlockInfo) bool
+	filter   func(*trace.BlockInfo) bool
+	fold     func(*trace.BlockInfo) bool
+	cycles   func(*trace.BlockInfo) bool
 	runKeys  map[runKey]uint32 // Options.Fold's keys: routine and line of foldable blocks
 	runLines bool              // the keys have lines (not Options.FoldRoutines)
-	repeats  func(*analyses.BlockInfo) bool
+	repeats  func(*trace.BlockInfo) bool
 	rings    map[uint32]ring // Options.Repeats: the threads' rings but the running one's
 	starts   []uint32        // instruction offsets of the block being translated
 
@@ -136,23 +136,23 @@ type Engine struct {
 }
 
 // checkEventLayout compares struct emu_event (sizes, field offsets, kind
-// codes) with analyses.Event: a mismatch would make every batch garbage.
+// codes) with trace.Event: a mismatch would make every batch garbage.
 func checkEventLayout() error {
 	var c [12]C.uint64_t
 	C.emu_event_layout(&c[0])
-	var ev analyses.Event
+	var ev trace.Event
 	goSide := [12]uint64{uint64(unsafe.Sizeof(ev)), uint64(unsafe.Offsetof(ev.Aux)), uint64(unsafe.Offsetof(ev.Time)),
 		uint64(unsafe.Offsetof(ev.Size)), uint64(unsafe.Offsetof(ev.Tid)), uint64(unsafe.Offsetof(ev.Block)),
-		uint64(unsafe.Offsetof(ev.Kind)), uint64(unsafe.Offsetof(ev.End)), uint64(analyses.KindRead),
-		uint64(analyses.KindWrite)<<8 | uint64(analyses.KindBlock), uint64(analyses.EndCond)<<16 | uint64(analyses.EndJump)<<8 | uint64(analyses.EndOther),
+		uint64(unsafe.Offsetof(ev.Kind)), uint64(unsafe.Offsetof(ev.End)), uint64(trace.KindRead),
+		uint64(trace.KindWrite)<<8 | uint64(trace.KindBlock), uint64(trace.EndCond)<<16 | uint64(trace.EndJump)<<8 | uint64(trace.EndOther),
 		uint64(unsafe.Offsetof(ev.Folded))}
 	for i := range c {
 		if uint64(c[i]) != goSide[i] {
-			return fmt.Errorf("emu: struct emu_event and analyses.Event differ (item %d: C %d, Go %d)", i, uint64(c[i]), goSide[i])
+			return fmt.Errorf("emu: struct emu_event and trace.Event differ (item %d: C %d, Go %d)", i, uint64(c[i]), goSide[i])
 		}
 	}
-	if C.FLAG_REPEAT != int(analyses.FlagRepeat) {
-		return fmt.Errorf("emu: FLAG_REPEAT is %d in C, analyses.FlagRepeat %d", C.FLAG_REPEAT, analyses.FlagRepeat)
+	if C.FLAG_REPEAT != int(trace.FlagRepeat) {
+		return fmt.Errorf("emu: FLAG_REPEAT is %d in C, trace.FlagRepeat %d", C.FLAG_REPEAT, trace.FlagRepeat)
 	}
 	return nil
 }
@@ -194,7 +194,7 @@ func New(opts Options) (*Engine, error) {
 		}
 	}
 	e := &Engine{patched: map[uint64]patchKind{}, codePages: map[uint64]bool{},
-		blocks: analyses.NewBlockTable(), syms: opts.Symbols, lines: opts.Lines, speedup: opts.Speedup, filter: opts.BlockFilter,
+		blocks: trace.NewBlockTable(), syms: opts.Symbols, lines: opts.Lines, speedup: opts.Speedup, filter: opts.BlockFilter,
 		fold: opts.Fold, cycles: opts.FoldCycles, runKeys: map[runKey]uint32{}, runLines: !opts.FoldRoutines,
 		repeats: opts.Repeats, rings: map[uint32]ring{}}
 	if err := ucErr("uc_open", C.uc_open(C.UC_ARCH_X86, C.UC_MODE_64, &e.uc)); err != nil {
@@ -221,7 +221,7 @@ func New(opts Options) (*Engine, error) {
 		e.Close()
 		return nil, errors.New("emu: out of memory")
 	}
-	e.events = unsafe.Slice((*analyses.Event)(unsafe.Pointer(e.st.buf)), opts.BufferEvents)
+	e.events = unsafe.Slice((*trace.Event)(unsafe.Pointer(e.st.buf)), opts.BufferEvents)
 	if opts.Blocks {
 		e.st.want_blocks = 1
 	}
@@ -338,7 +338,7 @@ func (e *Engine) Close() {
 }
 
 // SetSink sets where drained event batches go.
-func (e *Engine) SetSink(f func([]analyses.Event)) { e.sink = f }
+func (e *Engine) SetSink(f func([]trace.Event)) { e.sink = f }
 
 // SetTid sets the thread id stamped on events from now on.
 func (e *Engine) SetTid(tid uint32) {
@@ -370,7 +370,7 @@ func (e *Engine) forgetRing(tid uint32) {
 // Emit appends an event produced in Go (a syscall, a scheduling decision,
 // a kernel access to guest memory) to the buffer the hooks fill, so that
 // there is one stream in one order and no event forces a delivery.
-func (e *Engine) Emit(ev analyses.Event) {
+func (e *Engine) Emit(ev trace.Event) {
 	if e.st.n == e.st.cap {
 		e.Drain()
 	}
@@ -378,7 +378,7 @@ func (e *Engine) Emit(ev analyses.Event) {
 	e.st.n++
 	e.st.fold_at = 0
 	e.st.win_at = e.st.n
-	if ev.Kind == analyses.KindThreadExit && e.repeats != nil {
+	if ev.Kind == trace.KindThreadExit && e.repeats != nil {
 		e.forgetRing(ev.Tid)
 	}
 }
@@ -391,7 +391,7 @@ func (e *Engine) SetClock(ns int64) {
 }
 
 // Blocks returns the table of every block translated so far.
-func (e *Engine) Blocks() *analyses.BlockTable { return e.blocks }
+func (e *Engine) Blocks() *trace.BlockTable { return e.blocks }
 
 // Drain hands buffered events to the sink and continues in the other
 // buffer: a batch stays valid until the sink's next call returns, so the
@@ -403,7 +403,7 @@ func (e *Engine) Drain() {
 	}
 	batch := e.events[:n]
 	e.st.buf, e.st.spare = e.st.spare, e.st.buf
-	e.events = unsafe.Slice((*analyses.Event)(unsafe.Pointer(e.st.buf)), int(e.st.cap))
+	e.events = unsafe.Slice((*trace.Event)(unsafe.Pointer(e.st.buf)), int(e.st.cap))
 	e.st.n = 0
 	e.st.fold_at = 0
 	e.st.win_at = 0
@@ -439,7 +439,7 @@ func emuBlockMiss(h C.uintptr_t, addr C.uint64_t, length C.uint32_t) {
 	if (len(info.RDTSC) > 0 || len(info.X87) > 0) && e.patch(uint64(addr), code, info) {
 		return
 	}
-	bi := analyses.BlockInfo{Addr: uint64(addr), Len: uint32(length), Insns: uint32(info.Insns), End: info.End}
+	bi := trace.BlockInfo{Addr: uint64(addr), Len: uint32(length), Insns: uint32(info.Insns), End: info.End}
 	if e.syms != nil {
 		bi.Routine, _ = e.syms.Routine(uint64(addr))
 		switch {
@@ -467,10 +467,10 @@ func emuBlockMiss(h C.uintptr_t, addr C.uint64_t, length C.uint32_t) {
 }
 
 // lineSpans returns the spans of a block's instructions on distinct source
-// lines (analyses.BlockInfo.Lines), nil when the block is on one line:
+// lines (trace.BlockInfo.Lines), nil when the block is on one line:
 // each instruction is looked up only when the block crosses a line-table
 // row of another line.
-func (e *Engine) lineSpans(addr uint64, code []byte) []analyses.LineSpan {
+func (e *Engine) lineSpans(addr uint64, code []byte) []trace.LineSpan {
 	if lr, ok := e.syms.(interface {
 		LineRange(pc uint64) (string, int, uint64, bool)
 	}); ok {
@@ -479,14 +479,14 @@ func (e *Engine) lineSpans(addr uint64, code []byte) []analyses.LineSpan {
 		}
 	}
 	e.starts = decode.Starts(code, e.starts[:0])
-	var spans []analyses.LineSpan
+	var spans []trace.LineSpan
 	for _, off := range e.starts {
 		file, line, _ := e.syms.Line(addr + uint64(off))
 		if n := len(spans); n > 0 && spans[n-1].File == file && spans[n-1].Line == line {
 			spans[n-1].Insns++
 			continue
 		}
-		spans = append(spans, analyses.LineSpan{File: file, Line: line, Insns: 1, Off: off})
+		spans = append(spans, trace.LineSpan{File: file, Line: line, Insns: 1, Off: off})
 	}
 	if len(spans) < 2 {
 		return nil
@@ -509,8 +509,8 @@ type runKey struct {
 // runKey returns a block's key for ordinary runs (Options.Fold) and its
 // key for periodic runs (Options.FoldCycles: its routine), 0 when it is
 // not taken in them.
-func (e *Engine) runKey(bi *analyses.BlockInfo, track bool) (key, cycle uint32) {
-	if e.fold == nil || bi.Routine.Name == "" || bi.Routine.Kind != analyses.Ordinary {
+func (e *Engine) runKey(bi *trace.BlockInfo, track bool) (key, cycle uint32) {
+	if e.fold == nil || bi.Routine.Name == "" || bi.Routine.Kind != trace.Ordinary {
 		return 0, 0
 	}
 	k := runKey{entry: bi.Routine.Entry, object: bi.Routine.Object}

@@ -3,9 +3,9 @@ package emu
 import (
 	"testing"
 
-	"emuprof/analyses"
 	"emuprof/cpu"
 	"emuprof/mm"
+	"emuprof/trace"
 )
 
 const codeAddr = 0x10000
@@ -94,17 +94,17 @@ func TestEventsInOrder(t *testing.T) {
 	e := newEngine(t, Options{Memory: true, Blocks: true, StackPointer: true, BufferEvents: 64}, loopCode)
 	e.SetTid(1000)
 	var reads, writes, blocks int
-	e.SetSink(func(b []analyses.Event) {
+	e.SetSink(func(b []trace.Event) {
 		for _, ev := range b {
 			switch ev.Kind {
-			case analyses.KindRead:
+			case trace.KindRead:
 				reads++
 				if ev.Addr != 0x20000 || ev.Size != 4 {
 					t.Fatalf("read %+v", ev)
 				}
-			case analyses.KindWrite:
+			case trace.KindWrite:
 				writes++
-			case analyses.KindBlock:
+			case trace.KindBlock:
 				blocks++
 				if ev.Aux != 0x21000 || ev.Tid != 1000 {
 					t.Fatalf("block %+v", ev)

@@ -4,8 +4,8 @@ import (
 	"slices"
 	"testing"
 
-	"emuprof/analyses"
 	"emuprof/cpu"
+	"emuprof/trace"
 )
 
 // foldCode is one routine: a loop of two blocks (dec/jz, then nop/nop/jmp
@@ -22,25 +22,25 @@ var foldCode = []byte{
 // foldSyms puts foldCode in one routine; lineOf gives each address's line.
 type foldSyms struct{ lineOf func(off uint64) int }
 
-func (s foldSyms) Routine(pc uint64) (analyses.Routine, bool) {
-	return analyses.Routine{Entry: codeAddr, Name: "f", Object: "/fold"}, true
+func (s foldSyms) Routine(pc uint64) (trace.Routine, bool) {
+	return trace.Routine{Entry: codeAddr, Name: "f", Object: "/fold"}, true
 }
 
 func (s foldSyms) Line(pc uint64) (string, int, bool) { return "fold.c", s.lineOf(pc - codeAddr), true }
 
 // foldEvents runs foldCode to its syscall in slices of budget instructions
 // (0: one slice), emitting a Go event between slices, and returns the stream.
-func foldEvents(t *testing.T, fold func(*analyses.BlockInfo) bool, lineOf func(uint64) int, budget uint64) ([]analyses.Event, *analyses.BlockTable) {
+func foldEvents(t *testing.T, fold func(*trace.BlockInfo) bool, lineOf func(uint64) int, budget uint64) ([]trace.Event, *trace.BlockTable) {
 	t.Helper()
 	return foldRun(t, Options{Blocks: true, StackPointer: true, Symbols: foldSyms{lineOf}, Fold: fold}, foldCode, budget)
 }
 
-func foldRun(t *testing.T, opts Options, code []byte, budget uint64) ([]analyses.Event, *analyses.BlockTable) {
+func foldRun(t *testing.T, opts Options, code []byte, budget uint64) ([]trace.Event, *trace.BlockTable) {
 	t.Helper()
 	e := newEngine(t, opts, code)
 	e.SetTid(3)
-	var got []analyses.Event
-	e.SetSink(func(b []analyses.Event) { got = append(got, b...) })
+	var got []trace.Event
+	e.SetSink(func(b []trace.Event) { got = append(got, b...) })
 	pc := uint64(codeAddr)
 	for {
 		s := e.Run(pc, budget)
@@ -51,7 +51,7 @@ func foldRun(t *testing.T, opts Options, code []byte, budget uint64) ([]analyses
 			t.Fatalf("stop %+v", s)
 		}
 		e.Drain() // as before a scheduling decision
-		e.Emit(analyses.Event{Kind: analyses.KindSwitch, Tid: 3, Aux: 3})
+		e.Emit(trace.Event{Kind: trace.KindSwitch, Tid: 3, Aux: 3})
 		var r cpu.Regs
 		if err := e.ReadRegs(&r); err != nil {
 			t.Fatal(err)
@@ -67,7 +67,7 @@ func foldRun(t *testing.T, opts Options, code []byte, budget uint64) ([]analyses
 // block's id and terminator, every instruction. Another line, a Go event
 // or a refusing Fold starts a new event.
 func TestFoldRuns(t *testing.T) {
-	all := func(*analyses.BlockInfo) bool { return true }
+	all := func(*trace.BlockInfo) bool { return true }
 	oneLine := func(off uint64) int {
 		if off < 13 {
 			return 1
@@ -76,9 +76,9 @@ func TestFoldRuns(t *testing.T) {
 	}
 	plain, _ := foldEvents(t, nil, oneLine, 0)
 	const insns = 3 + 99*(3+2) + 1 // first block, the loop (99 times nop/jmp and dec/jz), the syscall block
-	sum := func(evs []analyses.Event) (n uint32, blocks int) {
+	sum := func(evs []trace.Event) (n uint32, blocks int) {
 		for _, ev := range evs {
-			if ev.Kind == analyses.KindBlock {
+			if ev.Kind == trace.KindBlock {
 				n += ev.Size
 				blocks++
 			}
@@ -94,10 +94,10 @@ func TestFoldRuns(t *testing.T) {
 		t.Fatalf("%d events, want 2: %+v", len(got), got)
 	}
 	last := table.View().Get(got[0].Block)
-	if got[0].Addr != codeAddr || last.Addr != codeAddr+5 || got[0].End != analyses.EndCond || got[0].Size != insns-1 || got[0].Aux != 0x21000 {
+	if got[0].Addr != codeAddr || last.Addr != codeAddr+5 || got[0].End != trace.EndCond || got[0].Size != insns-1 || got[0].Aux != 0x21000 {
 		t.Errorf("run %+v (last block %+v)", got[0], last)
 	}
-	if got[1].Addr != codeAddr+13 || got[1].Size != 1 || got[1].End != analyses.EndSyscall || got[1].Time != int64(insns-1) {
+	if got[1].Addr != codeAddr+13 || got[1].Size != 1 || got[1].End != trace.EndSyscall || got[1].Time != int64(insns-1) {
 		t.Errorf("syscall block %+v", got[1])
 	}
 
@@ -107,7 +107,7 @@ func TestFoldRuns(t *testing.T) {
 		t.Errorf("blocks of different lines: %d events, want %d", len(split), len(plain))
 	}
 	// A Fold that refuses: nothing folds.
-	if refused, _ := foldEvents(t, func(*analyses.BlockInfo) bool { return false }, oneLine, 0); len(refused) != len(plain) {
+	if refused, _ := foldEvents(t, func(*trace.BlockInfo) bool { return false }, oneLine, 0); len(refused) != len(plain) {
 		t.Errorf("refused blocks: %d events, want %d", len(refused), len(plain))
 	}
 	// Slices of at most 50 instructions with a Go event between them: a
@@ -115,7 +115,7 @@ func TestFoldRuns(t *testing.T) {
 	sliced, _ := foldEvents(t, all, oneLine, 50)
 	n, _ := sum(sliced)
 	for i, ev := range sliced {
-		if ev.Kind == analyses.KindBlock && ev.Size > 50 || ev.Kind == analyses.KindSwitch && sliced[i+1].Kind != analyses.KindBlock {
+		if ev.Kind == trace.KindBlock && ev.Size > 50 || ev.Kind == trace.KindSwitch && sliced[i+1].Kind != trace.KindBlock {
 			t.Fatalf("event %d: %+v", i, ev)
 		}
 	}
@@ -129,20 +129,20 @@ func TestFoldRuns(t *testing.T) {
 // FoldRoutines: a run spans lines. Without them, the same code gives one
 // event per block.
 func TestFoldMemoryAndRoutines(t *testing.T) {
-	all := func(*analyses.BlockInfo) bool { return true }
+	all := func(*trace.BlockInfo) bool { return true }
 	perBlock := func(off uint64) int { return int(off) } // every block on a line of its own
 	opts := Options{Blocks: true, Memory: true, StackPointer: true, Symbols: foldSyms{perBlock}, Fold: all}
 	plain, _ := foldRun(t, opts, loopCode, 0)
 	opts.FoldMemory, opts.FoldRoutines = true, true
 	folded, _ := foldRun(t, opts, loopCode, 0)
-	count := func(evs []analyses.Event) (events, blocks, insns, mem int) {
+	count := func(evs []trace.Event) (events, blocks, insns, mem int) {
 		for _, ev := range evs {
 			switch ev.Kind {
-			case analyses.KindBlock:
+			case trace.KindBlock:
 				events++
 				blocks += 1 + int(ev.Folded)
 				insns += int(ev.Size)
-			case analyses.KindRead, analyses.KindWrite:
+			case trace.KindRead, trace.KindWrite:
 				mem++
 			}
 		}
@@ -159,11 +159,11 @@ func TestFoldMemoryAndRoutines(t *testing.T) {
 	// next Block event.
 	for i := 0; i < len(folded); {
 		ev := folded[i]
-		if ev.Kind != analyses.KindBlock {
+		if ev.Kind != trace.KindBlock {
 			t.Fatalf("event %d: %+v, want a Block event", i, ev)
 		}
 		j := i + 1
-		for j < len(folded) && folded[j].Kind != analyses.KindBlock {
+		for j < len(folded) && folded[j].Kind != trace.KindBlock {
 			j++
 		}
 		want := 2 * (1 + int(ev.Folded))
@@ -200,9 +200,9 @@ func TestFoldCycles(t *testing.T) {
 		}
 		return 2
 	}
-	blocks := func(evs []analyses.Event) (ids []uint32, events, periodic int) {
+	blocks := func(evs []trace.Event) (ids []uint32, events, periodic int) {
 		for _, ev := range evs {
-			if ev.Kind != analyses.KindBlock {
+			if ev.Kind != trace.KindBlock {
 				continue
 			}
 			events++
@@ -232,7 +232,7 @@ func TestFoldCycles(t *testing.T) {
 		return
 	}
 	opts := Options{Blocks: true, StackPointer: true, Symbols: foldSyms{oneLine},
-		Fold: func(*analyses.BlockInfo) bool { return false }, FoldCycles: func(*analyses.BlockInfo) bool { return true }}
+		Fold: func(*trace.BlockInfo) bool { return false }, FoldCycles: func(*trace.BlockInfo) bool { return true }}
 	plain, _ := foldEvents(t, nil, oneLine, 0)
 	want, _, _ := blocks(plain)
 	for _, budget := range []uint64{0, 50, 7} {
@@ -253,8 +253,8 @@ func TestFoldCycles(t *testing.T) {
 	// A thread switch makes the engine forget the thread's last blocks:
 	// no run starts before it ran a period again.
 	e := newEngine(t, opts, foldCode)
-	var got []analyses.Event
-	e.SetSink(func(b []analyses.Event) { got = append(got, b...) })
+	var got []trace.Event
+	e.SetSink(func(b []trace.Event) { got = append(got, b...) })
 	pc := uint64(codeAddr)
 	for {
 		e.SetTid(3)
@@ -267,7 +267,7 @@ func TestFoldCycles(t *testing.T) {
 			t.Fatal(err)
 		}
 		pc = r.RIP
-		e.Emit(analyses.Event{Kind: analyses.KindSwitch, Tid: 3, Aux: 3})
+		e.Emit(trace.Event{Kind: trace.KindSwitch, Tid: 3, Aux: 3})
 	}
 	e.Drain()
 	ids, _, periodic := blocks(got)
@@ -276,7 +276,7 @@ func TestFoldCycles(t *testing.T) {
 	}
 	// Fold takes every block too: on one line the loop is an ordinary
 	// run; each block on a line of its own, a periodic run across lines.
-	opts.Fold = func(*analyses.BlockInfo) bool { return true }
+	opts.Fold = func(*trace.BlockInfo) bool { return true }
 	got, _ = foldRun(t, opts, foldCode, 0)
 	if ids, events, periodic := blocks(got); len(ids) != len(want) || events != 2 || periodic != 0 {
 		t.Errorf("one line: %d events, %d periodic, want 2 and 0: %+v", events, periodic, got)
@@ -289,9 +289,9 @@ func TestFoldCycles(t *testing.T) {
 	n := 0
 	for _, ev := range got {
 		switch {
-		case ev.Kind == analyses.KindSwitch:
+		case ev.Kind == trace.KindSwitch:
 			n = 0
-		case ev.Kind == analyses.KindBlock:
+		case ev.Kind == trace.KindBlock:
 			if n < 2 && ev.Period() != 0 {
 				t.Fatalf("a periodic run right after a switch: %+v", got)
 			}

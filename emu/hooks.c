@@ -464,7 +464,7 @@ static inline __attribute__((always_inline)) void block_events(uc_engine *uc, st
 	s->win_at = s->n;
 	// A periodic run starts at a block the thread ran a period ago,
 	// all that period in the block's routine and named by events:
-	// it goes on repeating those blocks (analyses.Event.Period).
+	// it goes on repeating those blocks (trace.Event.Period).
 	// Otherwise an ordinary run may start, unless the block repeats.
 	s->fold_period = b->cycle ? cycle_period(s, b) : 0;
 	e->flags = (uint8_t)(s->fold_period << 1) | (rep ? FLAG_REPEAT : 0);
@@ -653,7 +653,7 @@ static __attribute__((noinline)) void replay_exit(uc_engine *uc, struct emu_stat
 	int64_t dt = r->uper * s->ns_per_insn / 100;
 	if (s->repeat_events && r->count >= 3 && s->cap - s->n >= 1 + 2 * r->nev) {
 		// A Repeat event stands for the periods between the first and
-		// the last (analyses.Needs.RepeatEvents), all in this buffer.
+		// the last (trace.Needs.RepeatEvents), all in this buffer.
 		// The last is written out: the block that ends the replay may
 		// extend its last event (a run).
 		struct emu_event *h = push(s);
@@ -1030,7 +1030,7 @@ uc_err emu_remove_cache(uc_engine *uc, uint64_t begin, uint64_t end) {
 }
 
 // The C view of struct emu_event: sizes, offsets and kind codes, which the
-// Go side compares with analyses.Event.
+// Go side compares with trace.Event.
 void emu_event_layout(uint64_t out[12]) {
 	out[0] = sizeof(struct emu_event);
 	out[1] = offsetof(struct emu_event, aux);

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <unicorn/unicorn.h>
 
-// Must match analyses.Event (40 bytes) and its Kind / End values.
+// Must match trace.Event (40 bytes) and its Kind / End values.
 struct emu_event {
 	uint64_t addr;
 	uint64_t aux;
@@ -54,7 +54,7 @@ struct emu_block {
 	uint64_t addr;
 	uint32_t len;
 	uint32_t insns;
-	uint32_t id; // analyses.BlockTable id
+	uint32_t id; // trace.BlockTable id
 	uint32_t saved; // hundredths of an instruction its sped-up instructions save (--speedup)
 	uint8_t end;
 	uint8_t used;

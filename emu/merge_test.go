@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"emuprof/analyses"
+	"emuprof/trace"
 )
 
 // mergeCode reads and writes around 0x20000 in two blocks (a jmp between
@@ -25,17 +25,17 @@ var mergeCode = []byte{
 
 // access is a memory event reduced to what merging keeps.
 type access struct {
-	kind analyses.Kind
+	kind trace.Kind
 	addr uint64
 	size uint32
 }
 
-func accesses(evs []analyses.Event) (out []access) {
+func accesses(evs []trace.Event) (out []access) {
 	for _, ev := range evs {
 		switch ev.Kind {
-		case analyses.KindRead, analyses.KindWrite, analyses.KindBlock:
+		case trace.KindRead, trace.KindWrite, trace.KindBlock:
 			a := access{kind: ev.Kind}
-			if ev.Kind != analyses.KindBlock {
+			if ev.Kind != trace.KindBlock {
 				a.addr, a.size = ev.Addr-0x20000, ev.Size
 			}
 			out = append(out, a)
@@ -50,8 +50,8 @@ func accesses(evs []analyses.Event) (out []access) {
 // only read, and anything after another event, stays. With FoldMemory the
 // run of both blocks is one stretch.
 func TestMergeMemory(t *testing.T) {
-	const r, w, b = analyses.KindRead, analyses.KindWrite, analyses.KindBlock
-	all := func(*analyses.BlockInfo) bool { return true }
+	const r, w, b = trace.KindRead, trace.KindWrite, trace.KindBlock
+	all := func(*trace.BlockInfo) bool { return true }
 	sameLine := func(uint64) int { return 1 }
 	opts := Options{Blocks: true, Memory: true, StackPointer: true, Symbols: foldSyms{sameLine}}
 	for _, c := range []struct {

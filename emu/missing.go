@@ -10,8 +10,8 @@ import (
 
 	"golang.org/x/arch/x86/x86asm"
 
-	"emuprof/analyses"
 	"emuprof/cpu"
+	"emuprof/trace"
 )
 
 // Instructions the guest's CPU has (its cpuid, answered in hooks.c, says so)
@@ -106,7 +106,7 @@ func (e *Engine) pushRead(addr uint64, size int) {
 	if !e.memEvents {
 		return
 	}
-	e.Emit(analyses.Event{Addr: addr, Time: int64(e.st.cur_time), Size: uint32(size), Tid: uint32(e.st.tid), Kind: analyses.KindRead})
+	e.Emit(trace.Event{Addr: addr, Time: int64(e.st.cur_time), Size: uint32(size), Tid: uint32(e.st.tid), Kind: trace.KindRead})
 }
 
 // Flags popcnt defines: ZF from the source, the others cleared.

@@ -4,8 +4,8 @@ import (
 	"encoding/binary"
 	"testing"
 
-	"emuprof/analyses"
 	"emuprof/cpu"
+	"emuprof/trace"
 )
 
 // popcnt is advertised by the guest's cpuid but refused by Unicorn's
@@ -36,9 +36,9 @@ func TestPopcnt(t *testing.T) {
 		t.Fatal(err)
 	}
 	var reads []uint64
-	e.SetSink(func(b []analyses.Event) {
+	e.SetSink(func(b []trace.Event) {
 		for _, ev := range b {
-			if ev.Kind == analyses.KindRead {
+			if ev.Kind == trace.KindRead {
 				reads = append(reads, ev.Addr)
 			}
 		}

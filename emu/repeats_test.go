@@ -3,20 +3,20 @@ package emu
 import (
 	"testing"
 
-	"emuprof/analyses"
-	"emuprof/analyses/tracetest"
 	"emuprof/cpu"
+	"emuprof/trace"
+	"emuprof/trace/tracetest"
 )
 
 // repeatsRun runs foldCode as two threads, 3 and 4, in alternate slices of
 // 7 instructions, each with its own registers; thread 4 exits after its
 // third slice and a new thread 4 starts the code afresh. It returns the
 // stream.
-func repeatsRun(t *testing.T, opts Options) []analyses.Event {
+func repeatsRun(t *testing.T, opts Options) []trace.Event {
 	t.Helper()
 	e := newEngine(t, opts, foldCode)
-	var got []analyses.Event
-	e.SetSink(func(b []analyses.Event) { got = append(got, b...) })
+	var got []trace.Event
+	e.SetSink(func(b []trace.Event) { got = append(got, b...) })
 	start := cpu.Regs{RIP: codeAddr, RSP: 0x21000}
 	regs := map[uint32]cpu.Regs{3: start, 4: start}
 	done := map[uint32]bool{}
@@ -42,10 +42,10 @@ func repeatsRun(t *testing.T, opts Options) []analyses.Event {
 			t.Fatalf("stop %+v", s)
 		}
 		if tid == 4 && slice == 5 {
-			e.Emit(analyses.Event{Kind: analyses.KindThreadExit, Tid: 4})
+			e.Emit(trace.Event{Kind: trace.KindThreadExit, Tid: 4})
 			regs[4] = start
 		}
-		e.Emit(analyses.Event{Kind: analyses.KindSwitch, Tid: tid})
+		e.Emit(trace.Event{Kind: trace.KindSwitch, Tid: tid})
 	}
 	e.Drain()
 	return got
@@ -57,7 +57,7 @@ func repeatsRun(t *testing.T, opts Options) []analyses.Event {
 // switches and forgotten at exit; an ordinary run holds no block that
 // repeats.
 func TestRepeats(t *testing.T) {
-	all := func(*analyses.BlockInfo) bool { return true }
+	all := func(*trace.BlockInfo) bool { return true }
 	oneLine := foldSyms{func(uint64) int { return 1 }}
 	opts := Options{Blocks: true, StackPointer: true, Symbols: oneLine, Repeats: all}
 	plain := repeatsRun(t, opts)
@@ -68,19 +68,19 @@ func TestRepeats(t *testing.T) {
 		}
 	}
 	// The model, from the stream with its flags cleared.
-	bare := append([]analyses.Event(nil), plain...)
+	bare := append([]trace.Event(nil), plain...)
 	for i := range bare {
-		bare[i].Flags &^= analyses.FlagRepeat
+		bare[i].Flags &^= trace.FlagRepeat
 	}
-	table := analyses.NewBlockTable()
+	table := trace.NewBlockTable()
 	ids := map[uint32]bool{}
 	for _, ev := range plain {
-		if ev.Kind == analyses.KindBlock && !ids[ev.Block] {
+		if ev.Kind == trace.KindBlock && !ids[ev.Block] {
 			ids[ev.Block] = true
 		}
 	}
 	for range len(ids) {
-		table.Add(analyses.BlockInfo{Routine: analyses.Routine{Name: "f"}})
+		table.Add(trace.BlockInfo{Routine: trace.Routine{Name: "f"}})
 	}
 	want := tracetest.MarkRepeats(bare, table.View(), all)
 	for i := range plain {
@@ -93,7 +93,7 @@ func TestRepeats(t *testing.T) {
 	}
 
 	// Refused blocks clear the ring: nothing repeats.
-	opts.Repeats = func(*analyses.BlockInfo) bool { return false }
+	opts.Repeats = func(*trace.BlockInfo) bool { return false }
 	for i, ev := range repeatsRun(t, opts) {
 		if ev.Repeat() {
 			t.Fatalf("event %d repeats with Repeats refusing every block: %+v", i, ev)
@@ -104,10 +104,10 @@ func TestRepeats(t *testing.T) {
 	// one, so each is an event of its own, and the others make runs.
 	opts.Repeats, opts.Fold = all, all
 	folded := repeatsRun(t, opts)
-	count := func(evs []analyses.Event) (blocks, repeats, runs int, insns map[uint32]uint32) {
+	count := func(evs []trace.Event) (blocks, repeats, runs int, insns map[uint32]uint32) {
 		insns = map[uint32]uint32{}
 		for _, ev := range evs {
-			if ev.Kind != analyses.KindBlock {
+			if ev.Kind != trace.KindBlock {
 				continue
 			}
 			blocks += int(ev.Folded) + 1

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"testing"
 
-	"emuprof/analyses"
 	"emuprof/cpu"
+	"emuprof/trace"
 )
 
 // callLoop calls a function 1000 times: three blocks an iteration (the
@@ -66,11 +66,11 @@ var runCallLoop = append(slices.Clone(callLoop[:len(callLoop)-1]), // callLoop b
 // main, line 1; the rest routine f, line 2.
 type runCallSyms struct{}
 
-func (runCallSyms) Routine(pc uint64) (analyses.Routine, bool) {
+func (runCallSyms) Routine(pc uint64) (trace.Routine, bool) {
 	if pc-codeAddr < 16 {
-		return analyses.Routine{Entry: codeAddr, Name: "main", Object: "/loop"}, true
+		return trace.Routine{Entry: codeAddr, Name: "main", Object: "/loop"}, true
 	}
-	return analyses.Routine{Entry: codeAddr + 16, Name: "f", Object: "/loop"}, true
+	return trace.Routine{Entry: codeAddr + 16, Name: "f", Object: "/loop"}, true
 }
 
 func (runCallSyms) Line(pc uint64) (string, int, bool) {
@@ -83,7 +83,7 @@ func (runCallSyms) Line(pc uint64) (string, int, bool) {
 // replayStream runs code in slices of budget instructions (0: at once)
 // with Block events and returns them, and how many blocks the hook
 // replayed.
-func replayStream(t *testing.T, code []byte, opts Options, budget uint64) ([]analyses.Event, uint64) {
+func replayStream(t *testing.T, code []byte, opts Options, budget uint64) ([]trace.Event, uint64) {
 	t.Helper()
 	opts.Blocks, opts.StackPointer = true, true
 	e := newEngine(t, opts, code)
@@ -91,13 +91,13 @@ func replayStream(t *testing.T, code []byte, opts Options, budget uint64) ([]ana
 	if err := e.WriteRegs(&cpu.Regs{RIP: codeAddr, RSP: 0x22000}); err != nil {
 		t.Fatal(err)
 	}
-	var got []analyses.Event
-	e.SetSink(func(b []analyses.Event) { got = append(got, b...) })
+	var got []trace.Event
+	e.SetSink(func(b []trace.Event) { got = append(got, b...) })
 	pc := uint64(codeAddr)
 	for i := 0; ; i++ {
 		s := e.Run(pc, budget)
 		// What Go emits between slices comes after the slice's events.
-		e.Emit(analyses.Event{Kind: analyses.KindSyscall, Tid: 0, Addr: uint64(i)})
+		e.Emit(trace.Event{Kind: trace.KindSyscall, Tid: 0, Addr: uint64(i)})
 		if s.Reason == cpu.StopSyscall {
 			break
 		}
@@ -140,13 +140,13 @@ func TestReplayMakesTheSameEvents(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			opts := Options{BufferEvents: c.buffer}
 			if c.runs {
-				opts.Symbols, opts.Fold = runCallSyms{}, func(*analyses.BlockInfo) bool { return true }
+				opts.Symbols, opts.Fold = runCallSyms{}, func(*trace.BlockInfo) bool { return true }
 			}
 			want, n := replayStream(t, c.code, opts, c.budget)
 			if n != 0 {
 				t.Fatalf("replayed %d blocks without Options.Replay", n)
 			}
-			if c.runs && !slices.ContainsFunc(want, func(e analyses.Event) bool { return e.Folded > 0 }) {
+			if c.runs && !slices.ContainsFunc(want, func(e trace.Event) bool { return e.Folded > 0 }) {
 				t.Fatal("no run of blocks in the stream")
 			}
 			opts.Replay = true
@@ -159,10 +159,10 @@ func TestReplayMakesTheSameEvents(t *testing.T) {
 			// written out, in fewer events.
 			opts.RepeatEvents = true
 			rep, _ := replayStream(t, c.code, opts, c.budget)
-			sameEvents(t, analyses.ExpandRepeats(rep), want)
+			sameEvents(t, trace.ExpandRepeats(rep), want)
 			repeats := 0
 			for _, e := range rep {
-				if e.Kind == analyses.KindRepeat {
+				if e.Kind == trace.KindRepeat {
 					repeats++
 				}
 			}
@@ -175,7 +175,7 @@ func TestReplayMakesTheSameEvents(t *testing.T) {
 }
 
 // sameEvents fails t unless got and want are the same events.
-func sameEvents(t *testing.T, got, want []analyses.Event) {
+func sameEvents(t *testing.T, got, want []trace.Event) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("%d events with replay, %d without", len(got), len(want))

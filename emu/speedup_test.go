@@ -3,8 +3,8 @@ package emu
 import (
 	"testing"
 
-	"emuprof/analyses"
 	"emuprof/cpu"
+	"emuprof/trace"
 )
 
 // TestSpeedupSaved: a sped-up instruction costs PCT % less virtual time
@@ -14,14 +14,14 @@ func TestSpeedupSaved(t *testing.T) {
 	// loopCode: mov (1), then 1000 × (add, dec, jnz), then syscall.
 	addInsn := uint64(codeAddr + 5) // add [0x20000], ecx: sped up
 	for _, pct := range []int{0, 1, 25, 100} {
-		var evs []analyses.Event
+		var evs []trace.Event
 		e := newEngine(t, Options{Blocks: true, NsPerInsn: 3, Speedup: func(a uint64) int {
 			if a == addInsn {
 				return pct
 			}
 			return 0
 		}}, loopCode)
-		e.SetSink(func(b []analyses.Event) { evs = append(evs, b...) })
+		e.SetSink(func(b []trace.Event) { evs = append(evs, b...) })
 		s := e.Run(codeAddr, 0)
 		e.Drain()
 		if s.Reason != cpu.StopSyscall || s.Insns != 1+3000+1 {
@@ -32,9 +32,9 @@ func TestSpeedupSaved(t *testing.T) {
 		}
 		// The last block (the syscall) starts after the mov and 1000
 		// iterations, whose adds cost (100−pct) % of 3 ns each.
-		var last analyses.Event
+		var last trace.Event
 		for _, ev := range evs {
-			if ev.Kind == analyses.KindBlock {
+			if ev.Kind == trace.KindBlock {
 				last = ev
 			}
 		}

@@ -3,8 +3,8 @@ package emu
 import (
 	"testing"
 
-	"emuprof/analyses"
 	"emuprof/cpu"
+	"emuprof/trace"
 )
 
 // Events carry the thread's virtual time (slice start + instructions before
@@ -15,10 +15,10 @@ import (
 func TestEventTimesBlockIDsAndEmit(t *testing.T) {
 	e := newEngine(t, Options{Memory: true, Blocks: true, StackPointer: true, BufferEvents: 16, NsPerInsn: 2}, loopCode)
 	e.SetTid(7)
-	var got []analyses.Event
-	var prevBatch []analyses.Event
-	var prevCopy []analyses.Event
-	e.SetSink(func(b []analyses.Event) {
+	var got []trace.Event
+	var prevBatch []trace.Event
+	var prevCopy []trace.Event
+	e.SetSink(func(b []trace.Event) {
 		// The previous batch must still be intact while this one arrives.
 		for i := range prevBatch {
 			if prevBatch[i] != prevCopy[i] {
@@ -26,17 +26,17 @@ func TestEventTimesBlockIDsAndEmit(t *testing.T) {
 			}
 		}
 		got = append(got, b...)
-		prevBatch, prevCopy = b, append([]analyses.Event(nil), b...)
+		prevBatch, prevCopy = b, append([]trace.Event(nil), b...)
 	})
-	e.Emit(analyses.Event{Kind: analyses.KindSyscall, Tid: 7, Time: 999, Addr: 1})
+	e.Emit(trace.Event{Kind: trace.KindSyscall, Tid: 7, Time: 999, Addr: 1})
 	e.SetClock(1000)
 	s := e.Run(codeAddr, 0)
-	e.Emit(analyses.Event{Kind: analyses.KindSyscall, Tid: 7, Time: 7007, Addr: 60})
+	e.Emit(trace.Event{Kind: trace.KindSyscall, Tid: 7, Time: 7007, Addr: 60})
 	e.Drain()
 	if s.Reason != cpu.StopSyscall || s.Insns != 3002 {
 		t.Fatalf("stop %+v", s)
 	}
-	if got[0].Kind != analyses.KindSyscall || got[0].Addr != 1 || got[len(got)-1].Addr != 60 {
+	if got[0].Kind != trace.KindSyscall || got[0].Addr != 1 || got[len(got)-1].Addr != 60 {
 		t.Fatalf("Go events out of order: first %+v last %+v", got[0], got[len(got)-1])
 	}
 	blocks := e.Blocks().View()
@@ -46,7 +46,7 @@ func TestEventTimesBlockIDsAndEmit(t *testing.T) {
 	ids := map[uint64]uint32{}
 	for _, ev := range got[1 : len(got)-1] {
 		switch ev.Kind {
-		case analyses.KindBlock:
+		case trace.KindBlock:
 			nBlocks++
 			if ev.Time != want {
 				t.Fatalf("block %d at %#x: time %d, want %d", nBlocks, ev.Addr, ev.Time, want)
@@ -61,7 +61,7 @@ func TestEventTimesBlockIDsAndEmit(t *testing.T) {
 			ids[ev.Addr] = ev.Block
 			blockTime = ev.Time
 			want += 2 * int64(ev.Size)
-		case analyses.KindRead, analyses.KindWrite:
+		case trace.KindRead, trace.KindWrite:
 			if ev.Time != blockTime || ev.Block != 0 {
 				t.Fatalf("access %+v: time %d, want its block's %d", ev, ev.Time, blockTime)
 			}
@@ -77,7 +77,7 @@ func TestEventTimesBlockIDsAndEmit(t *testing.T) {
 	}
 }
 
-// The C record and analyses.Event agree field by field, kinds included.
+// The C record and trace.Event agree field by field, kinds included.
 func TestEventLayoutMatchesC(t *testing.T) {
 	if err := checkEventLayout(); err != nil {
 		t.Fatal(err)
@@ -98,10 +98,10 @@ func TestEventTimesContinueAcrossReentry(t *testing.T) {
 		0x0f, 0x05, // syscall
 	}
 	e := newEngine(t, Options{Blocks: true, NsPerInsn: 3}, code)
-	var blocks []analyses.Event
-	e.SetSink(func(b []analyses.Event) {
+	var blocks []trace.Event
+	e.SetSink(func(b []trace.Event) {
 		for _, ev := range b {
-			if ev.Kind == analyses.KindBlock {
+			if ev.Kind == trace.KindBlock {
 				blocks = append(blocks, ev)
 			}
 		}

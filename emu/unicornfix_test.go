@@ -5,9 +5,9 @@ import (
 	"runtime"
 	"testing"
 
-	"emuprof/analyses"
 	"emuprof/cpu"
 	"emuprof/mm"
+	"emuprof/trace"
 )
 
 // Stores to a page that may hold translated code (here RWX) reach QEMU's
@@ -179,9 +179,9 @@ func TestBlockEventsReadRSPDirectly(t *testing.T) {
 		t.Fatal("Unicorn 2.0.1, and emu_rsp_slot did not find RSP: the block hook reads it with uc_reg_read")
 	}
 	var got []uint64
-	e.SetSink(func(b []analyses.Event) {
+	e.SetSink(func(b []trace.Event) {
 		for _, ev := range b {
-			if ev.Kind == analyses.KindBlock {
+			if ev.Kind == trace.KindBlock {
 				got = append(got, ev.Aux)
 			}
 		}

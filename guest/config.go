@@ -9,11 +9,11 @@ import (
 	"io"
 	"os"
 
-	"emuprof/analyses"
 	"emuprof/cpu"
 	"emuprof/loader"
 	"emuprof/syscalls"
 	"emuprof/timemodel"
+	"emuprof/trace"
 )
 
 // Config describes one run.
@@ -44,7 +44,7 @@ type Config struct {
 	MaxMemory                      uint64 // most bytes of memory a process may back (0: mm.DefaultLimit); more: ENOMEM
 	// MemoryLimit stops the run (ExitMemoryLimit, profiles partial) when
 	// the memory of all its processes and of the analyses that report
-	// theirs (analyses.MemoryUser) exceeds it (0: no limit).
+	// theirs (trace.MemoryUser) exceeds it (0: no limit).
 	MemoryLimit uint64
 	CPUs        int    // virtual CPUs (default 8)
 	Quantum     uint64 // scheduling quantum in instructions (default 10000)
@@ -55,12 +55,12 @@ type Config struct {
 	// must then report Block, Read and Write events, unfolded.
 	TimeModel   *timemodel.Table
 	TraceDigest bool // hash the executed block sequence and syscall results
-	Analyses    []analyses.Analysis
-	Needs       analyses.Needs // hooks the analyses need
+	Analyses    []trace.Analysis
+	Needs       trace.Needs // hooks the analyses need
 	// TimeControl, when set, is called before every scheduling decision:
 	// it waits for the analyses to catch up with the stream and returns
 	// the clock delays they asked for (causal profiling), applied then.
-	TimeControl func() []analyses.Delay
+	TimeControl func() []trace.Delay
 	Interrupt   <-chan struct{} // closed on Ctrl-C: stop and keep what was collected
 	// Strace, when set, receives one line per system call (debugging).
 	Strace io.Writer

@@ -9,11 +9,11 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"emuprof/analyses"
 	"emuprof/cpu"
 	"emuprof/loader"
 	"emuprof/sched"
 	"emuprof/syscalls"
+	"emuprof/trace"
 )
 
 // execve and execveat replace the image of the calling process in place:
@@ -190,7 +190,7 @@ func (p *Process) execve(t *sched.Thread, r *cpu.Regs, dirfd int, pathAddr, argv
 		}
 	}
 	// A followed image ends here: its profile is written as it execs.
-	p.followExec(t, analyses.KindThreadExit)
+	p.followExec(t, trace.KindThreadExit)
 	p.endImage("")
 	comm := pathpkg.Base(path)
 	if path == "" {
@@ -223,7 +223,7 @@ func (p *Process) execve(t *sched.Thread, r *cpu.Regs, dirfd int, pathAddr, argv
 	p.cfg.Args = argv
 	p.name = filepath.Base(execFn)
 	p.startImage()
-	p.followExec(t, analyses.KindThreadStart)
+	p.followExec(t, trace.KindThreadStart)
 	p.releaseVfork()
 	p.sharedVM, p.borrows = false, false
 	return ret(0)

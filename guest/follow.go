@@ -3,10 +3,10 @@ package guest
 import (
 	"fmt"
 
-	"emuprof/analyses"
 	"emuprof/cpu"
 	"emuprof/loader"
 	"emuprof/sched"
+	"emuprof/trace"
 )
 
 // Following children (issue 9, item 3). With Config.Follow set, every
@@ -35,10 +35,10 @@ type Follower interface {
 	// Fork returns the engine of a new child process, with the analyses'
 	// hooks, naming blocks with syms, and the analyses of its first
 	// image. An error leaves the child unprofiled (a warning).
-	Fork(img Image, syms *loader.SymbolTable) (cpu.CPU, []analyses.Analysis, error)
+	Fork(img Image, syms *loader.SymbolTable) (cpu.CPU, []trace.Analysis, error)
 	// Exec returns the analyses of the image a process exec'd (same
 	// engine). An error leaves the image unprofiled (a warning).
-	Exec(img Image) ([]analyses.Analysis, error)
+	Exec(img Image) ([]trace.Analysis, error)
 	// Ended says that the analyses of img have finished: at its exec,
 	// its process's exit, or the end of the run (partial: why the
 	// image's stream is incomplete, "" when it is complete). The first
@@ -84,7 +84,7 @@ func (p *Process) startImage() {
 
 // newChildCPU starts the engine of a child of p: with the analyses' hooks
 // when following children.
-func (p *Process) newChildCPU(pid int) (cpu.CPU, *loader.SymbolTable, []analyses.Analysis, error) {
+func (p *Process) newChildCPU(pid int) (cpu.CPU, *loader.SymbolTable, []trace.Analysis, error) {
 	syms := p.syms.Clone()
 	if p.cfg.Follow != nil {
 		img := p.image()
@@ -102,9 +102,9 @@ func (p *Process) newChildCPU(pid int) (cpu.CPU, *loader.SymbolTable, []analyses
 // followExec puts the exec'ing thread's end (in the image it leaves) or
 // start (in the new one) into the followed image's stream, as the
 // scheduler reports a thread's life.
-func (p *Process) followExec(t *sched.Thread, kind analyses.Kind) {
+func (p *Process) followExec(t *sched.Thread, kind trace.Kind) {
 	if p.cfg.Follow == nil || len(p.cfg.Analyses) == 0 || !p.cfg.Needs.Threads {
 		return
 	}
-	p.cpu.Emit(analyses.Event{Kind: kind, Tid: uint32(t.Tid), Time: t.Clock})
+	p.cpu.Emit(trace.Event{Kind: kind, Tid: uint32(t.Tid), Time: t.Clock})
 }

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"slices"
 
-	"emuprof/analyses"
 	"emuprof/cpu"
 	"emuprof/mm"
 	"emuprof/sched"
 	"emuprof/syscalls"
+	"emuprof/trace"
 )
 
 // Processes: fork, vfork and clone without CLONE_THREAD create a process
@@ -114,7 +114,7 @@ func (p *Process) fork(t *sched.Thread, c *syscalls.Call, r *cpu.Regs, flags, sp
 	cfg := p.cfg
 	cfg.Analyses, cfg.TimeControl, cfg.Pid = followed, nil, pid
 	if followed == nil {
-		cfg.Needs = analyses.Needs{}
+		cfg.Needs = trace.Needs{}
 	} else {
 		cfg.Needs = p.m.root.cfg.Needs
 	}

@@ -3,10 +3,10 @@ package guest
 import (
 	"fmt"
 
-	"emuprof/analyses"
 	"emuprof/cpu"
 	"emuprof/sched"
 	"emuprof/syscalls"
+	"emuprof/trace"
 )
 
 // ExitMaxInsns is the exit code when --max-insns stops the guest (like timeout(1)).
@@ -302,7 +302,7 @@ func (p *Process) recordSyscall(t *sched.Thread, nr, ret uint64) {
 		p.hash(0x5c, nr, ret)
 	}
 	if p.cfg.Needs.Syscalls {
-		p.emit(analyses.Event{Kind: analyses.KindSyscall, Tid: uint32(t.Tid), Time: t.Clock, Addr: nr, Aux: ret})
+		p.emit(trace.Event{Kind: trace.KindSyscall, Tid: uint32(t.Tid), Time: t.Clock, Addr: nr, Aux: ret})
 	}
 }
 
@@ -365,7 +365,7 @@ func (p *Process) deadlock() *Result {
 }
 
 // checkMemory stops the run when the memory of its processes (their
-// backed guest memory) and of the analyses (analyses.MemoryUser) is over
+// backed guest memory) and of the analyses (trace.MemoryUser) is over
 // cfg.MemoryLimit: emuprof's own memory stays bounded, and the profiles
 // so far are written, partial. Both figures depend on the guest only.
 func (p *Process) checkMemory() *Result {
@@ -382,7 +382,7 @@ func (p *Process) checkMemory() *Result {
 			guest += q.as.Backed()
 		}
 		for _, a := range q.cfg.Analyses {
-			if m, ok := a.(analyses.MemoryUser); ok {
+			if m, ok := a.(trace.MemoryUser); ok {
 				an += m.MemoryBytes()
 			}
 		}

@@ -10,13 +10,13 @@ import (
 	"path/filepath"
 	"slices"
 
-	"emuprof/analyses"
 	"emuprof/cpu"
 	"emuprof/loader"
 	"emuprof/mm"
 	"emuprof/sched"
 	"emuprof/syscalls"
 	"emuprof/timemodel"
+	"emuprof/trace"
 )
 
 // Layout of the initial stack, like Linux without ASLR.
@@ -147,7 +147,7 @@ func Load(cfg Config, c cpu.CPU) (*Process, error) {
 		// Thread start/exit, switch, block, wake: in the stream of the
 		// thread's process, when it is followed (without Follow, the
 		// analyses follow the first process alone).
-		sc.Trace = func(e analyses.Event) {
+		sc.Trace = func(e trace.Event) {
 			q := p.m.owner[int(e.Tid)]
 			if q == nil || q != p && cfg.Follow == nil {
 				return
@@ -231,13 +231,13 @@ func (p *Process) startMain() error {
 }
 
 // deliver hands a batch to the analyses and folds it into the digest.
-func (p *Process) deliver(batch []analyses.Event) {
+func (p *Process) deliver(batch []trace.Event) {
 	if p.model != nil {
 		p.model.Events(batch) // the model's times before anyone reads them
 	}
 	if p.digest != nil {
 		for i := range batch {
-			if batch[i].Kind == analyses.KindBlock {
+			if batch[i].Kind == trace.KindBlock {
 				p.hash(uint64(batch[i].Tid), batch[i].Addr)
 			}
 		}
@@ -281,18 +281,18 @@ func (p *Process) modelStats() timemodel.Stats {
 
 // emit appends an event produced in Go (syscalls, the scheduler, kernel
 // accesses) to the emulator's buffer: one stream, one order.
-func (p *Process) emit(e analyses.Event) {
+func (p *Process) emit(e trace.Event) {
 	if len(p.cfg.Analyses) == 0 {
 		return
 	}
 	p.cpu.Emit(e)
 }
 
-func (p *Process) kernelAccess(kind analyses.Kind, addr, size uint64) {
+func (p *Process) kernelAccess(kind trace.Kind, addr, size uint64) {
 	if !p.cfg.Needs.KernelMem {
 		return
 	}
-	p.emit(analyses.Event{Kind: kind, Addr: addr, Size: uint32(size), Tid: uint32(p.m.cur.Tid), Time: p.m.cur.Clock})
+	p.emit(trace.Event{Kind: kind, Addr: addr, Size: uint32(size), Tid: uint32(p.m.cur.Tid), Time: p.m.cur.Clock})
 }
 
 func (p *Process) rdtsc(sliceInsns uint64) uint64 {

@@ -7,10 +7,10 @@ import (
 	"math"
 	"slices"
 
-	"emuprof/analyses"
 	"emuprof/cpu"
 	"emuprof/sched"
 	"emuprof/syscalls"
+	"emuprof/trace"
 )
 
 // Signal delivery to guest handlers, as Linux's arch/x86/kernel/signal.c
@@ -506,10 +506,10 @@ func (p *Process) handle(t *sched.Thread, info *syscalls.SigInfo, act syscalls.S
 		// is no call instruction).
 		size := uint32(sig)
 		if entering || nested {
-			size |= analyses.SignalOnAltStack
+			size |= trace.SignalOnAltStack
 		}
-		p.emit(analyses.Event{Kind: analyses.KindSyscall, Tid: uint32(tid), Time: t.Clock,
-			Addr: analyses.SyscallSignalEntry, Aux: act.Restorer, Size: size})
+		p.emit(trace.Event{Kind: trace.KindSyscall, Tid: uint32(tid), Time: t.Clock,
+			Addr: trace.SyscallSignalEntry, Aux: act.Restorer, Size: size})
 	}
 	return nil
 }
@@ -550,7 +550,7 @@ func (p *Process) sigreturn(t *sched.Thread, r *cpu.Regs) *Result {
 		return p.internal(err)
 	}
 	if n := p.cfg.Needs; n.Calls && !n.Syscalls {
-		p.emit(analyses.Event{Kind: analyses.KindSyscall, Tid: uint32(t.Tid), Time: t.Clock, Addr: nrRtSigreturn, Aux: r.RAX})
+		p.emit(trace.Event{Kind: trace.KindSyscall, Tid: uint32(t.Tid), Time: t.Clock, Addr: nrRtSigreturn, Aux: r.RAX})
 	}
 	p.recordSyscall(t, nrRtSigreturn, r.RAX)
 	return p.deliverSignals(t)

@@ -19,10 +19,10 @@ import (
 	"strings"
 	"testing"
 
-	"emuprof/analyses"
 	"emuprof/cpu"
 	"emuprof/mm"
 	"emuprof/syscalls"
+	"emuprof/trace"
 )
 
 // ---------------------------------------------------------------------------
@@ -97,7 +97,7 @@ type entry struct {
 	addr    uint64
 	insns   uint32
 	next    uint64
-	end     analyses.End
+	end     trace.End
 	restart bool // the lone syscall instruction at the end of a syscall block
 }
 
@@ -115,17 +115,17 @@ type fakeCPU struct {
 	starts     map[string]uint64
 	names      []string // script names by layout index
 	ids        map[uint64]uint32
-	blocks     *analyses.BlockTable
+	blocks     *trace.BlockTable
 	wantBlocks bool
 	tid        uint32
 	clock      int64
-	buf        []analyses.Event
-	sink       func([]analyses.Event)
+	buf        []trace.Event
+	sink       func([]trace.Event)
 }
 
 func newFakeCPU(t *testing.T, scripts []script, wantBlocks bool) *fakeCPU {
 	f := &fakeCPU{MemBackend: mm.NewMemBackend(), code: map[uint64]*entry{}, starts: map[string]uint64{},
-		ids: map[uint64]uint32{}, blocks: analyses.NewBlockTable(), wantBlocks: wantBlocks}
+		ids: map[uint64]uint32{}, blocks: trace.NewBlockTable(), wantBlocks: wantBlocks}
 	for i, s := range scripts {
 		base := uint64(fakeText + 0x1000*(i+1))
 		f.starts[s.name] = base
@@ -137,11 +137,11 @@ func newFakeCPU(t *testing.T, scripts []script, wantBlocks bool) *fakeCPU {
 			e := &entry{op: o, addr: addr, insns: o.insns, next: addr + size}
 			switch o.kind {
 			case opSyscall:
-				e.end = analyses.EndSyscall
+				e.end = trace.EndSyscall
 				f.code[addr+size-insnBytes] = &entry{op: o, addr: addr + size - insnBytes, insns: 1,
-					next: addr + size, end: analyses.EndSyscall, restart: true}
+					next: addr + size, end: trace.EndSyscall, restart: true}
 			case opIfChild:
-				e.end = analyses.EndCond
+				e.end = trace.EndCond
 			}
 			f.code[addr] = e
 			addr += size
@@ -189,11 +189,11 @@ func (f *fakeCPU) Run(pc, budget uint64) cpu.Stop {
 		}
 		id := f.ids[e.addr]
 		if id == 0 {
-			id = f.blocks.Add(analyses.BlockInfo{Addr: e.addr, Len: e.insns * insnBytes, Insns: e.insns, End: e.end})
+			id = f.blocks.Add(trace.BlockInfo{Addr: e.addr, Len: e.insns * insnBytes, Insns: e.insns, End: e.end})
 			f.ids[e.addr] = id
 		}
 		if f.wantBlocks {
-			f.buf = append(f.buf, analyses.Event{Kind: analyses.KindBlock, Tid: f.tid, Time: f.clock + int64(s.Insns),
+			f.buf = append(f.buf, trace.Event{Kind: trace.KindBlock, Tid: f.tid, Time: f.clock + int64(s.Insns),
 				Addr: e.addr, Size: e.insns, Block: id, End: e.end})
 		}
 		s.Insns += uint64(e.insns)
@@ -234,10 +234,10 @@ func (f *fakeCPU) NewContext() (cpu.Context, error) {
 func (f *fakeCPU) Save(c cpu.Context) error    { c.(*fakeCtx).r = f.regs; return nil }
 func (f *fakeCPU) Restore(c cpu.Context) error { f.regs = c.(*fakeCtx).r; return nil }
 func (f *fakeCPU) SetTid(tid uint32)           { f.tid = tid }
-func (f *fakeCPU) SetSink(s func([]analyses.Event)) {
+func (f *fakeCPU) SetSink(s func([]trace.Event)) {
 	f.sink = s
 }
-func (f *fakeCPU) Emit(ev analyses.Event) { f.buf = append(f.buf, ev) }
+func (f *fakeCPU) Emit(ev trace.Event) { f.buf = append(f.buf, ev) }
 
 // Drain hands the buffer to the sink and starts a new one (the batch stays
 // valid after the call, as with the engine's double buffering).
@@ -252,7 +252,7 @@ func (f *fakeCPU) Drain() {
 	}
 }
 func (f *fakeCPU) SetClock(ns int64)                           { f.clock = ns }
-func (f *fakeCPU) Blocks() *analyses.BlockTable                { return f.blocks }
+func (f *fakeCPU) Blocks() *trace.BlockTable                   { return f.blocks }
 func (f *fakeCPU) SetRDTSC(func(uint64) uint64)                {}
 func (f *fakeCPU) FlushCode(addr, size uint64)                 {}
 func (f *fakeCPU) Close()                                      {}
@@ -299,16 +299,16 @@ func fakeELF() []byte {
 
 // recorder is an analysis that keeps every event.
 type recorder struct {
-	events   []analyses.Event
+	events   []trace.Event
 	finished int
 }
 
-func (r *recorder) Events(b []analyses.Event) { r.events = append(r.events, b...) }
-func (r *recorder) Finish()                   { r.finished++ }
+func (r *recorder) Events(b []trace.Event) { r.events = append(r.events, b...) }
+func (r *recorder) Finish()                { r.finished++ }
 
 // runScripts loads the scripts as a process (the first script is the main
 // thread) and runs it with every thread, block and syscall event recorded.
-func runScripts(t *testing.T, scripts []script, edit func(*Config)) (*Result, []analyses.Event, *fakeCPU) {
+func runScripts(t *testing.T, scripts []script, edit func(*Config)) (*Result, []trace.Event, *fakeCPU) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "prog")
 	if err := os.WriteFile(path, fakeELF(), 0o755); err != nil {
@@ -316,8 +316,8 @@ func runScripts(t *testing.T, scripts []script, edit func(*Config)) (*Result, []
 	}
 	rec := &recorder{}
 	cfg := Config{Program: path, Args: []string{"prog"}, Stdout: io.Discard, Stderr: io.Discard,
-		Analyses: []analyses.Analysis{rec},
-		Needs:    analyses.Needs{Blocks: true, Syscalls: true, Threads: true}}
+		Analyses: []trace.Analysis{rec},
+		Needs:    trace.Needs{Blocks: true, Syscalls: true, Threads: true}}
 	if edit != nil {
 		edit(&cfg)
 	}
@@ -338,36 +338,36 @@ func runScripts(t *testing.T, scripts []script, edit func(*Config)) (*Result, []
 
 // describe renders an event with the fields its kind uses; any other field
 // that is set is shown too, so that stray payload fails the comparison.
-func (f *fakeCPU) describe(e analyses.Event) string {
+func (f *fakeCPU) describe(e trace.Event) string {
 	var s string
 	used := map[string]bool{}
 	switch e.Kind {
-	case analyses.KindBlock:
+	case trace.KindBlock:
 		s = fmt.Sprintf("block %s +%d", f.where(e.Addr), e.Size)
 		used["addr"], used["size"], used["block"], used["end"] = true, true, true, true
 		if bi := f.blocks.View().Get(e.Block); bi == nil || bi.Addr != e.Addr || bi.Insns != e.Size || bi.End != e.End {
 			s += fmt.Sprintf(" (block id %d does not match %+v)", e.Block, bi)
 		}
-	case analyses.KindSyscall:
+	case trace.KindSyscall:
 		s = fmt.Sprintf("syscall %s = %d", syscalls.Name(e.Addr), int64(e.Aux))
 		used["addr"], used["aux"] = true, true
-	case analyses.KindKernelRead, analyses.KindKernelWrite:
+	case trace.KindKernelRead, trace.KindKernelWrite:
 		s = fmt.Sprintf("%v %#x +%d", e.Kind, e.Addr, e.Size)
 		used["addr"], used["size"] = true, true
-	case analyses.KindThreadStart:
+	case trace.KindThreadStart:
 		s = fmt.Sprintf("start parent %d", e.Aux)
 		used["aux"] = true
-	case analyses.KindThreadExit:
+	case trace.KindThreadExit:
 		s = fmt.Sprintf("exit %d", e.Aux)
 		used["aux"] = true
-	case analyses.KindSwitch:
+	case trace.KindSwitch:
 		s = fmt.Sprintf("switch from %d", e.Aux)
 		used["aux"] = true
-	case analyses.KindBlockOn:
-		s = fmt.Sprintf("block-on %v %#x", analyses.WaitKind(e.Size), e.Addr)
+	case trace.KindBlockOn:
+		s = fmt.Sprintf("block-on %v %#x", trace.WaitKind(e.Size), e.Addr)
 		used["addr"], used["size"] = true, true
-	case analyses.KindWake:
-		s = fmt.Sprintf("wake %v %#x by %d", analyses.WaitKind(e.Size), e.Addr, e.Aux)
+	case trace.KindWake:
+		s = fmt.Sprintf("wake %v %#x by %d", trace.WaitKind(e.Size), e.Addr, e.Aux)
 		used["addr"], used["size"], used["aux"] = true, true, true
 	default:
 		s = e.Kind.String()
@@ -390,7 +390,7 @@ func (f *fakeCPU) describe(e analyses.Event) string {
 // line, and checks invariants whatever the scenario: a thread's events never
 // go back in time, a thread has no event between a BlockOn and its Wake, and
 // every thread starts once and exits once (the runs end normally).
-func checkStream(t *testing.T, f *fakeCPU, events []analyses.Event, want []string) {
+func checkStream(t *testing.T, f *fakeCPU, events []trace.Event, want []string) {
 	t.Helper()
 	got := make([]string, len(events))
 	for i, e := range events {
@@ -432,20 +432,20 @@ func checkStream(t *testing.T, f *fakeCPU, events []analyses.Event, want []strin
 		}
 		last[e.Tid] = e.Time
 		switch {
-		case e.Kind == analyses.KindBlockOn:
+		case e.Kind == trace.KindBlockOn:
 			blocked[e.Tid] = true
-		case e.Kind == analyses.KindWake:
+		case e.Kind == trace.KindWake:
 			if !blocked[e.Tid] {
 				t.Errorf("event %d (%s): wake of a thread that is not blocked", i+1, got[i])
 			}
 			blocked[e.Tid] = false
-		case blocked[e.Tid] && e.Kind != analyses.KindThreadExit:
+		case blocked[e.Tid] && e.Kind != trace.KindThreadExit:
 			t.Errorf("event %d (%s): thread %d is blocked", i+1, got[i], e.Tid)
 		}
 		switch e.Kind {
-		case analyses.KindThreadStart:
+		case trace.KindThreadStart:
 			starts[e.Tid]++
-		case analyses.KindThreadExit:
+		case trace.KindThreadExit:
 			exits[e.Tid]++
 		}
 	}

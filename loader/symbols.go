@@ -15,8 +15,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"emuprof/analyses"
 	"emuprof/loader/cfi"
+	"emuprof/trace"
 )
 
 // SymbolTable names guest addresses. Every ELF object mapped into the guest
@@ -40,7 +40,7 @@ type symObject struct {
 	bias, lo, hi uint64
 	addrs, ends  []uint64 // function [start, end), guest addresses, sorted
 	names        []string
-	kinds        []analyses.RoutineKind
+	kinds        []trace.RoutineKind
 	byName       map[string]uint64 // every function name, aliases too
 	last         atomic.Int64      // index of the last symbol hit
 	removed      atomic.Bool       // replaced by an overlapping object
@@ -48,8 +48,8 @@ type symObject struct {
 	linesOnce    sync.Once
 	lines        lineTable
 	cfiOnce      sync.Once
-	cfi          *cfi.Table       // .eh_frame, read on the first unwind (unwind.go)
-	text         analyses.Mapping // the code segment's mapping, guest addresses
+	cfi          *cfi.Table    // .eh_frame, read on the first unwind (unwind.go)
+	text         trace.Mapping // the code segment's mapping, guest addresses
 }
 
 // Location of a pc.
@@ -187,22 +187,22 @@ func formatLoc(loc Location, pc uint64) string {
 	return s
 }
 
-// Routine implements analyses.Symbols: the function containing pc, or, when
+// Routine implements trace.Symbols: the function containing pc, or, when
 // no symbol covers pc, a routine entered at pc named "object!0x1234", where
 // 0x1234 is pc's link-time address in the object (what objdump shows). The
 // object is named by the path it was loaded from, as aprof does.
-func (t *SymbolTable) Routine(pc uint64) (analyses.Routine, bool) {
+func (t *SymbolTable) Routine(pc uint64) (trace.Routine, bool) {
 	o := t.object(pc)
 	if o == nil {
-		return analyses.Routine{}, false
+		return trace.Routine{}, false
 	}
 	if i, ok := o.symbol(pc); ok {
-		return analyses.Routine{Entry: o.addrs[i], Name: o.names[i], Object: o.path, Kind: o.kinds[i]}, true
+		return trace.Routine{Entry: o.addrs[i], Name: o.names[i], Object: o.path, Kind: o.kinds[i]}, true
 	}
-	return analyses.Routine{Entry: pc, Name: o.base + "!0x" + strconv.FormatUint(pc-o.bias, 16), Object: o.path}, true
+	return trace.Routine{Entry: pc, Name: o.base + "!0x" + strconv.FormatUint(pc-o.bias, 16), Object: o.path}, true
 }
 
-// Line implements analyses.Symbols: the DWARF source position of pc.
+// Line implements trace.Symbols: the DWARF source position of pc.
 func (t *SymbolTable) Line(pc uint64) (file string, line int, ok bool) {
 	o := t.object(pc)
 	if o == nil {
@@ -322,7 +322,7 @@ type rawSym struct {
 	addr, size uint64
 	name       string
 	rank       int // lower is the better name among aliases
-	kind       analyses.RoutineKind
+	kind       trace.RoutineKind
 }
 
 func newSymObject(o *Object, bias, lo, hi uint64) *symObject {
@@ -382,8 +382,8 @@ func newSymObject(o *Object, bias, lo, hi uint64) *symObject {
 // textMapping returns where o's first executable segment lies in the
 // guest, page-aligned as Linux maps it (what pprof's mappings describe),
 // or [lo, hi) from offset 0 if it has none.
-func textMapping(o *Object, bias, lo, hi uint64) analyses.Mapping {
-	m := analyses.Mapping{Start: lo, Limit: hi, File: o.Path, Bias: bias}
+func textMapping(o *Object, bias, lo, hi uint64) trace.Mapping {
+	m := trace.Mapping{Start: lo, Limit: hi, File: o.Path, Bias: bias}
 	if o.file != nil {
 		m.BuildID = buildID(o.file)
 	}
@@ -416,17 +416,17 @@ func buildID(f *elf.File) string {
 	return hex.EncodeToString(d[off : off+uint64(descsz)])
 }
 
-// Mapping implements analyses.Mapper: the object containing pc, where it
+// Mapping implements trace.Mapper: the object containing pc, where it
 // lies in the guest and in its file.
-func (t *SymbolTable) Mapping(pc uint64) (analyses.Mapping, bool) {
+func (t *SymbolTable) Mapping(pc uint64) (trace.Mapping, bool) {
 	o := t.object(pc)
 	if o == nil {
-		return analyses.Mapping{}, false
+		return trace.Mapping{}, false
 	}
 	return o.text, true
 }
 
-// LineStart implements analyses.Mapper: the lowest address of the
+// LineStart implements trace.Mapper: the lowest address of the
 // function containing pc whose line-table row names pc's file and line.
 func (t *SymbolTable) LineStart(pc uint64) uint64 {
 	o := t.object(pc)
@@ -529,10 +529,10 @@ func functionSymbols(f *elf.File, base string, bias, lo, hi uint64) (out []rawSy
 			}
 			size := sec.Size
 			if sec.Name == ".plt" && lazy && isLazyPLT0(sec) && size > plt0Size {
-				out = append(out, rawSym{addr: a, size: plt0Size, name: "[.plt0]", rank: 8, kind: analyses.LazyBindingStub})
+				out = append(out, rawSym{addr: a, size: plt0Size, name: "[.plt0]", rank: 8, kind: trace.LazyBindingStub})
 				a, size = a+plt0Size, size-plt0Size
 			}
-			out = append(out, rawSym{addr: a, size: size, name: "[" + sec.Name + "]", rank: 8, kind: analyses.LinkerStub})
+			out = append(out, rawSym{addr: a, size: size, name: "[" + sec.Name + "]", rank: 8, kind: trace.LinkerStub})
 		}
 	}
 	return out

@@ -9,10 +9,10 @@ import (
 	"sync"
 	"testing"
 
-	"emuprof/analyses"
+	"emuprof/trace"
 )
 
-var _ analyses.Symbols = (*SymbolTable)(nil)
+var _ trace.Symbols = (*SymbolTable)(nil)
 
 func TestSymbolsMinimal(t *testing.T) {
 	o, err := OpenBytes("dir/min", minimalELF())
@@ -47,7 +47,7 @@ func TestSymbolsMinimal(t *testing.T) {
 	if r, ok := st.Routine(0x4000ba); !ok || r.Entry != 0x4000ba || r.Name != "min!0x4000ba" || r.Object != "dir/min" {
 		t.Errorf("Routine(uncovered) = %+v %v", r, ok)
 	}
-	if r, ok := st.Routine(0x4000b5); !ok || r.Entry != 0x4000b0 || r.Name != "_start" || r.Object != "dir/min" || r.Kind != analyses.Ordinary {
+	if r, ok := st.Routine(0x4000b5); !ok || r.Entry != 0x4000b0 || r.Name != "_start" || r.Object != "dir/min" || r.Kind != trace.Ordinary {
 		t.Errorf("Routine = %+v %v", r, ok)
 	}
 	if _, ok := st.Routine(0x10); ok {
@@ -157,7 +157,7 @@ func TestSymbolsBinaries(t *testing.T) {
 				t.Errorf("FormatLong = %q, want %q", got, want)
 			}
 			// The analyses' view: routine, object path, kind, file:line.
-			if r, ok := st.Routine(mainAddr + 4); !ok || r.Entry != mainAddr || r.Name != "main" || r.Object != path || r.Kind != analyses.Ordinary {
+			if r, ok := st.Routine(mainAddr + 4); !ok || r.Entry != mainAddr || r.Name != "main" || r.Object != path || r.Kind != trace.Ordinary {
 				t.Errorf("Routine(main+4) = %+v %v", r, ok)
 			}
 			if file, line, ok := st.Line(sq); !ok || filepath.Base(file) != "prog.c" || line != squareLine {
@@ -211,9 +211,9 @@ func checkPLTKinds(t *testing.T, st *SymbolTable, path string, bias uint64, lazy
 	switch {
 	case !ok:
 		t.Errorf("Routine(.plt) unknown")
-	case lazy && (r0.Kind != analyses.LazyBindingStub || r0.Entry != start || r1.Kind != analyses.LinkerStub || r1.Entry != start+16):
+	case lazy && (r0.Kind != trace.LazyBindingStub || r0.Entry != start || r1.Kind != trace.LinkerStub || r1.Entry != start+16):
 		t.Errorf("lazy .plt: PLT0 %+v, next %+v", r0, r1)
-	case !lazy && (r0.Kind != analyses.LinkerStub || r1.Kind != analyses.LinkerStub):
+	case !lazy && (r0.Kind != trace.LinkerStub || r1.Kind != trace.LinkerStub):
 		t.Errorf("non-lazy .plt: %+v, %+v", r0, r1)
 	}
 }

@@ -102,7 +102,7 @@
 // If Config.Trace is set, the scheduler reports ThreadStart (Spawn),
 // ThreadExit (Exit), Switch (Pick, when the thread changes), BlockOn (Block,
 // FutexWait) and Wake (any wake or timeout; Aux is the waker's tid, 0 for a
-// timeout or an external wake) as analyses.Event values, synchronously, so the
+// timeout or an external wake) as trace.Event values, synchronously, so the
 // run loop should drain the emulator's event buffer before calling into the
 // scheduler to keep the stream in guest order.
 package sched
@@ -111,7 +111,7 @@ import (
 	"fmt"
 	"slices"
 
-	"emuprof/analyses"
+	"emuprof/trace"
 )
 
 // ETIMEDOUT is Linux's errno for a timed-out wait (x86-64 value, whatever the
@@ -161,7 +161,7 @@ type Config struct {
 	// Seed perturbs the schedule (see the package comment); 0 = unperturbed.
 	Seed uint64
 	// Trace, if not nil, receives the scheduler's events as they happen.
-	Trace func(analyses.Event)
+	Trace func(trace.Event)
 }
 
 // Thread is one guest thread. The scheduler owns State, Clock, Wait and the
@@ -297,7 +297,7 @@ func (s *Scheduler) Spawn(tid int, parent *Thread) *Thread {
 	i, _ = slices.BinarySearchFunc(s.live, tid, cmpTid)
 	s.live = slices.Insert(s.live, i, t)
 	s.bump(t.Clock)
-	s.emit(analyses.KindThreadStart, t, 0, uint64(t.Parent), 0)
+	s.emit(trace.KindThreadStart, t, 0, uint64(t.Parent), 0)
 	return t
 }
 
@@ -410,7 +410,7 @@ func (s *Scheduler) Pick() *Thread {
 		}
 		s.cur = best
 		best.Switches++
-		s.emit(analyses.KindSwitch, best, 0, uint64(prev), 0)
+		s.emit(trace.KindSwitch, best, 0, uint64(prev), 0)
 	}
 	return best
 }
@@ -546,7 +546,7 @@ func (s *Scheduler) Exit(t *Thread) {
 	if i, ok := slices.BinarySearchFunc(s.live, t.Tid, cmpTid); ok && s.live[i] == t {
 		s.live = slices.Delete(s.live, i, i+1)
 	}
-	s.emit(analyses.KindThreadExit, t, 0, uint64(int64(t.ExitStatus)), 0)
+	s.emit(trace.KindThreadExit, t, 0, uint64(int64(t.ExitStatus)), 0)
 }
 
 // bump raises the makespan to clock.
@@ -557,8 +557,8 @@ func (s *Scheduler) bump(clock int64) {
 }
 
 // emit reports an event of thread t, stamped with t's clock.
-func (s *Scheduler) emit(kind analyses.Kind, t *Thread, addr, aux uint64, size uint32) {
+func (s *Scheduler) emit(kind trace.Kind, t *Thread, addr, aux uint64, size uint32) {
 	if s.cfg.Trace != nil {
-		s.cfg.Trace(analyses.Event{Kind: kind, Tid: uint32(t.Tid), Time: t.Clock, Addr: addr, Aux: aux, Size: size})
+		s.cfg.Trace(trace.Event{Kind: kind, Tid: uint32(t.Tid), Time: t.Clock, Addr: addr, Aux: aux, Size: size})
 	}
 }

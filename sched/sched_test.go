@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"emuprof/analyses"
+	"emuprof/trace"
 )
 
 // spawnN creates threads with tids 1..n, all children of tid 1.
@@ -513,8 +513,8 @@ func TestDeterminismAcrossRuns(t *testing.T) {
 }
 
 func TestTraceEvents(t *testing.T) {
-	var evs []analyses.Event
-	s := New(Config{Trace: func(e analyses.Event) { evs = append(evs, e) }})
+	var evs []trace.Event
+	s := New(Config{Trace: func(e trace.Event) { evs = append(evs, e) }})
 	t1 := s.Spawn(1, nil)
 	t2 := s.Spawn(2, t1)
 	s.Pick()
@@ -527,14 +527,14 @@ func TestTraceEvents(t *testing.T) {
 	s.Exit(t2)
 	// Every event has its thread's clock: the wake happens at the waker's
 	// time and moves the woken thread's clock there.
-	want := []analyses.Event{
-		{Kind: analyses.KindThreadStart, Tid: 1},
-		{Kind: analyses.KindThreadStart, Tid: 2, Aux: 1},
-		{Kind: analyses.KindSwitch, Tid: 1},
-		{Kind: analyses.KindBlockOn, Tid: 1, Addr: 0x88, Time: 10, Size: uint32(WaitFutex)},
-		{Kind: analyses.KindSwitch, Tid: 2, Aux: 1},
-		{Kind: analyses.KindWake, Tid: 1, Addr: 0x88, Aux: 2, Time: 30, Size: uint32(WaitFutex)},
-		{Kind: analyses.KindThreadExit, Tid: 2, Aux: 3, Time: 30},
+	want := []trace.Event{
+		{Kind: trace.KindThreadStart, Tid: 1},
+		{Kind: trace.KindThreadStart, Tid: 2, Aux: 1},
+		{Kind: trace.KindSwitch, Tid: 1},
+		{Kind: trace.KindBlockOn, Tid: 1, Addr: 0x88, Time: 10, Size: uint32(WaitFutex)},
+		{Kind: trace.KindSwitch, Tid: 2, Aux: 1},
+		{Kind: trace.KindWake, Tid: 1, Addr: 0x88, Aux: 2, Time: 30, Size: uint32(WaitFutex)},
+		{Kind: trace.KindThreadExit, Tid: 2, Aux: 3, Time: 30},
 	}
 	if !slices.Equal(evs, want) {
 		t.Fatalf("events\n%+v\nwant\n%+v", evs, want)

@@ -3,24 +3,24 @@ package sched
 import (
 	"fmt"
 
-	"emuprof/analyses"
+	"emuprof/trace"
 )
 
 // WaitKind says what a blocked thread waits for; the kinds are the event
-// stream's (analyses.WaitKind), so BlockOn and Wake events say it.
-type WaitKind = analyses.WaitKind
+// stream's (trace.WaitKind), so BlockOn and Wake events say it.
+type WaitKind = trace.WaitKind
 
 // Wait kinds. WaitNone is the zero value and is not used by a blocked thread.
 const (
-	WaitNone      = analyses.WaitNone
-	WaitFutex     = analyses.WaitFutex     // futex word; Addr = guest address
-	WaitSleep     = analyses.WaitSleep     // nanosleep / clock_nanosleep; Deadline set
-	WaitPipeRead  = analyses.WaitPipeRead  // empty pipe or socket; Addr = object id
-	WaitPipeWrite = analyses.WaitPipeWrite // full pipe or socket; Addr = object id
-	WaitPoll      = analyses.WaitPoll      // poll / select / epoll_wait; Addr = object id
-	WaitJoin      = analyses.WaitJoin      // waiting for a thread or child; Addr = its id
-	WaitStdin     = analyses.WaitStdin     // host stdin; Addr = 0 or fd
-	WaitOther     = analyses.WaitOther     // anything else
+	WaitNone      = trace.WaitNone
+	WaitFutex     = trace.WaitFutex     // futex word; Addr = guest address
+	WaitSleep     = trace.WaitSleep     // nanosleep / clock_nanosleep; Deadline set
+	WaitPipeRead  = trace.WaitPipeRead  // empty pipe or socket; Addr = object id
+	WaitPipeWrite = trace.WaitPipeWrite // full pipe or socket; Addr = object id
+	WaitPoll      = trace.WaitPoll      // poll / select / epoll_wait; Addr = object id
+	WaitJoin      = trace.WaitJoin      // waiting for a thread or child; Addr = its id
+	WaitStdin     = trace.WaitStdin     // host stdin; Addr = 0 or fd
+	WaitOther     = trace.WaitOther     // anything else
 )
 
 // Wait describes what a blocked thread waits on. Threads blocked on the same
@@ -132,7 +132,7 @@ func (s *Scheduler) Block(t *Thread, w Wait) {
 	q := s.queue(waitKey{w.Kind, w.Addr})
 	q.ts = append(q.ts, t)
 	t.queued = true
-	s.emit(analyses.KindBlockOn, t, w.Addr, 0, uint32(w.Kind))
+	s.emit(trace.KindBlockOn, t, w.Addr, 0, uint32(w.Kind))
 }
 
 // Wake makes the blocked thread t runnable with WakeResult = result. Its
@@ -168,7 +168,7 @@ func (s *Scheduler) resume(t *Thread, at int64, waker int, result int64) {
 	t.WakeResult = result
 	t.Woken = true
 	t.Wakeups++
-	s.emit(analyses.KindWake, t, t.Wait.Addr, uint64(waker), uint32(t.Wait.Kind))
+	s.emit(trace.KindWake, t, t.Wait.Addr, uint64(waker), uint32(t.Wait.Kind))
 }
 
 // FutexWait blocks t on the futex at addr with the given bitset and absolute

@@ -11,7 +11,9 @@ trap 'rm -rf "$out"' EXIT
 b=testdata/bin
 run() { # name, then emuprof's arguments
 	local name=$1; shift
-	"$emuprof" "$@" > "$out/$name.stdout" 2> "$out/$name.stderr" || echo "$name: exit $?" >> "$out/$name.exit"
+	# A fixed environment: the guest's stack holds it, so its size moves
+	# addresses and instruction counts (bash's $_ names the caller's path).
+	env -i PATH=/usr/bin:/bin LANG=C "$emuprof" "$@" > "$out/$name.stdout" 2> "$out/$name.stderr" || echo "$name: exit $?" >> "$out/$name.exit"
 }
 for f in glibc-static musl-static glibc-dynamic glibc-static-pie; do
 	run profile-tolower-$f profile --out "$out/profile-tolower-$f" -- $b/$f/tolower

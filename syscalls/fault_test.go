@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"emuprof/analyses"
 	"emuprof/mm"
+	"emuprof/trace"
 )
 
 // Guest pointers are checked the way Linux checks them: the kernel's
@@ -79,7 +79,7 @@ func TestKernelStoresNeedWritablePages(t *testing.T) {
 	if n := h.must(nrRead, f, h.edge, 64); n != 8 || string(h.peek(h.edge, 8)) != "01234567" {
 		t.Errorf("read into edge = %d, %q", n, h.peek(h.edge, 8))
 	}
-	if got := h.only(analyses.KindKernelWrite); len(got) != 1 || got[0].addr != h.edge || got[0].size != 8 {
+	if got := h.only(trace.KindKernelWrite); len(got) != 1 || got[0].addr != h.edge || got[0].size != 8 {
 		t.Errorf("kernel writes %v", got)
 	}
 	if off := h.must(nrLseek, f, 0, seekCur); off != 8 {

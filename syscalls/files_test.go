@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"emuprof/analyses"
+	"emuprof/trace"
 )
 
 func writeFile(t *testing.T, p, s string) {
@@ -34,7 +34,7 @@ func TestOpenReadLseekFstat(t *testing.T) {
 	if n := h.must(nrRead, fd, buf, 100); n != 10 {
 		t.Fatalf("read = %d", n)
 	}
-	if got := h.only(analyses.KindKernelWrite); !slices.Equal(got, []access{{analyses.KindKernelWrite, buf, 10}}) {
+	if got := h.only(trace.KindKernelWrite); !slices.Equal(got, []access{{trace.KindKernelWrite, buf, 10}}) {
 		t.Errorf("kernel writes = %v, want exactly (%#x,10)", got, buf)
 	}
 	if string(h.peek(buf, 10)) != "0123456789" {
@@ -151,7 +151,7 @@ func TestCreateWriteTimes(t *testing.T) {
 	if n := h.must(nrWrite, fd, data, 5); n != 5 {
 		t.Fatalf("write = %d", n)
 	}
-	if got := h.only(analyses.KindKernelRead); !slices.Equal(got, []access{{analyses.KindKernelRead, data, 5}}) {
+	if got := h.only(trace.KindKernelRead); !slices.Equal(got, []access{{trace.KindKernelRead, data, 5}}) {
 		t.Errorf("kernel reads = %v", got)
 	}
 	h.errno(eBADF, nrRead, fd, data, 1)
@@ -198,7 +198,7 @@ func TestWriteStdout(t *testing.T) {
 	if h.stdout.String() != "hello, world\n" {
 		t.Errorf("stdout %q", h.stdout.String())
 	}
-	if got := h.only(analyses.KindKernelRead); !slices.Equal(got, []access{{analyses.KindKernelRead, msg, 13}}) {
+	if got := h.only(trace.KindKernelRead); !slices.Equal(got, []access{{trace.KindKernelRead, msg, 13}}) {
 		t.Errorf("kernel reads = %v", got)
 	}
 	// writev: two buffers, reported separately; the iovec array too.
@@ -212,8 +212,8 @@ func TestWriteStdout(t *testing.T) {
 	if h.stderr.String() != "abcde" {
 		t.Errorf("stderr %q", h.stderr.String())
 	}
-	want := []access{{analyses.KindKernelRead, iov, 32}, {analyses.KindKernelRead, a, 2}, {analyses.KindKernelRead, b, 3}}
-	if got := h.only(analyses.KindKernelRead); !slices.Equal(got, want) {
+	want := []access{{trace.KindKernelRead, iov, 32}, {trace.KindKernelRead, a, 2}, {trace.KindKernelRead, b, 3}}
+	if got := h.only(trace.KindKernelRead); !slices.Equal(got, want) {
 		t.Errorf("writev reads = %v, want %v", got, want)
 	}
 	// Not a terminal: ENOTTY; fstat says FIFO.
@@ -246,7 +246,7 @@ func TestStdin(t *testing.T) {
 	if n := h.must(nrRead, 0, buf, 16); n != 5 || string(h.peek(buf, 5)) != "input" {
 		t.Fatalf("read stdin = %d", n)
 	}
-	if got := h.only(analyses.KindKernelWrite); !slices.Equal(got, []access{{analyses.KindKernelWrite, buf, 5}}) {
+	if got := h.only(trace.KindKernelWrite); !slices.Equal(got, []access{{trace.KindKernelWrite, buf, 5}}) {
 		t.Errorf("kernel writes %v", got)
 	}
 	if n := h.must(nrRead, 0, buf, 16); n != 0 {
@@ -266,8 +266,8 @@ func TestReadvPartial(t *testing.T) {
 	if n := h.must(nrReadv, fd, iov, 2); n != 10 {
 		t.Fatalf("readv = %d", n)
 	}
-	want := []access{{analyses.KindKernelWrite, a, 4}, {analyses.KindKernelWrite, b, 6}}
-	if got := h.only(analyses.KindKernelWrite); !slices.Equal(got, want) {
+	want := []access{{trace.KindKernelWrite, a, 4}, {trace.KindKernelWrite, b, 6}}
+	if got := h.only(trace.KindKernelWrite); !slices.Equal(got, want) {
 		t.Errorf("readv writes = %v, want %v", got, want)
 	}
 	if string(h.peek(a, 4))+string(h.peek(b, 6)) != "abcdefghij" {
@@ -313,7 +313,7 @@ func TestGetdents64(t *testing.T) {
 	buf := h.alloc(4096)
 	h.events = nil
 	n := h.must(nrGetdents64, fd, buf, 4096)
-	if got := h.only(analyses.KindKernelWrite); !slices.Equal(got, []access{{analyses.KindKernelWrite, buf, n}}) {
+	if got := h.only(trace.KindKernelWrite); !slices.Equal(got, []access{{trace.KindKernelWrite, buf, n}}) {
 		t.Errorf("kernel writes %v", got)
 	}
 	ents := parseDirents(t, h.peek(buf, int(n)))
@@ -403,7 +403,7 @@ func TestPipeRoundTrip(t *testing.T) {
 	if n := h.must(nrRead, r, buf, 3); n != 3 || string(h.peek(buf, 3)) != "hel" {
 		t.Errorf("read 3 = %d", n)
 	}
-	if got := h.only(analyses.KindKernelWrite); !slices.Equal(got, []access{{analyses.KindKernelWrite, buf, 3}}) {
+	if got := h.only(trace.KindKernelWrite); !slices.Equal(got, []access{{trace.KindKernelWrite, buf, 3}}) {
 		t.Errorf("kernel writes %v", got)
 	}
 	if n := h.must(nrRead, r, buf, 16); n != 2 || string(h.peek(buf, 2)) != "lo" {

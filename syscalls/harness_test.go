@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"testing"
 
-	"emuprof/analyses"
 	"emuprof/mm"
+	"emuprof/trace"
 )
 
 // Guest scratch memory used by tests.
@@ -16,7 +16,7 @@ const (
 
 // access is one KernelRead/KernelWrite report.
 type access struct {
-	kind       analyses.Kind
+	kind       trace.Kind
 	addr, size uint64
 }
 
@@ -47,7 +47,7 @@ func newHarness(t *testing.T, cfg Config) *harness {
 	if cfg.Stderr == nil {
 		cfg.Stderr = &h.stderr
 	}
-	cfg.OnKernelAccess = func(kind analyses.Kind, addr, size uint64) {
+	cfg.OnKernelAccess = func(kind trace.Kind, addr, size uint64) {
 		h.events = append(h.events, access{kind, addr, size})
 	}
 	h.k = New(cfg, h.as)
@@ -133,7 +133,7 @@ func (h *harness) peek(addr uint64, n int) []byte {
 func (h *harness) u64(addr uint64) uint64 { return le.Uint64(h.peek(addr, 8)) }
 
 // kernelWrites returns the KernelWrite reports since the last reset.
-func (h *harness) only(kind analyses.Kind) []access {
+func (h *harness) only(kind trace.Kind) []access {
 	var out []access
 	for _, e := range h.events {
 		if e.kind == kind {

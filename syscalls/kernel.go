@@ -20,8 +20,8 @@ import (
 	"slices"
 	"strings"
 
-	"emuprof/analyses"
 	"emuprof/mm"
+	"emuprof/trace"
 )
 
 // UnsupportedPolicy says what happens when the guest makes a system call
@@ -84,7 +84,7 @@ type Config struct {
 	// OnKernelAccess receives KindKernelRead and KindKernelWrite for every
 	// range of guest memory the kernel loads from or stores into (nil:
 	// none).
-	OnKernelAccess func(kind analyses.Kind, addr, size uint64)
+	OnKernelAccess func(kind trace.Kind, addr, size uint64)
 }
 
 // Call is one system call invocation.

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 
-	"emuprof/analyses"
 	"emuprof/mm"
+	"emuprof/trace"
 )
 
 // le is the guest's byte order.
@@ -15,7 +15,7 @@ var le = binary.LittleEndian
 const maxChunk = 1 << 20
 
 // emit reports a kernel access of n bytes at addr.
-func (k *Kernel) emit(kind analyses.Kind, addr, n uint64) {
+func (k *Kernel) emit(kind trace.Kind, addr, n uint64) {
 	if n > 0 && k.cfg.OnKernelAccess != nil {
 		k.cfg.OnKernelAccess(kind, addr, n)
 	}
@@ -65,7 +65,7 @@ func (k *Kernel) copyIn(addr uint64, p []byte) Errno {
 	if e := k.readRaw(addr, p); e != 0 {
 		return e
 	}
-	k.emit(analyses.KindKernelRead, addr, uint64(len(p)))
+	k.emit(trace.KindKernelRead, addr, uint64(len(p)))
 	return 0
 }
 
@@ -81,7 +81,7 @@ func (k *Kernel) copyOut(addr uint64, p []byte) Errno {
 		if k.mem.WriteMem(addr, p[:n]) != nil {
 			return eFAULT
 		}
-		k.emit(analyses.KindKernelWrite, addr, n)
+		k.emit(trace.KindKernelWrite, addr, n)
 	}
 	if n < uint64(len(p)) {
 		return eFAULT
@@ -113,7 +113,7 @@ func (k *Kernel) readString(addr uint64, max int, tooLong Errno) (string, Errno)
 			if len(out) > max {
 				return "", tooLong
 			}
-			k.emit(analyses.KindKernelRead, addr, uint64(len(out)+1))
+			k.emit(trace.KindKernelRead, addr, uint64(len(out)+1))
 			return string(out), 0
 		}
 		out = append(out, chunk...)

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"emuprof/analyses"
 	"emuprof/mm"
+	"emuprof/trace"
 )
 
 func TestMmapSemantics(t *testing.T) {
@@ -77,7 +77,7 @@ func TestMmapFile(t *testing.T) {
 	h.events = nil
 	a := h.must(nrMmap, 0, 8000, protRead|protExec, mapPrivate, fd, mm.PageSize)
 	rest := uint64(len(content)) - mm.PageSize
-	if got := h.only(analyses.KindKernelWrite); !slices.Equal(got, []access{{analyses.KindKernelWrite, a, rest}}) {
+	if got := h.only(trace.KindKernelWrite); !slices.Equal(got, []access{{trace.KindKernelWrite, a, rest}}) {
 		t.Errorf("kernel writes %v, want (%#x,%d)", got, a, rest)
 	}
 	if got := string(h.peek(a, int(rest))); got != content[mm.PageSize:] {

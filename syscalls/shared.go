@@ -8,8 +8,8 @@ import (
 	"os"
 	"slices"
 
-	"emuprof/analyses"
 	"emuprof/mm"
+	"emuprof/trace"
 )
 
 // MAP_SHARED file mappings, coherent with their file as on Linux.
@@ -240,7 +240,7 @@ func (k *Kernel) toMappings(vs []mm.VMA, off uint64, data []byte, skip uint64, e
 		}
 		// Like the page cache, the kernel stores whatever the protection.
 		if k.mem.WriteMem(addr, data[lo-off:hi-off]) == nil && emit {
-			k.emit(analyses.KindKernelWrite, addr, hi-lo)
+			k.emit(trace.KindKernelWrite, addr, hi-lo)
 		}
 	}
 }
@@ -437,7 +437,7 @@ func (k *Kernel) loadFile(h *hostFile, addr, size, off uint64) error {
 		if werr := k.mem.WriteMem(addr+done, buf[:got]); werr != nil {
 			return &mm.BackendError{Op: "write", Addr: addr + done, Size: uint64(got), Err: werr}
 		}
-		k.emit(analyses.KindKernelWrite, addr+done, uint64(got))
+		k.emit(trace.KindKernelWrite, addr+done, uint64(got))
 		done += uint64(got)
 	}
 	return nil

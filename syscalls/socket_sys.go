@@ -7,7 +7,7 @@ import (
 	"path"
 	"slices"
 
-	"emuprof/analyses"
+	"emuprof/trace"
 )
 
 // The socket system calls: socket, socketpair, bind, listen, accept,
@@ -1235,7 +1235,7 @@ func (k *Kernel) reportRead(iov []iovec, skip, n uint64) {
 			continue
 		}
 		m := min(v.len-skip, n)
-		k.emit(analyses.KindKernelRead, v.base+skip, m)
+		k.emit(trace.KindKernelRead, v.base+skip, m)
 		n -= m
 		skip = 0
 	}

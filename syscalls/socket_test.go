@@ -3,7 +3,7 @@ package syscalls
 import (
 	"testing"
 
-	"emuprof/analyses"
+	"emuprof/trace"
 )
 
 const (
@@ -53,7 +53,7 @@ func TestSocketDataArrivesAtSendersTime(t *testing.T) {
 		t.Fatalf("read at 1000 = %d %q", n, h.peek(buf, 7))
 	}
 	// The bytes received are the kernel's stores into the buffer.
-	if kw := h.only(analyses.KindKernelWrite); len(kw) != 1 || kw[0].addr != buf || kw[0].size != 7 {
+	if kw := h.only(trace.KindKernelWrite); len(kw) != 1 || kw[0].addr != buf || kw[0].size != 7 {
 		t.Errorf("KernelWrite reports %+v: want the 7 bytes at the buffer", kw)
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"os"
 
-	"emuprof/analyses"
+	"emuprof/trace"
 )
 
 // Reading and writing: read, write, pread64, pwrite64, readv, writev,
@@ -255,7 +255,7 @@ func (k *Kernel) writeFromGuest(f *openFile, addr, count uint64, pos int64) (uin
 			}
 		}
 		n, e := k.fileWrite(f, buf, pos)
-		k.emit(analyses.KindKernelRead, addr, uint64(n))
+		k.emit(trace.KindKernelRead, addr, uint64(n))
 		return uint64(n), e
 	}
 	fit := k.accessible(addr, count, false)
@@ -279,7 +279,7 @@ func (k *Kernel) writeFromGuest(f *openFile, addr, count uint64, pos int64) (uin
 		}
 		p := offsetAfter(pos, done)
 		n, e := k.fileWrite(f, buf, p)
-		k.emit(analyses.KindKernelRead, addr+done, uint64(n))
+		k.emit(trace.KindKernelRead, addr+done, uint64(n))
 		done += uint64(n)
 		if e != 0 {
 			return partial(done, e)

@@ -1,6 +1,6 @@
 package timemodel
 
-import "emuprof/analyses"
+import "emuprof/trace"
 
 // predictor is one core's branch predictor: gshare for conditional
 // branches (2-bit counters indexed by the branch's address xor the global
@@ -25,10 +25,10 @@ func newPredictor(bits int) *predictor {
 // address pc, falling through to fall) to the block at addr was
 // mispredicted, and learns from it. indirect says whether prev's last
 // instruction takes its target from a register or memory.
-func (p *predictor) next(end analyses.End, pc, fall, addr uint64, indirect bool) bool {
+func (p *predictor) next(end trace.End, pc, fall, addr uint64, indirect bool) bool {
 	miss := false
 	switch end {
-	case analyses.EndCond:
+	case trace.EndCond:
 		taken := addr != fall
 		i := (pc ^ p.history) & (1<<p.bits - 1)
 		c := p.counters[i]
@@ -40,7 +40,7 @@ func (p *predictor) next(end analyses.End, pc, fall, addr uint64, indirect bool)
 			p.counters[i]--
 		}
 		p.history = p.history<<1 | b2u(taken)
-	case analyses.EndCall:
+	case trace.EndCall:
 		if len(p.stack) == returnStack {
 			p.stack = append(p.stack[:0], p.stack[1:]...)
 		}
@@ -48,14 +48,14 @@ func (p *predictor) next(end analyses.End, pc, fall, addr uint64, indirect bool)
 		if indirect {
 			miss = p.target(pc, addr)
 		}
-	case analyses.EndRet:
+	case trace.EndRet:
 		if n := len(p.stack); n > 0 {
 			miss = p.stack[n-1] != addr
 			p.stack = p.stack[:n-1]
 		} else {
 			miss = true
 		}
-	case analyses.EndJump:
+	case trace.EndJump:
 		if indirect {
 			miss = p.target(pc, addr)
 		}

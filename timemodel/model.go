@@ -3,7 +3,7 @@ package timemodel
 import (
 	"fmt"
 
-	"emuprof/analyses"
+	"emuprof/trace"
 )
 
 // Model prices one guest process's execution. The run loop calls Begin
@@ -20,8 +20,8 @@ import (
 type Model struct {
 	t      *Table
 	read   func(addr uint64, p []byte) error
-	table  *analyses.BlockTable
-	view   analyses.BlockView
+	table  *trace.BlockTable
+	view   trace.BlockView
 	blocks []blockCost // by block id
 	h      *hierarchy
 	thr    map[uint32]*thread
@@ -48,7 +48,7 @@ type blockCost struct {
 	pc       uint64 // address of the last instruction
 	fall     uint64 // address after the block
 	indirect bool   // the last instruction's target is computed
-	endKind  analyses.End
+	endKind  trace.End
 }
 
 type thread struct {
@@ -60,7 +60,7 @@ type thread struct {
 
 // New returns a model of table t for a process whose code read reads and
 // whose blocks are in table.
-func New(t *Table, table *analyses.BlockTable, read func(addr uint64, p []byte) error) *Model {
+func New(t *Table, table *trace.BlockTable, read func(addr uint64, p []byte) error) *Model {
 	return &Model{t: t, read: read, table: table, h: newHierarchy(t), thr: map[uint32]*thread{}, open: -1}
 }
 
@@ -99,7 +99,7 @@ func (m *Model) End() int64 {
 
 // Events prices a batch: the slice's Block, Read and Write events (see
 // Model). Other events pass unchanged.
-func (m *Model) Events(batch []analyses.Event) {
+func (m *Model) Events(batch []trace.Event) {
 	if m.cur == nil {
 		return
 	}
@@ -107,7 +107,7 @@ func (m *Model) Events(batch []analyses.Event) {
 	for i := range batch {
 		ev := &batch[i]
 		switch ev.Kind {
-		case analyses.KindBlock:
+		case trace.KindBlock:
 			m.close(batch)
 			b := m.block(ev.Block)
 			ps := b.ps
@@ -124,9 +124,9 @@ func (m *Model) Events(batch []analyses.Event) {
 			m.openTime = m.base + m.cum/1000
 			ev.Time = m.openTime
 			m.cum += ps
-		case analyses.KindRead, analyses.KindWrite:
+		case trace.KindRead, trace.KindWrite:
 			m.Stats.Accesses++
-			m.cum += m.h.access(ev.Tid, ev.Addr, ev.Size, ev.Kind == analyses.KindWrite, m.base+m.cum/1000)
+			m.cum += m.h.access(ev.Tid, ev.Addr, ev.Size, ev.Kind == trace.KindWrite, m.base+m.cum/1000)
 			ev.Time = m.openTime
 		}
 	}
@@ -134,7 +134,7 @@ func (m *Model) Events(batch []analyses.Event) {
 }
 
 // close sets the open block's Size to its cost so far.
-func (m *Model) close(batch []analyses.Event) {
+func (m *Model) close(batch []trace.Event) {
 	if m.open >= 0 {
 		batch[m.open].Size = uint32(m.cum/1000 - m.openStart/1000)
 		m.open = -1

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"emuprof/analyses"
+	"emuprof/trace"
 )
 
 // testTable is a core at 1000 MHz (a cycle is 1 ns, 1000 ps) with tiny
@@ -241,7 +241,7 @@ func TestBranchPredictor(t *testing.T) {
 	p := newPredictor(2)
 	var miss []bool
 	for i := 0; i < 6; i++ {
-		miss = append(miss, p.next(analyses.EndCond, 0x100, 0x102, 0x200, false))
+		miss = append(miss, p.next(trace.EndCond, 0x100, 0x102, 0x200, false))
 	}
 	// Counters start at "strongly not taken"; with 2 history bits the
 	// index moves through pc^0, pc^1, pc^3 and then stays: 3 cold misses,
@@ -250,16 +250,16 @@ func TestBranchPredictor(t *testing.T) {
 		t.Errorf("always taken: %v; want %v", miss, want)
 	}
 	r := newPredictor(2)
-	if r.next(analyses.EndCall, 0x10, 0x15, 0x400, false) {
+	if r.next(trace.EndCall, 0x10, 0x15, 0x400, false) {
 		t.Error("direct call mispredicted")
 	}
-	if r.next(analyses.EndRet, 0x410, 0x411, 0x15, false) {
+	if r.next(trace.EndRet, 0x410, 0x411, 0x15, false) {
 		t.Error("return to the call's successor mispredicted")
 	}
-	if !r.next(analyses.EndRet, 0x410, 0x411, 0x15, false) {
+	if !r.next(trace.EndRet, 0x410, 0x411, 0x15, false) {
 		t.Error("return with an empty return stack predicted")
 	}
-	if !r.next(analyses.EndJump, 0x20, 0x22, 0x500, true) || r.next(analyses.EndJump, 0x20, 0x22, 0x500, true) || !r.next(analyses.EndJump, 0x20, 0x22, 0x600, true) {
+	if !r.next(trace.EndJump, 0x20, 0x22, 0x500, true) || r.next(trace.EndJump, 0x20, 0x22, 0x500, true) || !r.next(trace.EndJump, 0x20, 0x22, 0x600, true) {
 		t.Error("indirect jump: want a miss on first sight, a hit on the same target, a miss on a new one")
 	}
 }
@@ -271,16 +271,16 @@ func TestModelTrace(t *testing.T) {
 		0x1000: {0x48, 0x01, 0xd8, 0x48, 0x0f, 0xaf, 0xc3, 0x74, 0x10}, // add; imul; je +16: 1+3+1 = 5 ns
 		0x1009: {0x48, 0xf7, 0xf3, 0xc3},                               // div; ret: 21 ns
 	}
-	bt := analyses.NewBlockTable()
-	a := bt.Add(analyses.BlockInfo{Addr: 0x1000, Len: 9, Insns: 3, End: analyses.EndCond})
-	b := bt.Add(analyses.BlockInfo{Addr: 0x1009, Len: 4, Insns: 2, End: analyses.EndRet})
+	bt := trace.NewBlockTable()
+	a := bt.Add(trace.BlockInfo{Addr: 0x1000, Len: 9, Insns: 3, End: trace.EndCond})
+	b := bt.Add(trace.BlockInfo{Addr: 0x1009, Len: 4, Insns: 2, End: trace.EndRet})
 	m := New(table(t), bt, func(addr uint64, p []byte) error { copy(p, code[addr]); return nil })
 	m.Begin(7, 1000)
-	batch := []analyses.Event{
-		{Kind: analyses.KindSyscall, Tid: 7, Time: 999}, // not the slice's: unchanged
-		{Kind: analyses.KindBlock, Block: a, Addr: 0x1000, Size: 3, Tid: 7},
-		{Kind: analyses.KindRead, Addr: 0x8000, Size: 8, Tid: 7},            // memory: 100 ns
-		{Kind: analyses.KindBlock, Block: b, Addr: 0x1009, Size: 2, Tid: 7}, // je not taken: the
+	batch := []trace.Event{
+		{Kind: trace.KindSyscall, Tid: 7, Time: 999}, // not the slice's: unchanged
+		{Kind: trace.KindBlock, Block: a, Addr: 0x1000, Size: 3, Tid: 7},
+		{Kind: trace.KindRead, Addr: 0x8000, Size: 8, Tid: 7},            // memory: 100 ns
+		{Kind: trace.KindBlock, Block: b, Addr: 0x1009, Size: 2, Tid: 7}, // je not taken: the
 		// counter said not taken, no penalty
 	}
 	m.Events(batch)
@@ -301,7 +301,7 @@ func TestModelTrace(t *testing.T) {
 	// The next slice: block a again after b's ret with an empty return
 	// stack (mispredicted, 10 ns): 5 + 10, its read now an L1 hit.
 	m.Begin(7, 2000)
-	batch = []analyses.Event{{Kind: analyses.KindBlock, Block: a, Addr: 0x1000, Tid: 7}, {Kind: analyses.KindRead, Addr: 0x8000, Size: 8, Tid: 7}}
+	batch = []trace.Event{{Kind: trace.KindBlock, Block: a, Addr: 0x1000, Tid: 7}, {Kind: trace.KindRead, Addr: 0x8000, Size: 8, Tid: 7}}
 	m.Events(batch)
 	if batch[0].Time != 2000 || batch[0].Size != 15 || m.End() != 15 {
 		t.Errorf("second slice: block at %d size %d; want 2000, 15", batch[0].Time, batch[0].Size)
@@ -312,7 +312,7 @@ func TestModelTrace(t *testing.T) {
 }
 
 func TestKernelCosts(t *testing.T) {
-	m := New(table(t), analyses.NewBlockTable(), nil)
+	m := New(table(t), trace.NewBlockTable(), nil)
 	for _, c := range []struct {
 		nr, a0 uint64
 		ret    int64
@@ -342,13 +342,13 @@ func TestKernelCosts(t *testing.T) {
 func TestFractionsCarry(t *testing.T) {
 	// 0.5 ns per block: two one-instruction slices make 1 ns in all.
 	tb := table(t, "int 0.5")
-	bt := analyses.NewBlockTable()
-	id := bt.Add(analyses.BlockInfo{Addr: 0, Len: 3, Insns: 1})
+	bt := trace.NewBlockTable()
+	id := bt.Add(trace.BlockInfo{Addr: 0, Len: 3, Insns: 1})
 	m := New(tb, bt, func(_ uint64, p []byte) error { copy(p, []byte{0x48, 0x01, 0xd8}); return nil })
 	var total int64
 	for i := 0; i < 2; i++ {
 		m.Begin(1, total)
-		m.Events([]analyses.Event{{Kind: analyses.KindBlock, Block: id, Tid: 1}})
+		m.Events([]trace.Event{{Kind: trace.KindBlock, Block: id, Tid: 1}})
 		total += m.End()
 	}
 	if total != 1 {

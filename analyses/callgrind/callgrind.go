@@ -17,9 +17,9 @@ import (
 	"strconv"
 	"strings"
 
-	"emuprof/analyses"
 	"emuprof/analyses/calls"
 	"emuprof/decode"
+	"emuprof/trace"
 )
 
 // fnKey names a function as callgrind does: the object and the symbol
@@ -60,7 +60,7 @@ type edgeCost struct {
 type Profile struct {
 	routines func() *calls.Routines
 	cct      func() *calls.CCT
-	block    func(id uint32) *analyses.BlockInfo
+	block    func(id uint32) *trace.BlockInfo
 	ctxSelf  []uint64 // per calling context: its own instructions
 
 	execs   []uint64 // per block id: times run
@@ -74,7 +74,7 @@ type Profile struct {
 
 	// mapping, when set, locates code in its object file, whose bytes
 	// give each instruction's address (SetMapper).
-	mapping func(pc uint64) (analyses.Mapping, bool)
+	mapping func(pc uint64) (trace.Mapping, bool)
 	files   map[string][]byte   // object files read (nil: unreadable)
 	decoded map[uint32][]uint32 // block id -> instruction offsets (nil: unknown)
 }
@@ -84,7 +84,7 @@ type Profile struct {
 // line (KCachegrind's machine-code view); without it, or for code no
 // file holds (the vDSO, code the program wrote), the instructions of a
 // block on one line are charged to their first one.
-func (p *Profile) SetMapper(m analyses.Mapper) { p.mapping = m.Mapping }
+func (p *Profile) SetMapper(m trace.Mapper) { p.mapping = m.Mapping }
 
 // link is pc's link-time address in its object, as callgrind writes
 // addresses (KCachegrind disassembles the object there); pc itself
@@ -102,7 +102,7 @@ func (p *Profile) link(pc uint64) uint64 {
 // starts returns the offsets of b's instructions, decoded from its
 // object file, or nil when the file does not hold the block as it ran
 // (the decoded count differs).
-func (p *Profile) starts(b *analyses.BlockInfo) []uint32 {
+func (p *Profile) starts(b *trace.BlockInfo) []uint32 {
 	if p.mapping == nil {
 		return nil
 	}
@@ -132,7 +132,7 @@ func (p *Profile) starts(b *analyses.BlockInfo) []uint32 {
 // appendInsns appends a cost line per instruction of block b, run n
 // times: its lines from b.Lines (runs of instructions), the block's
 // entry counted at its first.
-func appendInsns(costs []cost, b *analyses.BlockInfo, starts []uint32, n uint64) []cost {
+func appendInsns(costs []cost, b *trace.BlockInfo, starts []uint32, n uint64) []cost {
 	span, left := 0, uint32(len(starts))
 	if len(b.Lines) > 0 {
 		left = b.Lines[0].Insns
@@ -159,15 +159,15 @@ func appendInsns(costs []cost, b *analyses.BlockInfo, starts []uint32, n uint64)
 // New returns an empty profile: block looks a block id up, routines and
 // cct are the call-tracking stage's routine table and calling context
 // tree (Call events index them).
-func New(block func(uint32) *analyses.BlockInfo, routines func() *calls.Routines, cct func() *calls.CCT) *Profile {
+func New(block func(uint32) *trace.BlockInfo, routines func() *calls.Routines, cct func() *calls.CCT) *Profile {
 	return &Profile{block: block, routines: routines, cct: cct, threads: map[uint32]*thread{}, edges: map[edgeKey]*edgeCost{}}
 }
 
 // Needs: blocks with their lines, and calls, marked on blocks (no stack
 // pointer is read) and in repeated periods, so that the analyses that
 // run with it keep those savings.
-func (p *Profile) Needs() analyses.Needs {
-	return analyses.Needs{Blocks: true, Calls: true, Lines: true, Threads: true, CallMarks: true, RepeatEvents: true}
+func (p *Profile) Needs() trace.Needs {
+	return trace.Needs{Blocks: true, Calls: true, Lines: true, Threads: true, CallMarks: true, RepeatEvents: true}
 }
 
 func (p *Profile) thread(tid uint32) *thread {
@@ -184,7 +184,7 @@ func (p *Profile) thread(tid uint32) *thread {
 }
 
 // routineKey is the function of a block's routine.
-func routineKey(r analyses.Routine) fnKey {
+func routineKey(r trace.Routine) fnKey {
 	if r.Name == "" {
 		return fnKey{object: "???", name: "???"}
 	}
@@ -204,25 +204,25 @@ func routineKey(r analyses.Routine) fnKey {
 }
 
 // Events counts a batch.
-func (p *Profile) Events(batch []analyses.Event) {
+func (p *Profile) Events(batch []trace.Event) {
 	for i := 0; i < len(batch); i++ {
 		ev := &batch[i]
 		switch ev.Kind {
-		case analyses.KindBlock:
+		case trace.KindBlock:
 			p.blockEvent(ev, 1)
-		case analyses.KindCall:
+		case trace.KindCall:
 			p.call(p.thread(ev.Tid), calls.RoutineID(ev.Block), calls.NodeID(ev.Aux))
-		case analyses.KindReturn:
+		case trace.KindReturn:
 			t := p.thread(ev.Tid)
 			if len(t.stack) > 0 {
 				p.pop(t)
 			}
-		case analyses.KindThreadExit:
+		case trace.KindThreadExit:
 			t := p.thread(ev.Tid)
 			for len(t.stack) > 0 {
 				p.pop(t)
 			}
-		case analyses.KindRepeat:
+		case trace.KindRepeat:
 			i += p.repeat(ev, batch[i+1:])
 		}
 	}
@@ -230,9 +230,9 @@ func (p *Profile) Events(batch []analyses.Event) {
 
 // blockEvent counts a Block event n times: its calls and returns (call
 // marks, Needs.CallMarks) come before it.
-func (p *Profile) blockEvent(ev *analyses.Event, n uint64) {
+func (p *Profile) blockEvent(ev *trace.Event, n uint64) {
 	t := p.thread(ev.Tid)
-	if ev.Flags&analyses.FlagCalls != 0 {
+	if ev.Flags&trace.FlagCalls != 0 {
 		returns, call := ev.CallMarks()
 		for ; returns > 0 && len(t.stack) > 0; returns-- {
 			p.pop(t)
@@ -253,7 +253,7 @@ func (p *Profile) blockEvent(ev *analyses.Event, n uint64) {
 	// A call through a linker stub (or the lazy-binding resolver) is made
 	// by the code that called the stub: the call site is the last block
 	// before.
-	if ev.Flags&analyses.FlagHidden == 0 {
+	if ev.Flags&trace.FlagHidden == 0 {
 		t.last = id
 	}
 	p.total += ir
@@ -270,7 +270,7 @@ func (p *Profile) blockEvent(ev *analyses.Event, n uint64) {
 // call enters routine r in calling context ctx on thread t.
 func (p *Profile) call(t *thread, r calls.RoutineID, ctx calls.NodeID) {
 	rt := p.routines().Get(r)
-	f := frame{ctx: ctx, callee: routineKey(analyses.Routine{Entry: rt.Entry, Name: rt.Name, Object: rt.Object}), ir: t.ir, bb: t.bb}
+	f := frame{ctx: ctx, callee: routineKey(trace.Routine{Entry: rt.Entry, Name: rt.Name, Object: rt.Object}), ir: t.ir, bb: t.bb}
 	if b := p.block(t.last); b != nil && len(t.stack) > 0 {
 		f.caller, f.site = routineKey(b.Routine), t.last
 	}
@@ -282,12 +282,12 @@ func (p *Profile) call(t *thread, r calls.RoutineID, ctx calls.NodeID) {
 // Aux+1 times. A period of blocks alone is counted at once; one with
 // calls or returns is handled once per repetition (the stage's state
 // repeats, so each does the same). It returns the period's length.
-func (p *Profile) repeat(r *analyses.Event, rest []analyses.Event) int {
+func (p *Profile) repeat(r *trace.Event, rest []trace.Event) int {
 	n := min(int(r.Size), len(rest))
 	period := rest[:n]
 	plain := true
 	for i := range period {
-		plain = plain && period[i].Kind == analyses.KindBlock && period[i].Flags&analyses.FlagCalls == 0
+		plain = plain && period[i].Kind == trace.KindBlock && period[i].Flags&trace.FlagCalls == 0
 	}
 	if plain {
 		for i := range period {

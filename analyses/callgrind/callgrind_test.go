@@ -5,15 +5,15 @@ import (
 	"strings"
 	"testing"
 
-	"emuprof/analyses"
 	"emuprof/analyses/calls"
+	"emuprof/trace"
 )
 
-// trace is a hand-made run: main (entry block 1, a call block 2, an exit
+// handRun is a hand-made run: main (entry block 1, a call block 2, an exit
 // block 3) calls f through a linker stub (block 4); f (block 5, its
 // recursive call block 6, its return block 7) calls itself once.
-type trace struct {
-	blocks []analyses.BlockInfo // by id; 0 unused
+type handRun struct {
+	blocks []trace.BlockInfo // by id; 0 unused
 	rts    *calls.Routines
 	cct    *calls.CCT
 	main   calls.RoutineID
@@ -21,14 +21,14 @@ type trace struct {
 	ctxs   [3]calls.NodeID // main, main>f, main>f>f
 }
 
-func newTrace() *trace {
-	mainR := analyses.Routine{Entry: 0x1000, Name: "main", Object: "/bin/p"}
-	fR := analyses.Routine{Entry: 0x2000, Name: "f", Object: "/bin/p"}
-	stub := analyses.Routine{Entry: 0x3000, Name: "f@plt", Object: "/bin/p", Kind: analyses.LinkerStub}
-	tr := &trace{rts: calls.NewRoutines(), cct: calls.NewCCT()}
-	tr.blocks = []analyses.BlockInfo{{},
+func newTrace() *handRun {
+	mainR := trace.Routine{Entry: 0x1000, Name: "main", Object: "/bin/p"}
+	fR := trace.Routine{Entry: 0x2000, Name: "f", Object: "/bin/p"}
+	stub := trace.Routine{Entry: 0x3000, Name: "f@plt", Object: "/bin/p", Kind: trace.LinkerStub}
+	tr := &handRun{rts: calls.NewRoutines(), cct: calls.NewCCT()}
+	tr.blocks = []trace.BlockInfo{{},
 		{Addr: 0x1000, Insns: 3, Routine: mainR, File: "/src/p.c", Line: 10},
-		{Addr: 0x1010, Insns: 2, Routine: mainR, File: "/src/p.c", Line: 11, Lines: []analyses.LineSpan{{File: "/src/p.c", Line: 11, Insns: 1}, {File: "/src/p.c", Line: 12, Insns: 1, Off: 4}}},
+		{Addr: 0x1010, Insns: 2, Routine: mainR, File: "/src/p.c", Line: 11, Lines: []trace.LineSpan{{File: "/src/p.c", Line: 11, Insns: 1}, {File: "/src/p.c", Line: 12, Insns: 1, Off: 4}}},
 		{Addr: 0x1020, Insns: 4, Routine: mainR, File: "/src/p.c", Line: 13},
 		{Addr: 0x3000, Insns: 1, Routine: stub},
 		{Addr: 0x2000, Insns: 5, Routine: fR, File: "/src/f.c", Line: 3},
@@ -42,8 +42,8 @@ func newTrace() *trace {
 	return tr
 }
 
-func (tr *trace) profile() *Profile {
-	return New(func(id uint32) *analyses.BlockInfo {
+func (tr *handRun) profile() *Profile {
+	return New(func(id uint32) *trace.BlockInfo {
 		if id == 0 || int(id) >= len(tr.blocks) {
 			return nil
 		}
@@ -51,20 +51,20 @@ func (tr *trace) profile() *Profile {
 	}, func() *calls.Routines { return tr.rts }, func() *calls.CCT { return tr.cct })
 }
 
-func blk(id uint32, n uint32, flags analyses.Flags) analyses.Event {
-	return analyses.Event{Kind: analyses.KindBlock, Tid: 1, Block: id, Size: n, Flags: flags}
+func blk(id uint32, n uint32, flags trace.Flags) trace.Event {
+	return trace.Event{Kind: trace.KindBlock, Tid: 1, Block: id, Size: n, Flags: flags}
 }
 
 // events is the run with Call and Return events; main does not return
 // (the program exits from it).
-func (tr *trace) events() []analyses.Event {
-	call := func(r calls.RoutineID, ctx calls.NodeID) analyses.Event {
-		return analyses.Event{Kind: analyses.KindCall, Tid: 1, Block: uint32(r), Aux: uint64(ctx)}
+func (tr *handRun) events() []trace.Event {
+	call := func(r calls.RoutineID, ctx calls.NodeID) trace.Event {
+		return trace.Event{Kind: trace.KindCall, Tid: 1, Block: uint32(r), Aux: uint64(ctx)}
 	}
-	ret := analyses.Event{Kind: analyses.KindReturn, Tid: 1}
-	return []analyses.Event{
+	ret := trace.Event{Kind: trace.KindReturn, Tid: 1}
+	return []trace.Event{
 		call(tr.main, tr.ctxs[0]), blk(1, 3, 0), blk(2, 2, 0),
-		blk(4, 1, analyses.FlagHidden), call(tr.f, tr.ctxs[1]), blk(5, 5, 0), blk(6, 2, 0),
+		blk(4, 1, trace.FlagHidden), call(tr.f, tr.ctxs[1]), blk(5, 5, 0), blk(6, 2, 0),
 		call(tr.f, tr.ctxs[2]), blk(5, 5, 0), blk(7, 1, 0), ret,
 		blk(7, 1, 0), ret,
 		blk(3, 4, 0),
@@ -121,20 +121,20 @@ func TestProfileFile(t *testing.T) {
 // and a Repeat event gives the file of the written-out stream.
 func TestCallMarksAndRepeats(t *testing.T) {
 	tr := newTrace()
-	marked := func(ev analyses.Event, returns uint32, ctx calls.NodeID, call bool) analyses.Event {
-		ev.Flags |= analyses.FlagCalls
+	marked := func(ev trace.Event, returns uint32, ctx calls.NodeID, call bool) trace.Event {
+		ev.Flags |= trace.FlagCalls
 		ev.Aux = uint64(returns) << 32
 		if call {
 			ev.Aux |= uint64(ctx + 1)
 		}
 		return ev
 	}
-	ret := analyses.Event{Kind: analyses.KindReturn, Tid: 1}
+	ret := trace.Event{Kind: trace.KindReturn, Tid: 1}
 	// Blocks 1 and 3 of main, repeated: 3 more times.
-	rep := analyses.Event{Kind: analyses.KindRepeat, Tid: 1, Size: 2, Aux: 3, Addr: 7}
-	events := []analyses.Event{
+	rep := trace.Event{Kind: trace.KindRepeat, Tid: 1, Size: 2, Aux: 3, Addr: 7}
+	events := []trace.Event{
 		marked(blk(1, 3, 0), 0, tr.ctxs[0], true), blk(2, 2, 0),
-		marked(blk(4, 1, analyses.FlagHidden), 0, 0, false), marked(blk(5, 5, 0), 0, tr.ctxs[1], true), blk(6, 2, 0),
+		marked(blk(4, 1, trace.FlagHidden), 0, 0, false), marked(blk(5, 5, 0), 0, tr.ctxs[1], true), blk(6, 2, 0),
 		marked(blk(5, 5, 0), 0, tr.ctxs[2], true), blk(7, 1, 0),
 		marked(blk(7, 1, 0), 1, 0, false), ret,
 		blk(3, 4, 0), rep, blk(1, 3, 0), blk(3, 4, 0),

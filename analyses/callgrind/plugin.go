@@ -10,9 +10,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"emuprof/analyses"
 	"emuprof/analyses/platform"
 	"emuprof/analyses/report"
+	"emuprof/trace"
 )
 
 // Plugin registers the analysis with the platform.
@@ -36,7 +36,7 @@ const FilePrefix = "callgrind.out."
 func factory(env *platform.Env) (platform.Instance, error) {
 	i := &instance{env: env}
 	i.prof = New(env.Block, env.Routines, env.CCT)
-	if m, ok := env.Symbols.(analyses.Mapper); ok {
+	if m, ok := env.Symbols.(trace.Mapper); ok {
 		i.prof.SetMapper(m)
 	}
 	return i, nil
@@ -48,10 +48,10 @@ type instance struct {
 	partial string
 }
 
-func (i *instance) Needs() analyses.Needs         { return i.prof.Needs() }
-func (i *instance) Events(batch []analyses.Event) { i.prof.Events(batch) }
-func (i *instance) Finish()                       { i.prof.Finish() }
-func (i *instance) MarkPartial(reason string)     { i.partial = reason }
+func (i *instance) Needs() trace.Needs         { return i.prof.Needs() }
+func (i *instance) Events(batch []trace.Event) { i.prof.Events(batch) }
+func (i *instance) Finish()                    { i.prof.Finish() }
+func (i *instance) MarkPartial(reason string)  { i.partial = reason }
 
 // fileName is callgrind.out.<pid> for the first process image, as
 // valgrind names it, and callgrind.out.<stem> for a followed image (its

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"io"
 
-	"emuprof/analyses"
 	"emuprof/analyses/calls"
 	"emuprof/analyses/report"
+	"emuprof/trace"
 )
 
 // SpeedscopeSuffix ends the name of the speedscope file of a process
@@ -27,7 +27,7 @@ func (p *Profile) WriteSpeedscope(w io.Writer, name string) error {
 	frames := map[string]int{}
 	frame := func(r calls.RoutineID) int {
 		rt := p.routines().Get(r)
-		n := routineKey(analyses.Routine{Entry: rt.Entry, Name: rt.Name, Object: rt.Object}).name
+		n := routineKey(trace.Routine{Entry: rt.Entry, Name: rt.Name, Object: rt.Object}).name
 		i, ok := frames[n]
 		if !ok {
 			i = len(f.Shared.Frames)

@@ -7,7 +7,7 @@ package calls
 import (
 	"strings"
 
-	"emuprof/analyses"
+	"emuprof/trace"
 )
 
 // RoutineID is a small dense identifier of a routine within one Routines
@@ -21,7 +21,7 @@ type Routine struct {
 	Object string // object (executable or library) containing it; "NONE" if unknown
 	// Kind says whether the routine's frames are reported (Ordinary) or
 	// transparent (linker stubs, the lazy-binding resolver).
-	Kind analyses.RoutineKind
+	Kind trace.RoutineKind
 }
 
 // Routines interns routines by entry address (or, for synthetic routines, by
@@ -30,7 +30,7 @@ type Routines struct {
 	byEntry map[uint64]RoutineID
 	byName  map[string]RoutineID // synthetic routines (no address)
 	list    []Routine
-	kinds   []analyses.RoutineKind // list[i].Kind, dense: call tracking reads it at every block
+	kinds   []trace.RoutineKind // list[i].Kind, dense: call tracking reads it at every block
 }
 
 // NewRoutines returns an empty table.
@@ -41,13 +41,13 @@ func NewRoutines() *Routines {
 // Intern returns the id of the routine r.Entry, creating it on first sight.
 // A routine named like the lazy-binding resolver is marked LazyResolver
 // whatever Symbols said, so unstripped dynamic linkers need no other help.
-func (r *Routines) Intern(rt analyses.Routine) RoutineID {
+func (r *Routines) Intern(rt trace.Routine) RoutineID {
 	if id, ok := r.byEntry[rt.Entry]; ok {
 		return id
 	}
 	kind := rt.Kind
 	if IsResolver(rt.Name) {
-		kind = analyses.LazyResolver
+		kind = trace.LazyResolver
 	}
 	id := r.add(Routine{Entry: rt.Entry, Name: rt.Name, Object: rt.Object, Kind: kind})
 	r.byEntry[rt.Entry] = id
@@ -63,7 +63,7 @@ func (r *Routines) Synthetic(name, object string) RoutineID {
 	}
 	rt := Routine{Name: name, Object: object}
 	if IsResolver(name) {
-		rt.Kind = analyses.LazyResolver
+		rt.Kind = trace.LazyResolver
 	}
 	id := r.add(rt)
 	r.byName[key] = id
@@ -73,7 +73,7 @@ func (r *Routines) Synthetic(name, object string) RoutineID {
 // markResolver records that routine id is the lazy-binding resolver (it was
 // entered from a LazyBindingStub).
 func (r *Routines) markResolver(id RoutineID) {
-	r.list[id].Kind, r.kinds[id] = analyses.LazyResolver, analyses.LazyResolver
+	r.list[id].Kind, r.kinds[id] = trace.LazyResolver, trace.LazyResolver
 }
 
 func (r *Routines) add(rt Routine) RoutineID {

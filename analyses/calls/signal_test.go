@@ -3,8 +3,8 @@ package calls
 import (
 	"testing"
 
-	"emuprof/analyses"
-	"emuprof/analyses/tracetest"
+	"emuprof/trace"
+	"emuprof/trace/tracetest"
 )
 
 // Signal handlers are entered without a call (the kernel builds a frame)
@@ -20,34 +20,34 @@ var sigSyms = fakeSyms{
 
 var sigTrace = tracetest.New(sigSyms)
 
-func sblk(tid uint32, addr, sp uint64, n uint16, end analyses.End) analyses.Event {
+func sblk(tid uint32, addr, sp uint64, n uint16, end trace.End) trace.Event {
 	id := sigTrace.BlockID(addr, uint32(n), 1, end)
-	return analyses.Event{Kind: analyses.KindBlock, Tid: tid, Block: id, Addr: addr, Aux: sp, Size: 1, End: end}
+	return trace.Event{Kind: trace.KindBlock, Tid: tid, Block: id, Addr: addr, Aux: sp, Size: 1, End: end}
 }
 
-func sigEntry(tid uint32, restorer uint64, alt bool) analyses.Event {
+func sigEntry(tid uint32, restorer uint64, alt bool) trace.Event {
 	size := uint32(10)
 	if alt {
-		size |= analyses.SignalOnAltStack
+		size |= trace.SignalOnAltStack
 	}
-	return analyses.Event{Kind: analyses.KindSyscall, Tid: tid, Addr: analyses.SyscallSignalEntry, Aux: restorer, Size: size}
+	return trace.Event{Kind: trace.KindSyscall, Tid: tid, Addr: trace.SyscallSignalEntry, Aux: restorer, Size: size}
 }
 
-func sigReturn(tid uint32) analyses.Event {
-	return analyses.Event{Kind: analyses.KindSyscall, Tid: tid, Addr: analyses.SyscallSigreturn}
+func sigReturn(tid uint32) trace.Event {
+	return trace.Event{Kind: trace.KindSyscall, Tid: tid, Addr: trace.SyscallSigreturn}
 }
 
 // runStage feeds the events through a Stage and logs its Call/Return events.
-func runStage(t *testing.T, evs ...analyses.Event) (*Stage, []string) {
+func runStage(t *testing.T, evs ...trace.Event) (*Stage, []string) {
 	t.Helper()
 	st := NewStage()
 	var log []string
-	st.Process(evs, sigTrace.Blocks.View(), func(b []analyses.Event) {
+	st.Process(evs, sigTrace.Blocks.View(), func(b []trace.Event) {
 		for _, e := range b {
 			switch e.Kind {
-			case analyses.KindCall:
+			case trace.KindCall:
 				log = append(log, "+"+st.Routines().Get(RoutineID(e.Block)).Name)
-			case analyses.KindReturn:
+			case trace.KindReturn:
 				log = append(log, "-"+st.Routines().Get(RoutineID(e.Block)).Name)
 			}
 		}
@@ -58,12 +58,12 @@ func runStage(t *testing.T, evs ...analyses.Event) (*Stage, []string) {
 func TestSignalHandlerFrames(t *testing.T) {
 	for _, c := range []struct {
 		name  string
-		evs   []analyses.Event
+		evs   []trace.Event
 		want  string
 		depth int
 	}{{
 		name: "return through sa_restorer and rt_sigreturn",
-		evs: []analyses.Event{
+		evs: []trace.Event{
 			sblk(1, 0x1000, 0x8000, 5, call), // main calls f
 			sblk(1, 0x2000, 0x7ff8, 5, syscallEnd),
 			sigEntry(1, 0x9000, false),
@@ -79,7 +79,7 @@ func TestSignalHandlerFrames(t *testing.T) {
 		depth: 1,
 	}, {
 		name: "siglongjmp out of the handler",
-		evs: []analyses.Event{
+		evs: []trace.Event{
 			sblk(1, 0x1000, 0x8000, 5, call),
 			sblk(1, 0x2000, 0x7ff8, 5, oth), // faults
 			sigEntry(1, 0x9000, false),
@@ -90,7 +90,7 @@ func TestSignalHandlerFrames(t *testing.T) {
 		depth: 1,
 	}, {
 		name: "on the alternate stack, above the thread's stack",
-		evs: []analyses.Event{
+		evs: []trace.Event{
 			sblk(1, 0x1000, 0x8000, 5, call),
 			sblk(1, 0x2000, 0x7ff8, 5, oth),
 			sigEntry(1, 0x9000, true),
@@ -106,7 +106,7 @@ func TestSignalHandlerFrames(t *testing.T) {
 		depth: 1,
 	}, {
 		name: "nested: a second signal in the handler",
-		evs: []analyses.Event{
+		evs: []trace.Event{
 			sblk(1, 0x1000, 0x8000, 5, oth),
 			sigEntry(1, 0x9000, false),
 			sblk(1, 0x3000, 0x7000, 5, oth),
@@ -123,7 +123,7 @@ func TestSignalHandlerFrames(t *testing.T) {
 		depth: 1,
 	}, {
 		name: "between a call and the callee's first block",
-		evs: []analyses.Event{
+		evs: []trace.Event{
 			sblk(1, 0x1000, 0x8000, 5, call), // main calls f ...
 			sigEntry(1, 0x9000, false),       // ... a signal comes first
 			sblk(1, 0x3000, 0x7000, 5, ret),
@@ -136,7 +136,7 @@ func TestSignalHandlerFrames(t *testing.T) {
 		depth: 1,
 	}, {
 		name: "a call block faults and runs again",
-		evs: []analyses.Event{
+		evs: []trace.Event{
 			sblk(1, 0x1000, 0x8000, 5, call), // its call reads memory that faults
 			sigEntry(1, 0x9000, false),
 			sblk(1, 0x3000, 0x7000, 5, ret), // the handler fixes it
@@ -150,7 +150,7 @@ func TestSignalHandlerFrames(t *testing.T) {
 		depth: 1,
 	}, {
 		name: "vfork pops its return address and pushes it back",
-		evs: []analyses.Event{
+		evs: []trace.Event{
 			sblk(1, 0x1000, 0x8000, 5, call),
 			sblk(1, 0x6000, 0x7ff8, 3, syscallEnd), // pop %rdi; syscall
 			sblk(1, 0x6003, 0x8000, 3, ret),        // push %rdi; ret
@@ -171,7 +171,7 @@ func TestSignalHandlerFrames(t *testing.T) {
 	}
 }
 
-const syscallEnd = analyses.EndSyscall
+const syscallEnd = trace.EndSyscall
 
 func joinLog(l []string) string {
 	s := ""

@@ -1,6 +1,6 @@
 package calls
 
-import "emuprof/analyses"
+import "emuprof/trace"
 
 // Stage is the shared call-tracking stage of the analysis platform: it
 // reads the raw event stream once and gives every analysis the stream
@@ -14,7 +14,7 @@ import "emuprof/analyses"
 //
 // So every analysis gets the same routine ids and calling contexts, and none
 // tracks calls again. When every analysis takes them so
-// (analyses.Needs.CallMarks, SetCallMarks), the Calls and Returns right
+// (trace.Needs.CallMarks, SetCallMarks), the Calls and Returns right
 // before a Block event are not inserted but marked on it (FlagCalls,
 // Event.CallMarks): call tracking derives at most one call per block, after
 // its returns (Tracker.block), and the batch is then handed on in place.
@@ -24,13 +24,13 @@ import "emuprof/analyses"
 // around them, into one piece (put).
 type Stage struct {
 	tracker *Tracker
-	out     []analyses.Event // short pieces of the stream and inserted events not yet handed on (put)
-	time    int64            // time of the event being processed (Returns happen then)
+	out     []trace.Event // short pieces of the stream and inserted events not yet handed on (put)
+	time    int64         // time of the event being processed (Returns happen then)
 	// While Process runs: its batch, the events of it not yet handed on
 	// (batch[start:cur]: the current event is batch[cur]), and its emit.
-	batch      []analyses.Event
+	batch      []trace.Event
 	start, cur int
-	emit       func([]analyses.Event)
+	emit       func([]trace.Event)
 	// The thread of the last Block event and whether it ran hidden code:
 	// memory events nearly always follow their thread's block.
 	lastTid    uint32
@@ -52,16 +52,16 @@ type Stage struct {
 type repeatCheck struct {
 	on          bool
 	header, end int // batch indexes of the Repeat event and of its period's last event
-	ev          analyses.Event
-	raw         []analyses.Event // the period's events as they came
+	ev          trace.Event
+	raw         []trace.Event // the period's events as they came
 	inserts     int
 	stack       stackSnapshot
 	lastHidden  bool
-	scratch     []analyses.Event
+	scratch     []trace.Event
 }
 
 // SetCallMarks says whether the calls and returns before a Block event are
-// marked on it (analyses.Needs.CallMarks) instead of inserted as events.
+// marked on it (trace.Needs.CallMarks) instead of inserted as events.
 func (s *Stage) SetCallMarks(on bool) { s.marks = on }
 
 // NewStage returns an empty stage.
@@ -82,7 +82,7 @@ func (s *Stage) Routines() *Routines { return s.tracker.routines }
 // stream to emit, in order, in one or more pieces; blocks resolves block
 // ids. It sets flags (and call marks) in batch itself. The pieces are
 // only valid during the emit call.
-func (s *Stage) Process(batch []analyses.Event, blocks analyses.BlockView, emit func([]analyses.Event)) {
+func (s *Stage) Process(batch []trace.Event, blocks trace.BlockView, emit func([]trace.Event)) {
 	s.batch, s.start, s.emit = batch, 0, emit
 	s.run(batch, blocks)
 	if s.start < len(batch) {
@@ -94,12 +94,12 @@ func (s *Stage) Process(batch []analyses.Event, blocks analyses.BlockView, emit 
 
 // run processes the events of s.batch (batch), setting their flags and
 // marks in place.
-func (s *Stage) run(batch []analyses.Event, blocks analyses.BlockView) {
+func (s *Stage) run(batch []trace.Event, blocks trace.BlockView) {
 	for i := range batch {
 		ev := &batch[i]
 		s.time, s.cur = ev.Time, i
 		switch ev.Kind {
-		case analyses.KindBlock:
+		case trace.KindBlock:
 			// A block seen before needs no lookup in the block table:
 			// the tracker's blockInfo has it (as in Tracker.Block, the
 			// run's first address, ev.Addr, decides whether it enters
@@ -115,33 +115,33 @@ func (s *Stage) run(batch []analyses.Event, blocks analyses.BlockView) {
 			}
 			s.lastTid, s.lastHidden = ev.Tid, h
 			if h {
-				ev.Flags |= analyses.FlagHidden
+				ev.Flags |= trace.FlagHidden
 			}
 			if s.marking {
 				s.marking = false
 				if s.returns|s.call != 0 {
 					ev.Aux = uint64(s.returns)<<32 | uint64(s.call)
-					ev.Flags |= analyses.FlagCalls
+					ev.Flags |= trace.FlagCalls
 					s.returns, s.call = 0, 0
 				}
 			}
-		case analyses.KindRead, analyses.KindWrite, analyses.KindKernelRead:
+		case trace.KindRead, trace.KindWrite, trace.KindKernelRead:
 			if ev.Tid == s.lastTid && s.lastHidden || ev.Tid != s.lastTid && s.tracker.InResolver(ev.Tid) {
-				ev.Flags |= analyses.FlagHidden
+				ev.Flags |= trace.FlagHidden
 			}
-		case analyses.KindSyscall:
+		case trace.KindSyscall:
 			switch ev.Addr {
-			case analyses.SyscallSignalEntry:
-				s.tracker.SignalEntry(ev.Tid, ev.Aux, ev.Size&analyses.SignalOnAltStack != 0)
-			case analyses.SyscallSigreturn:
+			case trace.SyscallSignalEntry:
+				s.tracker.SignalEntry(ev.Tid, ev.Aux, ev.Size&trace.SignalOnAltStack != 0)
+			case trace.SyscallSigreturn:
 				s.tracker.Sigreturn(ev.Tid)
 			}
-		case analyses.KindThreadExit:
+		case trace.KindThreadExit:
 			s.tracker.ThreadExit(ev.Tid)
 			if ev.Tid == s.lastTid {
 				s.lastTid = ^uint32(0)
 			}
-		case analyses.KindRepeat:
+		case trace.KindRepeat:
 			s.repeat(i)
 		}
 		if s.rep.on && i == s.rep.end {
@@ -179,7 +179,7 @@ func (s *Stage) repeat(h int) {
 
 // repeatEnd ends the handling of a Repeat event after its period's last
 // event (repeat).
-func (s *Stage) repeatEnd(blocks analyses.BlockView) {
+func (s *Stage) repeatEnd(blocks trace.BlockView) {
 	r := &s.rep
 	r.on = false
 	if r.inserts == s.inserts && s.start == r.header+1 && s.lastTid == r.ev.Tid && s.lastHidden == r.lastHidden &&
@@ -219,7 +219,7 @@ const (
 
 // put hands seg on: copied into s.out if it is short, else (after what
 // s.out holds) in place.
-func (s *Stage) put(seg []analyses.Event) {
+func (s *Stage) put(seg []trace.Event) {
 	if len(seg) >= copyMax {
 		s.flush()
 		s.emit(seg)
@@ -241,7 +241,7 @@ func (s *Stage) flush() {
 
 // Finish ends every pending activation (threads in tid order) and hands the
 // Return events, stamped with the time of the last event seen, to emit.
-func (s *Stage) Finish(emit func([]analyses.Event)) {
+func (s *Stage) Finish(emit func([]trace.Event)) {
 	s.emit = emit
 	s.tracker.Finish()
 	s.flush()
@@ -267,7 +267,7 @@ func (s *Stage) callEvent(tid uint32, r RoutineID, entry uint64, ctx NodeID) {
 	}
 	e := s.insert()
 	e.Addr, e.Aux, e.Time, e.Size, e.Tid, e.Block = entry, uint64(ctx), s.time, 0, tid, uint32(r)
-	e.Kind, e.End, e.Flags, e.Folded = analyses.KindCall, 0, 0, 0
+	e.Kind, e.End, e.Flags, e.Folded = trace.KindCall, 0, 0, 0
 }
 
 // Return implements Listener (as Call).
@@ -286,7 +286,7 @@ func (s *Stage) returnEvent(tid uint32, r RoutineID, ctx NodeID) {
 	}
 	e := s.insert()
 	e.Addr, e.Aux, e.Time, e.Size, e.Tid, e.Block = 0, uint64(ctx), s.time, 0, tid, uint32(r)
-	e.Kind, e.End, e.Flags, e.Folded = analyses.KindReturn, 0, 0, 0
+	e.Kind, e.End, e.Flags, e.Folded = trace.KindReturn, 0, 0, 0
 }
 
 // insert appends an event to the stream before the current event (after
@@ -295,7 +295,7 @@ func (s *Stage) returnEvent(tid uint32, r RoutineID, ctx NodeID) {
 // stack and copied it in 16-byte moves that read back the narrower stores
 // just made (a store-forwarding stall per move, the largest cost of a Call
 // or Return).
-func (s *Stage) insert() *analyses.Event {
+func (s *Stage) insert() *trace.Event {
 	s.inserts++
 	if s.cur > s.start {
 		s.putRun()
@@ -331,10 +331,10 @@ func (s *Stage) putRun() {
 }
 
 // insertSlow is insert's slow path: s.out is full or must grow.
-func (s *Stage) insertSlow() *analyses.Event {
+func (s *Stage) insertSlow() *trace.Event {
 	if len(s.out) >= outMax {
 		s.flush()
 	}
-	s.out = append(s.out, analyses.Event{})
+	s.out = append(s.out, trace.Event{})
 	return &s.out[len(s.out)-1]
 }

@@ -6,27 +6,27 @@ import (
 	"strings"
 	"testing"
 
-	"emuprof/analyses"
-	"emuprof/analyses/tracetest"
+	"emuprof/trace"
+	"emuprof/trace/tracetest"
 )
 
 // describe renders a stage's output: calls and returns by routine name,
 // blocks by address, memory events by kind, "!" marking hidden events.
-func describe(s *Stage, evs []analyses.Event) string {
+func describe(s *Stage, evs []trace.Event) string {
 	var out []string
 	for _, ev := range evs {
 		var d string
 		switch ev.Kind {
-		case analyses.KindCall:
+		case trace.KindCall:
 			d = "+" + s.Routines().Get(RoutineID(ev.Block)).Name
-		case analyses.KindReturn:
+		case trace.KindReturn:
 			d = "-" + s.Routines().Get(RoutineID(ev.Block)).Name
-		case analyses.KindBlock:
+		case trace.KindBlock:
 			d = fmt.Sprintf("%#x", ev.Addr)
 		default:
 			d = ev.Kind.String()
 		}
-		if ev.Flags&analyses.FlagHidden != 0 {
+		if ev.Flags&trace.FlagHidden != 0 {
 			d += "!"
 		}
 		out = append(out, fmt.Sprintf("%d:%s@%d", ev.Tid, d, ev.Time))
@@ -42,21 +42,21 @@ func TestStageStream(t *testing.T) {
 	tr := tracetest.New(syms)
 	tr.Block(1, 0x1000, 0x8000, 3, 5, call) // main calls puts@plt
 	tr.Block(1, 0x4000, 0x7ff8, 1, 6, jmp)  // the stub: jmp *GOT
-	tr.Mem(analyses.KindRead, 1, 0x9000, 8)
+	tr.Mem(trace.KindRead, 1, 0x9000, 8)
 	tr.Block(1, 0x5000, 0x7ff8, 9, 8, call) // the resolver calls _dl_fixup
-	tr.Mem(analyses.KindWrite, 1, 0x7f00, 8)
+	tr.Mem(trace.KindWrite, 1, 0x7f00, 8)
 	tr.Block(1, 0x6000, 0x7f00, 4, 4, ret)
 	tr.Block(1, 0x5008, 0x7ff8, 2, 4, jmp) // on to puts
 	tr.Block(1, 0x7000, 0x7ff8, 2, 4, ret) // puts
-	tr.Mem(analyses.KindRead, 1, 0x9100, 4)
+	tr.Mem(trace.KindRead, 1, 0x9100, 4)
 	tr.Block(1, 0x1005, 0x8000, 1, 3, call) // main calls f
-	tr.Other(analyses.KindSwitch, 2, 0, 1)
+	tr.Other(trace.KindSwitch, 2, 0, 1)
 	tr.Block(2, 0x8000, 0x6000, 1, 5, oth) // thread 2
-	tr.Other(analyses.KindThreadExit, 2, 0, 0)
+	tr.Other(trace.KindThreadExit, 2, 0, 0)
 	tr.Block(1, 0x2000, 0x7ff8, 1, 5, oth)
 	s := NewStage()
-	var out []analyses.Event
-	emit := func(evs []analyses.Event) { out = append(out, evs...) }
+	var out []trace.Event
+	emit := func(evs []trace.Event) { out = append(out, evs...) }
 	// Batches may split anywhere.
 	s.Process(tr.Events[:5], tr.Blocks.View(), emit)
 	s.Process(tr.Events[5:], tr.Blocks.View(), emit)
@@ -80,7 +80,7 @@ func TestStageRepeats(t *testing.T) {
 	loop := func(tr *tracetest.Trace) { // main's loop calls f
 		tr.Block(1, 0x1010, 0x8000, 3, 5, call)
 		tr.Block(1, 0x2000, 0x7ff8, 4, 5, ret)
-		tr.Block(1, 0x1015, 0x8000, 2, 5, analyses.EndCond)
+		tr.Block(1, 0x1015, 0x8000, 2, 5, trace.EndCond)
 	}
 	deeper := func(tr *tracetest.Trace) { // f calls f at the same stack pointer: the stack grows
 		tr.Block(1, 0x2000, 0x7ff8, 4, 5, call)
@@ -104,31 +104,31 @@ func TestStageRepeats(t *testing.T) {
 			tr.Repeat(1, from, 5)
 			c.iter(tr)
 			tr.Block(1, 0x1020, 0x8000, 1, 5, oth)
-			tr.Other(analyses.KindThreadExit, 1, 0, 0)
-			run := func(in []analyses.Event, split int) []analyses.Event {
+			tr.Other(trace.KindThreadExit, 1, 0, 0)
+			run := func(in []trace.Event, split int) []trace.Event {
 				s := NewStage()
 				s.SetCallMarks(c.marks)
-				var out []analyses.Event
-				emit := func(evs []analyses.Event) { out = append(out, evs...) }
-				batch := append([]analyses.Event(nil), in...)
+				var out []trace.Event
+				emit := func(evs []trace.Event) { out = append(out, evs...) }
+				batch := append([]trace.Event(nil), in...)
 				s.Process(batch[:split], tr.Blocks.View(), emit)
 				s.Process(batch[split:], tr.Blocks.View(), emit)
 				s.Finish(emit)
 				return out
 			}
-			want := run(analyses.ExpandRepeats(tr.Events), 2)
+			want := run(trace.ExpandRepeats(tr.Events), 2)
 			for _, split := range []int{0, 2, from - 1, from} {
 				got := run(tr.Events, split)
 				passed := 0
 				for _, e := range got {
-					if e.Kind == analyses.KindRepeat {
+					if e.Kind == trace.KindRepeat {
 						passed++
 					}
 				}
 				if passed != map[bool]int{true: 1}[c.passes] {
 					t.Errorf("split %d: %d Repeat events out", split, passed)
 				}
-				if g := analyses.ExpandRepeats(got); !slices.Equal(g, want) {
+				if g := trace.ExpandRepeats(got); !slices.Equal(g, want) {
 					t.Errorf("split %d: written out\n got %v\nwant %v", split, g, want)
 				}
 			}

@@ -3,7 +3,7 @@ package calls
 import (
 	"slices"
 
-	"emuprof/analyses"
+	"emuprof/trace"
 )
 
 // Listener is told about the routine activations that call tracking
@@ -31,7 +31,7 @@ type frame struct {
 	// is never reported and returns do not cross it.
 	barrier bool
 	// A barrier keeps how the interrupted block ended (see Sigreturn).
-	intEnd           analyses.End
+	intEnd           trace.End
 	intNext, intAddr uint64
 }
 
@@ -40,15 +40,15 @@ type frame struct {
 type stack struct {
 	tid      uint32
 	frames   []frame
-	hidden   int          // number of hidden frames on the stack
-	prevEnd  analyses.End // terminator of the thread's previous block
-	prevNext uint64       // address following the previous block (its fall-through/return address)
-	prevAddr uint64       // address of the previous block
+	hidden   int       // number of hidden frames on the stack
+	prevEnd  trace.End // terminator of the thread's previous block
+	prevNext uint64    // address following the previous block (its fall-through/return address)
+	prevAddr uint64    // address of the previous block
 	// resumed: rt_sigreturn gave back an interrupted call (see Sigreturn)
 	// and the thread's next block is not yet seen.
 	resumed  bool
-	prevKind analyses.RoutineKind // kind of the previous block's routine
-	lastSP   uint64               // stack pointer at the previous block
+	prevKind trace.RoutineKind // kind of the previous block's routine
+	lastSP   uint64            // stack pointer at the previous block
 }
 
 // Tracker maintains a shadow stack per thread from Block events.
@@ -74,7 +74,7 @@ type stack struct {
 //   - P was PLT0 (a LazyBindingStub) and ended with a jump: B's routine is
 //     the lazy-binding resolver, whatever its name (stripped ld.so).
 //
-// Frames of transparent routines (analyses.RoutineKind) are kept on the
+// Frames of transparent routines (trace.RoutineKind) are kept on the
 // shadow stack but never reported; everything a resolver calls is hidden
 // too. A linker stub's callees are not hidden: it only ever jumps on.
 //
@@ -102,7 +102,7 @@ type blockInfo struct {
 	named bool
 	// kind is the routine's kind, kept equal to the routine table's
 	// (markResolver): read at every block, it saves two dependent loads.
-	kind   analyses.RoutineKind
+	kind   trace.RoutineKind
 	next   uint64 // the address after the block (its fall-through/return address)
 	rentry uint64
 	// ctx+1 is the CCT node of the routine called from context parent,
@@ -199,7 +199,7 @@ func (t *Tracker) stackOf(tid uint32, create bool) *stack {
 		if !create {
 			return nil
 		}
-		s = &stack{tid: tid, prevEnd: analyses.EndOther}
+		s = &stack{tid: tid, prevEnd: trace.EndOther}
 		t.threads[tid] = s
 	}
 	t.cur = s
@@ -238,7 +238,7 @@ func (t *Tracker) unchanged(tid uint32, snap *stackSnapshot) bool {
 
 // info returns what the tracker knows of block b (event ev's block),
 // working it out on first sight of the id.
-func (t *Tracker) info(ev *analyses.Event, b *analyses.BlockInfo) *blockInfo {
+func (t *Tracker) info(ev *trace.Event, b *trace.BlockInfo) *blockInfo {
 	id := ev.Block
 	if b == nil || id == 0 {
 		t.unknownRoutine()
@@ -276,11 +276,11 @@ func (t *Tracker) unknownRoutine() RoutineID {
 // whether the thread now runs hidden code (a linker stub, the lazy-binding
 // resolver or something it called), whose cost and memory accesses must be
 // ignored.
-func (t *Tracker) Block(ev *analyses.Event, b *analyses.BlockInfo) (hidden bool) {
+func (t *Tracker) Block(ev *trace.Event, b *trace.BlockInfo) (hidden bool) {
 	bi := t.info(ev, b)
 	entry := bi.entry
 	if b != nil && ev.Addr != b.Addr {
-		// A run of blocks (analyses.Needs.Fold), of one routine: b is its
+		// A run of blocks (trace.Needs.Fold), of one routine: b is its
 		// last block, ev.Addr its first, which decides whether it enters.
 		entry = b.Routine.Name != "" && b.Routine.Entry == ev.Addr
 	}
@@ -290,13 +290,13 @@ func (t *Tracker) Block(ev *analyses.Event, b *analyses.BlockInfo) (hidden bool)
 // block is Block for the event's blockInfo bi; entry says whether the
 // event (its first block) enters its routine. It reports the returns
 // first and at most one call, last (Stage's call marks rely on it).
-func (t *Tracker) block(ev *analyses.Event, bi *blockInfo, entry bool) (hidden bool) {
+func (t *Tracker) block(ev *trace.Event, bi *blockInfo, entry bool) (hidden bool) {
 	s := t.stackOf(ev.Tid, true)
 	sp := ev.Aux
 	if len(s.frames) == 0 {
 		t.push(s, bi, ev.Addr, 0, sp)
 	} else {
-		if s.prevEnd == analyses.EndRet {
+		if s.prevEnd == trace.EndRet {
 			t.returnTo(s, ev.Addr)
 		}
 		// Frames entered at a lower stack pointer than the current one
@@ -308,21 +308,21 @@ func (t *Tracker) block(ev *analyses.Event, bi *blockInfo, entry bool) (hidden b
 			t.pop(s)
 		}
 		switch s.prevEnd {
-		case analyses.EndCall:
+		case trace.EndCall:
 			// After rt_sigreturn, the interrupted call block again
 			// (a fault in it, fixed by the handler) is no call.
 			again := s.resumed && ev.Addr >= s.prevAddr && ev.Addr < s.prevNext
 			if ev.Addr != s.prevNext && !again {
 				t.push(s, bi, ev.Addr, s.prevNext, sp)
 			}
-		case analyses.EndJump, analyses.EndCond:
+		case trace.EndJump, trace.EndCond:
 			top := &s.frames[len(s.frames)-1]
 			// A linker stub only jumps on: its target replaces it even
 			// when the target is not known as a routine entry.
-			fromStub := s.prevEnd == analyses.EndJump &&
-				(s.prevKind == analyses.LinkerStub || s.prevKind == analyses.LazyBindingStub)
+			fromStub := s.prevEnd == trace.EndJump &&
+				(s.prevKind == trace.LinkerStub || s.prevKind == trace.LazyBindingStub)
 			if (entry || fromStub) && bi.routine != top.routine {
-				if s.prevKind == analyses.LazyBindingStub && s.prevEnd == analyses.EndJump {
+				if s.prevKind == trace.LazyBindingStub && s.prevEnd == trace.EndJump {
 					t.markResolver(bi.routine)
 				}
 				ret, entrySP := top.ret, top.sp
@@ -376,7 +376,7 @@ func (t *Tracker) SignalEntry(tid uint32, restorer uint64, onAltStack bool) {
 	}
 	s.frames = append(s.frames, frame{routine: top.routine, sp: sp, ctx: top.ctx, barrier: true,
 		intEnd: s.prevEnd, intNext: s.prevNext, intAddr: s.prevAddr})
-	s.prevEnd, s.prevNext = analyses.EndCall, restorer
+	s.prevEnd, s.prevNext = trace.EndCall, restorer
 }
 
 // Sigreturn ends thread tid's innermost signal handler (rt_sigreturn):
@@ -395,8 +395,8 @@ func (t *Tracker) Sigreturn(tid uint32) {
 			for len(s.frames) > i {
 				t.pop(s)
 			}
-			if b.intEnd == analyses.EndCall {
-				s.prevEnd, s.prevNext, s.prevAddr, s.resumed = analyses.EndCall, b.intNext, b.intAddr, true
+			if b.intEnd == trace.EndCall {
+				s.prevEnd, s.prevNext, s.prevAddr, s.resumed = trace.EndCall, b.intNext, b.intAddr, true
 			}
 			return
 		}
@@ -406,17 +406,17 @@ func (t *Tracker) Sigreturn(tid uint32) {
 // markResolver marks routine r as the lazy-binding resolver, in the
 // routine table and in the blocks of it the tracker knows.
 func (t *Tracker) markResolver(r RoutineID) {
-	if t.routines.kinds[r] == analyses.LazyResolver {
+	if t.routines.kinds[r] == trace.LazyResolver {
 		return
 	}
 	t.routines.markResolver(r)
 	for i := range t.infos {
 		if bi := &t.infos[i]; bi.known && bi.routine == r {
-			bi.kind = analyses.LazyResolver
+			bi.kind = trace.LazyResolver
 		}
 	}
 	if t.hasUnknown && t.unknown.routine == r {
-		t.unknown.kind = analyses.LazyResolver
+		t.unknown.kind = trace.LazyResolver
 	}
 }
 

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"emuprof/analyses"
-	"emuprof/analyses/tracetest"
+	"emuprof/trace"
+	"emuprof/trace/tracetest"
 )
 
 // fakeSyms maps address ranges to routines. Names follow the loader's
@@ -17,13 +17,13 @@ type fakeSyms []struct {
 	name   string
 }
 
-func (s fakeSyms) Routine(pc uint64) (analyses.Routine, bool) {
+func (s fakeSyms) Routine(pc uint64) (trace.Routine, bool) {
 	for _, r := range s {
 		if pc >= r.lo && pc < r.hi {
-			return analyses.Routine{Entry: r.lo, Name: r.name, Object: fakeObject(r.lo), Kind: fakeKind(r.name)}, true
+			return trace.Routine{Entry: r.lo, Name: r.name, Object: fakeObject(r.lo), Kind: fakeKind(r.name)}, true
 		}
 	}
-	return analyses.Routine{}, false
+	return trace.Routine{}, false
 }
 
 func (s fakeSyms) Line(pc uint64) (string, int, bool) { return "", 0, false }
@@ -35,14 +35,14 @@ func fakeObject(pc uint64) string {
 	return "prog"
 }
 
-func fakeKind(name string) analyses.RoutineKind {
+func fakeKind(name string) trace.RoutineKind {
 	switch {
 	case name == "[.plt0]":
-		return analyses.LazyBindingStub
+		return trace.LazyBindingStub
 	case name == "[.plt]" || strings.HasSuffix(name, "@plt"):
-		return analyses.LinkerStub
+		return trace.LinkerStub
 	}
-	return analyses.Ordinary
+	return trace.Ordinary
 }
 
 var syms = fakeSyms{
@@ -78,24 +78,24 @@ func (l *logger) Return(tid uint32, r RoutineID, ctx NodeID) {
 // assigns them, routines from syms).
 var tt = tracetest.New(syms)
 
-func blk(tid uint32, addr, sp uint64, n uint16, end analyses.End) analyses.Event {
+func blk(tid uint32, addr, sp uint64, n uint16, end trace.End) trace.Event {
 	id := tt.BlockID(addr, uint32(n), 1, end)
-	return analyses.Event{Kind: analyses.KindBlock, Tid: tid, Block: id, Addr: addr, Aux: sp, Size: 1, End: end}
+	return trace.Event{Kind: trace.KindBlock, Tid: tid, Block: id, Addr: addr, Aux: sp, Size: 1, End: end}
 }
 
 // feed hands a Block event to the tracker with its block.
-func feed(tr *Tracker, ev *analyses.Event) bool { return tr.Block(ev, tt.Blocks.View().Get(ev.Block)) }
+func feed(tr *Tracker, ev *trace.Event) bool { return tr.Block(ev, tt.Blocks.View().Get(ev.Block)) }
 
-func run(t *testing.T, evs ...analyses.Event) (*Tracker, *logger) {
+func run(t *testing.T, evs ...trace.Event) (*Tracker, *logger) {
 	t.Helper()
 	l := &logger{}
 	tr := NewTracker(l)
 	l.t = tr
 	for i := range evs {
 		switch evs[i].Kind {
-		case analyses.KindBlock:
+		case trace.KindBlock:
 			feed(tr, &evs[i])
-		case analyses.KindThreadExit:
+		case trace.KindThreadExit:
 			tr.ThreadExit(evs[i].Tid)
 		}
 	}
@@ -110,10 +110,10 @@ func expectLog(t *testing.T, l *logger, want string) {
 }
 
 const (
-	call = analyses.EndCall
-	ret  = analyses.EndRet
-	jmp  = analyses.EndJump
-	oth  = analyses.EndOther
+	call = trace.EndCall
+	ret  = trace.EndRet
+	jmp  = trace.EndJump
+	oth  = trace.EndOther
 )
 
 func TestCallReturnRecursion(t *testing.T) {
@@ -175,7 +175,7 @@ func TestResolverTransparent(t *testing.T) {
 	tr := NewTracker(l)
 	l.t = tr
 	steps := []struct {
-		ev     analyses.Event
+		ev     trace.Event
 		hidden bool
 	}{
 		{blk(1, 0x1000, 0x8000, 5, call), false}, // main calls puts@plt
@@ -208,7 +208,7 @@ func TestStrippedResolverThroughPLT0(t *testing.T) {
 	tr := NewTracker(l)
 	l.t = tr
 	steps := []struct {
-		ev     analyses.Event
+		ev     trace.Event
 		hidden bool
 	}{
 		{blk(1, 0x1000, 0x8000, 5, call), false}, // main calls puts@plt
@@ -231,10 +231,10 @@ func TestStrippedResolverThroughPLT0(t *testing.T) {
 		}
 	}
 	expectLog(t, l, "1+main 1+puts 1-puts 1+puts 1-puts")
-	if r := tr.Routines().Get(tr.Routines().byEntry[0x4800]); r.Kind != analyses.LazyResolver {
+	if r := tr.Routines().Get(tr.Routines().byEntry[0x4800]); r.Kind != trace.LazyResolver {
 		t.Errorf("the target of PLT0 is %v, want the lazy resolver", r.Kind)
 	}
-	if r := tr.Routines().Get(tr.Routines().byEntry[0x4900]); r.Kind != analyses.Ordinary {
+	if r := tr.Routines().Get(tr.Routines().byEntry[0x4900]); r.Kind != trace.Ordinary {
 		t.Errorf("_dl_fixup's kind %v: only PLT0's target is the resolver", r.Kind)
 	}
 	if d := tr.Depth(1); d != 1 {
@@ -245,12 +245,12 @@ func TestStrippedResolverThroughPLT0(t *testing.T) {
 func TestThreads(t *testing.T) {
 	tr, l := run(t,
 		blk(1, 0x1000, 0x8000, 5, call), // main calls f
-		analyses.Event{Kind: analyses.KindSwitch, Tid: 2, Aux: 1},
+		trace.Event{Kind: trace.KindSwitch, Tid: 2, Aux: 1},
 		blk(2, 0x8000, 0x9000, 5, call), // new thread: root thread_fn, calls g
 		blk(2, 0x3000, 0x8ff8, 5, oth),
 		blk(1, 0x2000, 0x7ff8, 5, call), // thread 1: f calls g
 		blk(1, 0x3000, 0x7ff0, 5, oth),
-		analyses.Event{Kind: analyses.KindThreadExit, Tid: 2},
+		trace.Event{Kind: trace.KindThreadExit, Tid: 2},
 	)
 	expectLog(t, l, "1+main 2+thread_fn 2+g 1+f 1+g 2-g 2-thread_fn")
 	tr.Finish()
@@ -291,7 +291,7 @@ func TestCCT(t *testing.T) {
 
 func BenchmarkTrackerBlock(b *testing.B) {
 	tr := NewTracker(nil)
-	evs := []analyses.Event{
+	evs := []trace.Event{
 		blk(1, 0x1000, 0x8000, 5, call),
 		blk(1, 0x2000, 0x7ff8, 5, oth),
 		blk(1, 0x2005, 0x7ff8, 5, ret),

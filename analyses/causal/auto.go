@@ -18,8 +18,8 @@ import (
 	"sort"
 	"strings"
 
-	"emuprof/analyses"
 	"emuprof/analyses/platform"
+	"emuprof/trace"
 )
 
 // AutoPoint is --progress's value that finds the point in the run.
@@ -93,17 +93,17 @@ func newFinder(scope *Profiler, opt Options) *finder {
 		ok: map[uint32]bool{}, names: map[uint32]string{}}
 }
 
-func (f *finder) events(batch []analyses.Event) {
+func (f *finder) events(batch []trace.Event) {
 	for i := range batch {
 		ev := &batch[i]
 		f.now = max(f.now, ev.Time)
 		switch ev.Kind {
-		case analyses.KindCall:
+		case trace.KindCall:
 			f.pending[ev.Tid] = ev.Block
 			if ok, seen := f.ok[ev.Block]; seen && ok {
 				f.count(ev.Block, ev.Tid, ev.Time)
 			}
-		case analyses.KindBlock:
+		case trace.KindBlock:
 			f.now = max(f.now, ev.Time+int64(ev.Size)*f.opt.NsPerInsn)
 			r, ok := f.pending[ev.Tid]
 			if !ok {
@@ -220,13 +220,13 @@ type autoInstance struct {
 	err            error
 }
 
-func (a *autoInstance) Needs() analyses.Needs {
+func (a *autoInstance) Needs() trace.Needs {
 	n := a.exactInstance.Needs()
 	n.Calls, n.Blocks = true, true
 	return n
 }
 
-func (a *autoInstance) Events(batch []analyses.Event) {
+func (a *autoInstance) Events(batch []trace.Event) {
 	a.find.events(batch)
 	a.exactInstance.Events(batch)
 }

@@ -4,8 +4,8 @@ import (
 	"math"
 	"testing"
 
-	"emuprof/analyses"
-	"emuprof/analyses/tracetest"
+	"emuprof/trace"
+	"emuprof/trace/tracetest"
 )
 
 // TestFinder: a routine one thread calls at a regular period over the run
@@ -14,15 +14,15 @@ import (
 func TestFinder(t *testing.T) {
 	tr := tracetest.New(syms{})
 	call := func(r uint32, addr uint64, insns uint32) {
-		tr.Other(analyses.KindCall, 1, 0, 0)
+		tr.Other(trace.KindCall, 1, 0, 0)
 		tr.Events[len(tr.Events)-1].Block = r
-		tr.Block(1, addr, 0, insns, 30, analyses.EndRet)
-		tr.Other(analyses.KindReturn, 1, 0, 0)
+		tr.Block(1, addr, 0, insns, 30, trace.EndRet)
+		tr.Other(trace.KindReturn, 1, 0, 0)
 		tr.Events[len(tr.Events)-1].Block = r
 	}
-	tr.Other(analyses.KindThreadStart, 1, 0, 0)
+	tr.Other(trace.KindThreadStart, 1, 0, 0)
 	for i := 0; i < 100; i++ {
-		tr.Block(1, 0x1000, 0, 10, 30, analyses.EndCall)
+		tr.Block(1, 0x1000, 0, 10, 30, trace.EndCall)
 		call(8, 0x2000, 40) // "step": 40 ns apart, then 20 to the next period
 		call(8, 0x2000, 0)
 		call(9, 0x9000, 5) // the library: no line
@@ -30,7 +30,7 @@ func TestFinder(t *testing.T) {
 	}
 	names := map[uint32]string{7: "done", 8: "step", 9: "lib"}
 	p := newProf(t, Config{Progress: []string{"done"}}, tr, &fakeClock{})
-	f := newFinder(p, Options{Block: func(id uint32) *analyses.BlockInfo { return tr.Blocks.View().Get(id) },
+	f := newFinder(p, Options{Block: func(id uint32) *trace.BlockInfo { return tr.Blocks.View().Get(id) },
 		RoutineName: func(id uint32) string { return names[id] }, NsPerInsn: 1, Program: "/bin/p"})
 	f.events(tr.Events)
 	c := f.candidates()

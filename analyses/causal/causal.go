@@ -55,7 +55,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	"emuprof/analyses"
+	"emuprof/trace"
 )
 
 // scale is the unit of the delay counts: ns × 100, so that a speedup in
@@ -123,7 +123,7 @@ type Delayer interface{ Delay(tid uint32, ns int64) }
 
 // Options connect a Profiler to its run.
 type Options struct {
-	Block       func(id uint32) *analyses.BlockInfo
+	Block       func(id uint32) *trace.BlockInfo
 	RoutineName func(id uint32) string // Call events' routine ids
 	Clock       Delayer
 	NsPerInsn   int64
@@ -379,15 +379,15 @@ func New(cfg Config, opt Options) (*Profiler, error) {
 // blocks of one line come as one event (Needs.Fold), except blocks that
 // hold a progress point: a line's cost is a sum over its blocks, and
 // nothing else here depends on how its code is cut into blocks.
-func (p *Profiler) Needs() analyses.Needs {
-	return analyses.Needs{Blocks: true, Calls: true, Threads: true, Lines: true, TimeControl: !p.cfg.Observe,
+func (p *Profiler) Needs() trace.Needs {
+	return trace.Needs{Blocks: true, Calls: true, Threads: true, Lines: true, TimeControl: !p.cfg.Observe,
 		Fold: p.foldable}
 }
 
 // foldable says whether a block may come folded into a run of blocks of its
 // line: it holds no progress point. It is asked on the engine's goroutine,
 // at translation, so it reads only what New set.
-func (p *Profiler) foldable(bi *analyses.BlockInfo) bool {
+func (p *Profiler) foldable(bi *trace.BlockInfo) bool {
 	bias, ok := uint64(0), true
 	if p.cozPIE {
 		// The load bias, from this block itself when it is the main
@@ -424,7 +424,7 @@ func (p *Profiler) thread(tid uint32) *thread {
 // next scheduling decision (Needs.TimeControl), so a thread has paid what it
 // owes before its next slice: before it can wake another thread (Coz's
 // rule, Table 1) and before it creates one.
-func (p *Profiler) Events(batch []analyses.Event) {
+func (p *Profiler) Events(batch []trace.Event) {
 	if p.first {
 		p.first = false
 		if p.cfg.EndToEnd {
@@ -438,9 +438,9 @@ func (p *Profiler) Events(batch []analyses.Event) {
 			p.now = ev.Time
 		}
 		switch ev.Kind {
-		case analyses.KindBlock:
+		case trace.KindBlock:
 			p.block(ev)
-		case analyses.KindCall:
+		case trace.KindCall:
 			t := p.thread(ev.Tid)
 			t.stack = append(t.stack, t.cur)
 			t.anyStack = append(t.anyStack, t.prevAny)
@@ -450,7 +450,7 @@ func (p *Profiler) Events(batch []analyses.Event) {
 			for _, h := range p.routineHits(ev.Block) {
 				p.visit(h, ev.Time)
 			}
-		case analyses.KindReturn:
+		case trace.KindReturn:
 			t := p.thread(ev.Tid)
 			if n := len(t.stack); n > 0 {
 				t.cur = t.stack[n-1]
@@ -465,7 +465,7 @@ func (p *Profiler) Events(batch []analyses.Event) {
 			if n := len(t.routines); n > 0 {
 				t.routines = t.routines[:n-1]
 			}
-		case analyses.KindThreadStart:
+		case trace.KindThreadStart:
 			t := p.thread(ev.Tid)
 			t.exited, t.blocked = false, false
 			if par, ok := p.threads[uint32(ev.Aux)]; ok && ev.Aux != 0 {
@@ -473,13 +473,13 @@ func (p *Profiler) Events(batch []analyses.Event) {
 			} else {
 				t.local = p.global
 			}
-		case analyses.KindThreadExit:
+		case trace.KindThreadExit:
 			p.thread(ev.Tid).exited = true
-		case analyses.KindBlockOn:
+		case trace.KindBlockOn:
 			t := p.thread(ev.Tid)
 			t.blocked = true
 			t.blockEnd = ev.Time*scale + max(p.global-t.local, 0)
-		case analyses.KindWake:
+		case trace.KindWake:
 			t := p.thread(ev.Tid)
 			t.wokeAt = 0
 			if t.blocked && ev.Aux != 0 {
@@ -524,7 +524,7 @@ func (p *Profiler) pay() {
 	p.order = live
 }
 
-func (p *Profiler) block(ev *analyses.Event) {
+func (p *Profiler) block(ev *trace.Event) {
 	t := p.thread(ev.Tid)
 	cost := int64(ev.Size) * p.opt.NsPerInsn
 	if end := ev.Time + cost; end > p.now {
@@ -552,7 +552,7 @@ func (p *Profiler) block(ev *analyses.Event) {
 // blockSpans handles a block whose instructions come from several lines:
 // each line is charged its own instructions, in order (the actual speedup
 // of emuprof run --speedup is per instruction too).
-func (p *Profiler) blockSpans(ev *analyses.Event, t *thread, bd *blockData) {
+func (p *Profiler) blockSpans(ev *trace.Event, t *thread, bd *blockData) {
 	at := ev.Time
 	var total, done int64 // instructions, under a time model
 	if p.opt.Timed {
@@ -589,8 +589,8 @@ func (p *Profiler) blockSpans(ev *analyses.Event, t *thread, bd *blockData) {
 // own line in scope (in its calling context with --context), which becomes
 // the thread's current line; else, for code out of scope or hidden, the
 // current line (Coz's last in-scope callsite), unless --no-callees.
-func (p *Profiler) lineOf(t *thread, scope int32, flags analyses.Flags) int32 {
-	if scope != 0 && flags&analyses.FlagHidden == 0 {
+func (p *Profiler) lineOf(t *thread, scope int32, flags trace.Flags) int32 {
+	if scope != 0 && flags&trace.FlagHidden == 0 {
 		line := scope
 		if p.cfg.Context {
 			line = p.inContext(line, t)
@@ -695,7 +695,7 @@ func (p *Profiler) blockData(id uint32) *blockData {
 
 // lineIDsOf returns the ids of file:line of a block (bi): in scope (0 if
 // not) and among every line (0 if none).
-func (p *Profiler) lineIDsOf(bi *analyses.BlockInfo, file string, line int) (scope, anyID int32) {
+func (p *Profiler) lineIDsOf(bi *trace.BlockInfo, file string, line int) (scope, anyID int32) {
 	if file == "" || line <= 0 {
 		return 0, 0
 	}
@@ -713,7 +713,7 @@ func (p *Profiler) lineIDsOf(bi *analyses.BlockInfo, file string, line int) (sco
 // hitsFor returns the progress points a block holds; bias is the main
 // executable's load bias for Coz macro sites (cozOK false: not known yet).
 // It reads only the points' locations, which New set.
-func (p *Profiler) hitsFor(bi *analyses.BlockInfo, bias uint64, cozOK bool) []hit {
+func (p *Profiler) hitsFor(bi *trace.BlockInfo, bias uint64, cozOK bool) []hit {
 	var hits []hit
 	for i := range p.points {
 		pt := &p.points[i]
@@ -755,7 +755,7 @@ func (p *Profiler) hitsFor(bi *analyses.BlockInfo, bias uint64, cozOK bool) []hi
 
 // cozBiasFor returns the main executable's load bias, once a block of it
 // tells it (a routine's runtime entry minus its symbol's value).
-func (p *Profiler) cozBiasFor(bi *analyses.BlockInfo) (uint64, bool) {
+func (p *Profiler) cozBiasFor(bi *trace.BlockInfo) (uint64, bool) {
 	switch {
 	case !p.cozPIE:
 		return 0, true
@@ -771,7 +771,7 @@ func (p *Profiler) cozBiasFor(bi *analyses.BlockInfo) (uint64, bool) {
 }
 
 // isMain says whether a block is the main executable's.
-func (p *Profiler) isMain(bi *analyses.BlockInfo) bool {
+func (p *Profiler) isMain(bi *trace.BlockInfo) bool {
 	obj := bi.Routine.Object
 	if abs, err := filepath.Abs(obj); err == nil {
 		obj = filepath.Clean(abs)
@@ -780,7 +780,7 @@ func (p *Profiler) isMain(bi *analyses.BlockInfo) bool {
 }
 
 // inScope says whether the line of a block's code in file is in scope.
-func (p *Profiler) inScope(bi *analyses.BlockInfo, file string) bool {
+func (p *Profiler) inScope(bi *trace.BlockInfo, file string) bool {
 	if p.cfg.Scope != "" {
 		ok1, _ := filepath.Match(p.cfg.Scope, file)
 		ok2, _ := filepath.Match(p.cfg.Scope, filepath.Base(file))
@@ -1284,7 +1284,7 @@ func (p *Profiler) Progress() (what string, done, total int) {
 	return "causal: lines covered " + itoa(int(p.nLines.Load())) + ", experiments", int(p.nDone.Load()), 0
 }
 
-// MemoryBytes implements analyses.MemoryUser: what the profiler holds, which
+// MemoryBytes implements trace.MemoryUser: what the profiler holds, which
 // grows with the experiments (one record each, bounded by the run's
 // effective virtual time over minLength), the lines and the blocks.
 func (p *Profiler) MemoryBytes() uint64 {

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"unsafe"
 
-	"emuprof/analyses"
-	"emuprof/analyses/tracetest"
+	"emuprof/trace"
+	"emuprof/trace/tracetest"
 )
 
 // syms: 0x1000.. is /src/p.c:10 (the line sped up), 0x2000.. line 20,
@@ -18,11 +18,11 @@ import (
 // without lines. Everything but the library is in /bin/p.
 type syms struct{}
 
-func (syms) Routine(pc uint64) (analyses.Routine, bool) {
+func (syms) Routine(pc uint64) (trace.Routine, bool) {
 	if pc >= 0x9000 {
-		return analyses.Routine{Entry: 0x9000, Name: "lib", Object: "/lib/libc.so"}, true
+		return trace.Routine{Entry: 0x9000, Name: "lib", Object: "/lib/libc.so"}, true
 	}
-	return analyses.Routine{Entry: pc &^ 0xfff, Name: fmt.Sprintf("f%x", pc>>12), Object: "/bin/p"}, true
+	return trace.Routine{Entry: pc &^ 0xfff, Name: fmt.Sprintf("f%x", pc>>12), Object: "/bin/p"}, true
 }
 
 func (syms) Line(pc uint64) (string, int, bool) {
@@ -43,7 +43,7 @@ func (c *fakeClock) Delay(tid uint32, ns int64) { c.got = append(c.got, delay{ti
 
 func newProf(t *testing.T, cfg Config, tr *tracetest.Trace, clk *fakeClock) *Profiler {
 	t.Helper()
-	p, err := New(cfg, Options{Block: func(id uint32) *analyses.BlockInfo { return tr.Blocks.View().Get(id) },
+	p, err := New(cfg, Options{Block: func(id uint32) *trace.BlockInfo { return tr.Blocks.View().Get(id) },
 		RoutineName: func(id uint32) string { return map[uint32]string{7: "done"}[id] },
 		Clock:       clk, Program: "/bin/p"})
 	if err != nil {
@@ -75,40 +75,40 @@ func TestDelayRules(t *testing.T) {
 	clk := &fakeClock{}
 	p := newProf(t, endToEnd(50), tr, clk)
 	from := 0
-	tr.Other(analyses.KindThreadStart, 1, 0, 0).Other(analyses.KindThreadStart, 2, 0, 1)
-	tr.Block(1, 0x1000, 0, 10, 30, analyses.EndOther) // line 10: 10 ns, others owe 5
+	tr.Other(trace.KindThreadStart, 1, 0, 0).Other(trace.KindThreadStart, 2, 0, 1)
+	tr.Block(1, 0x1000, 0, 10, 30, trace.EndOther) // line 10: 10 ns, others owe 5
 	if got, want := feed(p, tr, &from, clk), []delay{{2, 5}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("after T1 ran the line: delays %v, want %v", got, want)
 	}
-	tr.Block(2, 0x1000, 0, 4, 30, analyses.EndOther) // T2 runs it for 4 ns: its share 2 > 0 owed, T1 owes 2
+	tr.Block(2, 0x1000, 0, 4, 30, trace.EndOther) // T2 runs it for 4 ns: its share 2 > 0 owed, T1 owes 2
 	if got, want := feed(p, tr, &from, clk), []delay{{1, 2}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("after T2 ran the line: delays %v, want %v", got, want)
 	}
-	tr.Block(2, 0x2000, 0, 6, 20, analyses.EndOther) // another line: nothing
+	tr.Block(2, 0x2000, 0, 6, 20, trace.EndOther) // another line: nothing
 	if got := feed(p, tr, &from, clk); len(got) != 0 {
 		t.Errorf("another line: delays %v", got)
 	}
 	// T2 blocks, T1 runs the line, then wakes T2: T2 is credited.
-	tr.Other(analyses.KindBlockOn, 2, 0x500, 0)
-	tr.Block(1, 0x1000, 0, 10, 30, analyses.EndOther)
-	tr.Other(analyses.KindWake, 2, 0x500, 1)
+	tr.Other(trace.KindBlockOn, 2, 0x500, 0)
+	tr.Block(1, 0x1000, 0, 10, 30, trace.EndOther)
+	tr.Other(trace.KindWake, 2, 0x500, 1)
 	if got := feed(p, tr, &from, clk); len(got) != 0 {
 		t.Errorf("woken by the thread that ran the line: delays %v, want none", got)
 	}
 	// T2 blocks (sleep), T1 runs the line twice, T2 wakes by timeout: pays 10.
-	tr.Other(analyses.KindBlockOn, 2, 0, 0)
-	tr.Block(1, 0x1000, 0, 10, 30, analyses.EndOther)
-	tr.Block(1, 0x1000, 0, 10, 30, analyses.EndOther)
+	tr.Other(trace.KindBlockOn, 2, 0, 0)
+	tr.Block(1, 0x1000, 0, 10, 30, trace.EndOther)
+	tr.Block(1, 0x1000, 0, 10, 30, trace.EndOther)
 	if got := feed(p, tr, &from, clk); len(got) != 0 {
 		t.Errorf("blocked thread delayed: %v", got)
 	}
-	tr.Other(analyses.KindWake, 2, 0, 0)
+	tr.Other(trace.KindWake, 2, 0, 0)
 	if got, want := feed(p, tr, &from, clk), []delay{{2, 10}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("woken by a timeout: delays %v, want %v", got, want)
 	}
 	// A thread created by T1 inherits T1's count: owes nothing.
-	tr.Other(analyses.KindThreadStart, 3, 0, 1)
-	tr.Block(3, 0x2000, 0, 1, 20, analyses.EndOther)
+	tr.Other(trace.KindThreadStart, 3, 0, 1)
+	tr.Block(3, 0x2000, 0, 1, 20, trace.EndOther)
 	if got := feed(p, tr, &from, clk); len(got) != 0 {
 		t.Errorf("new thread delayed: %v", got)
 	}
@@ -132,10 +132,10 @@ func TestRemainders(t *testing.T) {
 	clk := &fakeClock{}
 	p := newProf(t, endToEnd(5), tr, clk)
 	from := 0
-	tr.Other(analyses.KindThreadStart, 1, 0, 0).Other(analyses.KindThreadStart, 2, 0, 1)
+	tr.Other(trace.KindThreadStart, 1, 0, 0).Other(trace.KindThreadStart, 2, 0, 1)
 	var all []delay
 	for i := 0; i < 13; i++ {
-		tr.Block(1, 0x1000, 0, 3, 30, analyses.EndOther)
+		tr.Block(1, 0x1000, 0, 3, 30, trace.EndOther)
 		all = append(all, feed(p, tr, &from, clk)...)
 	}
 	if want := []delay{{2, 1}}; !reflect.DeepEqual(all, want) { // 13 × 0.15 = 1.95
@@ -153,12 +153,12 @@ func TestCallees(t *testing.T) {
 		cfg.NoCallees = noCallees
 		p := newProf(t, cfg, tr, clk)
 		from := 0
-		tr.Other(analyses.KindThreadStart, 1, 0, 0).Other(analyses.KindThreadStart, 2, 0, 1)
-		tr.Block(1, 0x1000, 0, 2, 30, analyses.EndCall)
-		tr.Events = append(tr.Events, analyses.Event{Kind: analyses.KindCall, Tid: 1, Block: 3})
-		tr.Block(1, 0x9000, 0, 8, 30, analyses.EndRet)
-		tr.Events = append(tr.Events, analyses.Event{Kind: analyses.KindReturn, Tid: 1, Block: 3})
-		tr.Block(1, 0x2000, 0, 5, 20, analyses.EndOther)
+		tr.Other(trace.KindThreadStart, 1, 0, 0).Other(trace.KindThreadStart, 2, 0, 1)
+		tr.Block(1, 0x1000, 0, 2, 30, trace.EndCall)
+		tr.Events = append(tr.Events, trace.Event{Kind: trace.KindCall, Tid: 1, Block: 3})
+		tr.Block(1, 0x9000, 0, 8, 30, trace.EndRet)
+		tr.Events = append(tr.Events, trace.Event{Kind: trace.KindReturn, Tid: 1, Block: 3})
+		tr.Block(1, 0x2000, 0, 5, 20, trace.EndOther)
 		got := feed(p, tr, &from, clk)
 		want := []delay{{2, 10}}
 		if noCallees {
@@ -173,13 +173,13 @@ func TestCallees(t *testing.T) {
 // loop builds a single-threaded program of n steps: line 10 (40 ns), line
 // 20 (10 ns), then a call of "done" (line 30, 10 ns), the progress point.
 func loop(tr *tracetest.Trace, n int) {
-	tr.Other(analyses.KindThreadStart, 1, 0, 0)
+	tr.Other(trace.KindThreadStart, 1, 0, 0)
 	for i := 0; i < n; i++ {
-		tr.Block(1, 0x1000, 0, 40, 30, analyses.EndOther)
-		tr.Block(1, 0x2000, 0, 10, 30, analyses.EndCall)
-		tr.Events = append(tr.Events, analyses.Event{Kind: analyses.KindCall, Tid: 1, Block: 7, Time: tr.Events[len(tr.Events)-1].Time + 10})
-		tr.Block(1, 0x3000, 0, 10, 30, analyses.EndRet)
-		tr.Events = append(tr.Events, analyses.Event{Kind: analyses.KindReturn, Tid: 1, Block: 7})
+		tr.Block(1, 0x1000, 0, 40, 30, trace.EndOther)
+		tr.Block(1, 0x2000, 0, 10, 30, trace.EndCall)
+		tr.Events = append(tr.Events, trace.Event{Kind: trace.KindCall, Tid: 1, Block: 7, Time: tr.Events[len(tr.Events)-1].Time + 10})
+		tr.Block(1, 0x3000, 0, 10, 30, trace.EndRet)
+		tr.Events = append(tr.Events, trace.Event{Kind: trace.KindReturn, Tid: 1, Block: 7})
 	}
 }
 
@@ -266,12 +266,12 @@ func TestExperimentsDeterministic(t *testing.T) {
 // departures counted per entry into the line (not per block of it).
 func TestLatencyAndLinePoints(t *testing.T) {
 	tr := tracetest.New(syms{})
-	tr.Other(analyses.KindThreadStart, 1, 0, 0)
+	tr.Other(trace.KindThreadStart, 1, 0, 0)
 	for i := 0; i < 30; i++ {
-		tr.Block(1, 0x2000, 0, 3, 8, analyses.EndCond)  // line 20: begin
-		tr.Block(1, 0x2008, 0, 3, 8, analyses.EndOther) // still line 20: no new arrival
-		tr.Block(1, 0x1000, 0, 10, 30, analyses.EndOther)
-		tr.Block(1, 0x3000, 0, 2, 30, analyses.EndOther) // line 30: end
+		tr.Block(1, 0x2000, 0, 3, 8, trace.EndCond)  // line 20: begin
+		tr.Block(1, 0x2008, 0, 3, 8, trace.EndOther) // still line 20: no new arrival
+		tr.Block(1, 0x1000, 0, 10, 30, trace.EndOther)
+		tr.Block(1, 0x3000, 0, 2, 30, trace.EndOther) // line 30: end
 	}
 	clk := &fakeClock{}
 	p := newProf(t, Config{Latency: []string{"p.c:20,p.c:30"}, FixedSpeedup: -1}, tr, clk)
@@ -339,15 +339,15 @@ func TestCozFormats(t *testing.T) {
 // t_A/T = 60/110). Line 40: phase A speedup 40s/50, factor 50/110.
 func TestPhaseCorrection(t *testing.T) {
 	tr := tracetest.New(syms{})
-	tr.Other(analyses.KindThreadStart, 1, 0, 0)
+	tr.Other(trace.KindThreadStart, 1, 0, 0)
 	iter := func(addr uint64, insns uint32, other bool) {
-		tr.Block(1, addr, 0, insns, 30, analyses.EndOther)
+		tr.Block(1, addr, 0, insns, 30, trace.EndOther)
 		if other {
-			tr.Block(1, 0x2000, 0, 10, 30, analyses.EndCall)
+			tr.Block(1, 0x2000, 0, 10, 30, trace.EndCall)
 		}
-		tr.Events = append(tr.Events, analyses.Event{Kind: analyses.KindCall, Tid: 1, Block: 7, Time: tr.Events[len(tr.Events)-1].Time + 10})
-		tr.Block(1, 0x3000, 0, 10, 30, analyses.EndRet)
-		tr.Events = append(tr.Events, analyses.Event{Kind: analyses.KindReturn, Tid: 1, Block: 7})
+		tr.Events = append(tr.Events, trace.Event{Kind: trace.KindCall, Tid: 1, Block: 7, Time: tr.Events[len(tr.Events)-1].Time + 10})
+		tr.Block(1, 0x3000, 0, 10, 30, trace.EndRet)
+		tr.Events = append(tr.Events, trace.Event{Kind: trace.KindReturn, Tid: 1, Block: 7})
 	}
 	const n = 3000
 	for i := 0; i < n; i++ {
@@ -407,27 +407,27 @@ func TestSplitBlock(t *testing.T) {
 	tr := tracetest.New(syms{})
 	clk := &fakeClock{}
 	p, err := New(Config{FixedLine: "p.c:10", FixedSpeedup: 100, EndToEnd: true, Progress: []string{"p.c:20"}},
-		Options{Block: func(id uint32) *analyses.BlockInfo { return tr.Blocks.View().Get(id) }, Clock: clk, Program: "/bin/p"})
+		Options{Block: func(id uint32) *trace.BlockInfo { return tr.Blocks.View().Get(id) }, Clock: clk, Program: "/bin/p"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	split := func(addr uint64, spans ...analyses.LineSpan) {
+	split := func(addr uint64, spans ...trace.LineSpan) {
 		var n uint32
 		for _, s := range spans {
 			n += s.Insns
 		}
-		id := tr.BlockID(addr, 4*n, n, analyses.EndOther)
+		id := tr.BlockID(addr, 4*n, n, trace.EndOther)
 		tr.Blocks.View().Get(id).Lines = spans
 	}
-	split(0x1000, analyses.LineSpan{File: "/src/p.c", Line: 10, Insns: 4}, analyses.LineSpan{File: "/src/p.c", Line: 20, Insns: 6})
-	split(0x2000, analyses.LineSpan{File: "/src/p.c", Line: 20, Insns: 3}, analyses.LineSpan{File: "/src/p.c", Line: 10, Insns: 5})
+	split(0x1000, trace.LineSpan{File: "/src/p.c", Line: 10, Insns: 4}, trace.LineSpan{File: "/src/p.c", Line: 20, Insns: 6})
+	split(0x2000, trace.LineSpan{File: "/src/p.c", Line: 20, Insns: 3}, trace.LineSpan{File: "/src/p.c", Line: 10, Insns: 5})
 	from := 0
-	tr.Other(analyses.KindThreadStart, 1, 0, 0).Other(analyses.KindThreadStart, 2, 0, 1)
-	tr.Block(1, 0x1000, 0, 10, 40, analyses.EndOther)
+	tr.Other(trace.KindThreadStart, 1, 0, 0).Other(trace.KindThreadStart, 2, 0, 1)
+	tr.Block(1, 0x1000, 0, 10, 40, trace.EndOther)
 	if got, want := feed(p, tr, &from, clk), []delay{{2, 4}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("lines 10 then 20: delays %v, want %v", got, want)
 	}
-	tr.Block(1, 0x2000, 0, 8, 32, analyses.EndOther)
+	tr.Block(1, 0x2000, 0, 8, 32, trace.EndOther)
 	if got, want := feed(p, tr, &from, clk), []delay{{2, 5}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("lines 20 then 10: delays %v, want %v", got, want)
 	}
@@ -461,19 +461,19 @@ func TestBlockInVirtualTime(t *testing.T) {
 	clk := &fakeClock{}
 	p := newProf(t, endToEnd(100), tr, clk)
 	from := 0
-	tr.Other(analyses.KindThreadStart, 1, 0, 0).Other(analyses.KindThreadStart, 2, 0, 1)
-	tr.Block(2, 0x2000, 0, 5, 20, analyses.EndOther)
-	tr.Other(analyses.KindBlockOn, 2, 0x500, 0)
-	tr.Block(1, 0x1000, 0, 10, 40, analyses.EndOther)
-	tr.SetClock(2, 10).Other(analyses.KindWake, 2, 0x500, 1)
+	tr.Other(trace.KindThreadStart, 1, 0, 0).Other(trace.KindThreadStart, 2, 0, 1)
+	tr.Block(2, 0x2000, 0, 5, 20, trace.EndOther)
+	tr.Other(trace.KindBlockOn, 2, 0x500, 0)
+	tr.Block(1, 0x1000, 0, 10, 40, trace.EndOther)
+	tr.SetClock(2, 10).Other(trace.KindWake, 2, 0x500, 1)
 	if got, want := feed(p, tr, &from, clk), []delay{{2, 5}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("woken before it would have blocked: delays %v, want %v", got, want)
 	}
 	// T2 blocks at 15 (after its 5 ns pause), is woken at 30; then the
 	// emulator runs T1's line from 20: T2 was blocked then.
-	tr.SetClock(2, 15).Other(analyses.KindBlockOn, 2, 0x500, 0)
-	tr.SetClock(2, 30).Other(analyses.KindWake, 2, 0x500, 1)
-	tr.SetClock(1, 20).Block(1, 0x1000, 0, 5, 40, analyses.EndOther)
+	tr.SetClock(2, 15).Other(trace.KindBlockOn, 2, 0x500, 0)
+	tr.SetClock(2, 30).Other(trace.KindWake, 2, 0x500, 1)
+	tr.SetClock(1, 20).Block(1, 0x1000, 0, 5, 40, trace.EndOther)
 	if got := feed(p, tr, &from, clk); len(got) != 0 {
 		t.Errorf("line run while the thread was blocked: delays %v, want none", got)
 	}
@@ -485,12 +485,12 @@ func TestBlockInVirtualTime(t *testing.T) {
 func visits(tr *tracetest.Trace, work ...uint32) {
 	for _, w := range work {
 		if w > 0 {
-			tr.Block(1, 0x1000, 0, w, w, analyses.EndOther)
+			tr.Block(1, 0x1000, 0, w, w, trace.EndOther)
 		}
-		tr.Block(1, 0x2000, 0, 10, 30, analyses.EndCall)
-		tr.Events = append(tr.Events, analyses.Event{Kind: analyses.KindCall, Tid: 1, Block: 7, Time: tr.Events[len(tr.Events)-1].Time + 10})
-		tr.Block(1, 0x3000, 0, 10, 30, analyses.EndRet)
-		tr.Events = append(tr.Events, analyses.Event{Kind: analyses.KindReturn, Tid: 1, Block: 7})
+		tr.Block(1, 0x2000, 0, 10, 30, trace.EndCall)
+		tr.Events = append(tr.Events, trace.Event{Kind: trace.KindCall, Tid: 1, Block: 7, Time: tr.Events[len(tr.Events)-1].Time + 10})
+		tr.Block(1, 0x3000, 0, 10, 30, trace.EndRet)
+		tr.Events = append(tr.Events, trace.Event{Kind: trace.KindReturn, Tid: 1, Block: 7})
 	}
 }
 
@@ -512,7 +512,7 @@ func TestSettle(t *testing.T) {
 	minNs := int64(0)
 	run := func(settle int, work ...uint32) []Experiment {
 		tr := tracetest.New(syms{})
-		tr.Other(analyses.KindThreadStart, 1, 0, 0)
+		tr.Other(trace.KindThreadStart, 1, 0, 0)
 		visits(tr, work...)
 		p := newProf(t, Config{Progress: []string{"done"}, FixedLine: "p.c:10", FixedSpeedup: 0, Settle: settle, MinNs: minNs}, tr, &fakeClock{})
 		p.Events(tr.Events)
@@ -564,16 +564,16 @@ func TestSettle(t *testing.T) {
 // only where as many requests leave as enter.
 func TestSettleInFlight(t *testing.T) {
 	tr := tracetest.New(syms{})
-	tr.Other(analyses.KindThreadStart, 1, 0, 0)
+	tr.Other(trace.KindThreadStart, 1, 0, 0)
 	for i := range 60 {
 		second := uint64(0x7000) // line 70: no request
 		if i < 6 {
 			second = 0x4000 // line 40 again: a second request enters
 		}
-		tr.Block(1, 0x4000, 0, 5, 5, analyses.EndOther) // line 40: a request enters
-		tr.Block(1, 0x6000, 0, 5, 5, analyses.EndOther)
-		tr.Block(1, second, 0, 5, 5, analyses.EndOther)
-		tr.Block(1, 0x5000, 0, 5, 5, analyses.EndOther) // line 50: one leaves
+		tr.Block(1, 0x4000, 0, 5, 5, trace.EndOther) // line 40: a request enters
+		tr.Block(1, 0x6000, 0, 5, 5, trace.EndOther)
+		tr.Block(1, second, 0, 5, 5, trace.EndOther)
+		tr.Block(1, 0x5000, 0, 5, 5, trace.EndOther) // line 50: one leaves
 		visits(tr, 1)
 	}
 	for _, settle := range []int{0, 1} {
@@ -596,14 +596,14 @@ func TestSettleInFlight(t *testing.T) {
 // block after the return is the same execution): 40 executions, 40 visits.
 func TestLinePointAcrossCall(t *testing.T) {
 	tr := tracetest.New(syms{})
-	tr.Other(analyses.KindThreadStart, 1, 0, 0)
+	tr.Other(trace.KindThreadStart, 1, 0, 0)
 	for i := 0; i < 40; i++ {
-		tr.Block(1, 0x2000, 0, 3, 8, analyses.EndCall) // line 20 calls the library
-		tr.Events = append(tr.Events, analyses.Event{Kind: analyses.KindCall, Tid: 1, Block: 9, Time: tr.Events[len(tr.Events)-1].Time + 3})
-		tr.Block(1, 0x9000, 0, 5, 30, analyses.EndRet)
-		tr.Events = append(tr.Events, analyses.Event{Kind: analyses.KindReturn, Tid: 1, Block: 9, Time: tr.Events[len(tr.Events)-1].Time + 5})
-		tr.Block(1, 0x2008, 0, 3, 8, analyses.EndOther) // line 20 again, after the return
-		tr.Block(1, 0x1000, 0, 10, 30, analyses.EndOther)
+		tr.Block(1, 0x2000, 0, 3, 8, trace.EndCall) // line 20 calls the library
+		tr.Events = append(tr.Events, trace.Event{Kind: trace.KindCall, Tid: 1, Block: 9, Time: tr.Events[len(tr.Events)-1].Time + 3})
+		tr.Block(1, 0x9000, 0, 5, 30, trace.EndRet)
+		tr.Events = append(tr.Events, trace.Event{Kind: trace.KindReturn, Tid: 1, Block: 9, Time: tr.Events[len(tr.Events)-1].Time + 5})
+		tr.Block(1, 0x2008, 0, 3, 8, trace.EndOther) // line 20 again, after the return
+		tr.Block(1, 0x1000, 0, 10, 30, trace.EndOther)
 	}
 	clk := &fakeClock{}
 	p := newProf(t, Config{Progress: []string{"p.c:20"}, Observe: true}, tr, clk)
@@ -649,21 +649,21 @@ func TestVerdictAndInterpolation(t *testing.T) {
 // times the scheduler's skew (twice the quantum), inserted delays taken out.
 func TestLineOutsideExperiment(t *testing.T) {
 	tr := tracetest.New(syms{})
-	tr.Other(analyses.KindThreadStart, 1, 0, 0).Other(analyses.KindThreadStart, 2, 0, 1)
+	tr.Other(trace.KindThreadStart, 1, 0, 0).Other(trace.KindThreadStart, 2, 0, 1)
 	tr.SetClock(2, 1<<40)
 	for i := 0; i < 20000; i++ {
-		tr.Block(1, 0x1000, 0, 40, 30, analyses.EndOther)
-		tr.Block(1, 0x2000, 0, 10, 30, analyses.EndCall)
-		tr.Events = append(tr.Events, analyses.Event{Kind: analyses.KindCall, Tid: 1, Block: 7, Time: tr.Events[len(tr.Events)-1].Time + 10})
-		tr.Block(1, 0x3000, 0, 10, 30, analyses.EndRet)
-		tr.Events = append(tr.Events, analyses.Event{Kind: analyses.KindReturn, Tid: 1, Block: 7})
+		tr.Block(1, 0x1000, 0, 40, 30, trace.EndOther)
+		tr.Block(1, 0x2000, 0, 10, 30, trace.EndCall)
+		tr.Events = append(tr.Events, trace.Event{Kind: trace.KindCall, Tid: 1, Block: 7, Time: tr.Events[len(tr.Events)-1].Time + 10})
+		tr.Block(1, 0x3000, 0, 10, 30, trace.EndRet)
+		tr.Events = append(tr.Events, trace.Event{Kind: trace.KindReturn, Tid: 1, Block: 7})
 		if i%7 == 0 {
-			tr.Block(2, 0x4000, 0, 5, 30, analyses.EndOther)
+			tr.Block(2, 0x4000, 0, 5, 30, trace.EndOther)
 		}
 	}
 	clk := &fakeClock{}
 	p, err := New(Config{Progress: []string{"done"}, FixedSpeedup: -1, Seed: 3, Settle: 1},
-		Options{Block: func(id uint32) *analyses.BlockInfo { return tr.Blocks.View().Get(id) },
+		Options{Block: func(id uint32) *trace.BlockInfo { return tr.Blocks.View().Get(id) },
 			RoutineName: func(id uint32) string { return map[uint32]string{7: "done"}[id] },
 			Clock:       clk, Program: "/bin/p", Quantum: 100})
 	if err != nil {
@@ -707,27 +707,27 @@ func TestSplitBlockTimed(t *testing.T) {
 	tr := tracetest.New(syms{})
 	clk := &fakeClock{}
 	p, err := New(Config{FixedLine: "p.c:10", FixedSpeedup: 100, EndToEnd: true},
-		Options{Block: func(id uint32) *analyses.BlockInfo { return tr.Blocks.View().Get(id) }, Clock: clk, Program: "/bin/p", Timed: true})
+		Options{Block: func(id uint32) *trace.BlockInfo { return tr.Blocks.View().Get(id) }, Clock: clk, Program: "/bin/p", Timed: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	split := func(addr uint64, spans ...analyses.LineSpan) {
+	split := func(addr uint64, spans ...trace.LineSpan) {
 		var n uint32
 		for _, s := range spans {
 			n += s.Insns
 		}
-		id := tr.BlockID(addr, 4*n, n, analyses.EndOther)
+		id := tr.BlockID(addr, 4*n, n, trace.EndOther)
 		tr.Blocks.View().Get(id).Lines = spans
 	}
-	split(0x1000, analyses.LineSpan{File: "/src/p.c", Line: 10, Insns: 4}, analyses.LineSpan{File: "/src/p.c", Line: 20, Insns: 6})
-	split(0x2000, analyses.LineSpan{File: "/src/p.c", Line: 20, Insns: 3}, analyses.LineSpan{File: "/src/p.c", Line: 10, Insns: 5})
+	split(0x1000, trace.LineSpan{File: "/src/p.c", Line: 10, Insns: 4}, trace.LineSpan{File: "/src/p.c", Line: 20, Insns: 6})
+	split(0x2000, trace.LineSpan{File: "/src/p.c", Line: 20, Insns: 3}, trace.LineSpan{File: "/src/p.c", Line: 10, Insns: 5})
 	from := 0
-	tr.Other(analyses.KindThreadStart, 1, 0, 0).Other(analyses.KindThreadStart, 2, 0, 1)
-	tr.Block(1, 0x1000, 0, 20, 40, analyses.EndOther) // Size 20: ns
+	tr.Other(trace.KindThreadStart, 1, 0, 0).Other(trace.KindThreadStart, 2, 0, 1)
+	tr.Block(1, 0x1000, 0, 20, 40, trace.EndOther) // Size 20: ns
 	if got, want := feed(p, tr, &from, clk), []delay{{2, 8}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("lines 10 then 20: delays %v, want %v", got, want)
 	}
-	tr.Block(1, 0x2000, 0, 16, 32, analyses.EndOther)
+	tr.Block(1, 0x2000, 0, 16, 32, trace.EndOther)
 	if got, want := feed(p, tr, &from, clk), []delay{{2, 10}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("lines 20 then 10: delays %v, want %v", got, want)
 	}

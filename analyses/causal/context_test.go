@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"emuprof/analyses"
-	"emuprof/analyses/tracetest"
+	"emuprof/trace"
+	"emuprof/trace/tracetest"
 )
 
 // TestContext: line 10 runs in routine work (id 6), called from hot (id 5,
@@ -16,12 +16,12 @@ import (
 // times s, exactly; without Context the line is one, share 60/70.
 func TestContext(t *testing.T) {
 	tr := tracetest.New(syms{})
-	tr.Other(analyses.KindThreadStart, 1, 0, 0)
+	tr.Other(trace.KindThreadStart, 1, 0, 0)
 	call := func(id uint32) {
-		tr.Events = append(tr.Events, analyses.Event{Kind: analyses.KindCall, Tid: 1, Block: id, Time: tr.Events[len(tr.Events)-1].Time})
+		tr.Events = append(tr.Events, trace.Event{Kind: trace.KindCall, Tid: 1, Block: id, Time: tr.Events[len(tr.Events)-1].Time})
 	}
 	ret := func(id uint32) {
-		tr.Events = append(tr.Events, analyses.Event{Kind: analyses.KindReturn, Tid: 1, Block: id, Time: tr.Events[len(tr.Events)-1].Time})
+		tr.Events = append(tr.Events, trace.Event{Kind: trace.KindReturn, Tid: 1, Block: id, Time: tr.Events[len(tr.Events)-1].Time})
 	}
 	for i := 0; i < 3000; i++ {
 		for _, c := range []struct {
@@ -30,17 +30,17 @@ func TestContext(t *testing.T) {
 		}{{5, 40}, {8, 20}} {
 			call(c.caller)
 			call(6)
-			tr.Block(1, 0x1000, 0, c.insns, 30, analyses.EndRet)
+			tr.Block(1, 0x1000, 0, c.insns, 30, trace.EndRet)
 			ret(6)
 			ret(c.caller)
 		}
 		call(7)
-		tr.Block(1, 0x3000, 0, 10, 30, analyses.EndRet)
+		tr.Block(1, 0x3000, 0, 10, 30, trace.EndRet)
 		ret(7)
 	}
 	names := map[uint32]string{5: "hot", 6: "work", 7: "done", 8: "cold"}
 	run := func(cfg Config) *Profile {
-		p, err := New(cfg, Options{Block: func(id uint32) *analyses.BlockInfo { return tr.Blocks.View().Get(id) },
+		p, err := New(cfg, Options{Block: func(id uint32) *trace.BlockInfo { return tr.Blocks.View().Get(id) },
 			RoutineName: func(id uint32) string { return names[id] }, Clock: &fakeClock{}, Program: "/bin/p"})
 		if err != nil {
 			t.Fatal(err)

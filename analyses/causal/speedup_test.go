@@ -3,12 +3,12 @@ package causal
 import (
 	"testing"
 
-	"emuprof/analyses"
+	"emuprof/trace"
 )
 
 type lineSyms map[uint64]int // address -> line of /src/a.c
 
-func (lineSyms) Routine(uint64) (analyses.Routine, bool) { return analyses.Routine{}, false }
+func (lineSyms) Routine(uint64) (trace.Routine, bool) { return trace.Routine{}, false }
 func (m lineSyms) Line(pc uint64) (string, int, bool) {
 	l, ok := m[pc]
 	return "/src/a.c", l, ok

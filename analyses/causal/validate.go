@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"emuprof/analyses"
 	"emuprof/analyses/platform"
+	"emuprof/trace"
 )
 
 // Speedup is an actual speedup (emuprof run --speedup): the instructions of
@@ -60,7 +60,7 @@ func ParseSpeedup(s string) (Speedup, error) {
 // speedups (the largest where several match); matched[i] becomes true once
 // speedup i matched an instruction. It looks up each instruction's line in
 // syms, once per instruction, when its block is first translated.
-func SpeedupFunc(sps []Speedup, syms analyses.Symbols) (f func(addr uint64) int, matched []bool) {
+func SpeedupFunc(sps []Speedup, syms trace.Symbols) (f func(addr uint64) int, matched []bool) {
 	matched = make([]bool, len(sps))
 	byLine := false
 	for _, sp := range sps {

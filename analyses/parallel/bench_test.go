@@ -5,8 +5,8 @@ import (
 	"syscall"
 	"testing"
 
-	"emuprof/analyses"
 	"emuprof/analyses/platform"
+	"emuprof/trace"
 )
 
 // BenchmarkBlocks: four threads on four cores run loops of three blocks
@@ -25,7 +25,7 @@ var blocksScript = sync.OnceValue(func() *script {
 		for tid := uint32(1); tid <= 4; tid++ {
 			f := s.top(tid)
 			for i := 0; i < 100; i++ {
-				s.tr.Block(tid, s.syms.base(f.fn)+0x40+uint64(i%3)*0x10, f.sp, 5, 16, analyses.EndCond)
+				s.tr.Block(tid, s.syms.base(f.fn)+0x40+uint64(i%3)*0x10, f.sp, 5, 16, trace.EndCond)
 			}
 		}
 	}
@@ -70,12 +70,12 @@ var mutexLoopScript = sync.OnceValue(func() *script {
 			f := s.top(tid)
 			w := s.syms.base(f.fn)
 			for range 50 {
-				s.tr.Block(tid, w+0x100, f.sp, 4, 0x20, analyses.EndCall)
-				s.tr.Block(tid, lock, f.sp-8, 30, 0x60, analyses.EndRet)
-				s.tr.Block(tid, w+0x120, f.sp, 3, 0x20, analyses.EndCall)
-				s.tr.Block(tid, unlock, f.sp-8, 6, 0x20, analyses.EndJump)
-				s.tr.Block(tid, usercnt, f.sp-8, 20, 0x40, analyses.EndRet)
-				s.tr.Block(tid, w+0x140, f.sp, 4, 0x10, analyses.EndJump)
+				s.tr.Block(tid, w+0x100, f.sp, 4, 0x20, trace.EndCall)
+				s.tr.Block(tid, lock, f.sp-8, 30, 0x60, trace.EndRet)
+				s.tr.Block(tid, w+0x120, f.sp, 3, 0x20, trace.EndCall)
+				s.tr.Block(tid, unlock, f.sp-8, 6, 0x20, trace.EndJump)
+				s.tr.Block(tid, usercnt, f.sp-8, 20, 0x40, trace.EndRet)
+				s.tr.Block(tid, w+0x140, f.sp, 4, 0x10, trace.EndJump)
 			}
 		}
 	}
@@ -89,7 +89,7 @@ func benchStream(b *testing.B, s *script, cpus int) {
 	evs := s.events()
 	cpu0 := cpuTime()
 	b.ResetTimer()
-	buf := make([]analyses.Event, len(evs))
+	buf := make([]trace.Event, len(evs))
 	var copyCPU int64
 	for range b.N {
 		b.StopTimer()

@@ -5,11 +5,11 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"emuprof/analyses"
+	"emuprof/trace"
 )
 
 // foldStream folds a block-by-block stream as the engine does for needs
-// (emu/hooks.c, analyses.Needs.Fold and FoldCycles): consecutive blocks of
+// (emu/hooks.c, trace.Needs.Fold and FoldCycles): consecutive blocks of
 // a thread, of one routine and line, entered by falling through or a
 // branch, not a routine's entry, with no other event between, become one
 // event (an ordinary run), of blocks Repeats accepts none of which repeats
@@ -17,7 +17,7 @@ import (
 // periodic runs, which start at a block the thread ran p ≤ 4 blocks
 // before, those p blocks of its routine and named by their events, and go
 // on with the block p back.
-func foldStream(evs []analyses.Event, blocks analyses.BlockView, needs analyses.Needs) []analyses.Event {
+func foldStream(evs []trace.Event, blocks trace.BlockView, needs trace.Needs) []trace.Event {
 	type runKey struct {
 		entry uint64
 		file  string
@@ -34,7 +34,7 @@ func foldStream(evs []analyses.Event, blocks analyses.BlockView, needs analyses.
 		}
 		return v
 	}
-	keyOf := func(b *analyses.BlockInfo) (fold, cycle uint32) {
+	keyOf := func(b *trace.BlockInfo) (fold, cycle uint32) {
 		if b.Routine.Name == "" {
 			return 0, 0
 		}
@@ -47,11 +47,11 @@ func foldStream(evs []analyses.Event, blocks analyses.BlockView, needs analyses.
 		return fold, cycle
 	}
 	var (
-		out           []analyses.Event
+		out           []trace.Event
 		open          = -1 // the event a block may extend
 		openKey       uint32
 		period        int
-		lastEnd       analyses.End
+		lastEnd       trace.End
 		hist, histKey [4]uint32 // the thread's last blocks, most recent first
 		histN         int
 		histTid       = ^uint32(0)
@@ -63,7 +63,7 @@ func foldStream(evs []analyses.Event, blocks analyses.BlockView, needs analyses.
 		histN = min(histN+1, 4)
 	}
 	for _, ev := range evs {
-		if ev.Kind != analyses.KindBlock {
+		if ev.Kind != trace.KindBlock {
 			out = append(out, ev)
 			open = -1
 			continue
@@ -75,7 +75,7 @@ func foldStream(evs []analyses.Event, blocks analyses.BlockView, needs analyses.
 		fold, cycle := keyOf(b)
 		head := b.Routine.Entry == b.Addr
 		if !head && open == len(out)-1 && out[open].Tid == ev.Tid && out[open].Folded < 255 &&
-			(lastEnd == analyses.EndOther || lastEnd == analyses.EndCond || lastEnd == analyses.EndJump) &&
+			(lastEnd == trace.EndOther || lastEnd == trace.EndCond || lastEnd == trace.EndJump) &&
 			(period > 0 && cycle != 0 && openKey == cycle && period <= histN && hist[period-1] == ev.Block ||
 				period == 0 && fold != 0 && openKey == fold && !ev.Repeat()) {
 			e := &out[open]
@@ -102,7 +102,7 @@ func foldStream(evs []analyses.Event, blocks analyses.BlockView, needs analyses.
 				}
 			}
 		}
-		ev.Flags = analyses.Flags(period<<1) | ev.Flags&analyses.FlagRepeat
+		ev.Flags = trace.Flags(period<<1) | ev.Flags&trace.FlagRepeat
 		out = append(out, ev)
 		open, openKey, lastEnd = -1, fold, ev.End
 		switch {
@@ -127,7 +127,7 @@ func (s *script) runFolded(t *testing.T, cfg Config) (r *Result, events, periodi
 	a, p := s.pipeline(t, cfg)
 	evs := foldStream(s.events(), s.tr.Blocks.View(), a.Needs())
 	for _, ev := range evs {
-		if ev.Kind == analyses.KindBlock {
+		if ev.Kind == trace.KindBlock {
 			events++
 		}
 	}
@@ -174,7 +174,7 @@ func TestPeriodicRuns(t *testing.T) {
 			for i := range n {
 				off := uint64(0x40 + 4*offs[i%p])
 				insns := uint32(1 + off%3)
-				s.tr.Block(tid, base+off, f.sp, insns, 4, []analyses.End{analyses.EndCond, analyses.EndJump, analyses.EndOther}[offs[i%p]%3])
+				s.tr.Block(tid, base+off, f.sp, insns, 4, []trace.End{trace.EndCond, trace.EndJump, trace.EndOther}[offs[i%p]%3])
 			}
 			if called > 0 {
 				s.ret(tid)
@@ -199,7 +199,7 @@ func TestPeriodicRuns(t *testing.T) {
 			periodic += runs
 		}
 		for _, ev := range s.tr.Events {
-			if ev.Kind == analyses.KindBlock {
+			if ev.Kind == trace.KindBlock {
 				plain += 3
 			}
 		}

@@ -7,9 +7,9 @@ import (
 	"io"
 	"testing"
 
-	"emuprof/analyses"
 	"emuprof/analyses/platform"
-	"emuprof/analyses/tracetest"
+	"emuprof/trace"
+	"emuprof/trace/tracetest"
 )
 
 // fakeSyms places each named function in its own 4 KiB of object "prog"
@@ -36,12 +36,12 @@ func (s *fakeSyms) base(name string) uint64 {
 	return symBase + uint64(i)*0x1000
 }
 
-func (s *fakeSyms) Routine(pc uint64) (analyses.Routine, bool) {
+func (s *fakeSyms) Routine(pc uint64) (trace.Routine, bool) {
 	i := int((pc - symBase) / 0x1000)
 	if pc < symBase || i >= len(s.names) {
-		return analyses.Routine{}, false
+		return trace.Routine{}, false
 	}
-	return analyses.Routine{Entry: symBase + uint64(i)*0x1000, Name: s.names[i], Object: s.objs[i]}, true
+	return trace.Routine{Entry: symBase + uint64(i)*0x1000, Name: s.names[i], Object: s.objs[i]}, true
 }
 
 func (s *fakeSyms) Line(pc uint64) (string, int, bool) {
@@ -88,7 +88,7 @@ func (s *script) start(tid, parent uint32, at int64, root string) *script {
 // spawn creates thread tid, which has not run yet.
 func (s *script) spawn(tid, parent uint32, at int64, root string) {
 	s.tr.SetClock(tid, at)
-	s.tr.Events = append(s.tr.Events, analyses.Event{Kind: analyses.KindThreadStart, Tid: tid, Time: at, Aux: uint64(parent)})
+	s.tr.Events = append(s.tr.Events, trace.Event{Kind: trace.KindThreadStart, Tid: tid, Time: at, Aux: uint64(parent)})
 	s.stacks[tid] = []scriptFrame{{fn: root, sp: 0x7f0000 + uint64(tid)*0x10000}}
 }
 
@@ -96,14 +96,14 @@ func (s *script) spawn(tid, parent uint32, at int64, root string) {
 // entry), at its clock.
 func (s *script) enter(tid uint32) *script {
 	f := s.top(tid)
-	s.tr.Block(tid, s.syms.base(f.fn), f.sp, 0, 1, analyses.EndOther)
+	s.tr.Block(tid, s.syms.base(f.fn), f.sp, 0, 1, trace.EndOther)
 	return s
 }
 
 // work runs n instructions in the current routine.
 func (s *script) work(tid uint32, n uint32) *script {
 	f := s.top(tid)
-	s.tr.Block(tid, s.syms.base(f.fn)+0x100, f.sp, n, 4, analyses.EndOther)
+	s.tr.Block(tid, s.syms.base(f.fn)+0x100, f.sp, n, 4, trace.EndOther)
 	return s
 }
 
@@ -112,20 +112,20 @@ func (s *script) call(tid uint32, fn string) *script {
 	f := s.top(tid)
 	site := s.syms.base(f.fn) + 0x200 + uint64(s.sites[tid]%128)*0x10
 	s.sites[tid]++
-	s.tr.Block(tid, site, f.sp, 0, 2, analyses.EndCall)
+	s.tr.Block(tid, site, f.sp, 0, 2, trace.EndCall)
 	sp := f.sp - 0x100
 	s.stacks[tid] = append(s.stacks[tid], scriptFrame{fn: fn, ret: site + 2, sp: sp})
-	s.tr.Block(tid, s.syms.base(fn), sp, 0, 1, analyses.EndOther)
+	s.tr.Block(tid, s.syms.base(fn), sp, 0, 1, trace.EndOther)
 	return s
 }
 
 // ret returns from the current routine.
 func (s *script) ret(tid uint32) *script {
 	f := s.top(tid)
-	s.tr.Block(tid, s.syms.base(f.fn)+0x300, f.sp, 0, 1, analyses.EndRet)
+	s.tr.Block(tid, s.syms.base(f.fn)+0x300, f.sp, 0, 1, trace.EndRet)
 	s.stacks[tid] = s.stacks[tid][:len(s.stacks[tid])-1]
 	c := s.top(tid)
-	s.tr.Block(tid, f.ret, c.sp, 0, 1, analyses.EndOther)
+	s.tr.Block(tid, f.ret, c.sp, 0, 1, trace.EndOther)
 	return s
 }
 
@@ -138,7 +138,7 @@ func (s *script) clock(tid uint32) int64 {
 	// tracetest keeps the clock; the last event of tid has it.
 	for i := len(s.tr.Events) - 1; i >= 0; i-- {
 		if e := s.tr.Events[i]; e.Tid == tid {
-			if e.Kind == analyses.KindBlock {
+			if e.Kind == trace.KindBlock {
 				return e.Time + int64(e.Size)
 			}
 			return e.Time
@@ -148,20 +148,20 @@ func (s *script) clock(tid uint32) int64 {
 }
 
 // blockOn blocks tid on (kind, addr) at its clock.
-func (s *script) blockOn(tid uint32, kind analyses.WaitKind, addr uint64) *script {
-	s.tr.Events = append(s.tr.Events, analyses.Event{Kind: analyses.KindBlockOn, Tid: tid, Time: s.clock(tid), Addr: addr, Size: uint32(kind)})
+func (s *script) blockOn(tid uint32, kind trace.WaitKind, addr uint64) *script {
+	s.tr.Events = append(s.tr.Events, trace.Event{Kind: trace.KindBlockOn, Tid: tid, Time: s.clock(tid), Addr: addr, Size: uint32(kind)})
 	return s
 }
 
 // wake wakes tid (blocked on (kind, addr)) at time at, by waker (0: timeout).
-func (s *script) wake(tid, waker uint32, at int64, kind analyses.WaitKind, addr uint64) *script {
+func (s *script) wake(tid, waker uint32, at int64, kind trace.WaitKind, addr uint64) *script {
 	s.tr.SetClock(tid, at)
-	s.tr.Events = append(s.tr.Events, analyses.Event{Kind: analyses.KindWake, Tid: tid, Time: at, Addr: addr, Aux: uint64(waker), Size: uint32(kind)})
+	s.tr.Events = append(s.tr.Events, trace.Event{Kind: trace.KindWake, Tid: tid, Time: at, Addr: addr, Aux: uint64(waker), Size: uint32(kind)})
 	return s
 }
 
 func (s *script) exit(tid uint32) *script {
-	s.tr.Events = append(s.tr.Events, analyses.Event{Kind: analyses.KindThreadExit, Tid: tid, Time: s.clock(tid)})
+	s.tr.Events = append(s.tr.Events, trace.Event{Kind: trace.KindThreadExit, Tid: tid, Time: s.clock(tid)})
 	return s
 }
 
@@ -192,9 +192,9 @@ func (s *script) pipelineWith(t *testing.T, cfg Config, callEvents bool) (*Analy
 // marks) and does nothing.
 type eventsNeeder struct{}
 
-func (eventsNeeder) Events([]analyses.Event)          {}
+func (eventsNeeder) Events([]trace.Event)             {}
 func (eventsNeeder) Finish()                          {}
-func (eventsNeeder) Needs() analyses.Needs            { return analyses.Needs{Calls: true} }
+func (eventsNeeder) Needs() trace.Needs               { return trace.Needs{Calls: true} }
 func (eventsNeeder) MarkPartial(string)               {}
 func (eventsNeeder) Write(string) ([]string, error)   { return nil, nil }
 func (eventsNeeder) Summary(io.Writer) error          { return nil }
@@ -202,7 +202,7 @@ func (eventsNeeder) Section() (string, string, error) { return "", "", nil }
 
 // events returns the stream as the engine gives it, block by block: with
 // the flags of Needs.Repeats.
-func (s *script) events() []analyses.Event {
+func (s *script) events() []trace.Event {
 	return tracetest.MarkRepeats(s.tr.Events, s.tr.Blocks.View(), spinWatched)
 }
 

@@ -6,7 +6,7 @@ import "unsafe"
 // value: its share of buckets, control bytes and growth.
 const mapEntryBytes = 24
 
-// MemoryBytes implements analyses.MemoryUser: what the analysis holds that
+// MemoryBytes implements trace.MemoryUser: what the analysis holds that
 // grows with the guest (calling contexts, keys and their metrics, lines,
 // per-block and per-call tables, the pending timeline, threads and
 // locks), for --memory-limit. It is asked between every two batches, so

@@ -3,8 +3,8 @@ package parallel
 import (
 	"testing"
 
-	"emuprof/analyses"
 	"emuprof/analyses/platform"
+	"emuprof/trace"
 )
 
 // The test oracles of shared/specs/PARALLEL-HPCTOOLKIT.md §3 (H1–H11), as
@@ -12,8 +12,8 @@ import (
 // for giving the same result whatever the batching (helpers_test.go).
 
 const (
-	futex = analyses.WaitFutex
-	sleep = analyses.WaitSleep
+	futex = trace.WaitFutex
+	sleep = trace.WaitSleep
 	lockL = 0x5000
 )
 
@@ -253,8 +253,8 @@ func TestSpin(t *testing.T) {
 		s.call(2, "gomp_team_barrier_wait_end")
 		f := s.top(2)
 		for i := 0; i < 50; i++ { // two blocks of one instruction each
-			s.tr.Block(2, s.syms.base(f.fn)+0x40, f.sp, 1, 4, analyses.EndCond)
-			s.tr.Block(2, s.syms.base(f.fn)+0x44, f.sp, 1, 4, analyses.EndCond)
+			s.tr.Block(2, s.syms.base(f.fn)+0x40, f.sp, 1, 4, trace.EndCond)
+			s.tr.Block(2, s.syms.base(f.fn)+0x44, f.sp, 1, 4, trace.EndCond)
 		}
 		return s.ret(2).exit(2)
 	}

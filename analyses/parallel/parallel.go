@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"path"
 
-	"emuprof/analyses"
 	"emuprof/analyses/calls"
 	"emuprof/analyses/platform"
+	"emuprof/trace"
 )
 
 // Config says how to attribute.
@@ -161,24 +161,24 @@ func New(cfg Config, env *platform.Env) (*Analysis, error) {
 // whose blocks the analysis knows (periodicRun). It reads no stack
 // pointer, so it takes the calls and returns before a block marked on it
 // (Needs.CallMarks): fewer events, handed on in place.
-func (a *Analysis) Needs() analyses.Needs {
-	return analyses.Needs{Blocks: true, Calls: true, Threads: true, Fold: foldable, FoldCycles: foldCycles, FoldMemory: true,
+func (a *Analysis) Needs() trace.Needs {
+	return trace.Needs{Blocks: true, Calls: true, Threads: true, Fold: foldable, FoldCycles: foldCycles, FoldMemory: true,
 		Repeats: spinWatched, CallMarks: true, RepeatEvents: true}
 }
 
 // foldCycles takes every block in periodic runs: the analysis knows each
 // of their blocks (periodicRun).
-func foldCycles(*analyses.BlockInfo) bool { return true }
+func foldCycles(*trace.BlockInfo) bool { return true }
 
 // foldable takes every block in ordinary runs: runtime code's come only in
 // runs of blocks that repeat none of the thread's last four (Needs.Repeats),
 // whose spin count is 0.
-func foldable(*analyses.BlockInfo) bool { return true }
+func foldable(*trace.BlockInfo) bool { return true }
 
 // spinWatched says which blocks spin detection watches for cycles: the
 // runtime's, but for its spin loops known by name (they spin whatever
 // cycle their blocks make). Other code resets the count.
-func spinWatched(b *analyses.BlockInfo) bool {
+func spinWatched(b *trace.BlockInfo) bool {
 	return isRuntimeRoutine(b.Routine.Name, b.Routine.Object) && !spinNames[b.Routine.Name]
 }
 
@@ -230,7 +230,7 @@ const (
 func (t *thread) top() int32 { return t.stack[len(t.stack)-1] }
 
 // histLen is how many of its last blocks a thread's hist keeps: the
-// longest period of a periodic run (analyses.Event.Period).
+// longest period of a periodic run (trace.Event.Period).
 const histLen = 4
 
 // plainBlock shifts hist element by element, written out for four (this
@@ -350,7 +350,7 @@ func (a *Analysis) newBlockClass(id uint32) *blockClass {
 // the run reports (folded runs of blocks hide some); 0 without line
 // information.
 func (a *Analysis) lineAddr(li lineInfo, pc uint64) uint64 {
-	mp, ok := a.env.Symbols.(analyses.Mapper)
+	mp, ok := a.env.Symbols.(trace.Mapper)
 	if !ok || li.line == 0 {
 		return 0
 	}
@@ -437,7 +437,7 @@ func (a *Analysis) lookup(tid uint32, at int64) *thread {
 }
 
 // Events handles one batch of the stream.
-func (a *Analysis) Events(batch []analyses.Event) {
+func (a *Analysis) Events(batch []trace.Event) {
 	a.events(batch)
 	if !a.cfg.SweepAtEnd {
 		a.sweepPending()
@@ -445,25 +445,25 @@ func (a *Analysis) Events(batch []analyses.Event) {
 }
 
 // events handles a piece of the stream.
-func (a *Analysis) events(evs []analyses.Event) {
+func (a *Analysis) events(evs []trace.Event) {
 	for i := 0; i < len(evs); i++ {
 		ev := &evs[i]
 		switch ev.Kind {
-		case analyses.KindBlock:
+		case trace.KindBlock:
 			a.block(ev)
-		case analyses.KindCall:
+		case trace.KindCall:
 			a.enter(a.thread(ev.Tid, ev.Time), calls.RoutineID(ev.Block), ev.Aux, ev.Addr)
-		case analyses.KindReturn:
+		case trace.KindReturn:
 			a.leave(a.thread(ev.Tid, ev.Time), 1)
-		case analyses.KindThreadStart:
+		case trace.KindThreadStart:
 			a.threadStart(ev)
-		case analyses.KindThreadExit:
+		case trace.KindThreadExit:
 			a.threadExit(ev)
-		case analyses.KindBlockOn:
+		case trace.KindBlockOn:
 			a.blockOn(ev)
-		case analyses.KindWake:
+		case trace.KindWake:
 			a.wake(ev)
-		case analyses.KindRepeat:
+		case trace.KindRepeat:
 			i = a.repeat(evs, i)
 			continue
 		}
@@ -496,10 +496,10 @@ func (a *Analysis) leave(t *thread, n int) {
 }
 
 // callMarks applies the returns and the call Block event ev is marked with
-// (analyses.FlagCalls) to t's stacks, as the Return and Call events before
+// (trace.FlagCalls) to t's stacks, as the Return and Call events before
 // it would. A call that callContext remembers (from t's context and last
 // block) is pushed here: the node's routine is the memo's.
-func (a *Analysis) callMarks(t *thread, ev *analyses.Event) {
+func (a *Analysis) callMarks(t *thread, ev *trace.Event) {
 	returns, call := ev.CallMarks()
 	if returns > 0 {
 		a.leave(t, int(returns))
@@ -518,9 +518,9 @@ func (a *Analysis) callMarks(t *thread, ev *analyses.Event) {
 	a.enter(t, a.cct.Node(calls.NodeID(node)).Routine, uint64(node), ev.Addr)
 }
 
-func (a *Analysis) block(ev *analyses.Event) {
+func (a *Analysis) block(ev *trace.Event) {
 	t := a.thread(ev.Tid, ev.Time)
-	if ev.Flags&analyses.FlagCalls != 0 {
+	if ev.Flags&trace.FlagCalls != 0 {
 		a.callMarks(t, ev)
 	}
 	// A thread's clock never goes back. The engine restarts a slice's
@@ -587,7 +587,7 @@ func (a *Analysis) ran(t *thread, known int64) {
 // plainBlock charges [at, end) of block event ev (a block or an ordinary
 // run of them, bc the class of its last block) to t in context node: charge,
 // account and addPiece with their common case inlined.
-func (a *Analysis) plainBlock(t *thread, ev *analyses.Event, bc *blockClass, node int32, at, end int64) {
+func (a *Analysis) plainBlock(t *thread, ev *trace.Event, bc *blockClass, node int32, at, end int64) {
 	// Spin detection: a cycle of at most four blocks of runtime code,
 	// which the engine flags block by block (Needs.Repeats); other code,
 	// and a spin loop known by name, end it. A run of runtime blocks
@@ -705,7 +705,7 @@ func (a *Analysis) account(t *thread, k int32, d int64, spinning, runtime bool) 
 // so): the i-th raises the cycle count to cyc + i + 1 and spins once that
 // reaches spinCycle. Other code resets the count, and a named spin loop
 // always spins.
-func (a *Analysis) periodicRun(t *thread, ev *analyses.Event, at int64, node int32) bool {
+func (a *Analysis) periodicRun(t *thread, ev *trace.Event, at int64, node int32) bool {
 	const h = histLen
 	p, n := ev.Period(), int(ev.Folded)+1
 	if p > h {
@@ -873,7 +873,7 @@ func (a *Analysis) addPiece(t *thread, start, end int64, k int32, work bool) {
 	p.start, p.end, p.key, p.work = start, end, k, work
 }
 
-func (a *Analysis) threadStart(ev *analyses.Event) {
+func (a *Analysis) threadStart(ev *trace.Event) {
 	prefix := int32(0)
 	if p := a.byTid[uint32(ev.Aux)]; ev.Aux != 0 && p != nil && p.state != exited {
 		prefix = p.top()
@@ -890,7 +890,7 @@ func (a *Analysis) threadStart(ev *analyses.Event) {
 	t.stack[0] = prefix
 }
 
-func (a *Analysis) threadExit(ev *analyses.Event) {
+func (a *Analysis) threadExit(ev *trace.Event) {
 	t := a.byTid[ev.Tid]
 	if t == nil || t.state == exited {
 		return

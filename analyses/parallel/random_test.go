@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"emuprof/analyses"
+	"emuprof/trace"
 )
 
 // A small model of package sched (which analyses must not import): threads
@@ -39,7 +39,7 @@ type simThread struct {
 	state        int // 0 runnable, 1 blocked, 2 exited
 	deadline     int64
 	waitAddr     uint64
-	waitKind     analyses.WaitKind
+	waitKind     trace.WaitKind
 	ops          []simOp
 	pc           int
 	left         uint32 // instructions left in the current work op (0: not started)
@@ -126,7 +126,7 @@ func (m *sim) resume(t *simThread, at int64, waker uint32) {
 	m.s.wake(t.tid, waker, t.clock, t.waitKind, t.waitAddr)
 }
 
-func (m *sim) block(t *simThread, kind analyses.WaitKind, addr uint64, deadline int64) {
+func (m *sim) block(t *simThread, kind trace.WaitKind, addr uint64, deadline int64) {
 	t.state, t.waitKind, t.waitAddr, t.deadline = 1, kind, addr, deadline
 	m.s.tr.SetClock(t.tid, t.clock)
 	m.s.blockOn(t.tid, kind, addr)

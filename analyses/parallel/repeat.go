@@ -3,11 +3,11 @@ package parallel
 import (
 	"slices"
 
-	"emuprof/analyses"
 	"emuprof/analyses/calls"
+	"emuprof/trace"
 )
 
-// Repeat events (analyses.Needs.RepeatEvents): the engine replays a loop
+// Repeat events (trace.Needs.RepeatEvents): the engine replays a loop
 // whose blocks and events repeat, and the call-tracking stage hands on a
 // Repeat event when its own state repeats too: the period after the event
 // comes again count more times, each dt later. The analysis handles the
@@ -34,9 +34,9 @@ type repeatState struct {
 	journal  []charged // the period's charges
 	stack    []int32   // the thread's stacks before the period
 	phys     []calls.RoutineID
-	scratch  []analyses.Event // a repetition written out
-	entries  []patEntry       // the period's timeline
-	periodic int              // a.periodic before the period
+	scratch  []trace.Event // a repetition written out
+	entries  []patEntry    // the period's timeline
+	periodic int           // a.periodic before the period
 	// Repeat events charged at once and handled one by one (tests).
 	charged, written int
 }
@@ -62,7 +62,7 @@ func (a *Analysis) recordAccount(k int32, d int64, spinning, runtime bool) {
 
 // repeat handles the Repeat event batch[h] and its period, and returns
 // the index of the period's last event.
-func (a *Analysis) repeat(batch []analyses.Event, h int) int {
+func (a *Analysis) repeat(batch []trace.Event, h int) int {
 	r := batch[h]
 	n := int(r.Size)
 	if h+n >= len(batch) {
@@ -76,7 +76,7 @@ func (a *Analysis) repeat(batch []analyses.Event, h int) int {
 	ok := n > 0 && count > 0 && dt > 0 && a.cur == t && !t.fresh && t.state == runnable &&
 		period[0].Time == t.known && t.known >= a.swept
 	for i := range period {
-		ok = ok && period[i].Kind == analyses.KindBlock && period[i].Tid == t.tid
+		ok = ok && period[i].Kind == trace.KindBlock && period[i].Tid == t.tid
 	}
 	var before struct {
 		known, lastEnd int64

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"emuprof/analyses"
+	"emuprof/trace"
 )
 
 // compressRepeats replaces, as the engine's replay does, every stretch of
@@ -13,18 +13,18 @@ import (
 // or more times in a row (each the same events, later by the same time)
 // with its first period, a Repeat event and its second period (and the
 // rest but the last: Aux), and its last period.
-func compressRepeats(evs []analyses.Event) []analyses.Event {
-	same := func(a, b []analyses.Event, dt int64) bool {
+func compressRepeats(evs []trace.Event) []trace.Event {
+	same := func(a, b []trace.Event, dt int64) bool {
 		for i := range a {
 			x := a[i]
 			x.Time += dt
-			if x != b[i] || a[i].Kind != analyses.KindBlock || a[i].Tid != a[0].Tid {
+			if x != b[i] || a[i].Kind != trace.KindBlock || a[i].Tid != a[0].Tid {
 				return false
 			}
 		}
 		return true
 	}
-	var out []analyses.Event
+	var out []trace.Event
 	for i := 0; i < len(evs); {
 		taken := false
 		for n := 1; n <= 32 && i+3*n <= len(evs) && !taken; n++ {
@@ -37,7 +37,7 @@ func compressRepeats(evs []analyses.Event) []analyses.Event {
 			if k < 3 {
 				continue
 			}
-			r := analyses.Event{Kind: analyses.KindRepeat, Tid: p[0].Tid, Time: evs[i+n].Time, Size: uint32(n), Aux: uint64(k - 2), Addr: uint64(dt)}
+			r := trace.Event{Kind: trace.KindRepeat, Tid: p[0].Tid, Time: evs[i+n].Time, Size: uint32(n), Aux: uint64(k - 2), Addr: uint64(dt)}
 			out = append(out, p...)
 			out = append(out, r)
 			out = append(out, evs[i+n:i+2*n]...)
@@ -59,13 +59,13 @@ func (s *script) loop(tid uint32, fn string, reps int, inner, outer uint32) *scr
 	f := s.top(tid)
 	base := s.syms.base(f.fn)
 	for range reps {
-		s.tr.Block(tid, base+0x80, f.sp, outer, 4, analyses.EndCall)
+		s.tr.Block(tid, base+0x80, f.sp, outer, 4, trace.EndCall)
 		sp := f.sp - 0x100
 		s.stacks[tid] = append(s.stacks[tid], scriptFrame{fn: fn, ret: base + 0x84, sp: sp})
 		s.work(tid, inner)
-		s.tr.Block(tid, s.syms.base(fn)+0x300, sp, 1, 1, analyses.EndRet)
+		s.tr.Block(tid, s.syms.base(fn)+0x300, sp, 1, 1, trace.EndRet)
 		s.stacks[tid] = s.stacks[tid][:len(s.stacks[tid])-1]
-		s.tr.Block(tid, base+0x84, f.sp, 2, 2, analyses.EndCond)
+		s.tr.Block(tid, base+0x84, f.sp, 2, 2, trace.EndCond)
 	}
 	return s
 }
@@ -93,32 +93,32 @@ func TestRepeatEvents(t *testing.T) {
 				s.call(tid, "gomp_team_barrier_wait_end")
 				base := s.syms.base("gomp_team_barrier_wait_end")
 				for range reps {
-					s.tr.Block(tid, base+0x40, s.top(tid).sp, 2, 4, analyses.EndCond)
-					s.tr.Block(tid, base+0x48, s.top(tid).sp, 1, 4, analyses.EndJump)
+					s.tr.Block(tid, base+0x40, s.top(tid).sp, 2, 4, trace.EndCond)
+					s.tr.Block(tid, base+0x48, s.top(tid).sp, 1, 4, trace.EndJump)
 				}
 				s.ret(tid)
 			case 3:
 				f := s.top(tid)
 				for range reps {
-					s.tr.Block(tid, s.syms.base(f.fn)+0x40, f.sp, 3, 4, analyses.EndCond)
-					s.tr.Block(tid, s.syms.base(f.fn)+0x50, f.sp, 1, 4, analyses.EndJump)
+					s.tr.Block(tid, s.syms.base(f.fn)+0x40, f.sp, 3, 4, trace.EndCond)
+					s.tr.Block(tid, s.syms.base(f.fn)+0x50, f.sp, 1, 4, trace.EndJump)
 				}
 			case 5: // a loop around a call of body, which alternates two lines (periodic runs when folded)
 				f := s.top(tid)
 				base, body, m := s.syms.base(f.fn), s.syms.base("body"), 4+rng.IntN(8)
 				for range reps {
-					s.tr.Block(tid, base+0x80, f.sp, 1, 4, analyses.EndCall)
+					s.tr.Block(tid, base+0x80, f.sp, 1, 4, trace.EndCall)
 					sp := f.sp - 0x100
 					for j := range m {
-						s.tr.Block(tid, body+0x40+uint64(j%2)*0x10, sp, uint32(1+j%2), 4, analyses.EndCond)
+						s.tr.Block(tid, body+0x40+uint64(j%2)*0x10, sp, uint32(1+j%2), 4, trace.EndCond)
 					}
-					s.tr.Block(tid, body+0x300, sp, 1, 1, analyses.EndRet)
-					s.tr.Block(tid, base+0x84, f.sp, 2, 2, analyses.EndCond)
+					s.tr.Block(tid, body+0x300, sp, 1, 1, trace.EndRet)
+					s.tr.Block(tid, base+0x84, f.sp, 2, 2, trace.EndCond)
 				}
 			case 4:
 				if tid != 1 {
-					s.blockOn(tid, analyses.WaitFutex, 0x9000)
-					s.wake(tid, 1, s.clock(1)+int64(rng.IntN(50)), analyses.WaitFutex, 0x9000)
+					s.blockOn(tid, trace.WaitFutex, 0x9000)
+					s.wake(tid, 1, s.clock(1)+int64(rng.IntN(50)), trace.WaitFutex, 0x9000)
 				}
 			}
 		}
@@ -131,7 +131,7 @@ func TestRepeatEvents(t *testing.T) {
 					plain = foldStream(plain, s.tr.Blocks.View(), a.Needs())
 				}
 				comp := compressRepeats(plain)
-				if x := analyses.ExpandRepeats(comp); len(x) != len(plain) {
+				if x := trace.ExpandRepeats(comp); len(x) != len(plain) {
 					t.Fatalf("seed %d: the compressed stream expands to %d events, not %d", seed, len(x), len(plain))
 				}
 				p.Events(comp)
@@ -151,7 +151,7 @@ func TestRepeatEvents(t *testing.T) {
 				charged += a.rep.charged
 				written += a.rep.written
 				for _, e := range comp {
-					if e.Kind == analyses.KindRepeat {
+					if e.Kind == trace.KindRepeat {
 						repeats++
 					}
 				}

@@ -9,8 +9,8 @@ import (
 	"slices"
 	"strings"
 
-	"emuprof/analyses"
 	"emuprof/analyses/report"
+	"emuprof/trace"
 )
 
 // Metrics of a context, a line or the program, in virtual ns (spec §2.1).
@@ -133,7 +133,7 @@ type Result struct {
 	Threads     []ThreadStat     `json:"threads"`
 
 	// mappings: per object path, where it lay in the guest (pprof).
-	mappings map[string]analyses.Mapping
+	mappings map[string]trace.Mapping
 	program  string // the executable's path (pprof's first mapping)
 
 	// jsonFile is the JSON file Write wrote r to, when r reads back from
@@ -341,12 +341,12 @@ func (a *Analysis) roundIdleness() []int64 {
 
 // mappings returns where each object of r's lines lay in
 // the guest, as the symbols know it (nil if they cannot tell).
-func (a *Analysis) mappings(r *Result) map[string]analyses.Mapping {
-	mp, ok := a.env.Symbols.(analyses.Mapper)
+func (a *Analysis) mappings(r *Result) map[string]trace.Mapping {
+	mp, ok := a.env.Symbols.(trace.Mapper)
 	if !ok {
 		return nil
 	}
-	out := map[string]analyses.Mapping{}
+	out := map[string]trace.Mapping{}
 	add := func(obj string, pc uint64) {
 		if _, done := out[obj]; done || pc == 0 || obj == "" {
 			return

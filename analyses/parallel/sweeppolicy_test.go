@@ -8,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"emuprof/analyses"
+	"emuprof/trace"
 )
 
 // sweepMode is how often a test run sweeps the timeline.
@@ -50,7 +50,7 @@ func (s *script) runSweeps(t *testing.T, cfg Config, fold bool, seed uint64) [3]
 	t.Helper()
 	var as [3]*Analysis
 	var ps [3]interface {
-		Events([]analyses.Event)
+		Events([]trace.Event)
 		Finish()
 		Err() error
 	}

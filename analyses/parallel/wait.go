@@ -4,14 +4,14 @@ import (
 	"cmp"
 	"slices"
 
-	"emuprof/analyses"
+	"emuprof/trace"
 )
 
 // waitRec is a thread's current wait.
 type waitRec struct {
 	start int64
 	addr  uint64 // futex address (or object id) it blocked on
-	kind  analyses.WaitKind
+	kind  trace.WaitKind
 	class WaitClass
 	key   int32     // the waiter's context and line
 	iv    *interval // its interval on the futex's lock
@@ -71,16 +71,16 @@ func (a *Analysis) leafKey(t *thread) int32 {
 	return a.keys.intern(t.top(), line)
 }
 
-func (a *Analysis) blockOn(ev *analyses.Event) {
+func (a *Analysis) blockOn(ev *trace.Event) {
 	t := a.thread(ev.Tid, ev.Time)
 	if t.state == blocked {
 		a.endWait(t, ev.Time, 0, 0)
 	}
 	t.known = max(t.known, ev.Time)
-	kind := analyses.WaitKind(ev.Size)
+	kind := trace.WaitKind(ev.Size)
 	w := waitRec{start: ev.Time, addr: ev.Addr, kind: kind, key: a.leafKey(t)}
 	switch kind {
-	case analyses.WaitFutex:
+	case trace.WaitFutex:
 		w.class = WaitFutex
 		for i := len(t.phys) - 1; i >= 0; i-- {
 			if c, ok := futexClass(a.env.Routines().Get(t.phys[i]).Name); ok {
@@ -92,11 +92,11 @@ func (a *Analysis) blockOn(ev *analyses.Event) {
 		w.iv = &interval{start: ev.Time, end: -1, class: w.class}
 		l.ivs = append(l.ivs, w.iv)
 		l.waits++
-	case analyses.WaitSleep:
+	case trace.WaitSleep:
 		w.class = WaitSleep
-	case analyses.WaitPipeRead, analyses.WaitPipeWrite, analyses.WaitPoll, analyses.WaitStdin:
+	case trace.WaitPipeRead, trace.WaitPipeWrite, trace.WaitPoll, trace.WaitStdin:
 		w.class = WaitIO
-	case analyses.WaitJoin:
+	case trace.WaitJoin:
 		w.class = WaitJoin
 	default:
 		w.class = WaitOther
@@ -109,7 +109,7 @@ func (a *Analysis) blockOn(ev *analyses.Event) {
 	}
 }
 
-func (a *Analysis) wake(ev *analyses.Event) {
+func (a *Analysis) wake(ev *trace.Event) {
 	t := a.byTid[ev.Tid]
 	if t == nil || t.state != blocked {
 		return
@@ -135,7 +135,7 @@ func (a *Analysis) endWait(t *thread, at int64, waker uint32, addr uint64) {
 	if a.threads && d > 0 {
 		a.addPiece(t, w.start, at, w.key, false)
 	}
-	if w.kind != analyses.WaitFutex {
+	if w.kind != trace.WaitFutex {
 		return
 	}
 	w.iv.end = at

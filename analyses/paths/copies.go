@@ -13,8 +13,8 @@ import (
 	"strconv"
 	"strings"
 
-	"emuprof/analyses"
 	"emuprof/analyses/calls"
+	"emuprof/trace"
 )
 
 // P3's k copies as separate emulations (issue 11 point 5; spec §5.2).
@@ -27,7 +27,7 @@ import (
 //    copy and by the merge, so the file holds no labels.
 // 2. Copy i of k (`--copy i/k --plan FILE`) is one emulation that observes
 //    only the routines where its labeling has a task: the emulator emits no
-//    Block event for any other routine's code (analyses.Needs.BlockFilter),
+//    Block event for any other routine's code (trace.Needs.BlockFilter),
 //    and no call stage runs (activations are delimited by the stack
 //    pointer, Options.SPFrames), so a copy's host time falls with the code
 //    it profiles. At the end it counts its paths under its own labels (BL
@@ -174,8 +174,8 @@ const (
 
 // Wants is the copy's block filter: the blocks of the routines where its
 // labeling has a task, and, on copy 0, of routines the plan does not know.
-func (cr *CopyRun) Wants(bi *analyses.BlockInfo) bool {
-	if bi.Routine.Kind == analyses.LazyBindingStub || isDynamicLinker(bi.Routine.Object) {
+func (cr *CopyRun) Wants(bi *trace.BlockInfo) bool {
+	if bi.Routine.Kind == trace.LazyBindingStub || isDynamicLinker(bi.Routine.Object) {
 		// PLT0 and the dynamic linker: spFrames hides the lazy-binding
 		// resolver and all it calls, as the call stage does.
 		return true
@@ -195,7 +195,7 @@ func isDynamicLinker(object string) bool {
 
 // profilesBlock is profiles, remembered per block id (no string hashing
 // per event).
-func (cr *CopyRun) profilesBlock(id uint32, bi *analyses.BlockInfo) bool {
+func (cr *CopyRun) profilesBlock(id uint32, bi *trace.BlockInfo) bool {
 	if int(id) >= len(cr.known) {
 		cr.known = append(cr.known, make([]uint8, int(id)+1-len(cr.known)+len(cr.known)/2)...)
 	}
@@ -222,7 +222,7 @@ func (cr *CopyRun) profilesBlock(id uint32, bi *analyses.BlockInfo) bool {
 // sigsetjmp's code, which then runs in the frame of its caller), the
 // planning run ends the caller's path there, and so must every copy that
 // profiles the caller.
-func (cr *CopyRun) profiles(bi *analyses.BlockInfo) bool {
+func (cr *CopyRun) profiles(bi *trace.BlockInfo) bool {
 	if bi.Routine.Name == "" || bi.Routine.Kind.Transparent() {
 		return false
 	}
@@ -240,7 +240,7 @@ func (cr *CopyRun) profiles(bi *analyses.BlockInfo) bool {
 // thread starts and exits, with their virtual times) into the copy's
 // fingerprint (spec §5.2 point 4): copies that followed one execution
 // agree on it.
-func (cr *CopyRun) observe(ev *analyses.Event) {
+func (cr *CopyRun) observe(ev *trace.Event) {
 	h := cr.fp
 	for _, v := range [...]uint64{uint64(ev.Kind), uint64(ev.Tid), uint64(ev.Time), ev.Addr, ev.Aux, uint64(ev.Size)} {
 		for i := 0; i < 64; i += 8 {

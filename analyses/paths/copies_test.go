@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"emuprof/analyses"
 	"emuprof/analyses/platform"
+	"emuprof/trace"
 )
 
 // runCopy runs the stream of r as copy i of the plan in planPath would see
@@ -24,13 +24,13 @@ func (r *runner) runCopy(t *testing.T, planPath string, i int) (*Shard, error) {
 	}
 	env := platform.NewEnv(r.p, "prog", nil)
 	prof := New(Options{Symbols: r.p, Block: env.Block, SPFrames: true,
-		Code: func(analyses.Routine) (Code, error) { return r.p, nil }})
+		Code: func(trace.Routine) (Code, error) { return r.p, nil }})
 	prof.Copy = cr
 	pl := platform.NewPipeline(env, r.tr.Blocks, []platform.Instance{NewInstance(prof, "prog", 10)}, false)
-	var evs []analyses.Event
+	var evs []trace.Event
 	view := r.tr.Blocks.View()
 	for _, ev := range r.tr.Events {
-		if ev.Kind == analyses.KindBlock && !cr.Wants(view.Get(ev.Block)) {
+		if ev.Kind == trace.KindBlock && !cr.Wants(view.Get(ev.Block)) {
 			continue
 		}
 		evs = append(evs, ev)
@@ -140,12 +140,12 @@ func TestCopiesSignals(t *testing.T) {
 		routine("handler", 0x3000, h.pc()).routine("__restore_rt", 0x4000, rs.pc())
 	const mainSP, handlerSP = 0x7fff0000, 0x7ffe0000
 	signal := func(r *runner, resumeSP uint64, handler ...any) {
-		r.tr.Other(analyses.KindSyscall, 1, analyses.SyscallSignalEntry, p.labels["R0"])
-		r.sp[1], r.prevE[1] = handlerSP, analyses.EndOther
+		r.tr.Other(trace.KindSyscall, 1, trace.SyscallSignalEntry, p.labels["R0"])
+		r.sp[1], r.prevE[1] = handlerSP, trace.EndOther
 		r.run(1, handler...)
 		r.run(1, "R0")
-		r.tr.Other(analyses.KindSyscall, 1, analyses.SyscallSigreturn, 0)
-		r.sp[1], r.prevE[1] = resumeSP, analyses.EndOther
+		r.tr.Other(trace.KindSyscall, 1, trace.SyscallSigreturn, 0)
+		r.sp[1], r.prevE[1] = resumeSP, trace.EndOther
 	}
 	trace := func(signals bool) *runner {
 		r := newRunner(p).run(1, "M0", "L", "L1", "L", "L2")
@@ -155,7 +155,7 @@ func TestCopiesSignals(t *testing.T) {
 		r.run(1, "L", "L2", "M1")
 		if signals {
 			signal(r, mainSP, "H0", "H2")
-			r.prevE[1] = analyses.EndCall // the call is still to come
+			r.prevE[1] = trace.EndCall // the call is still to come
 		}
 		r.run(1, "F0")
 		if signals {

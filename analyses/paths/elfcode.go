@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/arch/x86/x86asm"
 
-	"emuprof/analyses"
+	"emuprof/trace"
 )
 
 // elfImage is an object file read from disk: its loadable segments (for
@@ -156,7 +156,7 @@ type Biaser interface {
 // ELFCode gives the code of guest routines from their object files on
 // disk. It is safe for use by one goroutine.
 type ELFCode struct {
-	Symbols analyses.Symbols
+	Symbols trace.Symbols
 	mu      sync.Mutex
 	images  map[string]*elfImage
 	errs    map[string]error
@@ -164,7 +164,7 @@ type ELFCode struct {
 }
 
 // NewELFCode returns a code source reading objects named by syms.
-func NewELFCode(syms analyses.Symbols) *ELFCode {
+func NewELFCode(syms trace.Symbols) *ELFCode {
 	return &ELFCode{Symbols: syms, images: map[string]*elfImage{}, errs: map[string]error{}}
 }
 
@@ -195,7 +195,7 @@ func (e *ELFCode) Bytes() uint64 {
 }
 
 // Code returns the code of routine r's object at its bias.
-func (e *ELFCode) Code(r analyses.Routine) (*objCode, error) {
+func (e *ELFCode) Code(r trace.Routine) (*objCode, error) {
 	img, err := e.image(r.Object)
 	if err != nil {
 		return nil, err

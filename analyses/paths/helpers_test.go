@@ -8,9 +8,9 @@ import (
 
 	"golang.org/x/arch/x86/x86asm"
 
-	"emuprof/analyses"
 	"emuprof/analyses/platform"
-	"emuprof/analyses/tracetest"
+	"emuprof/trace"
+	"emuprof/trace/tracetest"
 )
 
 // asm assembles tiny x86-64 routines for the tests: every branch uses a
@@ -86,7 +86,7 @@ type program struct {
 type progRoutine struct {
 	name   string
 	lo, hi uint64
-	kind   analyses.RoutineKind
+	kind   trace.RoutineKind
 }
 
 func newProgram(parts ...*asm) *program {
@@ -112,13 +112,13 @@ func (p *program) routine(name string, lo, hi uint64) *program {
 	return p
 }
 
-func (p *program) Routine(pc uint64) (analyses.Routine, bool) {
+func (p *program) Routine(pc uint64) (trace.Routine, bool) {
 	for _, r := range p.routines {
 		if pc >= r.lo && pc < r.hi {
-			return analyses.Routine{Entry: r.lo, Name: r.name, Object: "prog", Kind: r.kind}, true
+			return trace.Routine{Entry: r.lo, Name: r.name, Object: "prog", Kind: r.kind}, true
 		}
 	}
-	return analyses.Routine{}, false
+	return trace.Routine{}, false
 }
 
 // Line: every address is on "prog.c", line = address & 0xfff.
@@ -138,7 +138,7 @@ func (p *program) Read(addr uint64, n int) []byte {
 
 // tb returns the extent of the emulator block starting at addr: up to and
 // including the first branch, call, ret or syscall.
-func (p *program) tb(addr uint64) (length, insns uint32, end analyses.End) {
+func (p *program) tb(addr uint64) (length, insns uint32, end trace.End) {
 	a := addr
 	for {
 		code := p.Read(a, 15)
@@ -152,20 +152,20 @@ func (p *program) tb(addr uint64) (length, insns uint32, end analyses.End) {
 		a += uint64(inst.Len)
 		insns++
 		if isRep(inst) { // QEMU ends a block after a rep string instruction
-			return uint32(a - addr), insns, analyses.EndOther
+			return uint32(a - addr), insns, trace.EndOther
 		}
 		switch inst.Op {
 		case x86asm.CALL:
-			return uint32(a - addr), insns, analyses.EndCall
+			return uint32(a - addr), insns, trace.EndCall
 		case x86asm.RET:
-			return uint32(a - addr), insns, analyses.EndRet
+			return uint32(a - addr), insns, trace.EndRet
 		case x86asm.JMP:
-			return uint32(a - addr), insns, analyses.EndJump
+			return uint32(a - addr), insns, trace.EndJump
 		case x86asm.SYSCALL:
-			return uint32(a - addr), insns, analyses.EndSyscall
+			return uint32(a - addr), insns, trace.EndSyscall
 		case x86asm.JE, x86asm.JNE, x86asm.JA, x86asm.JAE, x86asm.JB, x86asm.JBE,
 			x86asm.JG, x86asm.JGE, x86asm.JL, x86asm.JLE:
-			return uint32(a - addr), insns, analyses.EndCond
+			return uint32(a - addr), insns, trace.EndCond
 		}
 	}
 }
@@ -177,11 +177,11 @@ type runner struct {
 	p     *program
 	tr    *tracetest.Trace
 	sp    map[uint32]uint64
-	prevE map[uint32]analyses.End
+	prevE map[uint32]trace.End
 }
 
 func newRunner(p *program) *runner {
-	return &runner{p: p, tr: tracetest.New(p), sp: map[uint32]uint64{}, prevE: map[uint32]analyses.End{}}
+	return &runner{p: p, tr: tracetest.New(p), sp: map[uint32]uint64{}, prevE: map[uint32]trace.End{}}
 }
 
 // run appends the blocks starting at the given labels or addresses.
@@ -204,9 +204,9 @@ func (r *runner) run(tid uint32, starts ...any) *runner {
 			sp = 0x7fff0000
 		}
 		switch r.prevE[tid] {
-		case analyses.EndCall:
+		case trace.EndCall:
 			sp -= 8
-		case analyses.EndRet:
+		case trace.EndRet:
 			sp += 8
 		}
 		r.sp[tid] = sp
@@ -220,7 +220,7 @@ func (r *runner) run(tid uint32, starts ...any) *runner {
 // setSP forces thread tid's stack pointer (longjmp).
 func (r *runner) setSP(tid uint32, sp uint64) *runner {
 	r.sp[tid] = sp
-	r.prevE[tid] = analyses.EndJump
+	r.prevE[tid] = trace.EndJump
 	return r
 }
 
@@ -233,7 +233,7 @@ func (r *runner) profileP3(t *testing.T, p3 P3Config) *Profiler {
 	t.Helper()
 	env := platform.NewEnv(r.p, "prog", nil)
 	prof := New(Options{Symbols: r.p, Block: env.Block, Routines: env.Routines,
-		Code: func(analyses.Routine) (Code, error) { return r.p, nil }})
+		Code: func(trace.Routine) (Code, error) { return r.p, nil }})
 	prof.P3 = p3
 	inst := NewInstance(prof, "prog", 10)
 	pl := platform.NewPipeline(env, r.tr.Blocks, []platform.Instance{inst}, false)

@@ -1,7 +1,7 @@
 package paths
 
 // What the profiler holds that grows with the guest, for --memory-limit
-// (analyses.MemoryUser). MemoryBytes is asked between every two batches, so
+// (trace.MemoryUser). MemoryBytes is asked between every two batches, so
 // it sums only what can grow on the per-event path (the counts kept in maps,
 // the tries of big routines, the threads' frames); what a routine's
 // recovery builds (its CFG, DAG, numbering and dense counts) is counted
@@ -37,7 +37,7 @@ func (p *Profiler) accountBuild(rt *routine) {
 	}
 }
 
-// MemoryBytes implements analyses.MemoryUser.
+// MemoryBytes implements trace.MemoryUser.
 func (p *Profiler) MemoryBytes() uint64 {
 	n := p.built + p.truncBytes + uint64(cap(p.cache))*cacheBytes
 	if p.elf != nil {

@@ -12,9 +12,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"emuprof/analyses"
 	"emuprof/analyses/platform"
 	"emuprof/analyses/report"
+	"emuprof/trace"
 )
 
 // Plugin registers path profiling with the platform.
@@ -137,11 +137,11 @@ func (i *instance) MarkPartial(reason string) {
 	i.prof = nil
 }
 
-func (i *instance) Needs() analyses.Needs {
+func (i *instance) Needs() trace.Needs {
 	if cr := i.Copy; cr != nil {
-		return analyses.Needs{Blocks: true, Threads: true, Syscalls: true, BlockFilter: cr.Wants}
+		return trace.Needs{Blocks: true, Threads: true, Syscalls: true, BlockFilter: cr.Wants}
 	}
-	return analyses.Needs{Blocks: true, Calls: true, Threads: true}
+	return trace.Needs{Blocks: true, Calls: true, Threads: true}
 }
 
 // CopiesFlag is the flag that runs P3's copies as separate emulations

@@ -4,23 +4,23 @@ import (
 	"strconv"
 	"strings"
 
-	"emuprof/analyses"
 	"emuprof/analyses/calls"
+	"emuprof/trace"
 )
 
 // Options are what a Profiler needs from the run.
 type Options struct {
 	// Symbols names guest code (routine ranges, lines, call targets).
-	Symbols analyses.Symbols
+	Symbols trace.Symbols
 	// Block returns the block table entry of a Block event's id.
-	Block func(id uint32) *analyses.BlockInfo
+	Block func(id uint32) *trace.BlockInfo
 	// Routines is the call-tracking stage's routine table (Call events'
 	// ids index it).
 	Routines func() *calls.Routines
 	// Code returns the code of a routine's object at guest addresses; nil
 	// means the object files on disk (ELFCode). An error or a nil Code
 	// leaves the routine with the CFG the run executes.
-	Code func(r analyses.Routine) (Code, error)
+	Code func(r trace.Routine) (Code, error)
 	// SPFrames delimits activations by the stack pointer of Block events
 	// instead of Call/Return events (see spFrames): for copies that see
 	// only the blocks of the routines they profile, without the call
@@ -96,11 +96,11 @@ type thread struct {
 type frame struct {
 	rt       *routine
 	cur      int32
-	r        uint64       // Ball-Larus partial sum, or the trie node for big routines
-	lastEnd  uint64       // end address of the last emulator block run in the frame
-	retAddr  uint64       // set while the frame has called out: where it should resume
-	sp       uint64       // SPFrames: the stack pointer at the activation's first block; a barrier's: see signal
-	lastTerm analyses.End // SPFrames: the terminator of the frame's last block
+	r        uint64    // Ball-Larus partial sum, or the trie node for big routines
+	lastEnd  uint64    // end address of the last emulator block run in the frame
+	retAddr  uint64    // set while the frame has called out: where it should resume
+	sp       uint64    // SPFrames: the stack pointer at the activation's first block; a barrier's: see signal
+	lastTerm trace.End // SPFrames: the terminator of the frame's last block
 	// barrier marks where a signal handler interrupted the thread (see
 	// signal): no routine, never a path; what the handler runs goes
 	// above it, rt_sigreturn pops down to it and it.
@@ -119,38 +119,38 @@ func New(opt Options) *Profiler {
 // MarkPartial records that the run did not finish.
 func (p *Profiler) MarkPartial(reason string) { p.partial = reason }
 
-// Events implements analyses.Analysis.
-func (p *Profiler) Events(batch []analyses.Event) {
+// Events implements trace.Analysis.
+func (p *Profiler) Events(batch []trace.Event) {
 	for i := range batch {
 		ev := &batch[i]
 		switch ev.Kind {
-		case analyses.KindBlock:
+		case trace.KindBlock:
 			if t := p.thread(ev.Tid); true {
 				t.lastSP, t.spKnown = ev.Aux, true
 			}
 			if p.opt.SPFrames && !p.spFrames(ev) {
 				continue
 			}
-			if ev.Flags&analyses.FlagHidden == 0 {
+			if ev.Flags&trace.FlagHidden == 0 {
 				p.block(ev)
 			}
-		case analyses.KindCall:
+		case trace.KindCall:
 			p.call(ev)
-		case analyses.KindReturn:
+		case trace.KindReturn:
 			p.ret(ev)
-		case analyses.KindSyscall, analyses.KindThreadStart:
+		case trace.KindSyscall, trace.KindThreadStart:
 			if p.Copy != nil {
 				p.Copy.observe(ev)
 			}
-			if ev.Kind == analyses.KindSyscall {
+			if ev.Kind == trace.KindSyscall {
 				switch ev.Addr {
-				case analyses.SyscallSignalEntry:
+				case trace.SyscallSignalEntry:
 					p.signal(ev)
-				case analyses.SyscallSigreturn:
+				case trace.SyscallSigreturn:
 					p.sigreturn(ev)
 				}
 			}
-		case analyses.KindThreadExit:
+		case trace.KindThreadExit:
 			if p.Copy != nil {
 				p.Copy.observe(ev)
 			}
@@ -167,7 +167,7 @@ func (p *Profiler) Events(batch []analyses.Event) {
 	}
 }
 
-// Finish implements analyses.Analysis: paths still in progress are
+// Finish implements trace.Analysis: paths still in progress are
 // truncated (the stage normally returned every frame already).
 func (p *Profiler) Finish() {
 	if p.finished {
@@ -207,7 +207,7 @@ func (p *Profiler) thread(tid uint32) *thread {
 	return t
 }
 
-func (p *Profiler) call(ev *analyses.Event) {
+func (p *Profiler) call(ev *trace.Event) {
 	t := p.thread(ev.Tid)
 	if n := len(t.frames); n > 0 {
 		f := &t.frames[n-1]
@@ -232,7 +232,7 @@ func (p *Profiler) call(ev *analyses.Event) {
 	t.frames = append(t.frames, frame{cur: -1})
 }
 
-func (p *Profiler) ret(ev *analyses.Event) {
+func (p *Profiler) ret(ev *trace.Event) {
 	t := p.thread(ev.Tid)
 	if n := len(t.frames); n > 0 && !t.frames[n-1].barrier {
 		p.pop(t)
@@ -254,10 +254,10 @@ func (p *Profiler) ret(ev *analyses.Event) {
 // rt_sigreturn pops it). The rule is the same with the call stage (SBL,
 // the planning run) and without (a copy, SPFrames), so that a copy cuts
 // the interrupted routine's paths exactly where SBL does: nowhere.
-func (p *Profiler) signal(ev *analyses.Event) {
+func (p *Profiler) signal(ev *trace.Event) {
 	t := p.thread(ev.Tid)
 	sp := ^uint64(0)
-	if ev.Size&analyses.SignalOnAltStack == 0 && t.spKnown {
+	if ev.Size&trace.SignalOnAltStack == 0 && t.spKnown {
 		sp = t.lastSP - 8
 	}
 	// The interrupted activation resumes where it was interrupted after
@@ -265,7 +265,7 @@ func (p *Profiler) signal(ev *analyses.Event) {
 	// (siglongjmp) is a landing that truncates its path, as after a call
 	// (enter). A barrier keeps the address it replaced in retAddr, and
 	// the activation's last terminator in lastTerm (see sigreturn).
-	saved, term := uint64(0), analyses.EndOther
+	saved, term := uint64(0), trace.EndOther
 	if n := len(t.frames); n > 0 {
 		f := &t.frames[n-1]
 		term = f.lastTerm
@@ -282,7 +282,7 @@ func (p *Profiler) signal(ev *analyses.Event) {
 // sigreturn handles rt_sigreturn on thread ev.Tid: the innermost signal
 // handler's frames (the restorer's at least) and its barrier go, and the
 // interrupted activation goes on.
-func (p *Profiler) sigreturn(ev *analyses.Event) {
+func (p *Profiler) sigreturn(ev *trace.Event) {
 	t := p.thread(ev.Tid)
 	for i := len(t.frames) - 1; i >= 0; i-- {
 		if b := t.frames[i]; b.barrier {
@@ -298,8 +298,8 @@ func (p *Profiler) sigreturn(ev *analyses.Event) {
 				// pointer).
 				f := &t.frames[i-1]
 				f.retAddr = b.retAddr
-				if b.lastTerm != analyses.EndCall {
-					f.lastTerm = analyses.EndSyscall
+				if b.lastTerm != trace.EndCall {
+					f.lastTerm = trace.EndSyscall
 				}
 			}
 			// The thread goes on at the stack pointer it was
@@ -444,7 +444,7 @@ func (p *Profiler) step(f *frame, w int32) bool {
 
 // routineOfBlock returns the state of the routine of block id (bi),
 // remembered per block id.
-func (p *Profiler) routineOfBlock(id uint32, bi *analyses.BlockInfo) *routine {
+func (p *Profiler) routineOfBlock(id uint32, bi *trace.BlockInfo) *routine {
 	if int(id) < len(p.cache) {
 		if rt := p.cache[id].rt; rt != nil {
 			return rt
@@ -454,7 +454,7 @@ func (p *Profiler) routineOfBlock(id uint32, bi *analyses.BlockInfo) *routine {
 }
 
 // routineOf returns the state of the routine of block bi.
-func (p *Profiler) routineOf(bi *analyses.BlockInfo) *routine {
+func (p *Profiler) routineOf(bi *trace.BlockInfo) *routine {
 	k := rkey{bi.Routine.Entry, bi.Routine.Object}
 	if rt := p.routines[k]; rt != nil {
 		return rt
@@ -516,7 +516,7 @@ func (p *Profiler) routineOf(bi *analyses.BlockInfo) *routine {
 // routineEnd finds where the routine entered at entry ends: the first
 // address that Symbols attributes to another routine (at least past
 // known, an address known to be inside).
-func routineEnd(syms analyses.Symbols, entry, known uint64) uint64 {
+func routineEnd(syms trace.Symbols, entry, known uint64) uint64 {
 	if syms == nil {
 		return known
 	}
@@ -569,8 +569,8 @@ func (p *Profiler) entry(id uint32, rt *routine, addr uint64, n uint32) *cacheEn
 }
 
 // block handles a Block event of a visible routine.
-func (p *Profiler) block(ev *analyses.Event) {
-	var bi *analyses.BlockInfo
+func (p *Profiler) block(ev *trace.Event) {
+	var bi *trace.BlockInfo
 	if p.opt.Block != nil {
 		bi = p.opt.Block(ev.Block)
 	}
@@ -656,7 +656,7 @@ func indexOf(xs []int32, x int32) int {
 // ev.Addr) and reports placed. Otherwise it reports whether it learnt
 // something and changed the CFG (the caller maps the block again and
 // retries) or found nothing new to learn (the block cannot be placed).
-func (p *Profiler) enter(f *frame, ev *analyses.Event, e *cacheEntry) (placed, learnt bool) {
+func (p *Profiler) enter(f *frame, ev *trace.Event, e *cacheEntry) (placed, learnt bool) {
 	rt := f.rt
 	if len(e.verts) == 0 {
 		// Code the disassembly never reached.
@@ -736,8 +736,8 @@ func (p *Profiler) lose(f *frame, rt *routine, end uint64) {
 // stack pointer is a tail call, which block handles like the stage's
 // return-then-call. It reports whether the block belongs to a profiled
 // routine (false: hidden code, skipped).
-func (p *Profiler) spFrames(ev *analyses.Event) bool {
-	var bi *analyses.BlockInfo
+func (p *Profiler) spFrames(ev *trace.Event) bool {
+	var bi *trace.BlockInfo
 	if p.opt.Block != nil {
 		bi = p.opt.Block(ev.Block)
 	}
@@ -757,14 +757,14 @@ func (p *Profiler) spFrames(ev *analyses.Event) bool {
 			if !t.resolverKnown {
 				t.resolver, t.resolverKnown = rkey{bi.Routine.Entry, bi.Routine.Object}, true
 			}
-			if bi.End == analyses.EndJump && t.resolver == (rkey{bi.Routine.Entry, bi.Routine.Object}) {
+			if bi.End == trace.EndJump && t.resolver == (rkey{bi.Routine.Entry, bi.Routine.Object}) {
 				t.unhide = true
 			}
 			return false
 		}
 		t.hidden, t.unhide = false, false
 	}
-	if bi.Routine.Kind == analyses.LazyBindingStub {
+	if bi.Routine.Kind == trace.LazyBindingStub {
 		t.hidden, t.hiddenSP, t.resolverKnown = true, sp, false
 		return false
 	}
@@ -777,7 +777,7 @@ func (p *Profiler) spFrames(ev *analyses.Event) bool {
 		}
 		// The entry of a function that never returns, seen only so that
 		// the path of the block calling it ends there (as at a Call).
-		if n := len(t.frames); n > 0 && t.frames[n-1].lastTerm == analyses.EndCall && sp < t.frames[n-1].sp+8 {
+		if n := len(t.frames); n > 0 && t.frames[n-1].lastTerm == trace.EndCall && sp < t.frames[n-1].sp+8 {
 			p.noReturnCall(&t.frames[n-1], bi.Routine.Name)
 		}
 		return false
@@ -789,7 +789,7 @@ func (p *Profiler) spFrames(ev *analyses.Event) bool {
 		if top.rt != nil && top.rt.info.Entry == bi.Routine.Entry && sp <= top.sp+8 && calls.PopsReturn(bi.Routine.Name) {
 			break // vfork's own code (or sigsetjmp's), its return address popped, as with the call stage
 		}
-		if (n > 1 || top.barrier) && top.sp < sp || top.lastTerm == analyses.EndRet && top.rt != nil {
+		if (n > 1 || top.barrier) && top.sp < sp || top.lastTerm == trace.EndRet && top.rt != nil {
 			p.pop(t)
 			continue
 		}
@@ -810,7 +810,7 @@ func (p *Profiler) spFrames(ev *analyses.Event) bool {
 		// A call seen from the caller (its last block ended with a call,
 		// and this is not its return address), or from code not
 		// profiled here (a routine's entry, deeper in the stack).
-		call = top.lastTerm == analyses.EndCall && ev.Addr != top.lastEnd && (other || entry) ||
+		call = top.lastTerm == trace.EndCall && ev.Addr != top.lastEnd && (other || entry) ||
 			entry && sp < top.sp
 		// A landing after a tail jump: the jump's EXIT edge ended the
 		// activation (the call stage pops it at the jump) and a longjmp
@@ -818,7 +818,7 @@ func (p *Profiler) spFrames(ev *analyses.Event) bool {
 		// sigsetjmp tail-jumps to __sigsetjmp_tail, and siglongjmp lands
 		// in it; a copy that does not profile its caller kept the old
 		// activation and cut its path).
-		left := top.cur >= 0 && top.lastTerm == analyses.EndJump && top.rt.vi[top.cur].hasExit && calls.PopsReturn(bi.Routine.Name)
+		left := top.cur >= 0 && top.lastTerm == trace.EndJump && top.rt.vi[top.cur].hasExit && calls.PopsReturn(bi.Routine.Name)
 		if !call && (entry || left) && !other && top.cur >= 0 && !top.rt.hasEdgeTo(top.cur, ev.Addr) {
 			// The routine's entry again, but not along its CFG: the
 			// activation left (a tail jump to code not profiled here,
@@ -836,7 +836,7 @@ func (p *Profiler) spFrames(ev *analyses.Event) bool {
 			}
 		}
 		t.frames = append(t.frames, frame{cur: -1, sp: sp})
-	} else if f := &t.frames[n-1]; f.lastTerm == analyses.EndCall && f.rt != nil && f.cur >= 0 && ev.Addr != f.lastEnd {
+	} else if f := &t.frames[n-1]; f.lastTerm == trace.EndCall && f.rt != nil && f.cur >= 0 && ev.Addr != f.lastEnd {
 		// The frame called out (to code not profiled here) and goes on
 		// elsewhere than at its return address: the enter rule for a
 		// longjmp landing applies, as after a Call event.

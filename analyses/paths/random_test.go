@@ -4,7 +4,7 @@ import (
 	"math/rand"
 	"testing"
 
-	"emuprof/analyses"
+	"emuprof/trace"
 )
 
 // randomProgram assembles one routine of random blocks: a few nops and a
@@ -57,15 +57,15 @@ func walk(r *rand.Rand, p *program, nops []uint64) []uint64 {
 			return uint64(int64(int32(uint32(code[0]) | uint32(code[1])<<8 | uint32(code[2])<<16 | uint32(code[3])<<24)))
 		}
 		switch end {
-		case analyses.EndRet:
+		case trace.EndRet:
 			return out
-		case analyses.EndJump: // direct (e9) or indirect (ff e0)
+		case trace.EndJump: // direct (e9) or indirect (ff e0)
 			if last2[0] == 0xff && last2[1] == 0xe0 {
 				a = nops[r.Intn(len(nops))]
 			} else {
 				a = next + rel()
 			}
-		case analyses.EndCond:
+		case trace.EndCond:
 			if r.Intn(2) == 0 {
 				a = next
 			} else {

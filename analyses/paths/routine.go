@@ -5,7 +5,7 @@ import (
 
 	"golang.org/x/arch/x86/x86asm"
 
-	"emuprof/analyses"
+	"emuprof/trace"
 )
 
 // CFG provenance, as the output reports it per routine (issue 11, point 7).
@@ -18,7 +18,7 @@ const (
 // routine is the path-profiling state of one routine that executed.
 type routine struct {
 	seq  int // order of first execution
-	info analyses.Routine
+	info trace.Routine
 	end  uint64 // range end (exclusive)
 	code Code   // nil: no code on disk (CFG from execution only)
 	// noReturn tells whether a direct call target never returns.
@@ -60,7 +60,7 @@ type routine struct {
 
 type tbExtent struct {
 	len uint32
-	end analyses.End
+	end trace.End
 }
 
 // truncRec counts executions of a path prefix that ended without reaching
@@ -215,7 +215,7 @@ func (rt *routine) extentCFG() *CFG {
 			ps = append(ps, piece{a, starts[i+1], false}) // falls into the next start
 			continue
 		}
-		ps = append(ps, piece{a, end, x.end == analyses.EndRet || x.end == analyses.EndJump || x.end == analyses.EndOther})
+		ps = append(ps, piece{a, end, x.end == trace.EndRet || x.end == trace.EndJump || x.end == trace.EndOther})
 	}
 	for i, p := range ps {
 		b := Block{Start: p.start, End: p.end, Exit: p.exit}

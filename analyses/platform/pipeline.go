@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"runtime/debug"
 
-	"emuprof/analyses"
+	"emuprof/trace"
 )
 
 // Pipeline delivers one emulation's event stream to analyses: through the
@@ -16,14 +16,14 @@ import (
 // emulator's buffers alternate). Every analysis sees the same events in the
 // same order either way, so outputs do not depend on the concurrency.
 //
-// A Pipeline is itself an analyses.Analysis: the guest delivers to it.
+// A Pipeline is itself an trace.Analysis: the guest delivers to it.
 type Pipeline struct {
 	env   *Env
 	list  []Instance
 	calls bool // run the call-tracking stage
 	async bool
 
-	blocks *analyses.BlockTable
+	blocks *trace.BlockTable
 	work   chan job
 	done   chan struct{} // one receive per job
 	busy   bool          // a job was sent and not yet received from done
@@ -33,13 +33,13 @@ type Pipeline struct {
 }
 
 type job struct {
-	batch []analyses.Event
-	view  analyses.BlockView
+	batch []trace.Event
+	view  trace.BlockView
 }
 
 // NewPipeline returns a pipeline feeding list; blocks is the emulator's
 // block table (Block events' ids index it).
-func NewPipeline(env *Env, blocks *analyses.BlockTable, list []Instance, async bool) *Pipeline {
+func NewPipeline(env *Env, blocks *trace.BlockTable, list []Instance, async bool) *Pipeline {
 	p := &Pipeline{env: env, list: list, blocks: blocks, async: async}
 	for _, a := range list {
 		p.calls = p.calls || a.Needs().Calls
@@ -54,12 +54,12 @@ func NewPipeline(env *Env, blocks *analyses.BlockTable, list []Instance, async b
 }
 
 // Needs is the union of the analyses' needs.
-func (p *Pipeline) Needs() analyses.Needs { return NeedsOf(p.list) }
+func (p *Pipeline) Needs() trace.Needs { return NeedsOf(p.list) }
 
 // NeedsOf is the union of the needs of list: what the engine must report
 // for them (the call-tracking stage reads Block events).
-func NeedsOf(list []Instance) analyses.Needs {
-	var n analyses.Needs
+func NeedsOf(list []Instance) trace.Needs {
+	var n trace.Needs
 	for _, a := range list {
 		n = n.Or(a.Needs())
 	}
@@ -89,7 +89,7 @@ func (p *Pipeline) process(j job) {
 }
 
 // deliver hands a piece of the stream to every analysis.
-func (p *Pipeline) deliver(evs []analyses.Event) {
+func (p *Pipeline) deliver(evs []trace.Event) {
 	for _, a := range p.list {
 		a.Events(evs)
 	}
@@ -119,26 +119,26 @@ func (p *Pipeline) wait() {
 	p.measure()
 }
 
-// measure records the analyses' memory (analyses.MemoryUser), while no
+// measure records the analyses' memory (trace.MemoryUser), while no
 // batch is being processed: the figure is the one after the batches
 // delivered so far but the last, whatever the goroutines' timing.
 func (p *Pipeline) measure() {
 	var n uint64
 	for _, a := range p.list {
-		if m, ok := a.(analyses.MemoryUser); ok {
+		if m, ok := a.(trace.MemoryUser); ok {
 			n += m.MemoryBytes()
 		}
 	}
 	p.mem = n
 }
 
-// MemoryBytes implements analyses.MemoryUser: the analyses' memory as
+// MemoryBytes implements trace.MemoryUser: the analyses' memory as
 // measured when the previous batch was done.
 func (p *Pipeline) MemoryBytes() uint64 { return p.mem }
 
-// Events implements analyses.Analysis: it hands batch on and returns once
+// Events implements trace.Analysis: it hands batch on and returns once
 // the previous batch has been processed.
-func (p *Pipeline) Events(batch []analyses.Event) {
+func (p *Pipeline) Events(batch []trace.Event) {
 	j := job{batch: batch, view: p.blocks.View()}
 	if !p.async {
 		p.process(j)
@@ -153,14 +153,14 @@ func (p *Pipeline) Events(batch []analyses.Event) {
 // Sync waits until every delivered batch was processed and returns the
 // clock delays the analyses asked for meanwhile (the caller applies them
 // before its next scheduling decision).
-func (p *Pipeline) Sync() []analyses.Delay {
+func (p *Pipeline) Sync() []trace.Delay {
 	p.wait()
 	d := p.env.clock.pending
 	p.env.clock.pending = nil
 	return d
 }
 
-// Finish implements analyses.Analysis: the pending activations end (the
+// Finish implements trace.Analysis: the pending activations end (the
 // stage's Returns are delivered) and every analysis finishes.
 func (p *Pipeline) Finish() {
 	p.wait()

@@ -7,9 +7,9 @@ import (
 	"slices"
 	"testing"
 
-	"emuprof/analyses"
 	"emuprof/analyses/calls"
-	"emuprof/analyses/tracetest"
+	"emuprof/trace"
+	"emuprof/trace/tracetest"
 )
 
 // recorder is an analysis that writes down what it sees, and asks for a
@@ -17,25 +17,25 @@ import (
 type recorder struct {
 	env   *Env
 	seen  []string
-	needs analyses.Needs
+	needs trace.Needs
 	done  bool
 }
 
-func (r *recorder) Events(b []analyses.Event) {
+func (r *recorder) Events(b []trace.Event) {
 	for _, ev := range b {
 		s := fmt.Sprintf("%v/%d/%d/%d", ev.Kind, ev.Tid, ev.Time, ev.Flags)
 		switch ev.Kind {
-		case analyses.KindCall:
+		case trace.KindCall:
 			s += r.env.Routines().Get(uint32ToRoutine(ev.Block)).Name
 			r.env.Clock().Delay(ev.Tid, 5)
-		case analyses.KindBlock:
+		case trace.KindBlock:
 			s += fmt.Sprintf("@%#x", r.env.Block(ev.Block).Addr)
 		}
 		r.seen = append(r.seen, s)
 	}
 }
 func (r *recorder) Finish()                          { r.done = true }
-func (r *recorder) Needs() analyses.Needs            { return r.needs }
+func (r *recorder) Needs() trace.Needs               { return r.needs }
 func (r *recorder) MarkPartial(string)               {}
 func (r *recorder) Write(string) ([]string, error)   { return nil, nil }
 func (r *recorder) Summary(io.Writer) error          { return nil }
@@ -44,8 +44,8 @@ func (r *recorder) String() string                   { return fmt.Sprint(r.seen)
 
 type syms struct{}
 
-func (syms) Routine(pc uint64) (analyses.Routine, bool) {
-	return analyses.Routine{Entry: pc &^ 0xff, Name: fmt.Sprintf("r%x", pc>>8), Object: "prog"}, true
+func (syms) Routine(pc uint64) (trace.Routine, bool) {
+	return trace.Routine{Entry: pc &^ 0xff, Name: fmt.Sprintf("r%x", pc>>8), Object: "prog"}, true
 }
 func (syms) Line(uint64) (string, int, bool) { return "", 0, false }
 
@@ -61,16 +61,16 @@ func randomTrace(seed uint64) *tracetest.Trace {
 		if rng.IntN(3) == 0 {
 			addr += uint64(rng.IntN(8) * 0x10) // not an entry
 		}
-		end := []analyses.End{analyses.EndCall, analyses.EndRet, analyses.EndJump, analyses.EndOther}[rng.IntN(4)]
+		end := []trace.End{trace.EndCall, trace.EndRet, trace.EndJump, trace.EndOther}[rng.IntN(4)]
 		switch end {
-		case analyses.EndCall:
+		case trace.EndCall:
 			sp[tid] -= 8
-		case analyses.EndRet:
+		case trace.EndRet:
 			sp[tid] = min(sp[tid]+8, 0x8000)
 		}
 		tr.Block(tid, addr, sp[tid], uint32(1+rng.IntN(5)), 5, end)
 		for range rng.IntN(4) {
-			tr.Mem(analyses.KindRead, tid, uint64(rng.IntN(1<<12)), 4)
+			tr.Mem(trace.KindRead, tid, uint64(rng.IntN(1<<12)), 4)
 		}
 	}
 	return tr
@@ -86,7 +86,7 @@ func TestPipelineAsyncEqualsSync(t *testing.T) {
 		var delays [2]int
 		for mode, async := range []bool{false, true} {
 			env := NewEnv(syms{}, "prog", nil)
-			a := &recorder{env: env, needs: analyses.Needs{Calls: true}}
+			a := &recorder{env: env, needs: trace.Needs{Calls: true}}
 			b := &recorder{env: env}
 			p := NewPipeline(env, tr.Blocks, []Instance{a, b}, async)
 			if n := p.Needs(); !n.Calls || !n.Blocks {
@@ -137,7 +137,7 @@ func TestPipelineAnalysisPanic(t *testing.T) {
 
 type panicker struct{ recorder }
 
-func (*panicker) Events([]analyses.Event) { panic("bug") }
+func (*panicker) Events([]trace.Event) { panic("bug") }
 
 func uint32ToRoutine(id uint32) calls.RoutineID { return calls.RoutineID(id) }
 
@@ -149,16 +149,16 @@ type marksRecorder struct {
 	marked, calls int // marked blocks, Call events
 }
 
-func (r *marksRecorder) Events(b []analyses.Event) {
+func (r *marksRecorder) Events(b []trace.Event) {
 	for _, ev := range b {
 		switch ev.Kind {
-		case analyses.KindCall:
+		case trace.KindCall:
 			r.calls++
 			r.call(ev.Tid, ev.Time, calls.NodeID(ev.Aux), ev.Addr)
-		case analyses.KindReturn:
+		case trace.KindReturn:
 			r.seen = append(r.seen, fmt.Sprintf("return/%d/%d", ev.Tid, ev.Time))
-		case analyses.KindBlock:
-			if ev.Flags&analyses.FlagCalls != 0 {
+		case trace.KindBlock:
+			if ev.Flags&trace.FlagCalls != 0 {
 				r.marked++
 				returns, call := ev.CallMarks()
 				for range returns {
@@ -168,7 +168,7 @@ func (r *marksRecorder) Events(b []analyses.Event) {
 					r.call(ev.Tid, ev.Time, calls.NodeID(call-1), ev.Addr)
 				}
 			}
-			r.seen = append(r.seen, fmt.Sprintf("block/%d/%d/%d@%#x", ev.Tid, ev.Time, ev.Flags&^analyses.FlagCalls, ev.Addr))
+			r.seen = append(r.seen, fmt.Sprintf("block/%d/%d/%d@%#x", ev.Tid, ev.Time, ev.Flags&^trace.FlagCalls, ev.Addr))
 		default:
 			r.seen = append(r.seen, fmt.Sprintf("%v/%d/%d", ev.Kind, ev.Tid, ev.Time))
 		}
@@ -189,20 +189,20 @@ func TestPipelineCallMarks(t *testing.T) {
 	for seed := range uint64(20) {
 		tr := randomTrace(seed)
 		rng := rand.New(rand.NewPCG(seed, 3))
-		var exits []analyses.Event // thread 2 exits now and then (its stack ends in Returns)
+		var exits []trace.Event // thread 2 exits now and then (its stack ends in Returns)
 		for i, ev := range tr.Events {
 			exits = append(exits, ev)
-			if ev.Tid == 2 && ev.Kind == analyses.KindBlock && rng.IntN(300) == 0 && i+1 < len(tr.Events) && tr.Events[i+1].Kind == analyses.KindBlock {
-				exits = append(exits, analyses.Event{Kind: analyses.KindThreadExit, Tid: 2, Time: ev.Time + 1})
+			if ev.Tid == 2 && ev.Kind == trace.KindBlock && rng.IntN(300) == 0 && i+1 < len(tr.Events) && tr.Events[i+1].Kind == trace.KindBlock {
+				exits = append(exits, trace.Event{Kind: trace.KindThreadExit, Tid: 2, Time: ev.Time + 1})
 			}
 		}
 		var outs [2]*marksRecorder
 		for mode, marks := range []bool{false, true} {
 			env := NewEnv(syms{}, "prog", nil)
-			a := &marksRecorder{recorder: recorder{env: env, needs: analyses.Needs{Calls: true, CallMarks: true}}}
-			list := []Instance{a, &recorder{env: env, needs: analyses.Needs{Syscalls: true}}}
+			a := &marksRecorder{recorder: recorder{env: env, needs: trace.Needs{Calls: true, CallMarks: true}}}
+			list := []Instance{a, &recorder{env: env, needs: trace.Needs{Syscalls: true}}}
 			if !marks {
-				list = append(list, &recorder{env: env, needs: analyses.Needs{Calls: true}})
+				list = append(list, &recorder{env: env, needs: trace.Needs{Calls: true}})
 			}
 			p := NewPipeline(env, tr.Blocks, list, false)
 			evs := slices.Clone(exits)

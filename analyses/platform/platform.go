@@ -19,9 +19,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"emuprof/analyses"
 	"emuprof/analyses/calls"
 	"emuprof/analyses/report"
+	"emuprof/trace"
 )
 
 // Env is an analysis's view of the run it profiles. The methods that depend
@@ -29,7 +29,7 @@ import (
 // on the analyses' goroutine.
 type Env struct {
 	// Symbols names guest code (routine, object, file:line).
-	Symbols analyses.Symbols
+	Symbols trace.Symbols
 	// Program is the path of the profiled program, Args its command line.
 	Program string
 	Args    []string
@@ -44,12 +44,12 @@ type Env struct {
 	Sched SchedConfig
 
 	stage *calls.Stage
-	view  analyses.BlockView
+	view  trace.BlockView
 	clock *clock
 }
 
 // NewEnv returns the environment of a run of program with args.
-func NewEnv(syms analyses.Symbols, program string, args []string) *Env {
+func NewEnv(syms trace.Symbols, program string, args []string) *Env {
 	return &Env{Symbols: syms, Program: program, Args: args, stage: calls.NewStage(), clock: &clock{}}
 }
 
@@ -99,7 +99,7 @@ func (c SchedConfig) Defaults() SchedConfig {
 
 // Block returns the block with id id (a Block event's Event.Block), as
 // recorded when it was first translated.
-func (e *Env) Block(id uint32) *analyses.BlockInfo { return e.view.Get(id) }
+func (e *Env) Block(id uint32) *trace.BlockInfo { return e.view.Get(id) }
 
 // Routines is the routine table of the call-tracking stage: Call and Return
 // events' Event.Block index it.
@@ -121,11 +121,11 @@ type Clock interface {
 	Delay(tid uint32, ns int64)
 }
 
-type clock struct{ pending []analyses.Delay }
+type clock struct{ pending []trace.Delay }
 
 func (c *clock) Delay(tid uint32, ns int64) {
 	if ns > 0 {
-		c.pending = append(c.pending, analyses.Delay{Tid: tid, Ns: ns})
+		c.pending = append(c.pending, trace.Delay{Tid: tid, Ns: ns})
 	}
 }
 
@@ -148,10 +148,10 @@ type Reporter interface {
 
 // Instance is one analysis set up for one run.
 type Instance interface {
-	analyses.Analysis
+	trace.Analysis
 	Reporter
 	// Needs says which events the analysis consumes.
-	Needs() analyses.Needs
+	Needs() trace.Needs
 }
 
 // Factory creates an analysis for a run, from the flag values captured

@@ -4,14 +4,14 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"emuprof/analyses"
+	"emuprof/trace"
 )
 
 // memBatch is a batch of loads and stores of one thread at random: a stack
 // frame region and a heap array, sizes 1 to 8 bytes, 2/3 loads.
-func memBatch(n int) []analyses.Event {
+func memBatch(n int) []trace.Event {
 	rng := rand.New(rand.NewPCG(1, 2))
-	evs := make([]analyses.Event, n)
+	evs := make([]trace.Event, n)
 	for i := range evs {
 		var addr uint64
 		if rng.IntN(2) == 0 {
@@ -19,11 +19,11 @@ func memBatch(n int) []analyses.Event {
 		} else {
 			addr = 0x5555_5555_0000 + uint64(rng.IntN(64*1024))*4 // 256 KiB // heap
 		}
-		kind := analyses.KindRead
+		kind := trace.KindRead
 		if rng.IntN(3) == 0 {
-			kind = analyses.KindWrite
+			kind = trace.KindWrite
 		}
-		evs[i] = analyses.Event{Kind: kind, Tid: 1, Addr: addr, Size: uint32(1 << rng.IntN(4))}
+		evs[i] = trace.Event{Kind: kind, Tid: 1, Addr: addr, Size: uint32(1 << rng.IntN(4))}
 	}
 	return evs
 }
@@ -66,13 +66,13 @@ func BenchmarkReadWriteLoop(b *testing.B) {
 	for _, name := range []string{"main", "a", "b", "c", "d"} {
 		p.Call(1, p.DefineRoutine(name))
 	}
-	var batch []analyses.Event
+	var batch []trace.Event
 	for i := range 1024 {
 		batch = append(batch,
-			analyses.Event{Kind: analyses.KindRead, Tid: 1, Addr: 0x5555_5555_0000 + uint64(i)*4, Size: 4},
-			analyses.Event{Kind: analyses.KindRead, Tid: 1, Addr: 0x7ffffffde000, Size: 8},
-			analyses.Event{Kind: analyses.KindWrite, Tid: 1, Addr: 0x7ffffffde008, Size: 8},
-			analyses.Event{Kind: analyses.KindRead, Tid: 1, Addr: 0x7ffffffde010, Size: 4})
+			trace.Event{Kind: trace.KindRead, Tid: 1, Addr: 0x5555_5555_0000 + uint64(i)*4, Size: 4},
+			trace.Event{Kind: trace.KindRead, Tid: 1, Addr: 0x7ffffffde000, Size: 8},
+			trace.Event{Kind: trace.KindWrite, Tid: 1, Addr: 0x7ffffffde008, Size: 8},
+			trace.Event{Kind: trace.KindRead, Tid: 1, Addr: 0x7ffffffde010, Size: 4})
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -87,21 +87,21 @@ func BenchmarkReadWriteLoop(b *testing.B) {
 // accesses through call tracking.
 func BenchmarkEventStream(b *testing.B) {
 	s := newStream()
-	s.block(1, 0x1000, 0x8000, 3, 10, analyses.EndOther)
+	s.block(1, 0x1000, 0x8000, 3, 10, trace.EndOther)
 	p, err := newStaged(Config{}, s)
 	if err != nil {
 		b.Fatal(err)
 	}
 	loop := &stream{s.Trace}
 	n := len(s.Events)
-	loop.block(1, 0x100a, 0x8000, 3, 5, analyses.EndCall)
-	loop.block(1, 0x2000, 0x7ff8, 4, 10, analyses.EndOther)
+	loop.block(1, 0x100a, 0x8000, 3, 5, trace.EndCall)
+	loop.block(1, 0x2000, 0x7ff8, 4, 10, trace.EndOther)
 	for i := range 8 {
-		loop.mem(analyses.KindRead, 1, 0x9000+uint64(i)*4, 4)
-		loop.mem(analyses.KindWrite, 1, 0x7ff0-uint64(i)*8, 8)
+		loop.mem(trace.KindRead, 1, 0x9000+uint64(i)*4, 4)
+		loop.mem(trace.KindWrite, 1, 0x7ff0-uint64(i)*8, 8)
 	}
-	loop.block(1, 0x200a, 0x7ff8, 2, 1, analyses.EndRet)
-	loop.block(1, 0x100f, 0x8000, 2, 2, analyses.EndJump)
+	loop.block(1, 0x200a, 0x7ff8, 2, 1, trace.EndRet)
+	loop.block(1, 0x100f, 0x8000, 2, 2, trace.EndJump)
 	p.Events(s.Events[:n])
 	body := s.Events[n:]
 	b.ReportAllocs()

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"slices"
 
-	"emuprof/analyses"
 	"emuprof/analyses/calls"
+	"emuprof/trace"
 )
 
 // frame is one shadow stack entry S_t[i] of PLDI'12 Fig. 6 / TRMS Fig. 11,
@@ -373,7 +373,7 @@ func (e *engine[T]) kernelWrite(addr uint64, size uint32) {
 }
 
 // events handles one batch of the event stream.
-func (e *engine[T]) events(batch []analyses.Event) {
+func (e *engine[T]) events(batch []trace.Event) {
 	for i := range batch {
 		if e.err != nil {
 			return
@@ -381,15 +381,15 @@ func (e *engine[T]) events(batch []analyses.Event) {
 		ev := &batch[i]
 		// Hidden code (linker stubs, the lazy-binding resolver) has no
 		// cost and no input: aprof excludes it (PLDI'12 §5).
-		if ev.Flags&analyses.FlagHidden != 0 {
+		if ev.Flags&trace.FlagHidden != 0 {
 			continue
 		}
 		switch ev.Kind {
-		case analyses.KindRead, analyses.KindKernelRead: // kernelRead = read (Fig. 12)
+		case trace.KindRead, trace.KindKernelRead: // kernelRead = read (Fig. 12)
 			e.read(e.current(ev.Tid), ev.Addr, ev.Size)
-		case analyses.KindWrite:
+		case trace.KindWrite:
 			e.write(e.current(ev.Tid), ev.Addr, ev.Size)
-		case analyses.KindBlock:
+		case trace.KindBlock:
 			th := e.current(ev.Tid)
 			switch {
 			case e.timeNs > 0:
@@ -401,15 +401,15 @@ func (e *engine[T]) events(batch []analyses.Event) {
 			default:
 				th.cost += 1 + uint64(ev.Folded) // a run of blocks counts each
 			}
-		case analyses.KindCall:
+		case trace.KindCall:
 			e.Call(ev.Tid, calls.RoutineID(ev.Block))
-		case analyses.KindReturn:
+		case trace.KindReturn:
 			e.Return(ev.Tid)
-		case analyses.KindKernelWrite:
+		case trace.KindKernelWrite:
 			e.kernelWrite(ev.Addr, ev.Size)
-		case analyses.KindSwitch:
+		case trace.KindSwitch:
 			e.switchTo(ev.Tid)
-		case analyses.KindThreadExit:
+		case trace.KindThreadExit:
 			e.threadExit(ev.Tid)
 		}
 	}

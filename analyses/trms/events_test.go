@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"emuprof/analyses"
 	"emuprof/analyses/calls"
-	"emuprof/analyses/tracetest"
+	"emuprof/trace"
+	"emuprof/trace/tracetest"
 )
 
 // fakeSyms maps address ranges to routines.
@@ -15,17 +15,17 @@ type fakeSyms []struct {
 	name   string
 }
 
-func (s fakeSyms) Routine(pc uint64) (analyses.Routine, bool) {
+func (s fakeSyms) Routine(pc uint64) (trace.Routine, bool) {
 	for _, r := range s {
 		if pc >= r.lo && pc < r.hi {
-			kind := analyses.Ordinary
+			kind := trace.Ordinary
 			if strings.HasSuffix(r.name, "@plt") {
-				kind = analyses.LinkerStub
+				kind = trace.LinkerStub
 			}
-			return analyses.Routine{Entry: r.lo, Name: r.name, Object: s.object(r.lo), Kind: kind}, true
+			return trace.Routine{Entry: r.lo, Name: r.name, Object: s.object(r.lo), Kind: kind}, true
 		}
 	}
-	return analyses.Routine{}, false
+	return trace.Routine{}, false
 }
 
 func (s fakeSyms) Line(pc uint64) (string, int, bool) { return "", 0, false }
@@ -53,22 +53,22 @@ type stream struct{ *tracetest.Trace }
 
 func newStream() *stream { return &stream{tracetest.New(progSyms)} }
 
-func (s *stream) block(tid uint32, addr, sp uint64, insns uint32, n uint16, end analyses.End) {
+func (s *stream) block(tid uint32, addr, sp uint64, insns uint32, n uint16, end trace.End) {
 	s.Block(tid, addr, sp, insns, uint32(n), end)
 }
 
-func (s *stream) mem(kind analyses.Kind, tid uint32, addr uint64, size uint32) {
+func (s *stream) mem(kind trace.Kind, tid uint32, addr uint64, size uint32) {
 	s.Mem(kind, tid, addr, size)
 }
 
-func (s *stream) other(kind analyses.Kind, tid uint32, aux uint64) { s.Other(kind, tid, 0, aux) }
+func (s *stream) other(kind trace.Kind, tid uint32, aux uint64) { s.Other(kind, tid, 0, aux) }
 
 // staged is a profiler fed through the shared call-tracking stage, as the
 // platform feeds it.
 type staged struct {
 	*Profiler
 	stage  *calls.Stage
-	blocks *analyses.BlockTable
+	blocks *trace.BlockTable
 }
 
 func newStaged(cfg Config, s *stream) (*staged, error) {
@@ -77,7 +77,7 @@ func newStaged(cfg Config, s *stream) (*staged, error) {
 	return &staged{p, st, s.Blocks}, err
 }
 
-func (f *staged) Events(evs []analyses.Event) {
+func (f *staged) Events(evs []trace.Event) {
 	f.stage.Process(evs, f.blocks.View(), f.Profiler.Events)
 }
 
@@ -92,41 +92,41 @@ func (f *staged) Finish() {
 func TestEventStream(t *testing.T) {
 	const x, y, z, w, got = 0x9000, 0x9004, 0x9008, 0x900c, 0x9100
 	s := newStream()
-	s.other(analyses.KindSwitch, 1, 0)
-	s.block(1, 0x1000, 0x8000, 3, 10, analyses.EndCall) // main: root frame, calls f
-	s.block(1, 0x2000, 0x7ff8, 2, 10, analyses.EndOther)
-	s.mem(analyses.KindRead, 1, x, 4)
-	s.mem(analyses.KindWrite, 1, y, 4)
-	s.block(1, 0x200a, 0x7ff8, 4, 6, analyses.EndCall) // f calls g
-	s.block(1, 0x3000, 0x7fe0, 5, 12, analyses.EndOther)
-	s.mem(analyses.KindRead, 1, x, 4)
-	s.mem(analyses.KindRead, 1, y, 4)
-	s.mem(analyses.KindRead, 1, z, 4)
-	s.mem(analyses.KindWrite, 1, w, 4)
-	s.block(1, 0x300c, 0x7fe0, 1, 1, analyses.EndRet)  // g returns
-	s.block(1, 0x2010, 0x7ff8, 2, 5, analyses.EndCall) // f calls puts@plt
-	s.block(1, 0x4000, 0x7ff0, 1, 6, analyses.EndJump) // plt jumps to the resolver
-	s.block(1, 0x5000, 0x7ff0, 9, 20, analyses.EndCall)
-	s.mem(analyses.KindRead, 1, got, 8) // resolver's accesses: ignored
-	s.block(1, 0x6000, 0x7f00, 50, 30, analyses.EndRet)
-	s.mem(analyses.KindWrite, 1, got, 8)
-	s.block(1, 0x5014, 0x7ff0, 9, 20, analyses.EndJump) // resolver jumps to puts
-	s.block(1, 0x7000, 0x7ff0, 2, 7, analyses.EndRet)   // puts
-	s.mem(analyses.KindRead, 1, got, 8)                 // puts reads the GOT cells: first reads
-	s.block(1, 0x2015, 0x7ff8, 1, 3, analyses.EndOther)
-	s.mem(analyses.KindRead, 1, w, 4)
-	s.block(1, 0x2018, 0x7ff8, 1, 1, analyses.EndRet) // f returns
-	s.block(1, 0x100a, 0x8000, 1, 2, analyses.EndOther)
-	s.other(analyses.KindThreadStart, 2, 1)
-	s.other(analyses.KindSwitch, 2, 1)
-	s.block(2, 0x8000, 0x6000, 1, 4, analyses.EndOther) // worker: root of thread 2
-	s.mem(analyses.KindWrite, 2, x, 4)
-	s.other(analyses.KindThreadExit, 2, 0)
-	s.other(analyses.KindSwitch, 1, 2)
-	s.mem(analyses.KindKernelWrite, 1, z, 4)
-	s.block(1, 0x100c, 0x8000, 1, 2, analyses.EndOther)
-	s.mem(analyses.KindRead, 1, x, 4) // induced by thread 2
-	s.mem(analyses.KindRead, 1, z, 4) // external
+	s.other(trace.KindSwitch, 1, 0)
+	s.block(1, 0x1000, 0x8000, 3, 10, trace.EndCall) // main: root frame, calls f
+	s.block(1, 0x2000, 0x7ff8, 2, 10, trace.EndOther)
+	s.mem(trace.KindRead, 1, x, 4)
+	s.mem(trace.KindWrite, 1, y, 4)
+	s.block(1, 0x200a, 0x7ff8, 4, 6, trace.EndCall) // f calls g
+	s.block(1, 0x3000, 0x7fe0, 5, 12, trace.EndOther)
+	s.mem(trace.KindRead, 1, x, 4)
+	s.mem(trace.KindRead, 1, y, 4)
+	s.mem(trace.KindRead, 1, z, 4)
+	s.mem(trace.KindWrite, 1, w, 4)
+	s.block(1, 0x300c, 0x7fe0, 1, 1, trace.EndRet)  // g returns
+	s.block(1, 0x2010, 0x7ff8, 2, 5, trace.EndCall) // f calls puts@plt
+	s.block(1, 0x4000, 0x7ff0, 1, 6, trace.EndJump) // plt jumps to the resolver
+	s.block(1, 0x5000, 0x7ff0, 9, 20, trace.EndCall)
+	s.mem(trace.KindRead, 1, got, 8) // resolver's accesses: ignored
+	s.block(1, 0x6000, 0x7f00, 50, 30, trace.EndRet)
+	s.mem(trace.KindWrite, 1, got, 8)
+	s.block(1, 0x5014, 0x7ff0, 9, 20, trace.EndJump) // resolver jumps to puts
+	s.block(1, 0x7000, 0x7ff0, 2, 7, trace.EndRet)   // puts
+	s.mem(trace.KindRead, 1, got, 8)                 // puts reads the GOT cells: first reads
+	s.block(1, 0x2015, 0x7ff8, 1, 3, trace.EndOther)
+	s.mem(trace.KindRead, 1, w, 4)
+	s.block(1, 0x2018, 0x7ff8, 1, 1, trace.EndRet) // f returns
+	s.block(1, 0x100a, 0x8000, 1, 2, trace.EndOther)
+	s.other(trace.KindThreadStart, 2, 1)
+	s.other(trace.KindSwitch, 2, 1)
+	s.block(2, 0x8000, 0x6000, 1, 4, trace.EndOther) // worker: root of thread 2
+	s.mem(trace.KindWrite, 2, x, 4)
+	s.other(trace.KindThreadExit, 2, 0)
+	s.other(trace.KindSwitch, 1, 2)
+	s.mem(trace.KindKernelWrite, 1, z, 4)
+	s.block(1, 0x100c, 0x8000, 1, 2, trace.EndOther)
+	s.mem(trace.KindRead, 1, x, 4) // induced by thread 2
+	s.mem(trace.KindRead, 1, z, 4) // external
 
 	for _, metric := range []string{CostBlocks, CostInsns} {
 		p, err := newStaged(Config{Cost: metric}, s)

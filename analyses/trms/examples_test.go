@@ -1,7 +1,7 @@
 package trms
 
 import (
-	"emuprof/analyses"
+	"emuprof/trace"
 	"fmt"
 	"testing"
 )
@@ -325,7 +325,7 @@ func TestConfigValidation(t *testing.T) {
 // time model (BlockInsns set) Size is ns, and instructions come from the
 // block table.
 func TestCostMetrics(t *testing.T) {
-	blocks := []analyses.Event{{Kind: analyses.KindBlock, Tid: 1, Block: 1, Size: 7}, {Kind: analyses.KindBlock, Tid: 1, Block: 2, Size: 30}}
+	blocks := []trace.Event{{Kind: trace.KindBlock, Tid: 1, Block: 1, Size: 7}, {Kind: trace.KindBlock, Tid: 1, Block: 2, Size: 30}}
 	table := func(id uint32) uint32 { return map[uint32]uint32{1: 3, 2: 4}[id] }
 	for _, c := range []struct {
 		cfg    Config
@@ -340,7 +340,7 @@ func TestCostMetrics(t *testing.T) {
 	} {
 		tr := newTracer(t, c.cfg)
 		tr.call(1, "f")
-		tr.p.Events(append([]analyses.Event(nil), blocks...))
+		tr.p.Events(append([]trace.Event(nil), blocks...))
 		tr.ret(1)
 		reps, err := tr.p.Reports()
 		if err != nil {

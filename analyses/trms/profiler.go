@@ -10,7 +10,7 @@
 // Use:
 //
 //	p, err := trms.New(trms.Config{App: exe, Command: cmdline}, syms)
-//	// run the guest with p as an analyses.Analysis (p.Needs() says which
+//	// run the guest with p as an trace.Analysis (p.Needs() says which
 //	// hooks), then:
 //	p.Finish()
 //	paths, err := p.WriteDir(dir) // .aprof reports and JSON
@@ -24,17 +24,17 @@ import (
 	"slices"
 	"strings"
 
-	"emuprof/analyses"
 	"emuprof/analyses/calls"
+	"emuprof/trace"
 )
 
-var _ analyses.Analysis = (*Profiler)(nil)
+var _ trace.Analysis = (*Profiler)(nil)
 
 // core is the engine of one timestamp width.
 type core interface {
 	Call(tid uint32, r calls.RoutineID)
 	Return(tid uint32)
-	events(batch []analyses.Event)
+	events(batch []trace.Event)
 	addCost(tid uint32, n uint64)
 	finish()
 	status() status
@@ -47,7 +47,7 @@ type status struct {
 	err          error
 }
 
-// Profiler computes RMS and TRMS profiles. It is an analyses.Analysis fed
+// Profiler computes RMS and TRMS profiles. It is an trace.Analysis fed
 // with the stream of the call-tracking stage (calls.Stage): Call, Return,
 // Block, Read, Write, KernelRead, KernelWrite, Switch and ThreadExit
 // events; its lower-level methods (Call, Return, Read, ...) drive the same
@@ -57,7 +57,7 @@ type Profiler struct {
 	routines *calls.Routines
 	col      *collector
 	core     core
-	one      [1]analyses.Event
+	one      [1]trace.Event
 	finished bool
 	partial  string
 }
@@ -89,13 +89,13 @@ func New(cfg Config, routines *calls.Routines) (*Profiler, error) {
 }
 
 // Needs reports the events the profiler consumes.
-func (p *Profiler) Needs() analyses.Needs {
-	return analyses.Needs{Blocks: true, Memory: true, KernelMem: true, Threads: true, Calls: true,
+func (p *Profiler) Needs() trace.Needs {
+	return trace.Needs{Blocks: true, Memory: true, KernelMem: true, Threads: true, Calls: true,
 		Fold: foldAll, FoldRoutines: true, FoldMemory: true, MergeMemory: true}
 }
 
 // Events handles one batch of the event stream.
-func (p *Profiler) Events(batch []analyses.Event) {
+func (p *Profiler) Events(batch []trace.Event) {
 	if !p.finished {
 		p.core.events(batch)
 	}
@@ -130,7 +130,7 @@ func (p *Profiler) Renumberings() int { return p.core.status().renumberings }
 // ShadowBytes is the memory used by the live shadow memories.
 func (p *Profiler) ShadowBytes() uint64 { return p.core.status().shadowBytes }
 
-// MemoryBytes is ShadowBytes (analyses.MemoryUser): the shadow memories
+// MemoryBytes is ShadowBytes (trace.MemoryUser): the shadow memories
 // cost about 2 bytes per guest byte touched, the analysis's memory that
 // grows with the guest's.
 func (p *Profiler) MemoryBytes() uint64 { return p.ShadowBytes() }
@@ -158,36 +158,36 @@ func (p *Profiler) Return(tid uint32) {
 	}
 }
 
-func (p *Profiler) event(kind analyses.Kind, tid uint32, addr uint64, size uint32) {
-	p.one[0] = analyses.Event{Kind: kind, Tid: tid, Addr: addr, Size: size}
+func (p *Profiler) event(kind trace.Kind, tid uint32, addr uint64, size uint32) {
+	p.one[0] = trace.Event{Kind: kind, Tid: tid, Addr: addr, Size: size}
 	p.Events(p.one[:])
 }
 
 // Read is a load of size bytes at addr by thread tid.
 func (p *Profiler) Read(tid uint32, addr uint64, size uint32) {
-	p.event(analyses.KindRead, tid, addr, size)
+	p.event(trace.KindRead, tid, addr, size)
 }
 
 // Write is a store of size bytes at addr by thread tid.
 func (p *Profiler) Write(tid uint32, addr uint64, size uint32) {
-	p.event(analyses.KindWrite, tid, addr, size)
+	p.event(trace.KindWrite, tid, addr, size)
 }
 
 // KernelRead is a load by the kernel on behalf of thread tid (write(2)...).
 func (p *Profiler) KernelRead(tid uint32, addr uint64, size uint32) {
-	p.event(analyses.KindKernelRead, tid, addr, size)
+	p.event(trace.KindKernelRead, tid, addr, size)
 }
 
 // KernelWrite is a store of external data by the kernel (read(2)...).
 func (p *Profiler) KernelWrite(addr uint64, size uint32) {
-	p.event(analyses.KindKernelWrite, 0, addr, size)
+	p.event(trace.KindKernelWrite, 0, addr, size)
 }
 
 // Switch makes tid the running thread (procedure switchThread of Fig. 11).
-func (p *Profiler) Switch(tid uint32) { p.event(analyses.KindSwitch, tid, 0, 0) }
+func (p *Profiler) Switch(tid uint32) { p.event(trace.KindSwitch, tid, 0, 0) }
 
 // ThreadExit completes the pending activations of tid.
-func (p *Profiler) ThreadExit(tid uint32) { p.event(analyses.KindThreadExit, tid, 0, 0) }
+func (p *Profiler) ThreadExit(tid uint32) { p.event(trace.KindThreadExit, tid, 0, 0) }
 
 // Cost adds n units of cost to thread tid.
 func (p *Profiler) Cost(tid uint32, n uint64) {
@@ -349,4 +349,4 @@ func (p *Profiler) ReportFileName(r *Report) string {
 // foldAll takes every block in runs: an activation's cost is a sum over
 // its blocks (Event.Folded counts them), and its input does not depend on
 // where its memory accesses fall between them.
-func foldAll(*analyses.BlockInfo) bool { return true }
+func foldAll(*trace.BlockInfo) bool { return true }

@@ -8,13 +8,13 @@ import (
 	"path/filepath"
 	"strings"
 
-	"emuprof/analyses"
 	"emuprof/analyses/platform"
 	"emuprof/analyses/report"
 	"emuprof/cpu"
 	"emuprof/emu"
 	"emuprof/guest"
 	"emuprof/loader"
+	"emuprof/trace"
 )
 
 // Profiles of a process tree (issue 9, item 3). By default (--follow
@@ -54,7 +54,7 @@ type followedImage struct {
 	engine  cpu.CPU
 	insts   []platform.Instance
 	pipe    *platform.Pipeline
-	syms    analyses.Symbols
+	syms    trace.Symbols
 	ended   bool
 	partial string
 	files   []string
@@ -90,7 +90,7 @@ func (r *processRecord) name() string {
 
 // start registers the first process's first image, whose analyses the
 // command built before the run.
-func (fw *follower) start(img guest.Image, engine cpu.CPU, syms analyses.Symbols, insts []platform.Instance, pipe *platform.Pipeline) {
+func (fw *follower) start(img guest.Image, engine cpu.CPU, syms trace.Symbols, insts []platform.Instance, pipe *platform.Pipeline) {
 	fw.cur = map[int]*followedImage{}
 	fw.stems = map[string]bool{}
 	app := filepath.Base(img.Program)
@@ -117,7 +117,7 @@ func (fw *follower) stem(img guest.Image) string {
 }
 
 // newImage builds the analyses of img over engine.
-func (fw *follower) newImage(img guest.Image, engine *emu.Engine, syms analyses.Symbols) ([]analyses.Analysis, error) {
+func (fw *follower) newImage(img guest.Image, engine *emu.Engine, syms trace.Symbols) ([]trace.Analysis, error) {
 	env := platform.NewEnv(syms, img.Program, img.Args)
 	env.Pid = img.Pid
 	env.Sched = fw.sched
@@ -134,11 +134,11 @@ func (fw *follower) newImage(img guest.Image, engine *emu.Engine, syms analyses.
 	im := &followedImage{Image: img, app: env.App, engine: engine, insts: insts, pipe: pipe, syms: syms}
 	fw.images = append(fw.images, im)
 	fw.cur[img.Pid] = im
-	return []analyses.Analysis{pipe}, nil
+	return []trace.Analysis{pipe}, nil
 }
 
 // Fork implements guest.Follower.
-func (fw *follower) Fork(img guest.Image, syms *loader.SymbolTable) (cpu.CPU, []analyses.Analysis, error) {
+func (fw *follower) Fork(img guest.Image, syms *loader.SymbolTable) (cpu.CPU, []trace.Analysis, error) {
 	e, err := fw.newEngine(syms)
 	if err != nil {
 		return nil, nil, err
@@ -152,7 +152,7 @@ func (fw *follower) Fork(img guest.Image, syms *loader.SymbolTable) (cpu.CPU, []
 }
 
 // Exec implements guest.Follower.
-func (fw *follower) Exec(img guest.Image) ([]analyses.Analysis, error) {
+func (fw *follower) Exec(img guest.Image) ([]trace.Analysis, error) {
 	prev := fw.cur[img.Pid]
 	if prev == nil {
 		return nil, fmt.Errorf("process %d has no engine with the analyses' hooks", img.Pid)
@@ -203,8 +203,8 @@ func (fw *follower) write(im *followedImage, partial string) {
 // sync is the run's TimeControl when following: every live image's
 // stream is delivered and its analyses' delays collected, in the order the
 // images started.
-func (fw *follower) sync() []analyses.Delay {
-	var out []analyses.Delay
+func (fw *follower) sync() []trace.Delay {
+	var out []trace.Delay
 	for _, im := range fw.images {
 		if im.ended {
 			continue

@@ -126,7 +126,7 @@ func TestMemoryLimit(t *testing.T) {
 
 // --memory-limit counts every analysis's memory, not only trms's: paths's
 // CFGs, numberings, counts and the object files it reads, parallel's
-// calling contexts, keys and lines (analyses.MemoryUser). Under a limit
+// calling contexts, keys and lines (trace.MemoryUser). Under a limit
 // the guest alone stays below (its run ends normally), each analysis
 // stops the run there, exit 137, with its share named and every profile
 // written. Before, they counted nothing: both ran to their end.

@@ -12,9 +12,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"emuprof/analyses"
 	"emuprof/analyses/platform"
 	"emuprof/loader"
+	"emuprof/trace"
 )
 
 // profileFlags are the flags of every profiling command: the run flags,
@@ -222,7 +222,7 @@ func (f *profileFlags) profile(list string, args []string) error {
 		fw = &follower{f: f, plugins: plugins, async: async, sched: env.Sched}
 		cfg.Follow = fw
 	}
-	res, runErr := executeWith(cfg, &f.run, func(blocks *analyses.BlockTable) *platform.Pipeline {
+	res, runErr := executeWith(cfg, &f.run, func(blocks *trace.BlockTable) *platform.Pipeline {
 		return platform.NewPipeline(env, blocks, insts, async)
 	}, platform.NeedsOf(insts))
 	if res == nil {

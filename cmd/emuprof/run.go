@@ -19,7 +19,6 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
-	"emuprof/analyses"
 	"emuprof/analyses/platform"
 	"emuprof/cpu"
 	"emuprof/emu"
@@ -28,6 +27,7 @@ import (
 	"emuprof/loader"
 	"emuprof/syscalls"
 	"emuprof/timemodel"
+	"emuprof/trace"
 )
 
 // runFlags are the flags every command that runs a guest accepts.
@@ -243,7 +243,7 @@ func isTTY(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 
 // execute runs the guest with the given analyses and reports how it ended.
 // It returns the error that makes emuprof exit with the guest's status.
-func execute(cfg guest.Config, as []analyses.Analysis, needs analyses.Needs, f *runFlags) (*guest.Result, error) {
+func execute(cfg guest.Config, as []trace.Analysis, needs trace.Needs, f *runFlags) (*guest.Result, error) {
 	cfg.Analyses = as
 	return executeWith(cfg, f, nil, needs)
 }
@@ -254,7 +254,7 @@ const asyncBufferEvents = 1 << 16
 
 // executeWith runs the guest; when pipeline is not nil, it builds the
 // analysis pipeline over the engine's block table and the guest feeds it.
-func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTable) *platform.Pipeline, needs analyses.Needs) (*guest.Result, error) {
+func executeWith(cfg guest.Config, f *runFlags, pipeline func(*trace.BlockTable) *platform.Pipeline, needs trace.Needs) (*guest.Result, error) {
 	cfg.Needs = needs
 	if cfg.TraceDigest {
 		needs.Blocks = true
@@ -275,7 +275,7 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 		defer func() { resume() }()
 		defer f.status.beginRun()()
 	}
-	var blockSyms analyses.Symbols // name blocks only for analyses that see them
+	var blockSyms trace.Symbols // name blocks only for analyses that see them
 	if needs.Blocks && (len(cfg.Analyses) > 0 || pipeline != nil) {
 		blockSyms = cfg.Symbols
 	}
@@ -376,7 +376,7 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*analyses.BlockTab
 		for _, in := range pipe.Instances() {
 			f.status.Watch(in)
 		}
-		cfg.Analyses = append([]analyses.Analysis{statusPhase{f.status}}, cfg.Analyses...)
+		cfg.Analyses = append([]trace.Analysis{statusPhase{f.status}}, cfg.Analyses...)
 	}
 	proc, err := guest.Load(cfg, f.status.CPU(engine))
 	if err != nil {
@@ -513,9 +513,9 @@ func runCommand(stops *stopper) *cobra.Command {
 			if len(f.speedups)+len(progress.progress)+len(progress.latency) > 0 {
 				return runObserved(cfg, &f, &progress)
 			}
-			var needs analyses.Needs
+			var needs trace.Needs
 			if f.memHooks {
-				needs = analyses.Needs{Blocks: true, Memory: true}
+				needs = trace.Needs{Blocks: true, Memory: true}
 			}
 			_, err = execute(cfg, nil, needs, &f)
 			return err

@@ -13,17 +13,17 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"emuprof/analyses"
 	"emuprof/analyses/causal"
 	"emuprof/analyses/platform"
 	"emuprof/guest"
 	"emuprof/loader"
+	"emuprof/trace"
 )
 
 // speedup parses --speedup: the emulator's per-instruction speedup (nil
 // without any) and a function that warns, after the run, about each
 // speedup that matched no executed instruction.
-func (f *runFlags) speedup(syms analyses.Symbols) (func(uint64) int, func(), error) {
+func (f *runFlags) speedup(syms trace.Symbols) (func(uint64) int, func(), error) {
 	if len(f.speedups) == 0 {
 		return nil, func() {}, nil
 	}
@@ -76,8 +76,8 @@ func rerun(cfg guest.Config, f runFlags, speedup string, obs platform.Factory) (
 	cfg.HostStd = [3]*os.File{}
 	syms := loader.NewSymbolTable()
 	cfg.Symbols = syms
-	var pipeline func(*analyses.BlockTable) *platform.Pipeline
-	var needs analyses.Needs
+	var pipeline func(*trace.BlockTable) *platform.Pipeline
+	var needs trace.Needs
 	if obs != nil {
 		env := platform.NewEnv(syms, cfg.Program, cfg.Args)
 		env.Pid = cfg.Pid
@@ -88,7 +88,7 @@ func rerun(cfg guest.Config, f runFlags, speedup string, obs platform.Factory) (
 		}
 		insts := []platform.Instance{inst}
 		needs = platform.NeedsOf(insts)
-		pipeline = func(blocks *analyses.BlockTable) *platform.Pipeline {
+		pipeline = func(blocks *trace.BlockTable) *platform.Pipeline {
 			return platform.NewPipeline(env, blocks, insts, false)
 		}
 	}
@@ -113,8 +113,8 @@ func (p *progressFlags) register(cmd *cobra.Command) {
 // runObserved is `emuprof run` with --speedup or --progress: it reports
 // the virtual duration and the progress points' visits and periods.
 func runObserved(cfg guest.Config, f *runFlags, p *progressFlags) error {
-	var pipeline func(*analyses.BlockTable) *platform.Pipeline
-	var needs analyses.Needs
+	var pipeline func(*trace.BlockTable) *platform.Pipeline
+	var needs trace.Needs
 	var observed func() []causal.PointObservation
 	if len(p.progress)+len(p.latency) > 0 {
 		syms := loader.NewSymbolTable()
@@ -130,7 +130,7 @@ func runObserved(cfg guest.Config, f *runFlags, p *progressFlags) error {
 		}
 		insts := []platform.Instance{inst}
 		needs = platform.NeedsOf(insts)
-		pipeline = func(blocks *analyses.BlockTable) *platform.Pipeline {
+		pipeline = func(blocks *trace.BlockTable) *platform.Pipeline {
 			return platform.NewPipeline(env, blocks, insts, false)
 		}
 	}

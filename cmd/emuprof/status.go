@@ -11,9 +11,9 @@ import (
 
 	"golang.org/x/term"
 
-	"emuprof/analyses"
 	"emuprof/cpu"
 	"emuprof/mm"
+	"emuprof/trace"
 )
 
 // Live status (issue 14): while a guest runs for more than a second and
@@ -463,7 +463,7 @@ func (c *meteredCPU) Run(pc, budget uint64) cpu.Stop {
 // finished, the new image's start).
 type statusPhase struct{ s *liveStatus }
 
-func (statusPhase) Events([]analyses.Event) {}
+func (statusPhase) Events([]trace.Event) {}
 
 func (p statusPhase) Finish() {
 	p.s.finishedAt.Store(p.s.insns.Load())

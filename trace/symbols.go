@@ -1,4 +1,4 @@
-package analyses
+package trace
 
 // Symbols names guest code for analyses. The loader's symbol table
 // implements it; tests use hand-written tables.

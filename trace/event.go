@@ -1,9 +1,9 @@
-// Package analyses defines the event stream that the emulator, the syscall
+// Package trace defines the event stream that the emulator, the syscall
 // layer and the scheduler produce, and the Analysis interface that every
 // profiler (trms, paths, causal, parallel) implements. It is the one contract
 // between the guest-running side and the analyses: analyses never import emu,
 // syscalls or sched, so each can be tested on hand-written event traces.
-package analyses
+package trace
 
 import "fmt"
 

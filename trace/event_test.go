@@ -1,4 +1,4 @@
-package analyses
+package trace
 
 import (
 	"slices"

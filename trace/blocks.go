@@ -1,4 +1,4 @@
-package analyses
+package trace
 
 // BlockInfo is what was learnt about a translated block, once, when the
 // emulator first met it: no analysis decodes or looks up a block again.
