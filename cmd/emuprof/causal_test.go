@@ -748,7 +748,7 @@ d.sort(sort_functions.impact);
 for (const l of d) console.log(l.name, Math.max(...l.progress_points[0].measurements.map(m => m.progress_speedup)));
 `
 
-// TestCausalCozViewer: the README's causal example without a progress
+// TestCausalCozViewer: the docs' causal example without a progress
 // point (--progress auto finds round_done) read by Coz's viewer at its
 // default minimum of 10 points: Figure 1's a() loop first, at 9.3 %, b()'s
 // at 0.

@@ -10,32 +10,6 @@ import (
 	"testing"
 )
 
-// readmeRecipe returns the README's CI gate recipe: the indented block
-// after the paragraph that begins **CI gate.**.
-func readmeRecipe(t *testing.T) string {
-	t.Helper()
-	data, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, after, ok := strings.Cut(string(data), "**CI gate.**")
-	if !ok {
-		t.Fatal("README.md has no **CI gate.** paragraph")
-	}
-	var lines []string
-	for _, l := range strings.Split(after, "\n") {
-		if strings.HasPrefix(l, "    ") {
-			lines = append(lines, strings.TrimSpace(l))
-		} else if len(lines) > 0 {
-			break
-		}
-	}
-	if len(lines) != 2 {
-		t.Fatalf("README's CI recipe has %d lines, want 2: %q", len(lines), lines)
-	}
-	return strings.Join(lines, "\n") + "\n"
-}
-
 // buildDiffwork builds testdata/diffwork.c with ROUNDS rounds.
 func buildDiffwork(t *testing.T, dir, rounds string) string {
 	t.Helper()
@@ -59,13 +33,16 @@ type verdictFile struct {
 	} `json:"changes"`
 }
 
-// TestDiffGate runs the README's CI recipe as written (bash, emuprof on
+// TestDiffGate runs docs/USAGE.md's CI recipe as written (bash, emuprof on
 // PATH) against a baseline of diffwork: the same program again passes
 // with no difference at all; the program changed to do 2 % more rounds
 // fails insns>+1% with one line and a JSON verdict that says why; gates
 // on one routine and one metric see its change alone.
 func TestDiffGate(t *testing.T) {
-	recipe := readmeRecipe(t)
+	recipe := docBlock(t, "docs/USAGE.md", "a CI job is two lines")
+	if n := strings.Count(recipe, "\n"); n != 2 {
+		t.Fatalf("the CI recipe in docs/USAGE.md has %d lines, want 2: %q", n, recipe)
+	}
 	dir := t.TempDir()
 	base, more := buildDiffwork(t, dir, "1000"), buildDiffwork(t, dir, "1020")
 	work := filepath.Join(dir, "ci")

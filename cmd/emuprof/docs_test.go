@@ -17,6 +17,33 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// docBlock returns the lines of the first indented block after the text
+// after in the doc at path (relative to the repository): the commands a
+// test runs as the docs write them.
+func docBlock(t *testing.T, path, after string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("../..", path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(data), after)
+	if !ok {
+		t.Fatalf("%s has no %q", path, after)
+	}
+	var lines []string
+	for _, l := range strings.Split(rest, "\n") {
+		if strings.HasPrefix(l, "    ") {
+			lines = append(lines, strings.TrimSpace(l))
+		} else if len(lines) > 0 {
+			break
+		}
+	}
+	if len(lines) == 0 {
+		t.Fatalf("%s has no indented block after %q", path, after)
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
 // docFiles are the repository's markdown docs: README.md and docs/**.md.
 func docFiles(t *testing.T, root string) []string {
 	t.Helper()

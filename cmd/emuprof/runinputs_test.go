@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// TestRunInputsAreTheStatedOnes checks README's "What a run depends on":
+// TestRunInputsAreTheStatedOnes checks docs/USAGE.md's "What a run depends on":
 // the host's environment reaches the guest unless --clear-env, the working
 // directory's path and the input files' contents and modification times
 // are inputs, and the host's atime and ctime of those files are not.

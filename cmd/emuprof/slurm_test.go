@@ -72,7 +72,7 @@ func (c *slurmCluster) tail() string {
 
 // startSlurm starts munged, slurmctld and slurmd (as root, as CI runs)
 // and waits until the node takes jobs. It fails, never skips, when Slurm
-// cannot start: the README's recipe must be shown to work.
+// cannot start: the docs' recipe must be shown to work.
 func startSlurm(t *testing.T) *slurmCluster {
 	t.Helper()
 	if os.Geteuid() != 0 {
@@ -159,33 +159,8 @@ PartitionName=test Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 	return c
 }
 
-// readmeBlock returns the indented lines of the README's first block
-// after the text after.
-func readmeBlock(t *testing.T, after string) string {
-	t.Helper()
-	data, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rest, ok := strings.Cut(string(data), after)
-	if !ok {
-		t.Fatalf("README.md has no %q", after)
-	}
-	var lines []string
-	for _, l := range strings.Split(rest, "\n") {
-		if strings.HasPrefix(l, "    ") {
-			lines = append(lines, strings.TrimSpace(l))
-		} else if len(lines) > 0 {
-			break
-		}
-	}
-	if len(lines) == 0 {
-		t.Fatalf("README.md has no indented block after %q", after)
-	}
-	return strings.Join(lines, "\n") + "\n"
-}
-
-// TestSlurmShards runs the README's Slurm recipes as written, on a
+// TestSlurmShards runs the docs' Slurm recipes (docs/analyses/paths.md and
+// causal.md) as written, on a
 // one-node cluster started here: the plan, a job array of --copy I/4
 // (paths) and of causal --exact --shard I/4, waited for with sbatch
 // --wait, merged; each merged profile equals the unsharded run's byte for
@@ -238,12 +213,12 @@ func TestSlurmShards(t *testing.T) {
 		}
 	}
 
-	sh("the paths recipe", readmeBlock(t, "A Slurm job array runs it with no code of ours in between"))
+	sh("the paths recipe", docBlock(t, "docs/analyses/paths.md", "A Slurm job array runs it with no code of ours in between"))
 	same("prog_paths.json", "full/prog_paths.json")
 
 	os.RemoveAll(filepath.Join(work, "shards"))
 	sh("the unsharded causal run", "emuprof causal --clear-env --exact --progress round_done --out unsharded -- ./prog input")
-	sh("the causal recipe", readmeBlock(t, "On Slurm, as a job array"))
+	sh("the causal recipe", docBlock(t, "docs/analyses/causal.md", "On Slurm, as a job array"))
 	same("merged/profile.coz", "unsharded/profile.coz")
 	same("merged/prog_causal.json", "unsharded/prog_causal.json")
 }
