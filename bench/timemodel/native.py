@@ -9,7 +9,7 @@ net of process start-up: the same measure of an empty static program
 (bin/empty, taskset's own exec included), run alternately with the pair,
 is subtracted, since emuprof's virtual time starts at the guest's first
 instruction. The runs take the emulated CPU's code paths (no AVX, as the
-tests' native runs: README, "CPU model"), so that glibc's ifuncs pick the
+tests' native runs: docs/CPU.md), so that glibc's ifuncs pick the
 same strlen and memcpy natively as under emuprof.
 Usage: native.py [RUNS] > native.tsv"""
 import os, statistics, subprocess, sys, time

@@ -1,4 +1,4 @@
-/* shardwork.c - `prog input`: the README's Slurm recipes run it
+/* shardwork.c - `prog input`: the Slurm recipes of docs/analyses/ run it
  * (TestSlurmShards). input holds the number of rounds; each round runs
  * a() and b(), loops of different lengths, in two threads (Coz's Figure 1),
  * joins them and calls round_done(), the progress point; the branches of
