@@ -117,8 +117,6 @@ const (
 	// Block: the runtime parked the thread (a Task method); the result
 	// comes when it wakes.
 	Block
-	// Clone is reserved for the threads work.
-	Clone
 	// Ended: the runtime took the thread over (rt_sigreturn restored
 	// its registers) or the run ends; the caller writes nothing back.
 	Ended
