@@ -711,10 +711,12 @@ func (p *Process) dies() bool {
 	return true
 }
 
-// killCall is kill(2) (kill_something_info): to a process, to the
-// caller's process group (0), to every process but init and the caller
-// (-1), or to group -pid. The caller's own signal is sent last, so that
-// its death by it comes after the others have theirs.
+// killOthers is kill(2)'s part for other processes (kill_something_info):
+// to a process, to the caller's process group (0), to every process but
+// init and the caller (-1), or to group -pid. self says that the caller's
+// process is a target too: the kernel sends it its signal last
+// (syscalls.Task.Kill), so that its death by it comes after the others
+// have theirs.
 func (p *Process) killOthers(t *sched.Thread, pid, sig int) (out syscalls.Outcome, self bool) {
 	if pid > 0 {
 		q := p.m.owner[pid]
