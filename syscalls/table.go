@@ -39,7 +39,8 @@ type Entry struct {
 	Nr      int
 	Name    string
 	Support Support
-	// Note is the caveat of a Partial entry, or why a call is Refused.
+	// Note is the caveat of a Partial entry, why a call is Refused, or
+	// what an Unsupported one does.
 	Note string
 	// Errno is what a Refused call returns.
 	Errno Errno
@@ -92,7 +93,9 @@ func declareTable() []entry {
 		add(nr, name, Refused, "returns "+e.Error()+": "+note, nil, false)
 		t[len(t)-1].Errno = e
 	}
-	unsupported := func(nr int, name string) { add(nr, name, Unsupported, "", nil, false) }
+	unsupported := func(nr int, name string) {
+		add(nr, name, Unsupported, "not emulated: stops the run naming it (--unsupported=enosys: fails with ENOSYS)", nil, false)
+	}
 
 	// Threads and processes: the handlers ask the runtime (Task: the
 	// scheduler, the CPU's registers, the other processes; guest/).

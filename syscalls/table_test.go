@@ -88,8 +88,8 @@ func tableProblems(declared []entry, linux map[int]string) []string {
 			bad = append(bad, fmt.Sprintf("%s: partial without a note", e.Name))
 		case e.Support == Refused && (e.Errno == 0 || e.fn != nil):
 			bad = append(bad, fmt.Sprintf("%s: refused needs an errno and no handler (errno %d, handler %v)", e.Name, e.Errno, e.fn != nil))
-		case e.Support == Unsupported && e.fn != nil:
-			bad = append(bad, fmt.Sprintf("%s: unsupported with a handler", e.Name))
+		case e.Support == Unsupported && (e.fn != nil || e.Note == ""):
+			bad = append(bad, fmt.Sprintf("%s: unsupported with a handler or without a note", e.Name))
 		case (e.Support == Full || e.Support == Partial) && e.fn == nil:
 			bad = append(bad, fmt.Sprintf("%s: %s without a handler", e.Name, e.Support))
 		}
@@ -165,22 +165,25 @@ func TestTableProblems(t *testing.T) {
 		want  string
 	}{
 		{"a number declared twice", with(ok(39)), "entries 1 and 5: both declare 39 (getpid)"},
-		{"a number Linux does not define", with(entry{Entry: Entry{Nr: 30, Name: "shmat", Support: Unsupported}}), "30 is not a Linux system call number"},
-		{"a number without a name", with(entry{Entry: Entry{Nr: 61, Support: Unsupported}}), "61 is not a Linux system call number"},
+		{"a number Linux does not define", with(entry{Entry: Entry{Nr: 30, Name: "shmat", Support: Unsupported, Note: "n"}}), "30 is not a Linux system call number"},
+		{"a number without a name", with(entry{Entry: Entry{Nr: 61, Support: Unsupported, Note: "n"}}), "61 is not a Linux system call number"},
 		{"a wrong name", replace(entry{Entry: Entry{Nr: 1, Name: "wirte", Support: Full}, fn: sysWrite}), `1 named "wirte", Linux calls it "write"`},
-		{"a name given twice", with(entry{Entry: Entry{Nr: 61, Name: "read", Support: Unsupported}}), `0 and 61 are both "read"`},
+		{"a name given twice", with(entry{Entry: Entry{Nr: 61, Name: "read", Support: Unsupported, Note: "n"}}), `0 and 61 are both "read"`},
 		{"a number Linux defines left out", drop(60), "60 (exit) is not in the table"},
 		{"a partial call without a note", replace(entry{Entry: Entry{Nr: 0, Name: "read", Support: Partial}, fn: sysRead}), "read: partial without a note"},
 		{"a refused call without an errno", replace(entry{Entry: Entry{Nr: 41, Name: "socket", Support: Refused}}), "socket: refused"},
 		{"a call without a handler", replace(entry{Entry: Entry{Nr: 0, Name: "read", Support: Full}}), "read: full without a handler"},
-		{"an unsupported call with a handler", replace(entry{Entry: Entry{Nr: 0, Name: "read", Support: Unsupported}, fn: sysRead}), "read: unsupported with a handler"},
+		{"an unsupported call without a note", replace(entry{Entry: Entry{Nr: 0, Name: "read", Support: Unsupported}}), "read: unsupported with a handler or without a note"},
+		{"an unsupported call with a handler", replace(entry{Entry: Entry{Nr: 0, Name: "read", Support: Unsupported, Note: "n"}, fn: sysRead}), "read: unsupported with a handler or without a note"},
 	} {
 		got := tableProblems(c.table, linux)
 		if len(got) != 1 || !strings.Contains(got[0], c.want) {
 			t.Errorf("%s: problems %q, want one with %q", c.what, got, c.want)
 		}
 	}
-	newer := func(nr int, name string) entry { return entry{Entry: Entry{Nr: nr, Name: name, Support: Unsupported}} }
+	newer := func(nr int, name string) entry {
+		return entry{Entry: Entry{Nr: nr, Name: name, Support: Unsupported, Note: "n"}}
+	}
 	if got := tableProblems(with(newer(61, "wait4"), newer(62, "kill")), linux); len(got) != 0 {
 		t.Errorf("a good table, with a call newer than the oracle: %q", got)
 	}
