@@ -26,19 +26,9 @@ import (
 // belonged to.
 
 const (
-	nrExecve   = 59
-	nrExecveat = 322
-
 	atEmptyPath       = 0x1000
 	atSymlinkNofollow = 0x100
 	atFDCWD           = -100
-
-	eNOENT       = 2
-	e2BIG        = 7
-	eNOEXEC      = 8
-	eACCES       = 13
-	eLOOP        = 40
-	eNAMETOOLONG = 36
 
 	// maxArgStrlen and maxArgBytes bound execve's strings (MAX_ARG_STRLEN,
 	// and a quarter of the default 8 MB stack limit for them all).
@@ -47,48 +37,8 @@ const (
 	maxArgs      = 0x7fffffff
 )
 
-// processSyscall handles the syscalls that act on the process as a whole
-// (execve, fork, wait); handled is false for the others. On a successful exec, *r holds
-// the new image's initial registers.
-func (p *Process) processSyscall(t *sched.Thread, c *syscalls.Call, r *cpu.Regs) (out syscalls.Outcome, handled bool, end *Result) {
-	if out, ok := p.groupSyscall(t, c); ok {
-		return out, true, nil
-	}
-	if out, ok := p.pidfdSyscall(t, c); ok {
-		return out, true, nil
-	}
-	a := c.Args
-	switch c.Nr {
-	case nrExecve:
-		return p.execve(t, r, atFDCWD, a[0], a[1], a[2], 0), true, nil
-	case nrFork:
-		out, end := p.fork(t, c, r, sigCHLD, 0, 0, 0, 0)
-		return out, true, end
-	case nrVfork:
-		out, end := p.fork(t, c, r, cloneVM|cloneVfork|sigCHLD, 0, 0, 0, 0)
-		return out, true, end
-	case nrWait4:
-		return p.wait4(t, c), true, nil
-	case nrWaitid:
-		return p.waitid(t, c), true, nil
-	case nrKill:
-		if out, ok := p.kill(t, c); ok {
-			return out, true, nil
-		}
-	case nrGetppid:
-		return ret(p.getppid()), true, nil
-	case nrExecveat:
-		flags := int(a[4])
-		if flags&^(atEmptyPath|atSymlinkNofollow) != 0 {
-			return ret(errno(eINVAL)), true, nil
-		}
-		return p.execve(t, r, int(int32(a[0])), a[1], a[2], a[3], flags), true, nil
-	}
-	return syscalls.Outcome{}, false, nil
-}
-
 // readStrings reads a NULL-terminated array of string pointers (argv, envp).
-func (p *Process) readStrings(addr uint64) ([]string, int) {
+func (p *Process) readStrings(addr uint64) ([]string, syscalls.Errno) {
 	var out []string
 	if addr == 0 {
 		return nil, 0 // Linux takes a NULL argv or envp as empty
@@ -97,18 +47,18 @@ func (p *Process) readStrings(addr uint64) ([]string, int) {
 	for i := uint64(0); ; i++ {
 		var b [8]byte
 		if err := p.cpu.ReadMem(addr+8*i, b[:]); err != nil {
-			return nil, eFAULT
+			return nil, syscalls.EFAULT
 		}
 		ptr := binary.LittleEndian.Uint64(b[:])
 		if ptr == 0 {
 			return out, 0
 		}
-		s, e := p.kernel.ReadString(ptr, maxArgStrlen-1, syscalls.Errno(e2BIG))
+		s, e := p.kernel.ReadString(ptr, maxArgStrlen-1, syscalls.E2BIG)
 		if e != 0 {
-			return nil, int(e)
+			return nil, e
 		}
 		if total += len(s) + 1 + 8; total > maxArgBytes || len(out) >= maxArgs {
-			return nil, e2BIG
+			return nil, syscalls.E2BIG
 		}
 		out = append(out, s)
 	}
@@ -120,19 +70,19 @@ func (p *Process) readStrings(addr uint64) ([]string, int) {
 func (p *Process) execve(t *sched.Thread, r *cpu.Regs, dirfd int, pathAddr, argvAddr, envpAddr uint64, flags int) syscalls.Outcome {
 	path, e := p.kernel.ReadPath(pathAddr)
 	if e != 0 {
-		return ret(errno(int(e)))
+		return ret(e.Ret())
 	}
 	argv, en := p.readStrings(argvAddr)
 	if en != 0 {
-		return ret(errno(en))
+		return ret(en.Ret())
 	}
 	envp, en := p.readStrings(envpAddr)
 	if en != 0 {
-		return ret(errno(en))
+		return ret(en.Ret())
 	}
 	host, e := p.kernel.ExecTarget(dirfd, path, flags&atEmptyPath != 0, flags&atSymlinkNofollow == 0)
 	if e != 0 {
-		return ret(errno(int(e)))
+		return ret(e.Ret())
 	}
 	// #! scripts, as binfmt_script: the interpreter resolves in the
 	// guest's file system.
@@ -141,21 +91,21 @@ func (p *Process) execve(t *sched.Thread, r *cpu.Regs, dirfd int, pathAddr, argv
 	for depth := 0; ; depth++ {
 		head, err := loader.ReadScriptHead(host)
 		if err != nil {
-			return ret(errno(eACCES))
+			return ret(syscalls.EACCES.Ret())
 		}
 		interp, arg, ok, err := loader.ParseScript(head)
 		if !ok {
 			break
 		}
 		if err != nil {
-			return ret(errno(eNOEXEC))
+			return ret(syscalls.ENOEXEC.Ret())
 		}
 		if depth >= loader.MaxScriptDepth {
-			return ret(errno(eLOOP))
+			return ret(syscalls.ELOOP.Ret())
 		}
 		ihost, e := p.kernel.ExecTarget(atFDCWD, interp, false, true)
 		if e != 0 {
-			return ret(errno(int(e)))
+			return ret(e.Ret())
 		}
 		argv = loader.ScriptArgs(interp, arg, named, argv)
 		named, host = interp, ihost
@@ -168,10 +118,10 @@ func (p *Process) execve(t *sched.Thread, r *cpu.Regs, dirfd int, pathAddr, argv
 	if exe.Interp != "" {
 		ipath, err := loader.ResolveInterp(host, exe.Interp, p.cfg.Sysroot)
 		if errors.Is(err, fs.ErrPermission) {
-			return ret(errno(eACCES)) // open_exec of the interpreter
+			return ret(syscalls.EACCES.Ret()) // open_exec of the interpreter
 		}
 		if err != nil {
-			return ret(errno(eNOENT)) // as Linux says for a missing PT_INTERP
+			return ret(syscalls.ENOENT.Ret()) // as Linux says for a missing PT_INTERP
 		}
 		if interp, err = loader.Open(ipath); err != nil {
 			return p.execFailed(t, err)
@@ -238,5 +188,5 @@ func (p *Process) execFailed(t *sched.Thread, err error) syscalls.Outcome {
 		p.doom(p, bad.Killed, t.Clock)
 		return ret(0)
 	}
-	return ret(errno(eNOEXEC))
+	return ret(syscalls.ENOEXEC.Ret())
 }

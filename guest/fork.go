@@ -39,13 +39,6 @@ type machine struct {
 }
 
 const (
-	nrFork    = 57
-	nrVfork   = 58
-	nrWait4   = 61
-	nrKill    = 62
-	nrGetppid = 110
-	nrWaitid  = 247
-
 	wNOHANG   = 1
 	wEXITED   = 4
 	wNOWAIT   = 0x1000000
@@ -55,9 +48,6 @@ const (
 	sigCHLD   = 17
 	cldEXITED = 1
 	cldKILLED = 2
-
-	eCHILD = 10
-	eSRCH  = 3
 
 	// vforkKey marks the wait of a vfork parent (WaitJoin on the child).
 	vforkKey = 1 << 32
@@ -88,7 +78,7 @@ func (p *Process) tids() []int {
 // syscall). A vfork parent waits until the child execs or exits.
 func (p *Process) fork(t *sched.Thread, c *syscalls.Call, r *cpu.Regs, flags, sp, parentTid, childTid, tls uint64) (syscalls.Outcome, *Result) {
 	if p.cfg.NewCPU == nil {
-		return ret(errno(eNOSYS)), nil
+		return ret(syscalls.ENOSYS.Ret()), nil
 	}
 	pid := p.m.nextTid
 	c2, syms, followed, err := p.newChildCPU(pid)
@@ -300,11 +290,11 @@ func (p *Process) wait4(t *sched.Thread, c *syscalls.Call) syscalls.Outcome {
 	pid, statusAddr, options, rusage := int64(int32(c.Args[0])), c.Args[1], c.Args[2], c.Args[3]
 	// kernel_wait4: WNOHANG, WUNTRACED, WCONTINUED, __WNOTHREAD, __WALL, __WCLONE.
 	if uint32(options)&^(1|2|8|0x20000000|0x40000000|0x80000000) != 0 {
-		return ret(errno(eINVAL))
+		return ret(syscalls.EINVAL.Ret())
 	}
 	cands := p.waitable(pid)
 	if len(cands) == 0 {
-		return ret(errno(eCHILD))
+		return ret(syscalls.ECHILD.Ret())
 	}
 	for _, ch := range cands {
 		if !ch.zombie {
@@ -312,12 +302,12 @@ func (p *Process) wait4(t *sched.Thread, c *syscalls.Call) syscalls.Outcome {
 		}
 		if statusAddr != 0 {
 			if p.writeU32(statusAddr, uint32(ch.wstatus)) != nil {
-				return ret(errno(eFAULT))
+				return ret(syscalls.EFAULT.Ret())
 			}
 		}
 		if rusage != 0 {
 			if p.cpu.WriteMem(rusage, make([]byte, 144)) != nil {
-				return ret(errno(eFAULT))
+				return ret(syscalls.EFAULT.Ret())
 			}
 		}
 		ch.reap()
@@ -334,7 +324,7 @@ func (p *Process) wait4(t *sched.Thread, c *syscalls.Call) syscalls.Outcome {
 func (p *Process) waitid(t *sched.Thread, c *syscalls.Call) syscalls.Outcome {
 	idtype, id, infop, options := int(c.Args[0]), int64(int32(c.Args[1])), c.Args[2], c.Args[3]
 	if options&wEXITED == 0 {
-		return ret(errno(eINVAL))
+		return ret(syscalls.EINVAL.Ret())
 	}
 	pid := int64(-1)
 	nonblock := false
@@ -342,13 +332,13 @@ func (p *Process) waitid(t *sched.Thread, c *syscalls.Call) syscalls.Outcome {
 	case pALL:
 	case pPID:
 		if id <= 0 {
-			return ret(errno(eINVAL))
+			return ret(syscalls.EINVAL.Ret())
 		}
 		pid = id
 	case 2: // P_PGID
 	case pPIDFD:
 		if id < 0 {
-			return ret(errno(eINVAL))
+			return ret(syscalls.EINVAL.Ret())
 		}
 		fdPid, nb, e := p.kernel.PidFD(int(id))
 		if e != 0 {
@@ -356,11 +346,11 @@ func (p *Process) waitid(t *sched.Thread, c *syscalls.Call) syscalls.Outcome {
 		}
 		pid, nonblock = int64(fdPid), nb
 	default:
-		return ret(errno(eINVAL))
+		return ret(syscalls.EINVAL.Ret())
 	}
 	cands := p.waitable(pid)
 	if len(cands) == 0 {
-		return ret(errno(eCHILD))
+		return ret(syscalls.ECHILD.Ret())
 	}
 	for _, ch := range cands {
 		if !ch.zombie {
@@ -378,7 +368,7 @@ func (p *Process) waitid(t *sched.Thread, c *syscalls.Call) syscalls.Outcome {
 			binary.LittleEndian.PutUint32(info[20:], uint32(p.cfg.Uid))
 			binary.LittleEndian.PutUint32(info[24:], uint32(status))
 			if p.cpu.WriteMem(infop, info) != nil {
-				return ret(errno(eFAULT))
+				return ret(syscalls.EFAULT.Ret())
 			}
 		}
 		if options&wNOWAIT == 0 {
@@ -388,12 +378,12 @@ func (p *Process) waitid(t *sched.Thread, c *syscalls.Call) syscalls.Outcome {
 	}
 	if options&wNOHANG != 0 {
 		if infop != 0 && p.cpu.WriteMem(infop, make([]byte, 128)) != nil {
-			return ret(errno(eFAULT))
+			return ret(syscalls.EFAULT.Ret())
 		}
 		return ret(0)
 	}
 	if nonblock {
-		return ret(errno(eAGAIN)) // a non-blocking pidfd's child still runs
+		return ret(syscalls.EAGAIN.Ret()) // a non-blocking pidfd's child still runs
 	}
 	p.parkWait(t, c, "waitid")
 	return syscalls.Outcome{Action: syscalls.Block}
@@ -403,11 +393,6 @@ func (p *Process) waitid(t *sched.Thread, c *syscalls.Call) syscalls.Outcome {
 func (p *Process) parkWait(t *sched.Thread, c *syscalls.Call, what string) {
 	p.sched.Block(t, sched.Wait{Kind: sched.WaitJoin, Addr: uint64(p.pid), Restart: true, What: what + " for a child"})
 	p.block(t, c)
-}
-
-// kill is kill(2) (signal.go).
-func (p *Process) kill(t *sched.Thread, c *syscalls.Call) (syscalls.Outcome, bool) {
-	return p.killCall(t, c), true
 }
 
 // copyBack gives the parent what a CLONE_VM child that exits without

@@ -229,27 +229,14 @@ func (p *Process) syscall(t *sched.Thread) *Result {
 		return p.internal(err)
 	}
 	call := syscalls.Call{Tid: t.Tid, Nr: r.RAX, Args: [6]uint64{r.RDI, r.RSI, r.RDX, r.R10, r.R8, r.R9},
-		PC: r.RIP - 2, Now: t.Clock, SP: r.RSP}
+		PC: r.RIP - 2, Now: t.Clock, SP: r.RSP, Task: p.taskFor(t)}
 	// No delivery here: the syscall's events join the engine's buffer
 	// (Emit), in order, and the analyses get full batches. Lock-heavy
 	// code makes a futex call every few dozen blocks, and a delivery per
 	// call cost the analysis thread a hand-over each.
-	if call.Nr == nrRtSigreturn {
-		return p.sigreturn(t, r)
-	}
-	out, handled := p.signalSyscall(t, &call, r)
-	var end *Result
-	if !handled {
-		out, handled, end = p.processSyscall(t, &call, r)
-	}
-	if !handled {
-		out, handled, end = p.threadSyscall(t, &call, r)
-	}
-	if end != nil {
-		return end
-	}
-	if !handled {
-		out = p.kernel.Do(&call)
+	out := p.kernel.Do(&call)
+	if out.Action == syscalls.Ended {
+		return p.task.end
 	}
 	if p.cfg.Strace != nil {
 		result := fmt.Sprintf("%#x", out.Ret)

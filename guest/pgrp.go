@@ -15,17 +15,6 @@ import (
 // parent's group and session. Delivering a signal to a group (kill with a
 // pid of 0 or below) is the signal code's (it may use inGroup).
 
-const (
-	nrSetpgid = 109
-	nrGetpgrp = 111
-	nrSetsid  = 112
-	nrGetpgid = 121
-	nrGetsid  = 124
-
-	ePERM  = 1
-	eNOTTY = 25
-)
-
 // process returns the process with thread id pid (Linux's find_task_by_vpid:
 // any thread, zombies included), or nil.
 func (p *Process) process(pid int) *Process {
@@ -56,37 +45,31 @@ func (p *Process) inGroup(pgid int) []*Process {
 	return out
 }
 
-// groupSyscall handles the process group and session calls.
-func (p *Process) groupSyscall(t *sched.Thread, c *syscalls.Call) (syscalls.Outcome, bool) {
-	switch c.Nr {
-	case nrGetpgrp:
-		return ret(uint64(p.pgid)), true
-	case nrGetpgid, nrGetsid:
-		q := p
-		if pid := int(int32(c.Args[0])); pid != 0 {
-			if q = p.process(pid); q == nil {
-				return ret(errno(eSRCH)), true
-			}
+// getpgid is getpgid(2) (session: getsid) of process pid, 0 the caller.
+func (p *Process) getpgid(pid int, session bool) syscalls.Outcome {
+	q := p
+	if pid != 0 {
+		if q = p.process(pid); q == nil {
+			return ret(syscalls.ESRCH.Ret())
 		}
-		if c.Nr == nrGetsid {
-			return ret(uint64(q.sid)), true
-		}
-		return ret(uint64(q.pgid)), true
-	case nrSetpgid:
-		return ret(p.setpgid(int(int32(c.Args[0])), int(int32(c.Args[1])))), true
-	case nrSetsid:
-		// A process group leader, or a process whose pid is some
-		// group's id, cannot start a session.
-		if p.groupExists(p.pid, 0) {
-			return ret(errno(ePERM)), true
-		}
-		p.pgid, p.sid = p.pid, p.pid // and it has no controlling terminal
-		if p.digest != nil {
-			p.hash(0x5e5, uint64(p.pid))
-		}
-		return ret(uint64(p.pid)), true
 	}
-	return syscalls.Outcome{}, false
+	if session {
+		return ret(uint64(q.sid))
+	}
+	return ret(uint64(q.pgid))
+}
+
+// setsid starts a session. A process group leader, or a process whose
+// pid is some group's id, cannot.
+func (p *Process) setsid() syscalls.Outcome {
+	if p.groupExists(p.pid, 0) {
+		return ret(syscalls.EPERM.Ret())
+	}
+	p.pgid, p.sid = p.pid, p.pid // and it has no controlling terminal
+	if p.digest != nil {
+		p.hash(0x5e5, uint64(p.pid))
+	}
+	return ret(uint64(p.pid))
 }
 
 // setpgid moves process pid (0: the caller) into group pgid (0: its own),
@@ -99,30 +82,30 @@ func (p *Process) setpgid(pid, pgid int) uint64 {
 		pgid = pid
 	}
 	if pgid < 0 {
-		return errno(eINVAL)
+		return syscalls.EINVAL.Ret()
 	}
 	q := p.process(pid)
 	if q == nil {
-		return errno(eSRCH)
+		return syscalls.ESRCH.Ret()
 	}
 	if q.pid != pid {
-		return errno(eINVAL) // a thread that does not lead its process
+		return syscalls.EINVAL.Ret() // a thread that does not lead its process
 	}
 	if q.parent == p && q != p {
 		if q.sid != p.sid {
-			return errno(ePERM)
+			return syscalls.EPERM.Ret()
 		}
 		if q.execs > 0 {
-			return errno(eACCES) // the child has exec'd
+			return syscalls.EACCES.Ret() // the child has exec'd
 		}
 	} else if q != p {
-		return errno(eSRCH)
+		return syscalls.ESRCH.Ret()
 	}
 	if q.sid == q.pid {
-		return errno(ePERM) // a session leader
+		return syscalls.EPERM.Ret() // a session leader
 	}
 	if pgid != pid && !p.groupExists(pgid, p.sid) {
-		return errno(ePERM)
+		return syscalls.EPERM.Ret()
 	}
 	q.pgid = pgid
 	if p.digest != nil {
@@ -172,7 +155,7 @@ func (t tree) Peer(pid int) (*syscalls.Kernel, byte) {
 func (t tree) Foreground() (int, syscalls.Errno) {
 	p := t.p
 	if p.sid != p.m.ttySid {
-		return 0, syscalls.Errno(eNOTTY)
+		return 0, syscalls.Errno(syscalls.ENOTTY)
 	}
 	return p.m.fgPgrp, 0
 }
@@ -181,11 +164,11 @@ func (t tree) SetForeground(pgid int) syscalls.Errno {
 	p := t.p
 	switch {
 	case p.sid != p.m.ttySid:
-		return syscalls.Errno(eNOTTY)
+		return syscalls.Errno(syscalls.ENOTTY)
 	case !p.groupExists(pgid, 0):
-		return syscalls.Errno(eSRCH)
+		return syscalls.Errno(syscalls.ESRCH)
 	case !p.groupExists(pgid, p.sid):
-		return syscalls.Errno(ePERM)
+		return syscalls.Errno(syscalls.EPERM)
 	}
 	p.m.fgPgrp = pgid
 	return 0

@@ -14,34 +14,21 @@ import (
 // itself is the kernel's (syscalls/sys_pidfd.go).
 
 const (
-	nrPidfdSendSignal = 424
-	nrPidfdOpen       = 434
-	pidfdThread       = 0x80 // O_EXCL
-	oNonblock         = 0x800
+	pidfdThread = 0x80 // O_EXCL
+	oNonblock   = 0x800
 )
-
-// pidfdSyscall handles pidfd_open and pidfd_send_signal.
-func (p *Process) pidfdSyscall(t *sched.Thread, c *syscalls.Call) (syscalls.Outcome, bool) {
-	switch c.Nr {
-	case nrPidfdOpen:
-		return p.pidfdOpen(int(int32(c.Args[0])), uint32(c.Args[1])), true
-	case nrPidfdSendSignal:
-		return p.pidfdSendSignal(t, c), true
-	}
-	return syscalls.Outcome{}, false
-}
 
 // pidfdOpen: a pidfd for a process of the run that has not been reaped.
 func (p *Process) pidfdOpen(pid int, flags uint32) syscalls.Outcome {
 	if flags&^(oNonblock|pidfdThread) != 0 || pid <= 0 {
-		return ret(errno(eINVAL))
+		return ret(syscalls.EINVAL.Ret())
 	}
 	q := p.m.owner[pid]
 	if q == nil {
-		return ret(errno(eSRCH))
+		return ret(syscalls.ESRCH.Ret())
 	}
 	if q.pid != pid && flags&pidfdThread == 0 {
-		return ret(errno(eNOENT)) // a thread, not a thread group leader
+		return ret(syscalls.ENOENT.Ret()) // a thread, not a thread group leader
 	}
 	fd, e := p.kernel.OpenPidFD(pid, flags&oNonblock != 0, p.m.exitState(pid))
 	if e != 0 {
@@ -54,38 +41,38 @@ func (p *Process) pidfdOpen(pid int, flags uint32) syscalls.Outcome {
 // given, is checked as Linux checks it (its own signal number; only a
 // process's own signals may claim a kernel or user code), and the signal
 // is then sent as kill sends it.
-func (p *Process) pidfdSendSignal(t *sched.Thread, c *syscalls.Call) syscalls.Outcome {
+func (p *Process) pidfdSendSignal(c *syscalls.Call) syscalls.Outcome {
 	fd, sig, info, flags := int(int32(c.Args[0])), int32(c.Args[1]), c.Args[2], c.Args[3]
 	if flags != 0 {
-		return ret(errno(eINVAL))
+		return ret(syscalls.EINVAL.Ret())
 	}
 	pid, _, e := p.kernel.PidFD(fd)
 	if e != 0 {
 		return ret(e.Ret())
 	}
 	if sig < 0 || sig > 64 {
-		return ret(errno(eINVAL))
+		return ret(syscalls.EINVAL.Ret())
 	}
 	q := p.m.owner[pid]
 	if q == nil || q.exited {
-		return ret(errno(eSRCH))
+		return ret(syscalls.ESRCH.Ret())
 	}
 	if info != 0 {
 		var b [128]byte
 		if !p.kernel.Accessible(info, 128, false) || p.cpu.ReadMem(info, b[:]) != nil {
-			return ret(errno(eFAULT))
+			return ret(syscalls.EFAULT.Ret())
 		}
 		code := int32(binary.LittleEndian.Uint32(b[8:]))
 		if int32(binary.LittleEndian.Uint32(b[0:])) != sig {
-			return ret(errno(eINVAL))
+			return ret(syscalls.EINVAL.Ret())
 		}
 		if q != p && (code >= 0 || code == syscalls.SITkill) {
-			return ret(errno(ePERM))
+			return ret(syscalls.EPERM.Ret())
 		}
 	}
 	kc := *c
-	kc.Nr, kc.Args = nrKill, [6]uint64{uint64(pid), uint64(sig)}
-	return p.killCall(t, &kc)
+	kc.Nr, kc.Args = syscalls.NrKill, [6]uint64{uint64(pid), uint64(sig)}
+	return p.kernel.Kill(&kc)
 }
 
 // exitState reports whether process pid has exited and been reaped (a

@@ -69,6 +69,7 @@ type Process struct {
 
 	m       *machine // what all the processes of the run share
 	sysRegs cpu.Regs // registers of the syscall being handled
+	task    task     // the thread making it (task.go)
 	threads map[int]*threadState
 	digest  hash.Hash
 	scratch [8]byte
@@ -189,7 +190,7 @@ func (p *Process) kernelConfig() syscalls.Config {
 
 func unsupportedPolicy(enosys bool) syscalls.UnsupportedPolicy {
 	if enosys {
-		return syscalls.ENOSYS
+		return syscalls.FailENOSYS
 	}
 	return syscalls.Stop
 }

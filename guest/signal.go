@@ -62,21 +62,6 @@ import (
 // frame.
 
 const (
-	nrRtSigreturn    = 15
-	nrPause          = 34
-	nrAlarm          = 37
-	nrSetitimer      = 38
-	nrTimerSettime   = 223
-	nrRtSigtimedwait = 128
-	nrRtSigsuspend   = 130
-	nrRtSigqueueinfo = 129
-	nrTkill          = 200
-	nrTgkill         = 234
-	nrNanosleep      = 35
-	nrClockNanosleep = 230
-
-	eINTR = 4
-
 	frameSize  = 440
 	frameUC    = 8
 	frameMC    = frameUC + 40
@@ -151,56 +136,6 @@ func (p *Process) signalled(tid int) {
 	}
 }
 
-// signalSyscall performs the calls that wait for signals or return from
-// handlers, and keeps the timers; handled is false for the others.
-func (p *Process) signalSyscall(t *sched.Thread, c *syscalls.Call, r *cpu.Regs) (out syscalls.Outcome, handled bool) {
-	a := c.Args
-	switch c.Nr {
-	case nrPause:
-		if p.kernel.Deliverable(t.Tid) {
-			return ret(errno(eINTR)), true
-		}
-		p.parkSignal(t, c, "pause", sched.NoDeadline)
-		return syscalls.Outcome{Action: syscalls.Block}, true
-	case nrRtSigsuspend:
-		if a[1] != 8 {
-			return ret(errno(eINVAL)), true
-		}
-		var b [8]byte
-		if !p.kernel.Accessible(a[0], 8, false) || p.cpu.ReadMem(a[0], b[:]) != nil {
-			return ret(errno(eFAULT)), true
-		}
-		p.kernel.Suspend(t.Tid, binary.LittleEndian.Uint64(b[:]))
-		if p.kernel.Deliverable(t.Tid) {
-			return ret(errno(eINTR)), true
-		}
-		p.parkSignal(t, c, "rt_sigsuspend", sched.NoDeadline)
-		return syscalls.Outcome{Action: syscalls.Block}, true
-	case nrRtSigtimedwait:
-		return p.sigtimedwait(t, c), true
-	case nrAlarm, nrSetitimer, nrTimerSettime:
-		out := p.kernel.Do(c)
-		p.trackTimer()
-		return out, true
-	case nrKill:
-		return p.killCall(t, c), true
-	case nrRtSigqueueinfo:
-		if pid := int(int32(a[0])); pid > 0 && pid != p.pid {
-			return p.sigqueueTo(t, c, pid), true
-		}
-	case nrTkill, nrTgkill:
-		// A thread of another process.
-		tgid, tid, sig := 0, int(int32(a[0])), a[1]
-		if c.Nr == nrTgkill {
-			tgid, tid, sig = int(int32(a[0])), int(int32(a[1])), a[2]
-		}
-		if q := p.m.owner[tid]; tid > 0 && q != nil && q != p && (c.Nr == nrTkill || tgid == q.pid) {
-			return p.threadKillTo(t, q, tid, int(int32(sig))), true
-		}
-	}
-	return syscalls.Outcome{}, false
-}
-
 // parkSignal parks t in a call that waits for a signal.
 func (p *Process) parkSignal(t *sched.Thread, c *syscalls.Call, what string, deadline int64) {
 	p.sched.Block(t, sched.Wait{Kind: sched.WaitOther, Addr: sigWaitKey | uint64(t.Tid), Deadline: deadline, What: what})
@@ -214,11 +149,11 @@ func (p *Process) parkSignal(t *sched.Thread, c *syscalls.Call, what string, dea
 func (p *Process) sigtimedwait(t *sched.Thread, c *syscalls.Call) syscalls.Outcome {
 	a := c.Args
 	if a[3] != 8 {
-		return ret(errno(eINVAL))
+		return ret(syscalls.EINVAL.Ret())
 	}
 	var b [16]byte
 	if !p.kernel.Accessible(a[0], 8, false) || p.cpu.ReadMem(a[0], b[:8]) != nil {
-		return ret(errno(eFAULT))
+		return ret(syscalls.EFAULT.Ret())
 	}
 	set := binary.LittleEndian.Uint64(b[:8])
 	deadline := sched.NoDeadline
@@ -236,13 +171,13 @@ func (p *Process) sigtimedwait(t *sched.Thread, c *syscalls.Call) syscalls.Outco
 		return ret(p.putSigInfo(a[1], &info))
 	}
 	if deadline == 0 {
-		return ret(errno(eAGAIN))
+		return ret(syscalls.EAGAIN.Ret())
 	}
 	p.kernel.WaitSet(t.Tid, set)
 	if p.kernel.Deliverable(t.Tid) {
 		// Another signal is pending: it interrupts the wait at once.
 		p.kernel.TakeSet(t.Tid, 0)
-		return ret(errno(eINTR))
+		return ret(syscalls.EINTR.Ret())
 	}
 	p.parkSignal(t, c, "rt_sigtimedwait", deadline)
 	ts := p.threads[t.Tid]
@@ -255,7 +190,7 @@ func (p *Process) sigtimedwait(t *sched.Thread, c *syscalls.Call) syscalls.Outco
 func (p *Process) putSigInfo(addr uint64, info *syscalls.SigInfo) uint64 {
 	if addr != 0 {
 		if !p.kernel.Accessible(addr, 128, true) || p.cpu.WriteMem(addr, info[:]) != nil {
-			return errno(eFAULT)
+			return syscalls.EFAULT.Ret()
 		}
 	}
 	return uint64(info.Signo())
@@ -268,7 +203,7 @@ func restartable(nr uint64, args [6]uint64) bool {
 	switch nr {
 	case 0, 1, 2, 16, 17, 18, 19, 20, 40, 61, 72, 73, 247, 257, 275, 276, 295, 296, 327, 328:
 		return true
-	case nrFutex:
+	case syscalls.NrFutex:
 		return args[3] == 0 // with a timeout: a restart block, EINTR
 	}
 	return false
@@ -283,24 +218,24 @@ func (p *Process) resumeSignalled(t *sched.Thread, ts *threadState, r *cpu.Regs)
 	interrupted := s.interrupted
 	s.interrupted = false
 	switch ts.nr {
-	case nrRtSigtimedwait:
+	case syscalls.NrRtSigtimedwait:
 		if info, ok := p.kernel.TakeSet(t.Tid, s.set); ok {
 			r.RAX = p.putSigInfo(s.info, &info)
 		} else if t.TimedOut {
-			r.RAX = errno(eAGAIN)
+			r.RAX = syscalls.EAGAIN.Ret()
 		} else if p.kernel.Deliverable(t.Tid) {
-			r.RAX = errno(eINTR)
+			r.RAX = syscalls.EINTR.Ret()
 		} else {
 			p.kernel.WaitSet(t.Tid, s.set)
 			return false, true
 		}
 		p.recordSyscall(t, ts.nr, r.RAX)
 		return true, false
-	case nrPause, nrRtSigsuspend:
+	case syscalls.NrPause, syscalls.NrRtSigsuspend:
 		if !p.kernel.Deliverable(t.Tid) {
 			return false, true
 		}
-		r.RAX = errno(eINTR)
+		r.RAX = syscalls.EINTR.Ret()
 		p.recordSyscall(t, ts.nr, r.RAX)
 		return true, false
 	}
@@ -335,14 +270,14 @@ func (p *Process) resumeSignalled(t *sched.Thread, ts *threadState, r *cpu.Regs)
 		r.RAX = ts.nr
 		return true, false
 	}
-	r.RAX = errno(eINTR)
+	r.RAX = syscalls.EINTR.Ret()
 	if left := t.Wait.Deadline - t.Clock; t.Wait.Kind == sched.WaitSleep && left > 0 {
 		// nanosleep's remaining time (not for an absolute clock_nanosleep).
 		var rem uint64
 		switch {
-		case ts.nr == nrNanosleep:
+		case ts.nr == syscalls.NrNanosleep:
 			rem = s.args[1]
-		case ts.nr == nrClockNanosleep && s.args[1]&1 == 0:
+		case ts.nr == syscalls.NrClockNanosleep && s.args[1]&1 == 0:
 			rem = s.args[3]
 		}
 		if rem != 0 {
@@ -350,7 +285,7 @@ func (p *Process) resumeSignalled(t *sched.Thread, ts *threadState, r *cpu.Regs)
 			binary.LittleEndian.PutUint64(b[:], uint64(left/1e9))
 			binary.LittleEndian.PutUint64(b[8:], uint64(left%1e9))
 			if !p.kernel.Accessible(rem, 16, true) || p.cpu.WriteMem(rem, b[:]) != nil {
-				r.RAX = errno(eFAULT)
+				r.RAX = syscalls.EFAULT.Ret()
 			}
 		}
 	}
@@ -550,9 +485,9 @@ func (p *Process) sigreturn(t *sched.Thread, r *cpu.Regs) *Result {
 		return p.internal(err)
 	}
 	if n := p.cfg.Needs; n.Calls && !n.Syscalls {
-		p.emit(trace.Event{Kind: trace.KindSyscall, Tid: uint32(t.Tid), Time: t.Clock, Addr: nrRtSigreturn, Aux: r.RAX})
+		p.emit(trace.Event{Kind: trace.KindSyscall, Tid: uint32(t.Tid), Time: t.Clock, Addr: syscalls.NrRtSigreturn, Aux: r.RAX})
 	}
-	p.recordSyscall(t, nrRtSigreturn, r.RAX)
+	p.recordSyscall(t, syscalls.NrRtSigreturn, r.RAX)
 	return p.deliverSignals(t)
 }
 
@@ -684,10 +619,10 @@ func (p *Process) sendTo(t *sched.Thread, q *Process, sig int) {
 // threadKillTo is tkill or tgkill to thread tid of another process q.
 func (p *Process) threadKillTo(t *sched.Thread, q *Process, tid, sig int) syscalls.Outcome {
 	if sig < 0 || sig > 64 {
-		return ret(errno(eINVAL))
+		return ret(syscalls.EINVAL.Ret())
 	}
 	if th := p.sched.Thread(tid); th == nil || th.State == sched.Exited || q.exited {
-		return ret(errno(eSRCH))
+		return ret(syscalls.ESRCH.Ret())
 	}
 	if sig == 0 {
 		return ret(0)
@@ -707,15 +642,15 @@ func (p *Process) threadKillTo(t *sched.Thread, q *Process, tid, sig int) syscal
 func (p *Process) sigqueueTo(t *sched.Thread, c *syscalls.Call, pid int) syscalls.Outcome {
 	sig := int(int32(c.Args[1]))
 	if sig < 0 || sig > 64 {
-		return ret(errno(eINVAL))
+		return ret(syscalls.EINVAL.Ret())
 	}
 	info, e := p.kernel.QueuedInfo(c, sig, c.Args[2])
 	if e != 0 {
-		return ret(errno(int(e)))
+		return ret(e.Ret())
 	}
 	q := p.m.owner[pid]
 	if q == nil || q.pid != pid {
-		return ret(errno(eSRCH))
+		return ret(syscalls.ESRCH.Ret())
 	}
 	if sig == 0 || q.exited {
 		return ret(0)
@@ -776,25 +711,20 @@ func (p *Process) dies() bool {
 	return true
 }
 
-// killCall is kill(2) (kill_something_info): to a process, to the
-// caller's process group (0), to every process but init and the caller
-// (-1), or to group -pid. The caller's own signal is sent last, so that
-// its death by it comes after the others have theirs.
-func (p *Process) killCall(t *sched.Thread, c *syscalls.Call) syscalls.Outcome {
-	pid, sig := int(int32(c.Args[0])), int(int32(c.Args[1]))
-	if sig < 0 || sig > 64 {
-		return ret(errno(eINVAL))
-	}
-	if pid == p.pid {
-		return p.kernel.Do(c)
-	}
+// killOthers is kill(2)'s part for other processes (kill_something_info):
+// to a process, to the caller's process group (0), to every process but
+// init and the caller (-1), or to group -pid. self says that the caller's
+// process is a target too: the kernel sends it its signal last
+// (syscalls.Task.Kill), so that its death by it comes after the others
+// have theirs.
+func (p *Process) killOthers(t *sched.Thread, pid, sig int) (out syscalls.Outcome, self bool) {
 	if pid > 0 {
 		q := p.m.owner[pid]
 		if q == nil || q.pid != pid {
-			return ret(errno(eSRCH))
+			return ret(syscalls.ESRCH.Ret()), false
 		}
 		p.sendTo(t, q, sig)
-		return ret(0)
+		return ret(0), false
 	}
 	var targets []*Process
 	switch {
@@ -807,14 +737,13 @@ func (p *Process) killCall(t *sched.Thread, c *syscalls.Call) syscalls.Outcome {
 			}
 		}
 	case pid == math.MinInt32:
-		return ret(errno(eSRCH)) // -INT_MIN overflows
+		return ret(syscalls.ESRCH.Ret()), false // -INT_MIN overflows
 	default:
 		targets = p.inGroup(-pid)
 	}
 	if len(targets) == 0 {
-		return ret(errno(eSRCH))
+		return ret(syscalls.ESRCH.Ret()), false
 	}
-	self := false
 	for _, q := range targets {
 		if q == p {
 			self = true
@@ -822,12 +751,7 @@ func (p *Process) killCall(t *sched.Thread, c *syscalls.Call) syscalls.Outcome {
 			p.sendTo(t, q, sig)
 		}
 	}
-	if !self {
-		return ret(0)
-	}
-	c2 := *c
-	c2.Args[0] = uint64(p.pid)
-	return p.kernel.Do(&c2)
+	return ret(0), self
 }
 
 // notifyOrphans sends the children of the exiting process p that asked

@@ -499,19 +499,19 @@ const (
 func TestStreamMutexHandoff(t *testing.T) {
 	scripts := []script{
 		{"main", []op{
-			run(10, store32(mutexWord, 1)),               // +0x00 lock
-			sys(sysClone, threadFlags, stack1),           // +0x14
-			ifChild("B"),                                 // +0x18
-			run(100),                                     // +0x1c critical section
-			run(1, store32(mutexWord, 0)),                // +0xe4 unlock: was 2, so wake
-			sys(nrFutex, mutexWord, futexWakePrivate, 1), // +0xe6
-			sys(sysExit, 0),                              // +0xea
+			run(10, store32(mutexWord, 1)),     // +0x00 lock
+			sys(sysClone, threadFlags, stack1), // +0x14
+			ifChild("B"),                       // +0x18
+			run(100),                           // +0x1c critical section
+			run(1, store32(mutexWord, 0)),      // +0xe4 unlock: was 2, so wake
+			sys(syscalls.NrFutex, mutexWord, futexWakePrivate, 1), // +0xe6
+			sys(sysExit, 0), // +0xea
 		}},
 		{"B", []op{
-			run(5, store32(mutexWord, 2)),                   // +0x0 contended
-			sys(nrFutex, mutexWord, futexWaitPrivate, 2, 0), // +0xa
-			run(7, store32(mutexWord, 1)),                   // +0xe acquired
-			sys(sysExit, 0),                                 // +0x1c
+			run(5, store32(mutexWord, 2)),                            // +0x0 contended
+			sys(syscalls.NrFutex, mutexWord, futexWaitPrivate, 2, 0), // +0xa
+			run(7, store32(mutexWord, 1)),                            // +0xe acquired
+			sys(sysExit, 0),                                          // +0x1c
 		}},
 	}
 	res, events, f := runScripts(t, scripts, nil)
@@ -568,13 +568,13 @@ func TestStreamCondvarBroadcast(t *testing.T) {
 			sys(sysClone, threadFlags, stack2), // +0x1c
 			ifChild("waiter"),                  // +0x20
 			run(50, store32(condWord, 1)),      // +0x24
-			sys(nrFutex, condWord, futexWakePrivate, 0x7fffffff), // +0x88
+			sys(syscalls.NrFutex, condWord, futexWakePrivate, 0x7fffffff), // +0x88
 			sys(sysExit, 0), // +0x8c
 		}},
 		{"waiter", []op{
 			run(4), // +0x0
-			sys(nrFutex, condWord, futexWaitPrivate, 0, 0), // +0x8
-			sys(nrFutex, condWord, futexWaitPrivate, 0, 0), // +0xc stale value
+			sys(syscalls.NrFutex, condWord, futexWaitPrivate, 0, 0), // +0x8
+			sys(syscalls.NrFutex, condWord, futexWaitPrivate, 0, 0), // +0xc stale value
 			run(3),          // +0x10
 			sys(sysExit, 5), // +0x16
 		}},
@@ -654,7 +654,7 @@ func TestStreamJoin(t *testing.T) {
 			sys(sysClone, threadFlags|cloneParentSettid|cloneChildCleartid, stack1, tidWord, tidWord), // +0x14
 			ifChild("child"), // +0x18
 			run(20),          // +0x1c
-			sys(nrFutex, tidWord, futexWait, 1001, 0), // +0x44 pthread_join
+			sys(syscalls.NrFutex, tidWord, futexWait, 1001, 0), // +0x44 pthread_join
 			run(6),               // +0x48
 			sys(sysExitGroup, 3), // +0x54
 		}},
@@ -861,11 +861,11 @@ func TestStreamExitGroupEndsAllThreads(t *testing.T) {
 			sys(sysExitGroup, 9),               // +0x60
 		}},
 		{"blocked", []op{
-			sys(nrFutex, condWord, futexWaitPrivate, 0, 0), // +0x0, forever
+			sys(syscalls.NrFutex, condWord, futexWaitPrivate, 0, 0), // +0x0, forever
 		}},
 		{"runner", []op{
 			run(3), // +0x0
-			sys(nrFutex, condWord, futexWakePrivate, 0), // +0x6 wakes nobody
+			sys(syscalls.NrFutex, condWord, futexWakePrivate, 0), // +0x6 wakes nobody
 			run(100), // +0xa
 		}},
 	}
@@ -914,12 +914,12 @@ func TestStreamWakeKeepsLaterClock(t *testing.T) {
 			sys(sysClone, threadFlags, stack1), // +0x14
 			ifChild("B"),                       // +0x18
 			run(60, store32(condWord, 1)),      // +0x1c
-			sys(nrFutex, condWord, futexWakePrivate, 1), // +0x94
+			sys(syscalls.NrFutex, condWord, futexWakePrivate, 1), // +0x94
 			sys(sysExit, 0), // +0x98
 		}},
 		{"B", []op{
 			run(300), // +0x0
-			sys(nrFutex, condWord, futexWaitPrivate, 0, 0), // +0x258
+			sys(syscalls.NrFutex, condWord, futexWaitPrivate, 0, 0), // +0x258
 			sys(sysExit, 0), // +0x25c
 		}},
 	}
@@ -964,12 +964,12 @@ func TestStreamOneCPU(t *testing.T) {
 			ifChild("B"),                       // +0x18
 			run(60),                            // +0x1c
 			run(60, store32(condWord, 1)),      // +0x94
-			sys(nrFutex, condWord, futexWakePrivate, 1), // +0x10c
+			sys(syscalls.NrFutex, condWord, futexWakePrivate, 1), // +0x10c
 			sys(sysExit, 0), // +0x110
 		}},
 		{"B", []op{
 			run(30), // +0x0
-			sys(nrFutex, condWord, futexWaitPrivate, 0, 0), // +0x3c
+			sys(syscalls.NrFutex, condWord, futexWaitPrivate, 0, 0), // +0x3c
 			run(5),          // +0x40
 			sys(sysExit, 0), // +0x4a
 		}},

@@ -9,14 +9,9 @@ import (
 	"emuprof/syscalls"
 )
 
-// Syscalls that create threads or wait on futexes: they need the scheduler
-// and the CPU's register contexts, so the runtime handles them; the kernel
-// keeps the per-thread state (set_tid_address, signal masks) and does the rest.
-const (
-	nrClone  = 56
-	nrFutex  = 202
-	nrClone3 = 435
-)
+// Threads and futexes (syscalls/task.go's Clone and Futex): they need the
+// scheduler and the CPU's register contexts, so the runtime performs them;
+// the kernel keeps the per-thread state (set_tid_address, signal masks).
 
 // Linux ABI values.
 const (
@@ -39,121 +34,13 @@ const (
 	futexLockPI2       = 13
 	futexPrivate       = 128
 	futexClockRealtime = 256
-
-	eAGAIN = 11
-	eINVAL = 22
-	eFAULT = 14
-	eNOSYS = 38
 )
-
-func errno(e int) uint64 { return uint64(-int64(e)) }
 
 func ret(v uint64) syscalls.Outcome { return syscalls.Outcome{Ret: v} }
 
-// threadSyscall handles the thread syscalls; handled is false for the others.
-// r holds the caller's registers, written back by the caller.
-func (p *Process) threadSyscall(t *sched.Thread, c *syscalls.Call, r *cpu.Regs) (out syscalls.Outcome, handled bool, end *Result) {
-	a := c.Args
-	switch c.Nr {
-	case nrClone:
-		if a[0]&0x1000 != 0 && a[0]&cloneParentSettid != 0 {
-			// CLONE_PIDFD stores the pidfd where clone's parent tid goes.
-			return ret(errno(eINVAL)), true, nil
-		}
-		out, end := p.clone(t, c, r, a[0], a[1], a[2], a[3], a[4], a[2])
-		return out, true, end
-	case nrClone3:
-		return p.clone3(t, c, r, a[0], a[1])
-	case nrFutex:
-		return p.futex(t, c), true, nil
-	}
-	return syscalls.Outcome{}, false, nil
-}
-
-func (p *Process) clone3(t *sched.Thread, c *syscalls.Call, r *cpu.Regs, argp, size uint64) (syscalls.Outcome, bool, *Result) {
-	a, e := readCloneArgs(p.cpu, argp, size)
-	if e != 0 {
-		return ret(errno(e)), true, nil
-	}
-	sp := uint64(0)
-	if a.stack != 0 {
-		sp = a.stack + a.stackSize
-	}
-	// The exit signal travels in the low byte of the flags, as clone's.
-	out, end := p.clone(t, c, r, a.flags|a.exitSignal, sp, a.parentTid, a.childTid, a.tls, a.pidfd)
-	return out, true, end
-}
-
-// cloneArgs is struct clone_args (88 bytes at CLONE_ARGS_SIZE_VER2).
-type cloneArgs struct {
-	flags, pidfd, childTid, parentTid, exitSignal, stack, stackSize, tls, setTid, setTidSize, cgroup uint64
-}
-
-// readCloneArgs reads and checks clone3's argument as Linux's
-// copy_clone_args_from_user and clone3_args_valid do, in their order.
-func readCloneArgs(m cpu.CPU, argp, size uint64) (cloneArgs, int) {
-	const (
-		ver0, known   = 64, 88
-		pageSize      = 4096
-		cloneDetached = 0x400000
-		cloneNewtime  = 0x80
-		cloneSighand  = 0x800
-		cloneParent   = 0x8000
-		clearSighand  = 1 << 32
-		intoCgroup    = 1 << 33
-		e2BIG         = 7
-	)
-	var a cloneArgs
-	if size > pageSize {
-		return a, e2BIG
-	}
-	if size < ver0 {
-		return a, eINVAL
-	}
-	buf := make([]byte, size)
-	if err := m.ReadMem(argp, buf); err != nil {
-		return a, eFAULT
-	}
-	for _, b := range buf[min(size, known):] {
-		if b != 0 {
-			return a, e2BIG // a field this kernel does not know
-		}
-	}
-	f := make([]uint64, 11)
-	for i := range f {
-		if 8*i+8 <= int(size) {
-			f[i] = binary.LittleEndian.Uint64(buf[8*i:])
-		}
-	}
-	a = cloneArgs{f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10]}
-	switch {
-	case a.setTidSize > 32, a.setTid == 0 && a.setTidSize != 0, a.setTid != 0 && a.setTidSize == 0:
-		return a, eINVAL
-	case a.exitSignal&^0xff != 0:
-		return a, eINVAL
-	case a.flags&intoCgroup != 0 && (a.cgroup > 1<<31-1 || size < known):
-		return a, eINVAL
-	case a.flags&^(0xffffffff|clearSighand|intoCgroup) != 0:
-		return a, eINVAL
-	case a.flags&(cloneDetached|(0xff&^cloneNewtime)) != 0:
-		return a, eINVAL
-	case a.flags&(cloneSighand|clearSighand) == cloneSighand|clearSighand:
-		return a, eINVAL
-	case a.flags&(cloneThread|cloneParent) != 0 && a.exitSignal != 0:
-		return a, eINVAL
-	case a.exitSignal > 64:
-		return a, eINVAL
-	case a.stack == 0 && a.stackSize != 0, a.stack != 0 && a.stackSize == 0:
-		return a, eINVAL
-	case a.stack != 0 && (a.stack+a.stackSize < a.stack || a.stack+a.stackSize > 0x7ffffffff000):
-		return a, eINVAL // access_ok
-	}
-	return a, 0
-}
-
 // cloneFlagsErrno is copy_process's check of the flag combinations, for
 // clone and clone3: 0 or the errno Linux gives before creating anything.
-func cloneFlagsErrno(flags uint64) int {
+func cloneFlagsErrno(flags uint64) syscalls.Errno {
 	const (
 		cloneFS       = 0x200
 		cloneSighand  = 0x800
@@ -170,7 +57,7 @@ func cloneFlagsErrno(flags uint64) int {
 		flags&cloneSighand != 0 && flags&cloneVM == 0,
 		flags&cloneThread != 0 && flags&(cloneNewuser|cloneNewpid) != 0,
 		flags&clonePidfd != 0 && flags&cloneDetached != 0:
-		return eINVAL
+		return syscalls.EINVAL
 	}
 	return 0
 }
@@ -181,11 +68,11 @@ func cloneFlagsErrno(flags uint64) int {
 // the parent's new pidfd of the child at pidfdAt.
 func (p *Process) clone(t *sched.Thread, c *syscalls.Call, r *cpu.Regs, flags, sp, parentTid, childTid, tls, pidfdAt uint64) (syscalls.Outcome, *Result) {
 	if e := cloneFlagsErrno(flags); e != 0 {
-		return ret(errno(e)), nil
+		return ret(e.Ret()), nil
 	}
 	if flags&0x1000 != 0 { // CLONE_PIDFD
 		if p.writeU32(pidfdAt, ^uint32(0)) != nil {
-			return ret(errno(eFAULT)), nil
+			return ret(syscalls.EFAULT.Ret()), nil
 		}
 		pid := p.m.nextTid
 		out, end := p.clone(t, c, r, flags&^0x1000, sp, parentTid, childTid, tls, 0)
@@ -204,7 +91,7 @@ func (p *Process) clone(t *sched.Thread, c *syscalls.Call, r *cpu.Regs, flags, s
 		return p.fork(t, c, r, flags, sp, parentTid, childTid, tls)
 	}
 	if flags&cloneVM == 0 || flags&cloneVfork != 0 {
-		return ret(errno(eINVAL)), nil // threads share the memory
+		return ret(syscalls.EINVAL.Ret()), nil // threads share the memory
 	}
 	tid := p.m.nextTid
 	p.m.nextTid++
@@ -285,21 +172,21 @@ func (p *Process) futex(t *sched.Thread, c *syscalls.Call) syscalls.Outcome {
 	cmd := op &^ (futexPrivate | futexClockRealtime)
 	private := op&futexPrivate != 0
 	if op&futexClockRealtime != 0 && cmd != futexWaitBitset && cmd != futexWaitRequeuePI && cmd != futexLockPI2 {
-		return ret(errno(eNOSYS))
+		return ret(syscalls.ENOSYS.Ret())
 	}
 	key := func(addr uint64) uint64 {
 		if e := p.kernel.FutexKey(addr, private); e != 0 {
-			return errno(int(e))
+			return e.Ret()
 		}
 		return 0
 	}
 	load := func(addr uint64) (uint32, uint64) {
 		if !p.kernel.Accessible(addr, 4, false) {
-			return 0, errno(eFAULT)
+			return 0, syscalls.EFAULT.Ret()
 		}
 		v, err := p.readU32(addr)
 		if err != nil {
-			return 0, errno(eFAULT)
+			return 0, syscalls.EFAULT.Ret()
 		}
 		return v, 0
 	}
@@ -321,7 +208,7 @@ func (p *Process) futex(t *sched.Thread, c *syscalls.Call) syscalls.Outcome {
 		if cmd == futexWaitBitset {
 			bitset = uint32(a[5])
 			if bitset == 0 {
-				return ret(errno(eINVAL))
+				return ret(syscalls.EINVAL.Ret())
 			}
 		}
 		if e := key(addr); e != 0 {
@@ -332,7 +219,7 @@ func (p *Process) futex(t *sched.Thread, c *syscalls.Call) syscalls.Outcome {
 			return ret(e)
 		}
 		if cur != val {
-			return ret(errno(eAGAIN))
+			return ret(syscalls.EAGAIN.Ret())
 		}
 		p.sched.FutexWait(t, addr, bitset, deadline)
 		p.block(t, c)
@@ -342,7 +229,7 @@ func (p *Process) futex(t *sched.Thread, c *syscalls.Call) syscalls.Outcome {
 		if cmd == futexWakeBitset {
 			bitset = uint32(a[5])
 			if bitset == 0 {
-				return ret(errno(eINVAL))
+				return ret(syscalls.EINVAL.Ret())
 			}
 		}
 		if e := key(addr); e != 0 {
@@ -351,7 +238,7 @@ func (p *Process) futex(t *sched.Thread, c *syscalls.Call) syscalls.Outcome {
 		return ret(uint64(p.sched.FutexWake(t, addr, int(val), bitset)))
 	case futexRequeue, futexCmpRequeue:
 		if int32(val) < 0 || int32(a[3]) < 0 {
-			return ret(errno(eINVAL))
+			return ret(syscalls.EINVAL.Ret())
 		}
 		if e := key(addr); e != 0 {
 			return ret(e)
@@ -365,7 +252,7 @@ func (p *Process) futex(t *sched.Thread, c *syscalls.Call) syscalls.Outcome {
 				return ret(e)
 			}
 			if cur != uint32(a[5]) {
-				return ret(errno(eAGAIN))
+				return ret(syscalls.EAGAIN.Ret())
 			}
 		}
 		return ret(uint64(p.sched.FutexRequeue(t, addr, int(val), a[4], int(uint32(a[3])))))
@@ -377,26 +264,26 @@ func (p *Process) futex(t *sched.Thread, c *syscalls.Call) syscalls.Outcome {
 			return ret(e)
 		}
 		if !p.kernel.Accessible(a[4], 4, true) {
-			return ret(errno(eFAULT))
+			return ret(syscalls.EFAULT.Ret())
 		}
 		return p.futexWakeOp(t, addr, int(val), int(uint32(a[3])), a[4], uint32(a[5]))
 	}
-	return ret(errno(eNOSYS))
+	return ret(syscalls.ENOSYS.Ret())
 }
 
 // futexTimeout loads a futex timeout: EFAULT unless readable, EINVAL
 // unless a valid timespec.
 func (p *Process) futexTimeout(addr uint64) (int64, uint64) {
 	if !p.kernel.Accessible(addr, 16, false) {
-		return 0, errno(eFAULT)
+		return 0, syscalls.EFAULT.Ret()
 	}
 	var b [16]byte
 	if err := p.cpu.ReadMem(addr, b[:]); err != nil {
-		return 0, errno(eFAULT)
+		return 0, syscalls.EFAULT.Ret()
 	}
 	sec, nsec := int64(binary.LittleEndian.Uint64(b[:])), int64(binary.LittleEndian.Uint64(b[8:]))
 	if sec < 0 || nsec < 0 || nsec >= 1e9 {
-		return 0, errno(eINVAL)
+		return 0, syscalls.EINVAL.Ret()
 	}
 	return sec*1e9 + nsec, 0
 }
@@ -412,7 +299,7 @@ func (p *Process) futexWakeOp(t *sched.Thread, addr uint64, n, n2 int, addr2 uin
 	}
 	old, err := p.readU32(addr2)
 	if err != nil {
-		return ret(errno(eFAULT))
+		return ret(syscalls.EFAULT.Ret())
 	}
 	var nv uint32
 	switch op {
@@ -427,10 +314,10 @@ func (p *Process) futexWakeOp(t *sched.Thread, addr uint64, n, n2 int, addr2 uin
 	case 4:
 		nv = old ^ uint32(oparg)
 	default:
-		return ret(errno(eNOSYS))
+		return ret(syscalls.ENOSYS.Ret())
 	}
 	if err := p.writeU32(addr2, nv); err != nil {
-		return ret(errno(eFAULT))
+		return ret(syscalls.EFAULT.Ret())
 	}
 	woken := p.sched.FutexWake(t, addr, n, ^uint32(0))
 	o, c := int32(old), cmparg
@@ -449,7 +336,7 @@ func (p *Process) futexWakeOp(t *sched.Thread, addr uint64, n, n2 int, addr2 uin
 	case 5:
 		hit = o >= c
 	default:
-		return ret(errno(eNOSYS))
+		return ret(syscalls.ENOSYS.Ret())
 	}
 	if hit {
 		woken += p.sched.FutexWake(t, addr2, n2, ^uint32(0))

@@ -6,6 +6,25 @@ import "strconv"
 // ones). A failing system call returns -Errno in rax.
 type Errno int
 
+// The error numbers the runtime (package guest) returns from the calls it
+// performs (Task).
+const (
+	EPERM   = ePERM
+	ENOTTY  = eNOTTY
+	ENOENT  = eNOENT
+	ESRCH   = eSRCH
+	EINTR   = eINTR
+	E2BIG   = e2BIG
+	ENOEXEC = eNOEXEC
+	ECHILD  = eCHILD
+	EAGAIN  = eAGAIN
+	EACCES  = eACCES
+	EFAULT  = eFAULT
+	EINVAL  = eINVAL
+	ENOSYS  = eNOSYS
+	ELOOP   = eLOOP
+)
+
 // Linux error numbers.
 const (
 	ePERM           Errno = 1

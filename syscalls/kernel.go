@@ -31,9 +31,9 @@ type UnsupportedPolicy int
 const (
 	// Stop stops the run with an *UnsupportedError.
 	Stop UnsupportedPolicy = iota
-	// ENOSYS returns -ENOSYS to the guest and records the number
+	// FailENOSYS returns -ENOSYS to the guest and records the number
 	// (see Kernel.Unsupported).
-	ENOSYS
+	FailENOSYS
 )
 
 // Config describes the emulated kernel for one process.
@@ -98,6 +98,9 @@ type Call struct {
 	Now int64
 	// SP is the caller's stack pointer (sigaltstack).
 	SP uint64
+	// Task is the calling thread in the runtime (nil: a kernel without
+	// one, which cannot create threads or processes).
+	Task Task
 }
 
 // Action tells the runner what to do with the calling thread after a call.
@@ -111,10 +114,12 @@ const (
 	Exit
 	// ExitGroup ends the process with Status (and Signal if it was killed).
 	ExitGroup
-	// Block is reserved for the scheduler work.
+	// Block: the runtime parked the thread (a Task method); the result
+	// comes when it wakes.
 	Block
-	// Clone is reserved for the threads work.
-	Clone
+	// Ended: the runtime took the thread over (rt_sigreturn restored
+	// its registers) or the run ends; the caller writes nothing back.
+	Ended
 )
 
 // Outcome is the result of a system call.
@@ -483,7 +488,7 @@ func (k *Kernel) thread(tid int) *threadState {
 }
 
 // Unsupported returns the distinct unsupported system call numbers the
-// guest made under ENOSYS, sorted.
+// guest made under FailENOSYS, sorted.
 func (k *Kernel) Unsupported() []uint64 { return slices.Clone(k.unsup) }
 
 // Close writes back the shared file mappings (the process is ending) and
@@ -510,15 +515,17 @@ func (k *Kernel) Close() error {
 
 // Do performs one system call.
 func (k *Kernel) Do(c *Call) Outcome {
-	k.now, k.tid = c.Now, c.Tid
-	k.net.now = c.Now
 	var e *entry
 	if c.Nr < uint64(len(table)) {
 		e = &table[c.Nr]
 	}
+	if e != nil && e.direct {
+		return e.fn(k, c)
+	}
+	k.begin(c)
 	if e == nil || e.fn == nil && e.Support != Refused {
 		name := Name(c.Nr)
-		if k.cfg.Unsupported == ENOSYS {
+		if k.cfg.Unsupported == FailENOSYS {
 			if i, found := slices.BinarySearch(k.unsup, c.Nr); !found {
 				k.unsup = slices.Insert(k.unsup, i, c.Nr)
 			}
@@ -529,10 +536,28 @@ func (k *Kernel) Do(c *Call) Outcome {
 	if e.Support == Refused {
 		return fail(e.Errno)
 	}
+	return k.complete(c, e.fn)
+}
+
+// begin records the call in progress: its time and thread.
+func (k *Kernel) begin(c *Call) {
+	k.now, k.tid = c.Now, c.Tid
+	k.net.now = c.Now
+}
+
+// perform runs fn as the kernel's own call c.
+func (k *Kernel) perform(c *Call, fn handler) Outcome {
+	k.begin(c)
+	return k.complete(c, fn)
+}
+
+// complete runs fn and keeps the per-call state: the restart of a
+// waiting call, RLIMIT_FSIZE's SIGXFSZ.
+func (k *Kernel) complete(c *Call, fn handler) Outcome {
 	if t := k.thread(c.Tid); t.restart.valid && (t.restart.nr != c.Nr || t.restart.args != c.Args) {
 		t.restart.valid = false
 	}
-	out := e.fn(k, c)
+	out := fn(k, c)
 	if out.Wait == nil {
 		if t := k.threads[c.Tid]; t != nil {
 			t.restart.valid = false

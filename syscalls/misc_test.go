@@ -2,7 +2,6 @@ package syscalls
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -138,7 +137,7 @@ func TestUnsupported(t *testing.T) {
 		t.Errorf("message %q", msg)
 	}
 
-	e := newHarness(t, Config{Unsupported: ENOSYS})
+	e := newHarness(t, Config{Unsupported: FailENOSYS})
 	for _, nr := range []uint64{nrKeyctl, 300, nrKeyctl} {
 		if out := e.k.Do(&Call{Nr: nr}); out.Err != nil || out.Ret != eNOSYS.Ret() {
 			t.Errorf("ENOSYS policy: %+v", out)
@@ -150,104 +149,6 @@ func TestUnsupported(t *testing.T) {
 	// Refused calls fail with their errno under either policy.
 	h.errno(eNOSYS, nrRseq, 0, 32, 0, 0)
 	h.errno(eOPNOTSUPP, nrLgetxattr, h.str("/"), h.str("user.x"), 0, 0)
-}
-
-// tableProblems checks declared table entries: each number is declared
-// once and is a Linux system call with its Linux name, and each entry is
-// consistent with its support level.
-func tableProblems(declared []entry) []string {
-	var bad []string
-	first := map[int]int{} // number -> index of its first declaration
-	for i, e := range declared {
-		if e.Nr < 0 || e.Nr >= len(sysNames) || sysNames[e.Nr] == "" {
-			bad = append(bad, fmt.Sprintf("entry %d: %d is not a Linux system call number", i, e.Nr))
-		} else if e.Name != sysNames[e.Nr] {
-			bad = append(bad, fmt.Sprintf("entry %d: %d named %q, Linux calls it %q", i, e.Nr, e.Name, sysNames[e.Nr]))
-		}
-		if j, dup := first[e.Nr]; dup {
-			bad = append(bad, fmt.Sprintf("entries %d and %d: both declare %d (%s); only the last would be kept", j, i, e.Nr, Name(uint64(e.Nr))))
-		} else {
-			first[e.Nr] = i
-		}
-		switch {
-		case e.Support == Partial && e.Note == "":
-			bad = append(bad, fmt.Sprintf("%s: partial without a note", e.Name))
-		case e.Support == Refused && (e.Errno == 0 || e.fn != nil):
-			bad = append(bad, fmt.Sprintf("%s: refused needs an errno and no handler (errno %d, handler %v)", e.Name, e.Errno, e.fn != nil))
-		case e.Support != Refused && e.fn == nil:
-			bad = append(bad, fmt.Sprintf("%s: %s without a handler", e.Name, e.Support))
-		}
-	}
-	return bad
-}
-
-func TestTable(t *testing.T) {
-	declared := declareTable()
-	for _, p := range tableProblems(declared) {
-		t.Error(p)
-	}
-	// Table() is what `emuprof syscalls` prints: every declared number
-	// once, in increasing order.
-	tab := Table()
-	for i := 1; i < len(tab); i++ {
-		if tab[i-1].Nr >= tab[i].Nr {
-			t.Errorf("Table(): %d (%s) listed before %d (%s)", tab[i-1].Nr, tab[i-1].Name, tab[i].Nr, tab[i].Name)
-		}
-	}
-	numbers := map[int]bool{}
-	for _, e := range declared {
-		numbers[e.Nr] = true
-	}
-	if len(tab) != len(numbers) {
-		t.Errorf("Table() lists %d calls, %d numbers are declared", len(tab), len(numbers))
-	}
-	// Linux names each number once.
-	named := map[string]int{}
-	for nr, name := range sysNames {
-		if prev, dup := named[name]; dup && name != "" {
-			t.Errorf("names: %d and %d are both %q", prev, nr, name)
-		}
-		named[name] = nr
-	}
-	byName := map[string]Entry{}
-	for _, e := range tab {
-		byName[e.Name] = e
-	}
-	for _, name := range []string{"read", "write", "openat", "mmap", "brk", "getdents64", "statx",
-		"clock_gettime", "exit_group", "rt_sigaction", "getrandom", "pipe2", "ioctl", "utimensat"} {
-		if _, found := byName[name]; !found {
-			t.Errorf("%s missing from the table", name)
-		}
-	}
-	if e := byName["rseq"]; e.Support != Refused || e.Errno != eNOSYS {
-		t.Errorf("rseq entry %+v", e)
-	}
-}
-
-// The table check finds each kind of mistake.
-func TestTableProblems(t *testing.T) {
-	ok := func(nr int) entry { return entry{Entry{Nr: nr, Name: Name(uint64(nr)), Support: Full}, sysGetpid} }
-	for _, c := range []struct {
-		what  string
-		table []entry
-		want  string
-	}{
-		{"a number declared twice", []entry{ok(39), ok(0), ok(39)}, "entries 0 and 2: both declare 39 (getpid)"},
-		{"a number without a name", []entry{ok(0), ok(400)}, "400 is not a Linux system call number"},
-		{"a number past the names", []entry{ok(100000)}, "100000 is not a Linux system call number"},
-		{"a wrong name", []entry{{Entry{Nr: 1, Name: "read", Support: Full}, sysWrite}}, `1 named "read", Linux calls it "write"`},
-		{"a partial call without a note", []entry{{Entry{Nr: 0, Name: "read", Support: Partial}, sysRead}}, "read: partial without a note"},
-		{"a refused call without an errno", []entry{{Entry{Nr: 41, Name: "socket", Support: Refused}, nil}}, "socket: refused"},
-		{"a call without a handler", []entry{{Entry{Nr: 0, Name: "read", Support: Full}, nil}}, "read: full without a handler"},
-	} {
-		got := tableProblems(c.table)
-		if len(got) != 1 || !strings.Contains(got[0], c.want) {
-			t.Errorf("%s: problems %q, want one with %q", c.what, got, c.want)
-		}
-	}
-	if got := tableProblems([]entry{ok(0), ok(39), ok(1)}); len(got) != 0 {
-		t.Errorf("a good table: %q", got)
-	}
 }
 
 func TestClocks(t *testing.T) {
