@@ -40,7 +40,7 @@ MUTANTS = [
     # --- call tracking (analyses/calls)
     ("calls-tailcall-cond-jump", "case trace.EndJump, trace.EndCond:", "case trace.EndJump:", "./analyses/calls"),
     ("calls-call-next-pop", "if ev.Addr != s.prevNext && !again {", "if !again {", "./analyses/calls"),
-    ("calls-tailcall-keeps-entry-sp", "t.push(s, bi, ev.Addr, ret, entrySP)", "t.push(s, bi, ev.Addr, ret, sp)",
+    ("calls-tailcall-keeps-entry-sp", "ret, entrySP := top.ret, top.sp", "ret, entrySP := top.ret, sp",
      "./analyses/calls"),
     ("calls-unwind-root", "for len(s.frames) > 1 && s.frames[len(s.frames)-1].sp < sp {",
      "for len(s.frames) > 0 && s.frames[len(s.frames)-1].sp < sp {", "./analyses/calls"),
@@ -58,7 +58,8 @@ MUTANTS = [
     ("p3-copy-divergence", "case e.count != 0 && e.count != n:", "case false:", "./analyses/paths"),
     ("p3-unowned-path", "if !e.owned {", "if false {", "./analyses/paths"),
     # --- causal: delays and experiment windows
-    ("causal-thread-inherits-count", "t.local = par.local // inherits", "t.local = p.global // inherits",
+    ("causal-thread-inherits-count", "t.local = par.local // inherits",
+     "t.local = max(p.global, par.local) // inherits",
      "./analyses/causal"),
     ("causal-own-share", "t.local += cost * int64(e.speedup)", "t.local += cost", "./analyses/causal"),
     ("causal-wake-credit", "t.local = p.global - max(t.blockEnd-ev.Time*scale, 0)", "t.local = p.global",
