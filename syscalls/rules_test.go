@@ -156,3 +156,64 @@ func TestBigTransfers(t *testing.T) {
 	want = append(append(make([]byte, off), data[:10]...), data[1<<20:1<<20+1<<20+300]...)
 	check("pwritev", got, want)
 }
+
+// TestOPathDescriptorNoIO: a descriptor opened with O_PATH names the file
+// but allows no I/O: lseek, read and write fail with EBADF (Linux's
+// empty_fops), while fstat works.
+func TestOPathDescriptorNoIO(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "f"), []byte("data"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, Config{Cwd: dir})
+	fd := h.must(nrOpen, h.str("f"), oPATH)
+	buf := h.alloc(statSize)
+	h.errno(eBADF, nrLseek, fd, 0, seekSet)
+	h.errno(eBADF, nrLseek, fd, 0, seekEnd)
+	h.errno(eBADF, nrRead, fd, buf, 4)
+	h.errno(eBADF, nrWrite, fd, buf, 4)
+	h.must(nrFstat, fd, buf)
+	if size := le.Uint64(h.peek(buf+48, 8)); size != 4 {
+		t.Errorf("fstat of the O_PATH descriptor: size %d, want 4", size)
+	}
+}
+
+// TestVectorAndOffsetErrnos: the errors Linux checks before moving a
+// byte: a negative offset for pread, pwrite, preadv and pwritev is
+// EINVAL; an iovec with a negative length is EINVAL and one whose buffer
+// lies outside user space EFAULT, even after a valid one; readv on a
+// write-only descriptor and writev on a read-only one are EBADF. None of
+// them moves the file position.
+func TestVectorAndOffsetErrnos(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "f"), []byte("0123456789"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, Config{Cwd: dir})
+	rd := h.must(nrOpen, h.str("f"), oRDONLY)
+	wr := h.must(nrOpen, h.str("f"), oWRONLY)
+	buf := h.alloc(16)
+	iov := h.alloc(32)
+	setIov := func(len2, base2 uint64) {
+		h.poke(iov, le.AppendUint64(le.AppendUint64(le.AppendUint64(le.AppendUint64(nil, buf), 4), base2), len2))
+	}
+	setIov(4, buf+8)
+	h.errno(eINVAL, nrPread64, rd, buf, 4, negOne)
+	h.errno(eINVAL, nrPwrite64Rule, wr, buf, 4, 1<<63)
+	h.errno(eINVAL, nrPreadvRule, rd, iov, 2, negOne)
+	h.errno(eINVAL, nrPwritevRule, wr, iov, 2, negOne)
+	h.errno(eBADF, nrReadv, wr, iov, 2)
+	h.errno(eBADF, nrWritev, rd, iov, 2)
+	setIov(1<<63, buf+8)
+	h.errno(eINVAL, nrReadv, rd, iov, 2)
+	h.errno(eINVAL, nrWritev, wr, iov, 2)
+	setIov(4, 0xffff_8000_0000_0000)
+	h.errno(eFAULT, nrReadv, rd, iov, 2)
+	h.errno(eFAULT, nrWritev, wr, iov, 2)
+	if pos := h.ret(nrLseek, rd, 0, seekCur); pos != 0 {
+		t.Errorf("position %d after failed reads, want 0", pos)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "f")); string(got) != "0123456789" {
+		t.Errorf("file %q after failed writes", got)
+	}
+}
