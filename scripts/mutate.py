@@ -51,6 +51,11 @@ MUTANTS = [
     ("trms-parent-partial", "p.rms += f.rms", "p.rms += 0", "./analyses/trms"),
     ("trms-kernel-write-external", "wc.ext[idx>>6] |= 1 << (idx & 63)", "wc.ext[idx>>6] |= 0", "./analyses/trms"),
     ("trms-induced-not-first", "} else if old < w { // Fig. 11 lines 1-2", "} else if false {", "./analyses/trms"),
+    # trms's .aprof writer, checked against aprof's format without our reader
+    ("aprof-self-min-max-order", "t.RealSum, t.SelfSum, t.SelfMin, t.SelfMax, t.SelfSumSq)",
+     "t.RealSum, t.SelfSum, t.SelfMax, t.SelfMin, t.SelfSumSq)", "./cmd/emuprof -run TestAprofFormatInvariants"),
+    ("aprof-drms-rms-sum-is-input", "t.RMSSum, t.RMSSumSq, t.ExtSum", "t.N, t.RMSSumSq, t.ExtSum",
+     "./cmd/emuprof -run TestAprofFormatInvariants"),
     # --- paths: Ball-Larus numbering and the P3 merge
     ("paths-bl-edge-value", "n.Val[ei] = np", "n.Val[ei] = 0", "./analyses/paths"),
     ("paths-bl-overflow-bound", "if c != 0 || np >= MaxPaths {", "if c != 0 {", "./analyses/paths"),
