@@ -8,7 +8,9 @@ by path and line, so code may move between files and packages): found in
 no file, or more than once, the mutant is "stale" and is not run. A found
 mutant is applied in a scratch copy of the tree (never the working tree),
 its test runs, and the table says whether the tests killed it (a test
-failed), it survived (they passed), or it does not build ("invalid").
+failed), it survived (they passed), or it does not build ("invalid");
+a mutant listed with the reason it is equivalent (no behaviour tells it
+apart) and that survives is "equivalent".
 Before the mutants, each distinct test command runs once unmutated: a
 command that fails there makes its mutants "baseline-fail".
 
@@ -26,7 +28,8 @@ import sys
 import tempfile
 import time
 
-# (name, snippet, replacement, test command: go test arguments after -count=1)
+# (name, snippet, replacement, test command: go test arguments after
+# -count=1[, why the mutant is equivalent: no test can kill it])
 MUTANTS = [
     # --- scheduler (sched/)
     ("sched-tie-least-work", "if t.RunNs < best.RunNs {", "if t.RunNs > best.RunNs {", "./sched"),
@@ -60,7 +63,9 @@ MUTANTS = [
     ("paths-bl-edge-value", "n.Val[ei] = np", "n.Val[ei] = 0", "./analyses/paths"),
     ("paths-bl-overflow-bound", "if c != 0 || np >= MaxPaths {", "if c != 0 {", "./analyses/paths"),
     ("p3-owner-divergence", "if e.count != 0 && e.count != n {", "if false {", "./analyses/paths"),
-    ("p3-copy-divergence", "case e.count != 0 && e.count != n:", "case false:", "./analyses/paths"),
+    ("p3-copy-divergence", "case e.count != 0 && e.count != n:", "case false:", "./analyses/paths",
+     "equivalent on the plans PlanP3 builds in the tests: a path is counted by two copies at most, the one"
+     " that does not own it first, so the owner's check sees every difference"),
     ("p3-unowned-path", "if !e.owned {", "if false {", "./analyses/paths"),
     # --- causal: delays and experiment windows
     ("causal-thread-inherits-count", "t.local = par.local // inherits",
@@ -207,7 +212,8 @@ def main():
 
     rows = []  # name, file, result, detail
     todo = []
-    for name, snippet, repl, cmd in chosen:
+    equivalent = {m[0]: m[4] for m in MUTANTS if len(m) > 4}
+    for name, snippet, repl, cmd, *_ in chosen:
         path, why = locate(root, snippet, texts)
         if path is None:
             rows.append([name, "-", "stale", why])
@@ -239,6 +245,8 @@ def main():
                 result = {"pass": "survived", "fail": "killed", "timeout": "killed (timeout)",
                           "build": "invalid"}[status]
                 rows[i][2:] = [result, detail if status != "pass" else cmd]
+                if status == "pass" and rows[i][0] in equivalent:
+                    rows[i][2:] = ["equivalent", equivalent[rows[i][0]]]
                 print("%-32s %-9s %s (%.0fs)" % (rows[i][0], result, rows[i][3], time.time() - t0),
                       file=sys.stderr, flush=True)
         finally:

@@ -40,22 +40,13 @@ func cloneCopies(copies []CopyProfile) []CopyProfile {
 	return out
 }
 
-// TestP3MergeChecksEveryCopy: the P3 merge (spec §3.7) takes each path's
-// count from its owner and fails when any two copies that counted the
-// path disagree, whichever of them is merged first and whether or not one
-// is the owner; a path counted only by copies that do not own it fails
-// too. Each count of O5's plan (three copies, two paths counted twice) is
-// changed in turn: the merge fails exactly for the paths counted by two
-// copies, and otherwise reports the changed count.
-func TestP3MergeChecksEveryCopy(t *testing.T) {
-	ng := namedGraph(t, "entry>1 entry>2 1>2 2>3 2>exit 3>exit")
-	bl := BallLarus(ng.g)
-	pl := PlanP3([]Proc{{Name: "p", G: ng.g, BL: bl, Callers: 1}}, 3, false)
-	var execs []PathCount
-	for id := uint64(0); id < 4; id++ {
-		p, _ := bl.Decode(id)
-		execs = append(execs, PathCount{p, 10 * (id + 1)})
-	}
+// checkMergeCatches changes each count of each copy of pl (one procedure)
+// in turn: the merge must fail for the paths counted by two copies, and
+// report the changed count otherwise; dropping the owner's count of a path
+// another copy counted must fail too. It returns how many changes hit a
+// shared path.
+func checkMergeCatches(t *testing.T, pl *Plan, bl *Numbering, execs []PathCount) (shared int) {
+	t.Helper()
 	copies := pl.Simulate([][]PathCount{execs}, "run")
 	paths := copyPaths(t, pl, copies)
 	counters := map[string][]int{} // path -> copies that counted it
@@ -64,7 +55,6 @@ func TestP3MergeChecksEveryCopy(t *testing.T) {
 			counters[p] = append(counters[p], c)
 		}
 	}
-	shared := 0
 	for c := range copies {
 		for id, p := range paths[c] {
 			changed := cloneCopies(copies)
@@ -88,11 +78,6 @@ func TestP3MergeChecksEveryCopy(t *testing.T) {
 			}
 		}
 	}
-	if shared != 4 {
-		t.Fatalf("%d counts of paths counted twice, want 4 (O5: two paths, two copies each)", shared)
-	}
-	// Dropping the owner's count of a path another copy counted leaves it
-	// counted by a copy, not by its owner.
 	for p, cs := range counters {
 		if len(cs) < 2 {
 			continue
@@ -107,6 +92,27 @@ func TestP3MergeChecksEveryCopy(t *testing.T) {
 		if _, err := pl.Merge(changed); err == nil || !strings.Contains(err.Error(), "not by its owner") {
 			t.Errorf("path %s without its owner's count: merge %v, want not by its owner", p, err)
 		}
+	}
+	return shared
+}
+
+// TestP3MergeChecksEveryCopy: the P3 merge (spec §3.7) takes each path's
+// count from its owner and fails when any two copies that counted the
+// path disagree, whichever of them is merged first and whether or not one
+// is the owner; a path counted only by copies that do not own it fails
+// too. On O5's plan every change to a path two copies count is made
+// by copy 0, merged before the path's owner.
+func TestP3MergeChecksEveryCopy(t *testing.T) {
+	ng := namedGraph(t, "entry>1 entry>2 1>2 2>3 2>exit 3>exit")
+	bl := BallLarus(ng.g)
+	var execs []PathCount
+	for id := uint64(0); id < 4; id++ {
+		p, _ := bl.Decode(id)
+		execs = append(execs, PathCount{p, 10 * (id + 1)})
+	}
+	pl := PlanP3([]Proc{{Name: "p", G: ng.g, BL: bl, Callers: 1}}, 3, false)
+	if shared := checkMergeCatches(t, pl, bl, execs); shared != 4 {
+		t.Fatalf("O5: %d counts of paths counted twice, want 4 (two paths, two copies each)", shared)
 	}
 }
 
