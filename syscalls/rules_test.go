@@ -182,8 +182,8 @@ func TestOPathDescriptorNoIO(t *testing.T) {
 // byte: a negative offset for pread, pwrite, preadv and pwritev is
 // EINVAL; an iovec with a negative length is EINVAL and one whose buffer
 // lies outside user space EFAULT, even after a valid one; readv on a
-// write-only descriptor and writev on a read-only one are EBADF. None of
-// them moves the file position.
+// write-only descriptor and writev on a read-only one are EBADF, even
+// with a bad iovec. None of them moves the file position.
 func TestVectorAndOffsetErrnos(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "f"), []byte("0123456789"), 0o644); err != nil {
@@ -210,6 +210,10 @@ func TestVectorAndOffsetErrnos(t *testing.T) {
 	setIov(4, 0xffff_8000_0000_0000)
 	h.errno(eFAULT, nrReadv, rd, iov, 2)
 	h.errno(eFAULT, nrWritev, wr, iov, 2)
+	// The access mode is checked first (vfs_readv, vfs_writev), before the
+	// iovec array is read.
+	h.errno(eBADF, nrReadv, wr, iov, 2)
+	h.errno(eBADF, nrWritev, rd, iov, 2)
 	if pos := h.ret(nrLseek, rd, 0, seekCur); pos != 0 {
 		t.Errorf("position %d after failed reads, want 0", pos)
 	}
