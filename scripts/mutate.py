@@ -77,6 +77,8 @@ MUTANTS = [
     ("causal-remainder-owed", "t.local += owed * scale", "t.local = p.global", "./analyses/causal"),
     ("causal-effective-window", "return now - m.t - (p.global-m.global)/scale", "return now - m.t",
      "./analyses/causal"),
+    ("coz-duration-with-delays", "jsonString(x.Line), sp, x.Duration, x.Selected)",
+     "jsonString(x.Line), sp, x.Elapsed, x.Selected)", "./cmd/emuprof -run TestCausalCozViewer$"),
     # --- parallel: work, idleness, overhead
     ("parallel-idle-cores", "s.ni = n - s.nw", "s.ni = n", "./analyses/parallel"),
     ("parallel-unattributed-idle", "a.unattr += int64(s.ni) * (s.end - s.start)", "a.unattr += int64(s.ni)",
