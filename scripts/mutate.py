@@ -249,7 +249,7 @@ def main():
                 rows[i][2:] = [result, detail if status != "pass" else cmd]
                 if status == "pass" and rows[i][0] in equivalent:
                     rows[i][2:] = ["equivalent", equivalent[rows[i][0]]]
-                print("%-32s %-9s %s (%.0fs)" % (rows[i][0], result, rows[i][3], time.time() - t0),
+                print("%-32s %-9s %s (%.0fs)" % (rows[i][0], rows[i][2], rows[i][3], time.time() - t0),
                       file=sys.stderr, flush=True)
         finally:
             if a.keep:
