@@ -48,16 +48,16 @@ func (w Wants) seesBlocks() bool { return w.Blocks || w.Calls }
 // some Event fields mean; the table says which, and how the plain stream is
 // recovered (its canonical expansion):
 //
-//	encoding      changes                                  expansion
-//	BlockFilter   some blocks have no Block event          none (the events are dropped)
-//	Fold          Block: Block, Addr, Aux, Size, End, Folded none in general (the branches inside a run are not kept)
-//	FoldRoutines  Fold's runs span a routine's lines       as Fold
-//	FoldMemory    Read/Write come after their run's Block  as Fold
-//	FoldCycles    Block: Flags (Period), Folded            none in general (needs the thread's last blocks)
-//	MergeMemory   Read/Write: fewer, wider accesses        none (lossy: exact only for byte sets between events)
-//	Repeats       Block: Flags (FlagRepeat)                MarkRepeats adds it to a plain stream
-//	CallMarks     Block: Flags (FlagCalls), Aux            ExpandCallMarks
-//	RepeatEvents  Repeat events stand for copies           ExpandRepeats
+//	encoding      changes                                    expansion
+//	BlockFilter   no Block event for some blocks             none: the events are dropped
+//	Fold          Block: Block, Addr, Aux, Size, End, Folded none: a run keeps no branch taken inside it
+//	FoldRoutines  Fold's runs span a routine's lines         as Fold
+//	FoldMemory    Read/Write follow their run's Block        as Fold
+//	FoldCycles    Block: Flags (Period), Folded              from the thread's last blocks (not written)
+//	MergeMemory   Read/Write: fewer, wider accesses          none: lossy, exact for byte sets only
+//	Repeats       Block: Flags (FlagRepeat)                  tracetest.MarkRepeats computes the flag
+//	CallMarks     Block: Flags (FlagCalls), Aux              ExpandCallMarks
+//	RepeatEvents  Repeat events stand for copies             ExpandRepeats
 //
 // Every field's zero value is the plain stream's. Encodings are permissions,
 // not promises: the engine may deliver any event plainly (--no-fold does).
@@ -112,7 +112,7 @@ type Encoding struct {
 	// accepts that the thread ran since it last ran a block it refuses
 	// (whose Block events the analyses see; forgotten when the thread
 	// exits), and marks a Block event with FlagRepeat when its block is
-	// one of them (MarkRepeats is the rule). An analysis that spots loops
+	// one of them (tracetest.MarkRepeats is the rule). An analysis that spots loops
 	// by their blocks (spin detection) needs no memory of its own then,
 	// and ordinary runs (Fold) can hold such blocks: one holds only
 	// blocks Repeats accepts, none of which repeats, or only blocks it

@@ -231,3 +231,63 @@ func TestPipelineCallMarks(t *testing.T) {
 		}
 	}
 }
+
+// streamRecorder keeps a copy of every event it sees.
+type streamRecorder struct {
+	recorder
+	evs []trace.Event
+}
+
+func (r *streamRecorder) Events(b []trace.Event) { r.evs = append(r.evs, b...) }
+
+// trace.ExpandCallMarks turns the marked stream into the one the stage
+// gives an analysis that takes no marks, on random programs in random
+// batches: the same events in the same order (Block events' Aux aside:
+// the stack pointer, which marks replace).
+func TestExpandCallMarks(t *testing.T) {
+	for seed := range uint64(20) {
+		tr := randomTrace(seed)
+		var streams [2][]trace.Event
+		var routine func(ctx uint32) uint32
+		for mode, marks := range []bool{false, true} {
+			env := NewEnv(syms{}, "prog", nil)
+			a := &streamRecorder{recorder: recorder{env: env, needs: trace.Needs{Wants: trace.Wants{Calls: true}, Encoding: trace.Encoding{CallMarks: marks}}}}
+			p := NewPipeline(env, tr.Blocks, []Instance{a}, false)
+			rng := rand.New(rand.NewPCG(seed, 5))
+			evs := slices.Clone(tr.Events)
+			for len(evs) > 0 {
+				n := min(len(evs), 1+rng.IntN(100))
+				p.Events(evs[:n])
+				evs = evs[n:]
+			}
+			p.Finish()
+			streams[mode] = a.evs
+			if marks {
+				routine = func(ctx uint32) uint32 { return uint32(env.CCT().Node(calls.NodeID(ctx)).Routine) }
+			}
+		}
+		plain, marked := streams[0], streams[1]
+		if !slices.ContainsFunc(marked, func(e trace.Event) bool { return e.Flags&trace.FlagCalls != 0 }) {
+			t.Fatalf("seed %d: no marked block", seed)
+		}
+		got := trace.ExpandCallMarks(marked, routine)
+		for i := range plain {
+			if plain[i].Kind == trace.KindBlock {
+				plain[i].Aux = 0
+			}
+		}
+		for i := range got {
+			if got[i].Kind == trace.KindBlock {
+				got[i].Aux = 0
+			}
+		}
+		if !slices.Equal(got, plain) {
+			i := 0
+			for i < len(got) && i < len(plain) && got[i] == plain[i] {
+				i++
+			}
+			t.Fatalf("seed %d: expanded marks differ from events at %d of %d/%d:\n got  %+v\n want %+v", seed, i, len(got), len(plain),
+				got[i:min(i+3, len(got))], plain[i:min(i+3, len(plain))])
+		}
+	}
+}
