@@ -84,15 +84,14 @@ type Engine struct {
 	syms   trace.Symbols
 	lines  bool
 
-	speedup  func(uint64) int
-	filter   func(*trace.BlockInfo) bool
-	fold     func(*trace.BlockInfo) bool
-	cycles   func(*trace.BlockInfo) bool
-	runKeys  map[runKey]uint32 // Options.Fold's keys: routine and line of foldable blocks
-	runLines bool              // the keys have lines (not Options.FoldRoutines)
-	repeats  func(*trace.BlockInfo) bool
-	rings    map[uint32]ring // Options.Repeats: the threads' rings but the running one's
-	starts   []uint32        // instruction offsets of the block being translated
+	speedup func(uint64) int
+	filter  func(*trace.BlockInfo) bool
+	fold    func(*trace.BlockInfo) bool
+	cycles  func(*trace.BlockInfo) bool
+	runKeys map[runKey]uint32 // Options.Fold's keys: routine and line of foldable blocks
+	repeats func(*trace.BlockInfo) bool
+	rings   map[uint32]ring // Options.Repeats: the threads' rings but the running one's
+	starts  []uint32        // instruction offsets of the block being translated
 
 	rdtsc func(uint64) uint64
 	// patched maps the address of each instruction the guest executes that
@@ -170,7 +169,7 @@ func New(opts Options) (*Engine, error) {
 	}
 	e := &Engine{patched: map[uint64]patchKind{}, codePages: map[uint64]bool{},
 		blocks: trace.NewBlockTable(), syms: opts.Symbols, lines: opts.Lines, speedup: opts.Speedup, filter: opts.BlockFilter,
-		fold: opts.Fold, cycles: opts.FoldCycles, runKeys: map[runKey]uint32{}, runLines: !opts.FoldRoutines,
+		fold: opts.Fold, cycles: opts.FoldCycles, runKeys: map[runKey]uint32{},
 		repeats: opts.Repeats, rings: map[uint32]ring{}}
 	if err := ucErr("uc_open", C.uc_open(C.UC_ARCH_X86, C.UC_MODE_64, &e.uc)); err != nil {
 		return nil, err
@@ -421,7 +420,7 @@ func emuBlockMiss(h C.uintptr_t, addr C.uint64_t, length C.uint32_t) {
 		case e.lines:
 			bi.File, bi.Line, _ = e.syms.Line(uint64(addr))
 			bi.Lines = e.lineSpans(uint64(addr), code)
-		case e.fold != nil && e.runLines:
+		case e.fold != nil:
 			// Runs are cut by line: the line looked up for them is
 			// the block's, for the analyses too.
 			bi.File, bi.Line, _ = e.syms.Line(uint64(addr))
@@ -495,9 +494,7 @@ func (e *Engine) runKey(bi *trace.BlockInfo, track bool) (key, cycle uint32) {
 	if !e.fold(bi) {
 		return 0, cycle
 	}
-	if e.runLines {
-		k.file, k.line = bi.File, bi.Line
-	}
+	k.file, k.line = bi.File, bi.Line
 	k.track = track
 	return e.keyID(k), cycle
 }

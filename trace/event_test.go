@@ -6,32 +6,32 @@ import (
 )
 
 // Folding survives Or only when every side that sees blocks takes it: a
-// block is folded if all of them accept it, and FoldRoutines and
-// FoldMemory hold if all of them say so. Sides that see no blocks do not
+// block is folded if all of them accept it, and FoldMemory holds if all
+// of them say so. Sides that see no blocks do not
 // count.
 func TestCombineFold(t *testing.T) {
 	even := func(b *BlockInfo) bool { return b.Addr%2 == 0 }
 	small := func(b *BlockInfo) bool { return b.Addr < 10 }
-	trms := Needs{Wants: Wants{Blocks: true, Calls: true}, Encoding: Encoding{Fold: small, FoldRoutines: true, FoldMemory: true}}
+	trms := Needs{Wants: Wants{Blocks: true, Calls: true}, Encoding: Encoding{Fold: small, FoldMemory: true}}
 	par := Needs{Wants: Wants{Blocks: true, Calls: true}, Encoding: Encoding{Fold: even, FoldMemory: true}}
 	paths := Needs{Wants: Wants{Blocks: true}}
 	syscalls := Needs{Wants: Wants{Syscalls: true}}
 	for _, c := range []struct {
-		name             string
-		n                Needs
-		want             []uint64
-		routines, memory bool
+		name   string
+		n      Needs
+		want   []uint64
+		memory bool
 	}{
-		{"trms", Combine(Needs{}, trms), []uint64{3, 4}, true, true},
-		{"trms+syscalls", Combine(syscalls, trms), []uint64{3, 4}, true, true},
-		{"trms+parallel", Combine(trms, par), []uint64{4}, false, true},
-		{"parallel+trms", Combine(par, trms), []uint64{4}, false, true},
-		{"trms+paths", Combine(trms, paths), nil, false, false},
-		{"paths+parallel", Combine(paths, par), nil, false, false},
+		{"trms", Combine(Needs{}, trms), []uint64{3, 4}, true},
+		{"trms+syscalls", Combine(syscalls, trms), []uint64{3, 4}, true},
+		{"trms+parallel", Combine(trms, par), []uint64{4}, true},
+		{"parallel+trms", Combine(par, trms), []uint64{4}, true},
+		{"trms+paths", Combine(trms, paths), nil, false},
+		{"paths+parallel", Combine(paths, par), nil, false},
 	} {
 		got := taken(c.n.Fold, 3, 4, 12)
-		if len(got) != len(c.want) || len(got) > 0 && got[0] != c.want[0] || c.n.FoldRoutines != c.routines || c.n.FoldMemory != c.memory {
-			t.Errorf("%s: folds %v, routines %v, memory %v; want %v, %v, %v", c.name, got, c.n.FoldRoutines, c.n.FoldMemory, c.want, c.routines, c.memory)
+		if len(got) != len(c.want) || len(got) > 0 && got[0] != c.want[0] || c.n.FoldMemory != c.memory {
+			t.Errorf("%s: folds %v, memory %v; want %v, %v", c.name, got, c.n.FoldMemory, c.want, c.memory)
 		}
 	}
 }

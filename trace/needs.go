@@ -51,7 +51,6 @@ func (w Wants) seesBlocks() bool { return w.Blocks || w.Calls }
 //	encoding      changes                                    expansion
 //	BlockFilter   no Block event for some blocks             none: the events are dropped
 //	Fold          Block: Block, Addr, Aux, Size, End, Folded none: a run keeps no branch taken inside it
-//	FoldRoutines  Fold's runs span a routine's lines         as Fold
 //	FoldMemory    Read/Write follow their run's Block        as Fold
 //	FoldCycles    Block: Flags (Period), Folded              from the thread's last blocks (not written)
 //	MergeMemory   Read/Write: fewer, wider accesses          none: lossy, exact for byte sets only
@@ -81,9 +80,6 @@ type Encoding struct {
 	// needs every block's own event, or its stack pointer, leaves it nil;
 	// then nothing is folded.
 	Fold func(*BlockInfo) bool
-	// FoldRoutines: a run may span the lines of its routine (only the
-	// routine must be the same).
-	FoldRoutines bool
 	// FoldMemory: a run may go on past the Read and Write events of its
 	// blocks, which then follow its Block event (they still come in
 	// order, before the next Block event).
@@ -146,13 +142,12 @@ type Encoding struct {
 func Combine(n, m Needs) Needs {
 	w := n.Wants.Or(m.Wants)
 	e := Encoding{
-		BlockFilter:  eitherBlockFilter(n, m, w),
-		Fold:         everyBlockPredicate(n, m, n.Fold, m.Fold),
-		FoldRoutines: everyBlockFlag(n, m, n.FoldRoutines, m.FoldRoutines),
-		FoldMemory:   everyBlockFlag(n, m, n.FoldMemory, m.FoldMemory),
-		MergeMemory:  (n.MergeMemory || !n.Memory) && (m.MergeMemory || !m.Memory) && w.Memory,
-		Repeats:      n.Repeats,
-		CallMarks:    everyBlockFlag(n, m, n.CallMarks, m.CallMarks) && w.Calls,
+		BlockFilter: eitherBlockFilter(n, m, w),
+		Fold:        everyBlockPredicate(n, m, n.Fold, m.Fold),
+		FoldMemory:  everyBlockFlag(n, m, n.FoldMemory, m.FoldMemory),
+		MergeMemory: (n.MergeMemory || !n.Memory) && (m.MergeMemory || !m.Memory) && w.Memory,
+		Repeats:     n.Repeats,
+		CallMarks:   everyBlockFlag(n, m, n.CallMarks, m.CallMarks) && w.Calls,
 	}
 	if e.Fold != nil {
 		e.FoldCycles = everyBlockPredicate(n, m, n.FoldCycles, m.FoldCycles)

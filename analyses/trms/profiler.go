@@ -92,7 +92,7 @@ func New(cfg Config, routines *calls.Routines) (*Profiler, error) {
 func (p *Profiler) Needs() trace.Needs {
 	return trace.Needs{
 		Wants:    trace.Wants{Blocks: true, Memory: true, KernelMem: true, Threads: true, Calls: true},
-		Encoding: trace.Encoding{Fold: foldAll, FoldRoutines: true, FoldMemory: true, MergeMemory: true},
+		Encoding: trace.Encoding{Fold: foldAll, FoldMemory: true, MergeMemory: true},
 	}
 }
 
