@@ -66,3 +66,51 @@ func ExpandCallMarks(evs []Event, routine func(ctx uint32) uint32) []Event {
 	}
 	return out
 }
+
+// ExpandPeriodicRuns returns evs with every periodic run (Event.Period,
+// Encoding.FoldCycles) written out as a Block event per block, each from
+// its thread's history as the run's rule says: its i-th block is the
+// block the thread ran p − (i mod p) blocks before it (an ordinary run
+// counts as its blocks, of which only the last is named). A written-out
+// block has its block's address, instructions and terminator from
+// blocks, the time of the run's start plus nsPerInsn per instruction
+// before it (so only for runs without a time model or speedups), Aux 0
+// (the engine keeps no stack pointer of them) and the run's flags but
+// the period. Ordinary runs stay as they are. evs itself is not changed.
+func ExpandPeriodicRuns(evs []Event, blocks BlockView, nsPerInsn int64) []Event {
+	out := make([]Event, 0, len(evs))
+	hists := map[uint32]*[4]uint32{} // per thread, its last blocks, most recent first
+	push := func(h *[4]uint32, id uint32) { *h = [4]uint32{id, h[0], h[1], h[2]} }
+	for _, e := range evs {
+		switch e.Kind {
+		case KindThreadExit:
+			delete(hists, e.Tid)
+		case KindBlock:
+			h := hists[e.Tid]
+			if h == nil {
+				h = new([4]uint32)
+				hists[e.Tid] = h
+			}
+			p := e.Period()
+			if p == 0 {
+				for range e.Folded {
+					push(h, 0)
+				}
+				push(h, e.Block)
+				break
+			}
+			t := e.Time
+			for range int(e.Folded) + 1 {
+				id := h[p-1]
+				b := blocks.Get(id)
+				out = append(out, Event{Kind: KindBlock, Tid: e.Tid, Time: t, Block: id, Addr: b.Addr,
+					Size: b.Insns, End: b.End, Flags: e.Flags &^ (7 << 1)})
+				t += int64(b.Insns) * nsPerInsn
+				push(h, id)
+			}
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
