@@ -457,13 +457,13 @@ func emuBlockMiss(h C.uintptr_t, addr C.uint64_t, length C.uint32_t) {
 	if e.speedup != nil {
 		saved = e.saved(uint64(addr), code)
 	}
-	var quiet C.uint8_t
-	if e.filter != nil && !e.filter(&bi) {
-		quiet = 1
-	}
+	quiet := e.filter != nil && !e.filter(&bi)
 	track := e.repeats != nil && e.repeats(&bi)
 	key, cycle := e.runKey(&bi, track)
-	C.emu_table_put(e.st, addr, length, C.uint32_t(info.Insns), C.uint32_t(saved), C.uint8_t(info.End), C.uint32_t(id), quiet, C.uint32_t(key), boolC(bi.Routine.Entry == bi.Addr), C.uint32_t(cycle), boolC(track))
+	b := C.struct_emu_block{addr: addr, len: length, insns: C.uint32_t(info.Insns), id: C.uint32_t(id), saved: C.uint32_t(saved),
+		end: C.uint8_t(info.End), quiet: boolC(quiet), fold: C.uint32_t(key),
+		head: boolC(bi.Routine.Entry == bi.Addr), cycle: C.uint32_t(cycle), track: boolC(track)}
+	C.emu_table_put(e.st, &b)
 }
 
 // lineSpans returns the spans of a block's instructions on distinct source
