@@ -116,8 +116,8 @@ type Engine struct {
 	runKeys  map[runKey]uint32 // Options.Fold's keys: routine and line of foldable blocks
 	runLines bool              // the keys have lines (not Options.FoldRoutines)
 	repeats  func(*trace.BlockInfo) bool
-	rings    map[uint32]ring // Options.Repeats: the threads' rings but the running one's
-	starts   []uint32        // instruction offsets of the block being translated
+	rings    map[uint32]C.struct_emu_thread_fold // Options.Repeats: the threads' rings but the running one's
+	starts   []uint32                            // instruction offsets of the block being translated
 
 	rdtsc func(uint64) uint64
 	// patched maps the address of each instruction the guest executes that
@@ -196,7 +196,7 @@ func New(opts Options) (*Engine, error) {
 	e := &Engine{patched: map[uint64]patchKind{}, codePages: map[uint64]bool{},
 		blocks: trace.NewBlockTable(), syms: opts.Symbols, lines: opts.Lines, speedup: opts.Speedup, filter: opts.BlockFilter,
 		fold: opts.Fold, cycles: opts.FoldCycles, runKeys: map[runKey]uint32{}, runLines: !opts.FoldRoutines,
-		repeats: opts.Repeats, rings: map[uint32]ring{}}
+		repeats: opts.Repeats, rings: map[uint32]C.struct_emu_thread_fold{}}
 	if err := ucErr("uc_open", C.uc_open(C.UC_ARCH_X86, C.UC_MODE_64, &e.uc)); err != nil {
 		return nil, err
 	}
@@ -342,29 +342,19 @@ func (e *Engine) SetSink(f func([]trace.Event)) { e.sink = f }
 
 // SetTid sets the thread id stamped on events from now on.
 func (e *Engine) SetTid(tid uint32) {
-	if old := uint32(e.st.tid); e.repeats != nil && old != tid {
+	old := uint32(e.st.tid)
+	prev := C.emu_switch_thread(e.st, C.uint32_t(tid), e.rings[tid])
+	if e.repeats != nil && old != tid {
 		// Options.Repeats: each thread's last blocks are its own.
-		e.rings[old] = ring{e.st.ring, e.st.ring_at}
-		r := e.rings[tid]
-		e.st.ring, e.st.ring_at = r.ids, r.at
+		e.rings[old] = prev
 	}
-	e.st.tid = C.uint32_t(tid)
-	e.st.hist_n = 0 // the blocks it ran last are another thread's
-}
-
-// ring is a thread's last blocks for Options.Repeats while another runs.
-type ring struct {
-	ids [4]C.uint32_t
-	at  C.uint32_t
 }
 
 // forgetRing drops an exited thread's last blocks (Options.Repeats): a
 // thread that reuses its id starts afresh, as the analyses see it.
 func (e *Engine) forgetRing(tid uint32) {
 	delete(e.rings, tid)
-	if uint32(e.st.tid) == tid {
-		e.st.ring, e.st.ring_at = [4]C.uint32_t{}, 0
-	}
+	C.emu_forget_thread(e.st, C.uint32_t(tid))
 }
 
 // Emit appends an event produced in Go (a syscall, a scheduling decision,
@@ -376,8 +366,7 @@ func (e *Engine) Emit(ev trace.Event) {
 	}
 	e.events[e.st.n] = ev
 	e.st.n++
-	e.st.fold_at = 0
-	e.st.win_at = e.st.n
+	C.emu_cut(e.st)
 	if ev.Kind == trace.KindThreadExit && e.repeats != nil {
 		e.forgetRing(ev.Tid)
 	}
@@ -405,8 +394,7 @@ func (e *Engine) Drain() {
 	e.st.buf, e.st.spare = e.st.spare, e.st.buf
 	e.events = unsafe.Slice((*trace.Event)(unsafe.Pointer(e.st.buf)), int(e.st.cap))
 	e.st.n = 0
-	e.st.fold_at = 0
-	e.st.win_at = 0
+	C.emu_cut(e.st)
 	if e.sink != nil {
 		e.sink(batch)
 	}

@@ -163,6 +163,16 @@ void emu_replay_end(struct emu_state *s);
 uint64_t emu_replayed_blocks(struct emu_state *s);
 void emu_table_put(struct emu_state *s, const struct emu_block *b);
 void emu_table_clear(struct emu_state *s);
+
+// A thread's part of the fold state (fold.h), which Go keeps while
+// another thread runs: its Repeats ring.
+struct emu_thread_fold {
+	uint32_t ring[4];
+	uint32_t ring_at;
+};
+void emu_cut(struct emu_state *s);
+struct emu_thread_fold emu_switch_thread(struct emu_state *s, uint32_t tid, struct emu_thread_fold next);
+void emu_forget_thread(struct emu_state *s, uint32_t tid);
 uc_err emu_remove_cache(uc_engine *uc, uint64_t begin, uint64_t end);
 
 void emu_event_layout(uint64_t out[12]);
