@@ -127,7 +127,7 @@ struct emu_state {
 	int mem_merge;
 
 	// Options.Replay: while the thread's blocks repeat a period whose
-	// events repeat, the hook only counts them (hooks.c, replay).
+	// events repeat, the hook only counts them (replay.h).
 	struct emu_replay *rp;
 	uint32_t drains; // buffers the hooks handed to Go in this engine run
 
