@@ -2,6 +2,25 @@
 // replay's exit (replay.c): Block events, runs of blocks folded into one
 // (Options.Fold, FoldCycles), the Repeats ring, and the history periodic
 // runs are found in.
+//
+// C owns the fold state; Go never writes its fields. The state (struct
+// emu_state) is:
+//   fold_at, fold_key, fold_end, fold_period  the run the last Block event
+//                        describes, which the next block may extend;
+//   hist, hist_key, hist_n, hist_at  the thread's last blocks with events
+//                        (periodic runs);
+//   ring, ring_at        the thread's last blocks Options.Repeats accepts;
+//   win_at               where the memory events the next access may merge
+//                        into start (memhooks.c).
+// Who changes it: block_events, extend_run and no_event below (every
+// block); rp_restore (replay.c, leaving a replay); emu_table_clear
+// (table.c: the history names blocks that go); and, for Go, emu_cut when
+// Go appends an event or drains the buffer, emu_switch_thread when another
+// thread runs (its ring comes back from Go, which keeps each waiting
+// thread's as an opaque struct emu_thread_fold) and emu_forget_thread when
+// one exits (fold.c). What Go decides is per block and fixed at
+// translation: the keys in struct emu_block (fold, cycle, head, track,
+// quiet), and the configuration New sets once (want_repeat, fold_mem).
 #ifndef EMUPROF_FOLD_H
 #define EMUPROF_FOLD_H
 

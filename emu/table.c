@@ -61,8 +61,10 @@ static void arena_free(struct emu_state *s, void *p) {
 		free(p);
 }
 
-void emu_table_put(struct emu_state *s, uint64_t addr, uint32_t len, uint32_t insns, uint32_t saved, uint8_t end, uint32_t id, uint8_t quiet, uint32_t fold, uint8_t head, uint32_t cycle, uint8_t track) {
-	if (table_find(s, addr, len))
+// emu_table_put adds the block Go translated (all of *src but used), unless
+// the table has it.
+void emu_table_put(struct emu_state *s, const struct emu_block *src) {
+	if (table_find(s, src->addr, src->len))
 		return;
 	if ((s->tcount + 1) * 2 > s->tmask + 1) {
 		uint64_t nsize = (s->tmask + 1) * 2;
@@ -76,7 +78,8 @@ void emu_table_put(struct emu_state *s, uint64_t addr, uint32_t len, uint32_t in
 		s->table = nt;
 		s->tmask = nsize - 1;
 	}
-	struct emu_block b = {addr, len, insns, id, saved, end, 1, quiet, fold, head, cycle, track};
+	struct emu_block b = *src;
+	b.used = 1;
 	table_insert(s->table, s->tmask, &b);
 	s->tcount++;
 }
