@@ -32,7 +32,7 @@ func (s foldSyms) Line(pc uint64) (string, int, bool) { return "fold.c", s.lineO
 // (0: one slice), emitting a Go event between slices, and returns the stream.
 func foldEvents(t *testing.T, fold func(*trace.BlockInfo) bool, lineOf func(uint64) int, budget uint64) ([]trace.Event, *trace.BlockTable) {
 	t.Helper()
-	return foldRun(t, Options{Blocks: true, StackPointer: true, Symbols: foldSyms{lineOf}, Fold: fold}, foldCode, budget)
+	return foldRun(t, Options{Blocks: true, StackPointer: true, Symbols: foldSyms{lineOf}, Encoding: trace.Encoding{Fold: fold}}, foldCode, budget)
 }
 
 func foldRun(t *testing.T, opts Options, code []byte, budget uint64) ([]trace.Event, *trace.BlockTable) {
@@ -126,14 +126,12 @@ func TestFoldRuns(t *testing.T) {
 
 // FoldMemory: a run goes on past its blocks' memory events, which follow
 // its Block event in order; a Block event stands for at most 256 blocks.
-// FoldRoutines: a run spans lines. Without them, the same code gives one
-// event per block.
-func TestFoldMemoryAndRoutines(t *testing.T) {
+// Without it, the same code gives one event per block.
+func TestFoldMemory(t *testing.T) {
 	all := func(*trace.BlockInfo) bool { return true }
-	perBlock := func(off uint64) int { return int(off) } // every block on a line of its own
-	opts := Options{Blocks: true, Memory: true, StackPointer: true, Symbols: foldSyms{perBlock}, Fold: all}
+	opts := Options{Blocks: true, Memory: true, StackPointer: true, Symbols: foldSyms{func(uint64) int { return 1 }}, Encoding: trace.Encoding{Fold: all}}
 	plain, _ := foldRun(t, opts, loopCode, 0)
-	opts.FoldMemory, opts.FoldRoutines = true, true
+	opts.FoldMemory = true
 	folded, _ := foldRun(t, opts, loopCode, 0)
 	count := func(evs []trace.Event) (events, blocks, insns, mem int) {
 		for _, ev := range evs {
@@ -149,7 +147,7 @@ func TestFoldMemoryAndRoutines(t *testing.T) {
 		return
 	}
 	if e, b, n, m := count(plain); e != 1001 || b != 1001 || n != 3002 || m != 2000 {
-		t.Fatalf("without FoldMemory/FoldRoutines: %d events for %d blocks, %d instructions, %d accesses", e, b, n, m)
+		t.Fatalf("without FoldMemory: %d events for %d blocks, %d instructions, %d accesses", e, b, n, m)
 	}
 	if e, b, n, m := count(folded); e != 4 || b != 1001 || n != 3002 || m != 2000 {
 		t.Fatalf("folded: %d events for %d blocks, %d instructions, %d accesses; want 4 for 1001, 3002, 2000", e, b, n, m)
@@ -175,13 +173,13 @@ func TestFoldMemoryAndRoutines(t *testing.T) {
 		}
 		i = j
 	}
-	// FoldMemory alone: lines still cut runs. The first block, the loop's
-	// 999 iterations (in 4 events of at most 256) and the syscall block
-	// are on three lines.
-	opts.FoldRoutines = false
+	// Lines still cut runs: with every block on a line of its own, the
+	// first block, the loop's 999 iterations (in 4 events of at most 256)
+	// and the syscall block make 6 events.
+	opts.Symbols = foldSyms{func(off uint64) int { return int(off) }}
 	lines, _ := foldRun(t, opts, loopCode, 0)
 	if e, b, _, _ := count(lines); e != 6 || b != 1001 {
-		t.Errorf("FoldMemory without FoldRoutines: %d events for %d blocks, want 6 for 1001", e, b)
+		t.Errorf("FoldMemory with a line per block: %d events for %d blocks, want 6 for 1001", e, b)
 	}
 }
 
@@ -232,7 +230,7 @@ func TestFoldCycles(t *testing.T) {
 		return
 	}
 	opts := Options{Blocks: true, StackPointer: true, Symbols: foldSyms{oneLine},
-		Fold: func(*trace.BlockInfo) bool { return false }, FoldCycles: func(*trace.BlockInfo) bool { return true }}
+		Encoding: trace.Encoding{Fold: func(*trace.BlockInfo) bool { return false }, FoldCycles: func(*trace.BlockInfo) bool { return true }}}
 	plain, _ := foldEvents(t, nil, oneLine, 0)
 	want, _, _ := blocks(plain)
 	for _, budget := range []uint64{0, 50, 7} {

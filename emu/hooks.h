@@ -49,7 +49,8 @@ enum {
 	STOP_REQUEST = 5, // Go asked to stop (e.g. from a drain)
 };
 
-// One decoded block, keyed by (addr, len).
+// One decoded block, keyed by (addr, len): Go fills all but used when it
+// translates the block (emuBlockMiss) and hands it to emu_table_put.
 struct emu_block {
 	uint64_t addr;
 	uint32_t len;
@@ -57,7 +58,7 @@ struct emu_block {
 	uint32_t id; // trace.BlockTable id
 	uint32_t saved; // hundredths of an instruction its sped-up instructions save (--speedup)
 	uint8_t end;
-	uint8_t used;
+	uint8_t used;  // the table's slot holds a block (set by emu_table_put)
 	uint8_t quiet; // no Block events for this block (Options.BlockFilter)
 	uint32_t fold; // run key (Options.Fold): 0, or equal for blocks of one routine and line
 	uint8_t head;  // a routine's entry: it starts a run, never extends one
@@ -126,7 +127,7 @@ struct emu_state {
 	int mem_merge;
 
 	// Options.Replay: while the thread's blocks repeat a period whose
-	// events repeat, the hook only counts them (hooks.c, replay).
+	// events repeat, the hook only counts them (replay.h).
 	struct emu_replay *rp;
 	uint32_t drains; // buffers the hooks handed to Go in this engine run
 
@@ -160,8 +161,18 @@ int emu_replay_init(struct emu_state *s);
 void emu_replay_begin(struct emu_state *s);
 void emu_replay_end(struct emu_state *s);
 uint64_t emu_replayed_blocks(struct emu_state *s);
-void emu_table_put(struct emu_state *s, uint64_t addr, uint32_t len, uint32_t insns, uint32_t saved, uint8_t end, uint32_t id, uint8_t quiet, uint32_t fold, uint8_t head, uint32_t cycle, uint8_t track);
+void emu_table_put(struct emu_state *s, const struct emu_block *b);
 void emu_table_clear(struct emu_state *s);
+
+// A thread's part of the fold state (fold.h), which Go keeps while
+// another thread runs: its Repeats ring.
+struct emu_thread_fold {
+	uint32_t ring[4];
+	uint32_t ring_at;
+};
+void emu_cut(struct emu_state *s);
+struct emu_thread_fold emu_switch_thread(struct emu_state *s, uint32_t tid, struct emu_thread_fold next);
+void emu_forget_thread(struct emu_state *s, uint32_t tid);
 uc_err emu_remove_cache(uc_engine *uc, uint64_t begin, uint64_t end);
 
 void emu_event_layout(uint64_t out[12]);

@@ -66,7 +66,7 @@ func TestMergeMemory(t *testing.T) {
 		o := opts
 		o.MergeMemory = c.merge
 		if c.folded {
-			o.Fold, o.FoldMemory, o.FoldRoutines = all, true, true
+			o.Fold, o.FoldMemory = all, true
 		}
 		evs, _ := foldRun(t, o, mergeCode, 0)
 		if got := accesses(evs); !slices.Equal(got, c.want) {

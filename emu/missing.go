@@ -14,7 +14,7 @@ import (
 	"emuprof/trace"
 )
 
-// Instructions the guest's CPU has (its cpuid, answered in hooks.c, says so)
+// Instructions the guest's CPU has (its cpuid, answered in faults.c, says so)
 // but Unicorn 2.0.1 refuses with #UD: popcnt. Unicorn's translator checks
 // POPCNT in its own CPU model's feature words, which lack it whatever model
 // uc_ctl_set_cpu_model selects (measured: every model gives #UD), so a guest

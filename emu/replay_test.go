@@ -55,7 +55,7 @@ var spLoop = []byte{
 
 // runCallLoop is callLoop whose function is two blocks of one line, the
 // second entered by a jump: each period holds a run of blocks (fold_fast
-// in hooks.c takes its second block), with runCallSyms and Options.Fold.
+// in fold.h takes its second block), with runCallSyms and Options.Fold.
 var runCallLoop = append(slices.Clone(callLoop[:len(callLoop)-1]), // callLoop but its ret
 	0xeb, 0x00, // jmp +0: a new block, of the same line
 	0x90, // nop

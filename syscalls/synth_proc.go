@@ -8,7 +8,7 @@ import (
 // /proc/self/status, /proc/self/mountinfo and /proc/cpuinfo, from what the
 // kernel knows of the process and of the emulated CPU.
 
-// The emulated CPU's CPUID registers, as emu/hooks.c (cpuid_leaf) answers
+// The emulated CPU's CPUID registers, as emu/faults.c (cpuid_leaf) answers
 // them: /proc/cpuinfo says what the CPUID instruction says.
 const (
 	cpuidMaxLeaf   = 7

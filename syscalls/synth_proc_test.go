@@ -7,9 +7,9 @@ import (
 	"testing"
 )
 
-// /proc/cpuinfo says what the emulated CPU's CPUID says (emu/hooks.c).
+// /proc/cpuinfo says what the emulated CPU's CPUID says (emu/faults.c).
 func TestCPUInfoMatchesCPUID(t *testing.T) {
-	src, err := os.ReadFile("../emu/hooks.c")
+	src, err := os.ReadFile("../emu/faults.c")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,7 +21,7 @@ func TestCPUInfoMatchesCPUID(t *testing.T) {
 		`"Auth"`, `"enti"`, `"cAMD"`,
 	} {
 		if !strings.Contains(string(src), want) {
-			t.Errorf("emu/hooks.c does not say %s: /proc/cpuinfo is out of step with CPUID", want)
+			t.Errorf("emu/faults.c does not say %s: /proc/cpuinfo is out of step with CPUID", want)
 		}
 	}
 	h := newHarness(t, Config{CPUs: 2})

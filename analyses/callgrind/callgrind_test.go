@@ -153,3 +153,44 @@ func TestCallMarksAndRepeats(t *testing.T) {
 		t.Errorf("call marks and repeats:\n%s\nwant (written out):\n%s", g, w)
 	}
 }
+
+// The canonical expansions of the marked stream with a Repeat event
+// (trace.ExpandRepeats, then trace.ExpandCallMarks) give the same file as
+// the encoded stream, and as the hand-written plain one.
+func TestExpandedStreamSameProfile(t *testing.T) {
+	tr := newTrace()
+	mark := func(ev trace.Event, returns uint32, call uint32) trace.Event {
+		ev.Flags |= trace.FlagCalls
+		ev.Aux = uint64(returns)<<32 | uint64(call)
+		return ev
+	}
+	ctx := func(i int) uint32 { return uint32(tr.ctxs[i]) + 1 }
+	encoded := []trace.Event{
+		mark(blk(1, 3, 0), 0, ctx(0)), blk(2, 2, 0),
+		blk(4, 1, trace.FlagHidden), mark(blk(5, 5, 0), 0, ctx(1)), blk(6, 2, 0),
+		mark(blk(5, 5, 0), 0, ctx(2)), blk(7, 1, 0),
+		mark(blk(7, 1, 0), 1, 0), {Kind: trace.KindReturn, Tid: 1, Block: uint32(tr.f), Aux: uint64(tr.ctxs[1])},
+		blk(3, 4, 0), {Kind: trace.KindRepeat, Tid: 1, Size: 2, Aux: 3, Addr: 7}, blk(1, 3, 0), blk(3, 4, 0),
+	}
+	routine := func(c uint32) uint32 { return uint32(tr.cct.Node(calls.NodeID(c)).Routine) }
+	expanded := trace.ExpandCallMarks(trace.ExpandRepeats(encoded), routine)
+	for _, ev := range expanded {
+		if ev.Kind == trace.KindRepeat || ev.Flags&trace.FlagCalls != 0 {
+			t.Fatalf("expanded stream still encoded: %+v", ev)
+		}
+	}
+	plain := tr.events()
+	for range 4 {
+		plain = append(plain, blk(1, 3, 0), blk(3, 4, 0))
+	}
+	var files []string
+	for _, evs := range [][]trace.Event{encoded, expanded, plain} {
+		p := tr.profile()
+		p.Events(evs)
+		p.Finish()
+		files = append(files, write(t, p))
+	}
+	if files[0] != files[1] || files[1] != files[2] {
+		t.Errorf("encoded:\n%s\nexpanded:\n%s\nplain:\n%s", files[0], files[1], files[2])
+	}
+}

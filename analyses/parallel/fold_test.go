@@ -3,13 +3,14 @@ package parallel
 import (
 	"encoding/json"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"emuprof/trace"
 )
 
 // foldStream folds a block-by-block stream as the engine does for needs
-// (emu/hooks.c, trace.Needs.Fold and FoldCycles): consecutive blocks of
+// (emu/hooks.c, trace.Encoding.Fold and FoldCycles): consecutive blocks of
 // a thread, of one routine and line, entered by falling through or a
 // branch, not a routine's entry, with no other event between, become one
 // event (an ordinary run), of blocks Repeats accepts none of which repeats
@@ -142,7 +143,7 @@ func (s *script) runFolded(t *testing.T, cfg Config) (r *Result, events, periodi
 	return a.Result(), events, a.periodic
 }
 
-// Runs and periodic runs (Needs.Fold, FoldCycles) give exactly the result
+// Runs and periodic runs (Encoding.Fold, FoldCycles) give exactly the result
 // of their blocks one by one: cycles of periods 1 to 5 (5 is no periodic
 // run) in runtime code (spin detection), in a spin loop known by name and
 // in user code, entered with the cycle count anywhere, broken off, of one
@@ -197,6 +198,28 @@ func TestPeriodicRuns(t *testing.T) {
 			}
 			folded += events
 			periodic += runs
+		}
+		// The canonical expansion of periodic runs alone gives the plain
+		// stream back (but for the stack pointers of the blocks inside).
+		view := s.tr.Blocks.View()
+		cyclesOnly := trace.Needs{Encoding: trace.Encoding{Fold: func(*trace.BlockInfo) bool { return false }, FoldCycles: foldCycles}}
+		cycles := foldStream(s.tr.Events, view, cyclesOnly)
+		if !slices.ContainsFunc(cycles, func(e trace.Event) bool { return e.Period() > 0 }) {
+			t.Fatalf("seed %d: no periodic run", seed)
+		}
+		got := trace.ExpandPeriodicRuns(cycles, view, 1)
+		want := slices.Clone(s.tr.Events)
+		for i := range want {
+			if want[i].Kind == trace.KindBlock && i < len(got) && got[i].Aux == 0 {
+				want[i].Aux = 0
+			}
+		}
+		if !slices.Equal(got, want) {
+			i := 0
+			for i < len(got) && i < len(want) && got[i] == want[i] {
+				i++
+			}
+			t.Fatalf("seed %d: expanded periodic runs differ from the plain stream at %d of %d/%d", seed, i, len(got), len(want))
 		}
 		for _, ev := range s.tr.Events {
 			if ev.Kind == trace.KindBlock {

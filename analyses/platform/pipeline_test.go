@@ -86,7 +86,7 @@ func TestPipelineAsyncEqualsSync(t *testing.T) {
 		var delays [2]int
 		for mode, async := range []bool{false, true} {
 			env := NewEnv(syms{}, "prog", nil)
-			a := &recorder{env: env, needs: trace.Needs{Calls: true}}
+			a := &recorder{env: env, needs: trace.Needs{Wants: trace.Wants{Calls: true}}}
 			b := &recorder{env: env}
 			p := NewPipeline(env, tr.Blocks, []Instance{a, b}, async)
 			if n := p.Needs(); !n.Calls || !n.Blocks {
@@ -180,7 +180,7 @@ func (r *marksRecorder) call(tid uint32, at int64, ctx calls.NodeID, entry uint6
 	r.seen = append(r.seen, fmt.Sprintf("call/%d/%d/%s<%d@%#x", tid, at, r.env.Routines().Get(n.Routine).Name, n.Parent, entry))
 }
 
-// With every analysis taking call marks (Needs.CallMarks), the stage marks
+// With every analysis taking call marks (Encoding.CallMarks), the stage marks
 // the calls and returns before a block on it, and inserts no Call event:
 // the same calls, with the same contexts, and returns as Call and Return
 // events give, on random programs with threads that exit, in random
@@ -199,10 +199,10 @@ func TestPipelineCallMarks(t *testing.T) {
 		var outs [2]*marksRecorder
 		for mode, marks := range []bool{false, true} {
 			env := NewEnv(syms{}, "prog", nil)
-			a := &marksRecorder{recorder: recorder{env: env, needs: trace.Needs{Calls: true, CallMarks: true}}}
-			list := []Instance{a, &recorder{env: env, needs: trace.Needs{Syscalls: true}}}
+			a := &marksRecorder{recorder: recorder{env: env, needs: trace.Needs{Wants: trace.Wants{Calls: true}, Encoding: trace.Encoding{CallMarks: true}}}}
+			list := []Instance{a, &recorder{env: env, needs: trace.Needs{Wants: trace.Wants{Syscalls: true}}}}
 			if !marks {
-				list = append(list, &recorder{env: env, needs: trace.Needs{Calls: true}})
+				list = append(list, &recorder{env: env, needs: trace.Needs{Wants: trace.Wants{Calls: true}}})
 			}
 			p := NewPipeline(env, tr.Blocks, list, false)
 			evs := slices.Clone(exits)
@@ -228,6 +228,66 @@ func TestPipelineCallMarks(t *testing.T) {
 		}
 		if ev.marked != 0 || ev.calls == 0 || mk.calls != 0 || mk.marked == 0 {
 			t.Fatalf("seed %d: %d marked blocks and %d Call events with events, %d and %d with marks", seed, ev.marked, ev.calls, mk.marked, mk.calls)
+		}
+	}
+}
+
+// streamRecorder keeps a copy of every event it sees.
+type streamRecorder struct {
+	recorder
+	evs []trace.Event
+}
+
+func (r *streamRecorder) Events(b []trace.Event) { r.evs = append(r.evs, b...) }
+
+// trace.ExpandCallMarks turns the marked stream into the one the stage
+// gives an analysis that takes no marks, on random programs in random
+// batches: the same events in the same order (Block events' Aux aside:
+// the stack pointer, which marks replace).
+func TestExpandCallMarks(t *testing.T) {
+	for seed := range uint64(20) {
+		tr := randomTrace(seed)
+		var streams [2][]trace.Event
+		var routine func(ctx uint32) uint32
+		for mode, marks := range []bool{false, true} {
+			env := NewEnv(syms{}, "prog", nil)
+			a := &streamRecorder{recorder: recorder{env: env, needs: trace.Needs{Wants: trace.Wants{Calls: true}, Encoding: trace.Encoding{CallMarks: marks}}}}
+			p := NewPipeline(env, tr.Blocks, []Instance{a}, false)
+			rng := rand.New(rand.NewPCG(seed, 5))
+			evs := slices.Clone(tr.Events)
+			for len(evs) > 0 {
+				n := min(len(evs), 1+rng.IntN(100))
+				p.Events(evs[:n])
+				evs = evs[n:]
+			}
+			p.Finish()
+			streams[mode] = a.evs
+			if marks {
+				routine = func(ctx uint32) uint32 { return uint32(env.CCT().Node(calls.NodeID(ctx)).Routine) }
+			}
+		}
+		plain, marked := streams[0], streams[1]
+		if !slices.ContainsFunc(marked, func(e trace.Event) bool { return e.Flags&trace.FlagCalls != 0 }) {
+			t.Fatalf("seed %d: no marked block", seed)
+		}
+		got := trace.ExpandCallMarks(marked, routine)
+		for i := range plain {
+			if plain[i].Kind == trace.KindBlock {
+				plain[i].Aux = 0
+			}
+		}
+		for i := range got {
+			if got[i].Kind == trace.KindBlock {
+				got[i].Aux = 0
+			}
+		}
+		if !slices.Equal(got, plain) {
+			i := 0
+			for i < len(got) && i < len(plain) && got[i] == plain[i] {
+				i++
+			}
+			t.Fatalf("seed %d: expanded marks differ from events at %d of %d/%d:\n got  %+v\n want %+v", seed, i, len(got), len(plain),
+				got[i:min(i+3, len(got))], plain[i:min(i+3, len(plain))])
 		}
 	}
 }

@@ -1,0 +1,133 @@
+// The hook entry: the block hooks (which count instructions for the
+// quantum and virtual time, then make the block's events with fold.h),
+// the syscall hook, and installing them on an engine.
+#include "table.h"
+#include "fold.h"
+#include "faults.h"
+
+// The block hooks count instructions for the quantum and, less what
+// sped-up instructions save (emuprof run --speedup), for virtual time;
+// hook_block also appends a Block event when an analysis wants them.
+// Stopping here leaves the block unexecuted with RIP at its start, so its
+// instructions are not counted.
+//
+// block_enter is the part of the block hooks every block takes: it finds
+// block b (having Go translate it on first sight), stops the slice before
+// it when its budget would run out, and counts it. It returns NULL when
+// the block must not run, else b and, in *units, the block's start in
+// hundredths of instructions; the block's virtual time (without speedups
+// saved is 0 and this is insns × ns_per_insn exactly) is only worked out
+// for events: per block when memory events take it (eager_time), else for
+// the Block event (not for a block folded into a run, nor under
+// `emuprof run`).
+static inline __attribute__((always_inline)) struct emu_block *block_enter(uc_engine *uc, struct emu_state *s, uint64_t addr, uint32_t len, int64_t *units) {
+	struct emu_block *b = table_find(s, addr, len);
+	if (!b) {
+		emuBlockMiss(s->handle, addr, len);
+		b = table_find(s, addr, len);
+		if (!b || s->reason == STOP_REQUEST) {
+			// Go asked to stop before this block runs (it patched rdtsc
+			// in it, or decoding failed).
+			if (s->reason == STOP_NONE)
+				s->reason = STOP_REQUEST;
+			uc_emu_stop(uc);
+			return NULL;
+		}
+	}
+	if (s->insns > 0 && s->insns + b->insns > s->budget) {
+		s->reason = STOP_QUANTUM;
+		uc_emu_stop(uc);
+		return NULL;
+	}
+	*units = slice_units(s->prior, s->insns, s->saved);
+	if (s->eager_time)
+		s->cur_time = slice_clock(s->time_base, *units, s->ns_per_insn);
+	s->insns += b->insns;
+	s->saved += b->saved;
+	s->blocks++;
+	s->last_block = addr;
+	s->last_len = len;
+	return b;
+}
+
+// hook_count is the block hook of an engine without Block events
+// (`emuprof run`, memory tracing alone): block_enter and no more, a
+// shorter function than hook_block, which saves more registers.
+// Its common case (a known block within the budget, no memory events)
+// is inline and the rest out of line, so that the common case saves no
+// registers: at one call per block, that was a third of the hook's time.
+static __attribute__((noinline)) void hook_count_slow(uc_engine *uc, struct emu_state *s, uint64_t addr, uint32_t len) {
+	int64_t units;
+	struct emu_block *b = block_enter(uc, s, addr, len, &units);
+	if (!b)
+		return;
+	no_event(s);
+	if (!b->saved) {
+		struct emu_hot *h = hot_slot(s, addr);
+		h->addr = addr;
+		h->len = len;
+		h->insns = b->insns;
+	}
+}
+
+static void hook_count(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
+	struct emu_state *s = user;
+	const struct emu_hot *h = hot_slot(s, addr);
+	if (__builtin_expect(h->addr != addr || h->len != len || s->eager_time || (s->insns > 0 && s->insns + h->insns > s->budget), 0)) {
+		hook_count_slow(uc, s, addr, len);
+		return;
+	}
+	s->insns += h->insns;
+	s->blocks++;
+	s->last_block = addr;
+	s->last_len = len;
+	no_event(s);
+}
+
+static void hook_block_general(uc_engine *uc, struct emu_state *s, struct emu_block *b, uint64_t addr, uint32_t len, int64_t units);
+
+static void hook_block(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
+	struct emu_state *s = user;
+	int64_t units;
+	struct emu_block *b = block_enter(uc, s, addr, len, &units);
+	if (!b) {
+		replay_stop(uc, s); // the block does not run
+		return;
+	}
+	// The other common case: the next block of a replayed period.
+	if (s->rp && s->rp->on && replay_step(uc, s, b))
+		return;
+	if (fold_fast(s, b, addr, len))
+		return;
+	hook_block_general(uc, s, b, addr, len, units);
+}
+
+// hook_block_general is hook_block past block_enter, for every block
+// that neither replay_step nor fold_fast takes.
+static __attribute__((noinline)) void hook_block_general(uc_engine *uc, struct emu_state *s, struct emu_block *b, uint64_t addr, uint32_t len, int64_t units) {
+	if (s->rp) {
+		struct emu_replay *r = s->rp;
+		if (r->on)
+			emu_replay_exit(uc, s); // b is not the period's next (hook_block)
+		if (!r->idle)
+			replay_record(r, addr, len);
+	}
+	block_events(uc, s, b, units, 0, 0);
+}
+
+static void hook_syscall(uc_engine *uc, void *user) {
+	struct emu_state *s = user;
+	s->reason = STOP_SYSCALL;
+	uc_emu_stop(uc);
+}
+
+uc_err emu_install_base(struct emu_state *s, int bare) {
+	uc_hook h;
+	uc_err err;
+	// Block events are wanted or not for the engine's life (Options).
+	if (!bare && (err = uc_hook_add(s->uc, &h, UC_HOOK_BLOCK, s->want_blocks ? hook_block : hook_count, s, 1, 0)))
+		return err;
+	if ((err = uc_hook_add(s->uc, &h, UC_HOOK_INSN, hook_syscall, s, 1, 0, UC_X86_INS_SYSCALL)))
+		return err;
+	return emu_install_faults(s);
+}

@@ -1,0 +1,122 @@
+// The run loop: one slice of a thread on the engine, and why it stopped.
+
+package emu
+
+/*
+#include "hooks.h"
+*/
+import "C"
+import "emuprof/cpu"
+
+// Run executes from pc until a syscall, the instruction budget runs out, a
+// fault, or an exception. budget 0 means no limit.
+func (e *Engine) Run(pc, budget uint64) cpu.Stop {
+	if budget == 0 {
+		budget = ^uint64(0)
+	}
+	var total cpu.Stop
+	if len(e.mem.later) > 0 {
+		// Regions mapped from inside the engine in the last run.
+		if err := e.coalesceLater(); err != nil {
+			return cpu.Stop{Err: err}
+		}
+	}
+	for {
+		// A slice may take several engine runs (retranslation, an
+		// instruction completed here): later runs' events continue the
+		// slice's time instead of starting again from its beginning.
+		e.st.prior = C.int64_t(int64(total.Insns)*100 - int64(total.Saved))
+		s := e.run(pc, budget-total.Insns)
+		total.Insns += s.Insns
+		total.Blocks += s.Blocks
+		total.Saved += s.Saved
+		s.Insns, s.Blocks, s.Saved = total.Insns, total.Blocks, total.Saved
+		if s.Reason == cpu.StopRequest && s.Err == nil && len(e.flush) > 0 {
+			for _, page := range e.flush {
+				C.emu_remove_cache(e.uc, C.uint64_t(page), C.uint64_t(page+0x1000))
+			}
+			e.flush = e.flush[:0]
+			pc = e.PC()
+			continue
+		}
+		if s.Reason == cpu.StopInvalid && s.Err == nil {
+			if done, fault := e.emulateMissing(); done {
+				if fault != nil {
+					fault.Insns, fault.Blocks, fault.Saved = s.Insns, s.Blocks, s.Saved
+					return *fault
+				}
+				pc = e.PC()
+				if total.Insns >= budget {
+					s.Reason = cpu.StopQuantum
+					return s
+				}
+				continue
+			}
+		}
+		if s.Reason == cpu.StopSyscall {
+			if kind, ok := e.patched[e.PC()-2]; ok {
+				// The TSC counts virtual time: sped-up instructions
+				// count for less (total.Saved is 0 without speedups).
+				e.answer(kind, total.Insns-total.Saved/100)
+				pc = e.PC()
+				if total.Insns >= budget {
+					s.Reason = cpu.StopQuantum
+					return s
+				}
+				continue
+			}
+		}
+		return s
+	}
+}
+
+func (e *Engine) run(pc, budget uint64) cpu.Stop {
+	e.st.insns, e.st.blocks, e.st.saved, e.st.budget = 0, 0, 0, C.uint64_t(budget)
+	e.st.reason = C.STOP_NONE
+	e.st.fault_pc = 0
+	e.st.last_block, e.st.last_len = 0, 0
+	C.emu_replay_begin(e.st)
+	err := C.emu_emu_start(e.uc, C.uint64_t(pc))
+	C.emu_replay_end(e.st) // before Go emits or drains
+	s := cpu.Stop{Reason: cpu.StopReason(e.st.reason), Insns: uint64(e.st.insns), Blocks: uint64(e.st.blocks), Saved: uint64(e.st.saved),
+		IntNo: uint32(e.st.intno)}
+	if e.failure != nil {
+		s.Err, e.failure = e.failure, nil
+		return s
+	}
+	switch err {
+	case C.UC_ERR_OK:
+	case C.UC_ERR_INSN_INVALID:
+		s.Reason = cpu.StopInvalid
+	case C.UC_ERR_READ_UNMAPPED, C.UC_ERR_WRITE_UNMAPPED, C.UC_ERR_FETCH_UNMAPPED,
+		C.UC_ERR_READ_PROT, C.UC_ERR_WRITE_PROT, C.UC_ERR_FETCH_PROT:
+		s.Reason = cpu.StopFault
+		s.FaultAddr = uint64(e.st.fault_addr)
+		switch err {
+		case C.UC_ERR_READ_UNMAPPED, C.UC_ERR_READ_PROT:
+			s.FaultAccess = cpu.FaultRead
+		case C.UC_ERR_WRITE_UNMAPPED, C.UC_ERR_WRITE_PROT:
+			s.FaultAccess = cpu.FaultWrite
+		default:
+			s.FaultAccess = cpu.FaultFetch
+		}
+		s.FaultProt = err == C.UC_ERR_READ_PROT || err == C.UC_ERR_WRITE_PROT || err == C.UC_ERR_FETCH_PROT
+		if pc := uint64(e.st.fault_pc); pc != 0 {
+			// The engine's RIP after a fault can be a block start before
+			// the faulting instruction; the hook saw the precise one when
+			// memory hooks are on. Without them it saw the last RIP
+			// stored, which can be an earlier block's chained to the
+			// faulting one: then the faulting block's start is the best
+			// known (guest.faultPC finds the instruction in it).
+			if lb, n := uint64(e.st.last_block), uint64(e.st.last_len); n != 0 && pc-lb >= n && s.FaultAccess != cpu.FaultFetch {
+				pc = lb
+			}
+			_ = e.setReg(C.UC_X86_REG_RIP, pc)
+		}
+	default:
+		if s.Reason != cpu.StopIntr {
+			s.Err = ucErr("emulation", err)
+		}
+	}
+	return s
+}
