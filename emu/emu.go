@@ -48,12 +48,6 @@ type Options struct {
 	// repetition ends: the same events in the same order, a hook that
 	// only counts meanwhile (hooks.c). Not with Memory or Speedup.
 	Replay bool
-	// RepeatEvents (with Replay): a replay of at least three periods
-	// writes a Repeat event (trace.Needs.RepeatEvents), its first
-	// period's events, which the Repeat event says come again for the
-	// periods but the last, and its last period's, when they fit in the
-	// buffer.
-	RepeatEvents bool
 	// Bare installs no block hook: no instruction counting, no quanta, no
 	// virtual time. Only for measuring the engine's own speed (the floor).
 	Bare bool
@@ -70,31 +64,12 @@ type Options struct {
 	// its block is first translated. Instruction counts (quanta, --stats,
 	// --max-insns) are unchanged.
 	Speedup func(addr uint64) int
-	// BlockFilter, when not nil, is asked once per block when it is first
-	// translated; a block it refuses runs without Block events (it is
-	// still counted for quanta and virtual time). Path profiling's copies
-	// observe only the routines they profile this way.
-	BlockFilter func(bi *trace.BlockInfo) bool
-	// Fold, when not nil, is asked once per block when it is first
-	// translated; consecutive blocks of one thread that it accepts, of the
-	// same routine and file:line, entered by falling through or by a
-	// conditional branch, are reported as one Block event
-	// (trace.Needs.Fold says what the event then holds).
-	Fold func(bi *trace.BlockInfo) bool
-	// FoldCycles, when not nil (with Fold), is asked once per block too:
-	// blocks it accepts may also come in periodic runs, within their
-	// routine (trace.Needs.FoldCycles).
-	FoldCycles func(bi *trace.BlockInfo) bool
-	// FoldRoutines lets a run span the lines of its routine; FoldMemory
-	// lets it go on past its blocks' memory events (trace.Needs).
-	FoldRoutines, FoldMemory bool
-	// MergeMemory merges the Read and Write events of a stretch between
-	// two other events (trace.Needs.MergeMemory says how).
-	MergeMemory bool
-	// Repeats, when not nil, is asked once per block too: Block events of
-	// blocks it accepts that repeat one of the thread's last four have
-	// trace.FlagRepeat (trace.Needs.Repeats says how).
-	Repeats func(bi *trace.BlockInfo) bool
+	// Encoding is how the events may be shortened (trace.Encoding says
+	// what each encoding does to them). RepeatEvents needs Replay; the
+	// engine ignores CallMarks (the call-tracking stage's, in Go).
+	// BlockFilter is asked once per block when it is first translated; a
+	// block it refuses still counts for quanta and virtual time.
+	trace.Encoding
 }
 
 // Engine is one Unicorn instance running one guest process.

@@ -32,7 +32,7 @@ func (s foldSyms) Line(pc uint64) (string, int, bool) { return "fold.c", s.lineO
 // (0: one slice), emitting a Go event between slices, and returns the stream.
 func foldEvents(t *testing.T, fold func(*trace.BlockInfo) bool, lineOf func(uint64) int, budget uint64) ([]trace.Event, *trace.BlockTable) {
 	t.Helper()
-	return foldRun(t, Options{Blocks: true, StackPointer: true, Symbols: foldSyms{lineOf}, Fold: fold}, foldCode, budget)
+	return foldRun(t, Options{Blocks: true, StackPointer: true, Symbols: foldSyms{lineOf}, Encoding: trace.Encoding{Fold: fold}}, foldCode, budget)
 }
 
 func foldRun(t *testing.T, opts Options, code []byte, budget uint64) ([]trace.Event, *trace.BlockTable) {
@@ -131,7 +131,7 @@ func TestFoldRuns(t *testing.T) {
 func TestFoldMemoryAndRoutines(t *testing.T) {
 	all := func(*trace.BlockInfo) bool { return true }
 	perBlock := func(off uint64) int { return int(off) } // every block on a line of its own
-	opts := Options{Blocks: true, Memory: true, StackPointer: true, Symbols: foldSyms{perBlock}, Fold: all}
+	opts := Options{Blocks: true, Memory: true, StackPointer: true, Symbols: foldSyms{perBlock}, Encoding: trace.Encoding{Fold: all}}
 	plain, _ := foldRun(t, opts, loopCode, 0)
 	opts.FoldMemory, opts.FoldRoutines = true, true
 	folded, _ := foldRun(t, opts, loopCode, 0)
@@ -232,7 +232,7 @@ func TestFoldCycles(t *testing.T) {
 		return
 	}
 	opts := Options{Blocks: true, StackPointer: true, Symbols: foldSyms{oneLine},
-		Fold: func(*trace.BlockInfo) bool { return false }, FoldCycles: func(*trace.BlockInfo) bool { return true }}
+		Encoding: trace.Encoding{Fold: func(*trace.BlockInfo) bool { return false }, FoldCycles: func(*trace.BlockInfo) bool { return true }}}
 	plain, _ := foldEvents(t, nil, oneLine, 0)
 	want, _, _ := blocks(plain)
 	for _, budget := range []uint64{0, 50, 7} {

@@ -51,7 +51,7 @@ func repeatsRun(t *testing.T, opts Options) []trace.Event {
 	return got
 }
 
-// Needs.Repeats: the engine flags a block that is one of the last four
+// Encoding.Repeats: the engine flags a block that is one of the last four
 // its thread ran of those Repeats accepts, as the model
 // (tracetest.MarkRepeats) does, with a ring per thread kept across
 // switches and forgotten at exit; an ordinary run holds no block that
@@ -59,7 +59,7 @@ func repeatsRun(t *testing.T, opts Options) []trace.Event {
 func TestRepeats(t *testing.T) {
 	all := func(*trace.BlockInfo) bool { return true }
 	oneLine := foldSyms{func(uint64) int { return 1 }}
-	opts := Options{Blocks: true, StackPointer: true, Symbols: oneLine, Repeats: all}
+	opts := Options{Blocks: true, StackPointer: true, Symbols: oneLine, Encoding: trace.Encoding{Repeats: all}}
 	plain := repeatsRun(t, opts)
 	flagged := 0
 	for _, ev := range plain {

@@ -317,7 +317,7 @@ func runScripts(t *testing.T, scripts []script, edit func(*Config)) (*Result, []
 	rec := &recorder{}
 	cfg := Config{Program: path, Args: []string{"prog"}, Stdout: io.Discard, Stderr: io.Discard,
 		Analyses: []trace.Analysis{rec},
-		Needs:    trace.Needs{Blocks: true, Syscalls: true, Threads: true}}
+		Needs:    trace.Needs{Wants: trace.Wants{Blocks: true, Syscalls: true, Threads: true}}}
 	if edit != nil {
 		edit(&cfg)
 	}

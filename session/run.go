@@ -62,9 +62,9 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*trace.BlockTable)
 	}
 	// The analyses' hooks, for the first process and the followed ones.
 	hooks := emu.Options{Memory: needs.Memory, Blocks: needs.Blocks, StackPointer: needs.Blocks,
-		Bare: f.bareEngine, NsPerInsn: nsPerInsn, Lines: needs.Lines, Fold: needs.Fold, FoldCycles: needs.FoldCycles,
-		FoldRoutines: needs.FoldRoutines, FoldMemory: needs.FoldMemory, MergeMemory: needs.MergeMemory,
-		Repeats: needs.Repeats, Replay: true, RepeatEvents: needs.RepeatEvents} // with --no-fold too: the analysis reads the flags, runs or not
+		Bare: f.bareEngine, NsPerInsn: nsPerInsn, Lines: needs.Lines, Replay: true, // with --no-fold too: the analysis reads the flags, runs or not
+		Encoding: needs.Encoding}
+	hooks.BlockFilter = nil // only the first process's engine filters blocks
 	if f.asyncAnalyses {
 		// A hand-over to the analyses' thread per batch: 65,536 events
 		// (2.5 MB) make 16 times fewer than the 4,096 that suit one

@@ -9,7 +9,7 @@ type BlockInfo struct {
 	End     End    // terminator
 	Routine Routine
 	// File and Line locate the block's first instruction (DWARF), when an
-	// analysis asked for lines (Needs.Lines) and the object has them.
+	// analysis asked for lines (Wants.Lines) and the object has them.
 	File string
 	Line int
 	// Lines, when the block's instructions come from more than one

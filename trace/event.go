@@ -27,7 +27,7 @@ const (
 	KindWake             // a blocked thread was woken
 	KindCall             // a routine was entered (from the call-tracking stage)
 	KindReturn           // a routine activation ended (from the call-tracking stage)
-	KindRepeat           // the events after it repeat (Needs.RepeatEvents)
+	KindRepeat           // the events after it repeat (Encoding.RepeatEvents)
 )
 
 // A signal handler's entry and rt_sigreturn are Syscall events (the kernel
@@ -76,7 +76,7 @@ type Flags uint8
 // (set by the call-tracking stage).
 const FlagHidden Flags = 1
 
-// Period returns, for a Block event of a periodic run (Needs.FoldCycles),
+// Period returns, for a Block event of a periodic run (Encoding.FoldCycles),
 // its period p (1 to 4), and 0 for any other event: the run's blocks
 // repeat the thread's last p blocks, so its i-th block (from 0) is the
 // block the thread ran p − (i mod p) blocks before the run. It is kept in
@@ -84,15 +84,15 @@ const FlagHidden Flags = 1
 func (e *Event) Period() int { return int(e.Flags>>1) & 7 }
 
 // FlagRepeat marks a Block event whose block (the run's first, for a run)
-// is one of the last four blocks its thread ran that Needs.Repeats accepts,
-// since it last ran one Repeats refuses (Needs.Repeats).
+// is one of the last four blocks its thread ran that Encoding.Repeats accepts,
+// since it last ran one Repeats refuses (Encoding.Repeats).
 const FlagRepeat Flags = 1 << 4
 
 // Repeat reports whether a Block event has FlagRepeat.
 func (e *Event) Repeat() bool { return e.Flags&FlagRepeat != 0 }
 
 // FlagCalls marks a Block event that carries the calls and returns the
-// call-tracking stage derived before it (Needs.CallMarks), in place of the
+// call-tracking stage derived before it (Encoding.CallMarks), in place of the
 // Call and Return events it would insert; its Aux is then no stack
 // pointer but what CallMarks returns.
 const FlagCalls Flags = 1 << 5
@@ -122,7 +122,7 @@ func (e *Event) CallMarks() (returns, call uint32) { return uint32(e.Aux >> 32),
 //	Wake:         Addr, Size = the wait that ended, Aux = waker tid (0: a timeout or the outside world)
 //	Call:         Block = routine id, Addr = entry address, Aux = calling-context id
 //	Return:       Block = routine id, Aux = calling-context id of the activation that ended
-//	Repeat:       Size = events of the period after it, Aux = times they repeat, Addr = ns between repetitions (Needs.RepeatEvents)
+//	Repeat:       Size = events of the period after it, Aux = times they repeat, Addr = ns between repetitions (Encoding.RepeatEvents)
 //
 // Tid is the guest thread the event belongs to; Time is that thread's
 // virtual clock when the event happened, in ns (a memory access has the time
@@ -138,7 +138,7 @@ type Event struct {
 	End   End
 	Flags Flags
 	// Folded is, for a Block event, how many more blocks it stands for: a
-	// run of blocks (Needs.Fold), at most 255 more.
+	// run of blocks (Encoding.Fold), at most 255 more.
 	Folded uint8
 }
 
@@ -185,190 +185,6 @@ type Analysis interface {
 // batches, never while the analysis handles one.
 type MemoryUser interface {
 	MemoryBytes() uint64
-}
-
-// Needs says which event kinds an analysis wants, so that only the hooks an
-// enabled analysis needs are installed.
-type Needs struct {
-	Blocks    bool // Block events (with stack pointer)
-	Memory    bool // Read/Write events
-	KernelMem bool // KernelRead/KernelWrite events
-	Syscalls  bool
-	Threads   bool // ThreadStart/Exit, Switch, BlockOn, Wake
-	Calls     bool // Call/Return from the shared call-tracking stage (implies Blocks)
-	Lines     bool // file:line of every block in the BlockTable
-	// TimeControl: the analysis delays threads through its Clock, so the
-	// scheduler waits for it to catch up before every decision.
-	TimeControl bool
-	// BlockFilter, when not nil, selects the blocks whose Block events the
-	// analysis wants (asked once per block, at translation); the others
-	// run without events. Only for analyses that do without the call
-	// stage (Calls needs every block).
-	BlockFilter func(*BlockInfo) bool
-	// Fold, when not nil, says the analysis takes a run of blocks as one
-	// Block event for the blocks it accepts (asked once per block, at
-	// translation): consecutive blocks of one thread, of the same routine
-	// and file:line, each entered from the previous one by falling through
-	// or by a branch (not a call or a return), none but the first a
-	// routine's entry, none of a linker stub or the lazy-binding resolver,
-	// with no other event between them. The
-	// event then has Block = the run's last block, Addr = its first block's
-	// address, Aux = the stack pointer at its first block, Size = the run's
-	// instructions, End = the last block's terminator, and Time = the
-	// run's start, and Folded = its blocks but one. Call tracking handles
-	// runs itself. An analysis that needs every block's own event, or its
-	// stack pointer, leaves it nil; then nothing is folded.
-	Fold func(*BlockInfo) bool
-	// FoldRoutines: a run may span the lines of its routine (only the
-	// routine must be the same). FoldMemory: a run may go on past the
-	// Read and Write events of its blocks, which then follow its Block
-	// event (they still come in order, before the next Block event).
-	// Folding has them only if every analysis that sees blocks says so.
-	FoldRoutines, FoldMemory bool
-	// MergeMemory: the Read and Write events of one thread between two
-	// other events may be merged. An access that repeats the previous one
-	// of that stretch (a read of bytes it read or wrote, a write of bytes
-	// it wrote) is dropped, and one of the same kind that continues its
-	// bytes extends it. Exact for an analysis to
-	// which, between two other events, an access only matters through
-	// which bytes were read or written (RMS/TRMS: the count stays the
-	// same). Merging happens only if every analysis that sees memory says
-	// so.
-	MergeMemory bool
-	// FoldCycles, when not nil (with Fold), is asked once per block too:
-	// the blocks it accepts may also come in periodic runs, within their
-	// routine (across its lines). A periodic run starts at a block the
-	// thread ran p ≤ 4 blocks before, those p blocks all of its routine
-	// and each named by its event (a single block, the last of an
-	// ordinary run, or one of a periodic run), and goes on only with the
-	// block the thread ran p blocks before each, so that it repeats them
-	// (Event.Period). The analysis recovers every block of the run from
-	// the blocks it saw last: for spin detection by block cycles, or to
-	// charge a loop that spans lines to its lines. A block is taken this
-	// way only if every analysis that sees blocks has FoldCycles and
-	// accepts it.
-	FoldCycles func(*BlockInfo) bool
-	// Repeats, when not nil, is asked once per block too: the engine
-	// keeps, per thread and across switches, the last four blocks it
-	// accepts that the thread ran since it last ran a block it refuses
-	// (whose Block events the analyses see; forgotten when the thread
-	// exits), and marks a Block event with FlagRepeat when its block is
-	// one of them. An analysis that spots loops by their blocks (spin
-	// detection) needs no memory of its own then, and ordinary runs
-	// (Fold) can hold such blocks: one holds only blocks Repeats accepts,
-	// none of which repeats, or only blocks it refuses. A block that
-	// repeats comes as an event of its own or starts a periodic run. At
-	// most one analysis of a run asks (the first one's is kept).
-	Repeats func(*BlockInfo) bool
-	// CallMarks (with Calls): the analysis takes the calls and returns
-	// of the call-tracking stage marked on Block events (FlagCalls), with
-	// no stack pointer, wherever they come right before a block (a return
-	// elsewhere, at rt_sigreturn or a thread's end, is still a Return
-	// event): handing on the batch in place is cheaper than inserting
-	// events into it. The stage marks only if every analysis that sees
-	// blocks says so.
-	CallMarks bool
-	// RepeatEvents: the analysis takes Repeat events. A Repeat event
-	// of thread Tid, at the Time of the first event after it, says that
-	// the Size events after it (its period: Block events of Tid, the
-	// engine's replay, emu/hooks.c) are followed, once they are handled,
-	// by Aux more copies of them, the j-th Addr·j ns later (ExpandRepeats
-	// writes them out), and then by the stream's next event. The engine
-	// makes them only if every analysis that sees blocks says so and the
-	// call-tracking stage marks calls (CallMarks); the stage passes one on
-	// only when its own state repeats over the period, else it writes
-	// the copies out. An analysis can then charge the repetitions at
-	// once, when its state repeats too.
-	RepeatEvents bool
-}
-
-// ExpandRepeats returns evs with every Repeat event replaced by the copies
-// it stands for (Needs.RepeatEvents): the stream an analysis that takes no
-// Repeat events would see. evs itself is not changed.
-func ExpandRepeats(evs []Event) []Event {
-	out := make([]Event, 0, len(evs))
-	for i := 0; i < len(evs); i++ {
-		if evs[i].Kind != KindRepeat {
-			out = append(out, evs[i])
-			continue
-		}
-		r := evs[i]
-		n := min(int(r.Size), len(evs)-i-1)
-		period := evs[i+1 : i+1+n]
-		out = append(out, period...)
-		for j := int64(1); j <= int64(r.Aux); j++ {
-			for _, e := range period {
-				e.Time += j * int64(r.Addr)
-				out = append(out, e)
-			}
-		}
-		i += n
-	}
-	return out
-}
-
-// Or merges two sets of needs. A block filter survives only if every side
-// that wants blocks has one (then a block is wanted if either wants it).
-func (n Needs) Or(m Needs) Needs {
-	o := Needs{n.Blocks || m.Blocks, n.Memory || m.Memory, n.KernelMem || m.KernelMem,
-		n.Syscalls || m.Syscalls, n.Threads || m.Threads, n.Calls || m.Calls, n.Lines || m.Lines,
-		n.TimeControl || m.TimeControl, nil, nil, false, false, false, nil, n.Repeats, false, false}
-	if o.Repeats == nil {
-		o.Repeats = m.Repeats
-	}
-	o.Fold = orFold(n, m)
-	o.FoldCycles = orFoldCycles(n, m, o.Fold)
-	o.FoldRoutines, o.FoldMemory = orFoldFlag(n, m, n.FoldRoutines, m.FoldRoutines), orFoldFlag(n, m, n.FoldMemory, m.FoldMemory)
-	o.MergeMemory = (n.MergeMemory || !n.Memory) && (m.MergeMemory || !m.Memory) && o.Memory
-	o.CallMarks = orFoldFlag(n, m, n.CallMarks, m.CallMarks) && o.Calls
-	o.RepeatEvents = orFoldFlag(n, m, n.RepeatEvents, m.RepeatEvents) && (o.Blocks || o.Calls) && (o.CallMarks || !o.Calls)
-	nf, mf := n.BlockFilter, m.BlockFilter
-	switch {
-	case o.Calls || n.Blocks && nf == nil || m.Blocks && mf == nil:
-	case nf == nil:
-		o.BlockFilter = mf
-	case mf == nil:
-		o.BlockFilter = nf
-	default:
-		o.BlockFilter = func(b *BlockInfo) bool { return nf(b) || mf(b) }
-	}
-	return o
-}
-
-// orFoldFlag combines a Fold option of two sides: every side that sees
-// blocks must have it.
-func orFoldFlag(n, m Needs, nf, mf bool) bool {
-	return (nf || !n.Blocks && !n.Calls) && (mf || !m.Blocks && !m.Calls)
-}
-
-// orFold combines two sides' Fold: a block is folded only if every side
-// that sees blocks accepts it.
-func orFold(n, m Needs) func(*BlockInfo) bool { return andFold(n, m, n.Fold, m.Fold) }
-
-// orFoldCycles combines two sides' FoldCycles, given their combined Fold: a
-// block is taken in periodic runs if every side that sees blocks takes it
-// so.
-func orFoldCycles(n, m Needs, fold func(*BlockInfo) bool) func(*BlockInfo) bool {
-	if fold == nil {
-		return nil
-	}
-	return andFold(n, m, n.FoldCycles, m.FoldCycles)
-}
-
-// andFold combines a block predicate of two sides (nf of n, mf of m): nil
-// if a side that sees blocks has none, else true where every side that
-// sees blocks says true.
-func andFold(n, m Needs, nf, mf func(*BlockInfo) bool) func(*BlockInfo) bool {
-	nb, mb := n.Blocks || n.Calls, m.Blocks || m.Calls
-	switch {
-	case nb && nf == nil || mb && mf == nil:
-		return nil
-	case !mb:
-		return nf
-	case !nb:
-		return mf
-	}
-	return func(b *BlockInfo) bool { return nf(b) && mf(b) }
 }
 
 // Delay is a pause of a thread's virtual clock that an analysis asks for

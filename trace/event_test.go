@@ -9,25 +9,25 @@ import (
 // block is folded if all of them accept it, and FoldRoutines and
 // FoldMemory hold if all of them say so. Sides that see no blocks do not
 // count.
-func TestNeedsOrFold(t *testing.T) {
+func TestCombineFold(t *testing.T) {
 	even := func(b *BlockInfo) bool { return b.Addr%2 == 0 }
 	small := func(b *BlockInfo) bool { return b.Addr < 10 }
-	trms := Needs{Blocks: true, Calls: true, Fold: small, FoldRoutines: true, FoldMemory: true}
-	par := Needs{Blocks: true, Calls: true, Fold: even, FoldMemory: true}
-	paths := Needs{Blocks: true}
-	syscalls := Needs{Syscalls: true}
+	trms := Needs{Wants: Wants{Blocks: true, Calls: true}, Encoding: Encoding{Fold: small, FoldRoutines: true, FoldMemory: true}}
+	par := Needs{Wants: Wants{Blocks: true, Calls: true}, Encoding: Encoding{Fold: even, FoldMemory: true}}
+	paths := Needs{Wants: Wants{Blocks: true}}
+	syscalls := Needs{Wants: Wants{Syscalls: true}}
 	for _, c := range []struct {
 		name             string
 		n                Needs
 		want             []uint64
 		routines, memory bool
 	}{
-		{"trms", Needs{}.Or(trms), []uint64{3, 4}, true, true},
-		{"trms+syscalls", syscalls.Or(trms), []uint64{3, 4}, true, true},
-		{"trms+parallel", trms.Or(par), []uint64{4}, false, true},
-		{"parallel+trms", par.Or(trms), []uint64{4}, false, true},
-		{"trms+paths", trms.Or(paths), nil, false, false},
-		{"paths+parallel", paths.Or(par), nil, false, false},
+		{"trms", Combine(Needs{}, trms), []uint64{3, 4}, true, true},
+		{"trms+syscalls", Combine(syscalls, trms), []uint64{3, 4}, true, true},
+		{"trms+parallel", Combine(trms, par), []uint64{4}, false, true},
+		{"parallel+trms", Combine(par, trms), []uint64{4}, false, true},
+		{"trms+paths", Combine(trms, paths), nil, false, false},
+		{"paths+parallel", Combine(paths, par), nil, false, false},
 	} {
 		got := taken(c.n.Fold, 3, 4, 12)
 		if len(got) != len(c.want) || len(got) > 0 && got[0] != c.want[0] || c.n.FoldRoutines != c.routines || c.n.FoldMemory != c.memory {
@@ -38,56 +38,56 @@ func TestNeedsOrFold(t *testing.T) {
 
 // Accesses are merged only if every analysis that sees memory accepts it;
 // analyses without memory events do not matter.
-func TestNeedsOrMergeMemory(t *testing.T) {
-	trms := Needs{Blocks: true, Memory: true, MergeMemory: true}
-	strict := Needs{Memory: true}
-	par := Needs{Blocks: true, Calls: true}
+func TestCombineMergeMemory(t *testing.T) {
+	trms := Needs{Wants: Wants{Blocks: true, Memory: true}, Encoding: Encoding{MergeMemory: true}}
+	strict := Needs{Wants: Wants{Memory: true}}
+	par := Needs{Wants: Wants{Blocks: true, Calls: true}}
 	checkNeedsFlag(t, "MergeMemory", func(n Needs) bool { return n.MergeMemory }, []needsCase{
-		{"trms", Needs{}.Or(trms), true},
-		{"trms+parallel", trms.Or(par), true},
-		{"parallel+trms", par.Or(trms), true},
-		{"trms+strict", trms.Or(strict), false},
-		{"strict+trms", strict.Or(trms), false},
-		{"parallel", Needs{}.Or(par), false},
+		{"trms", Combine(Needs{}, trms), true},
+		{"trms+parallel", Combine(trms, par), true},
+		{"parallel+trms", Combine(par, trms), true},
+		{"trms+strict", Combine(trms, strict), false},
+		{"strict+trms", Combine(strict, trms), false},
+		{"parallel", Combine(Needs{}, par), false},
 	})
 }
 
 // Calls are marked on Block events (CallMarks) only if every analysis that
 // sees blocks takes them so; analyses without blocks do not matter, and
 // there are none without Calls.
-func TestNeedsOrCallMarks(t *testing.T) {
-	par := Needs{Blocks: true, Calls: true, CallMarks: true}
-	trms := Needs{Blocks: true, Calls: true}
-	paths := Needs{Blocks: true}
-	syscalls := Needs{Syscalls: true, CallMarks: true}
+func TestCombineCallMarks(t *testing.T) {
+	par := Needs{Wants: Wants{Blocks: true, Calls: true}, Encoding: Encoding{CallMarks: true}}
+	trms := Needs{Wants: Wants{Blocks: true, Calls: true}}
+	paths := Needs{Wants: Wants{Blocks: true}}
+	syscalls := Needs{Wants: Wants{Syscalls: true}, Encoding: Encoding{CallMarks: true}}
 	checkNeedsFlag(t, "CallMarks", func(n Needs) bool { return n.CallMarks }, []needsCase{
-		{"parallel", Needs{}.Or(par), true},
-		{"parallel+syscalls", syscalls.Or(par), true},
-		{"parallel+parallel", par.Or(par), true},
-		{"parallel+trms", par.Or(trms), false},
-		{"trms+parallel", trms.Or(par), false},
-		{"parallel+paths", par.Or(paths), false},
-		{"syscalls", Needs{}.Or(syscalls), false},
+		{"parallel", Combine(Needs{}, par), true},
+		{"parallel+syscalls", Combine(syscalls, par), true},
+		{"parallel+parallel", Combine(par, par), true},
+		{"parallel+trms", Combine(par, trms), false},
+		{"trms+parallel", Combine(trms, par), false},
+		{"parallel+paths", Combine(par, paths), false},
+		{"syscalls", Combine(Needs{}, syscalls), false},
 	})
 }
 
 // Repeat events are made only if every analysis that sees blocks takes
 // them and calls, if any analysis needs them, are marked (the stage passes
 // a Repeat event on only then); analyses without blocks do not matter.
-func TestNeedsOrRepeatEvents(t *testing.T) {
-	par := Needs{Blocks: true, Calls: true, CallMarks: true, RepeatEvents: true}
-	unmarked := Needs{Blocks: true, Calls: true, RepeatEvents: true}
-	blocks := Needs{Blocks: true, RepeatEvents: true}
-	paths := Needs{Blocks: true}
-	syscalls := Needs{Syscalls: true}
+func TestCombineRepeatEvents(t *testing.T) {
+	par := Needs{Wants: Wants{Blocks: true, Calls: true}, Encoding: Encoding{CallMarks: true, RepeatEvents: true}}
+	unmarked := Needs{Wants: Wants{Blocks: true, Calls: true}, Encoding: Encoding{RepeatEvents: true}}
+	blocks := Needs{Wants: Wants{Blocks: true}, Encoding: Encoding{RepeatEvents: true}}
+	paths := Needs{Wants: Wants{Blocks: true}}
+	syscalls := Needs{Wants: Wants{Syscalls: true}}
 	checkNeedsFlag(t, "RepeatEvents", func(n Needs) bool { return n.RepeatEvents }, []needsCase{
-		{"parallel", Needs{}.Or(par), true},
-		{"parallel+syscalls", syscalls.Or(par), true},
-		{"parallel+paths", par.Or(paths), false},
-		{"paths+parallel", paths.Or(par), false},
-		{"calls unmarked", Needs{}.Or(unmarked), false},
-		{"blocks without calls", Needs{}.Or(blocks), true},
-		{"syscalls", Needs{}.Or(Needs{Syscalls: true, RepeatEvents: true}), false},
+		{"parallel", Combine(Needs{}, par), true},
+		{"parallel+syscalls", Combine(syscalls, par), true},
+		{"parallel+paths", Combine(par, paths), false},
+		{"paths+parallel", Combine(paths, par), false},
+		{"calls unmarked", Combine(Needs{}, unmarked), false},
+		{"blocks without calls", Combine(Needs{}, blocks), true},
+		{"syscalls", Combine(Needs{}, Needs{Wants: Wants{Syscalls: true}, Encoding: Encoding{RepeatEvents: true}}), false},
 	})
 }
 
@@ -113,26 +113,26 @@ func TestExpandRepeats(t *testing.T) {
 // A block is taken in periodic runs (FoldCycles) when every side that sees
 // blocks has FoldCycles and takes it. Without a combined Fold there are
 // none.
-func TestNeedsOrFoldCycles(t *testing.T) {
+func TestCombineFoldCycles(t *testing.T) {
 	even := func(b *BlockInfo) bool { return b.Addr%2 == 0 }
 	small := func(b *BlockInfo) bool { return b.Addr < 10 }
 	all := func(*BlockInfo) bool { return true }
-	trms := Needs{Blocks: true, Calls: true, Fold: small}
-	par := Needs{Blocks: true, Calls: true, Fold: even, FoldCycles: all}
-	other := Needs{Blocks: true, Calls: true, Fold: all, FoldCycles: small}
-	paths := Needs{Blocks: true}
+	trms := Needs{Wants: Wants{Blocks: true, Calls: true}, Encoding: Encoding{Fold: small}}
+	par := Needs{Wants: Wants{Blocks: true, Calls: true}, Encoding: Encoding{Fold: even, FoldCycles: all}}
+	other := Needs{Wants: Wants{Blocks: true, Calls: true}, Encoding: Encoding{Fold: all, FoldCycles: small}}
+	paths := Needs{Wants: Wants{Blocks: true}}
 	for _, c := range []struct {
 		name string
 		n    Needs
 		want []uint64
 	}{
-		{"parallel", Needs{Syscalls: true}.Or(par), []uint64{3, 4, 11, 12}},
-		{"parallel+other", par.Or(other), []uint64{3, 4}},
-		{"other+parallel", other.Or(par), []uint64{3, 4}},
-		{"trms+parallel", trms.Or(par), nil},
-		{"parallel+trms", par.Or(trms), nil},
-		{"trms", Needs{}.Or(trms), nil},
-		{"paths+parallel", paths.Or(par), nil},
+		{"parallel", Combine(Needs{Wants: Wants{Syscalls: true}}, par), []uint64{3, 4, 11, 12}},
+		{"parallel+other", Combine(par, other), []uint64{3, 4}},
+		{"other+parallel", Combine(other, par), []uint64{3, 4}},
+		{"trms+parallel", Combine(trms, par), nil},
+		{"parallel+trms", Combine(par, trms), nil},
+		{"trms", Combine(Needs{}, trms), nil},
+		{"paths+parallel", Combine(paths, par), nil},
 	} {
 		if got := taken(c.n.FoldCycles, 3, 4, 11, 12); !slices.Equal(got, c.want) {
 			t.Errorf("%s: periodic runs of %v, want %v", c.name, got, c.want)

@@ -167,7 +167,10 @@ func New(block func(uint32) *trace.BlockInfo, routines func() *calls.Routines, c
 // pointer is read) and in repeated periods, so that the analyses that
 // run with it keep those savings.
 func (p *Profile) Needs() trace.Needs {
-	return trace.Needs{Blocks: true, Calls: true, Lines: true, Threads: true, CallMarks: true, RepeatEvents: true}
+	return trace.Needs{
+		Wants:    trace.Wants{Blocks: true, Calls: true, Lines: true, Threads: true},
+		Encoding: trace.Encoding{CallMarks: true, RepeatEvents: true},
+	}
 }
 
 func (p *Profile) thread(tid uint32) *thread {
@@ -229,7 +232,7 @@ func (p *Profile) Events(batch []trace.Event) {
 }
 
 // blockEvent counts a Block event n times: its calls and returns (call
-// marks, Needs.CallMarks) come before it.
+// marks, Encoding.CallMarks) come before it.
 func (p *Profile) blockEvent(ev *trace.Event, n uint64) {
 	t := p.thread(ev.Tid)
 	if ev.Flags&trace.FlagCalls != 0 {
@@ -277,7 +280,7 @@ func (p *Profile) call(t *thread, r calls.RoutineID, ctx calls.NodeID) {
 	t.stack = append(t.stack, f)
 }
 
-// repeat handles a Repeat event (Needs.RepeatEvents): the period after it
+// repeat handles a Repeat event (Encoding.RepeatEvents): the period after it
 // (in the same batch: the call stage hands them on together) happens
 // Aux+1 times. A period of blocks alone is counted at once; one with
 // calls or returns is handled once per repetition (the stage's state

@@ -14,7 +14,7 @@ import "emuprof/trace"
 //
 // So every analysis gets the same routine ids and calling contexts, and none
 // tracks calls again. When every analysis takes them so
-// (trace.Needs.CallMarks, SetCallMarks), the Calls and Returns right
+// (trace.Encoding.CallMarks, SetCallMarks), the Calls and Returns right
 // before a Block event are not inserted but marked on it (FlagCalls,
 // Event.CallMarks): call tracking derives at most one call per block, after
 // its returns (Tracker.block), and the batch is then handed on in place.
@@ -61,7 +61,7 @@ type repeatCheck struct {
 }
 
 // SetCallMarks says whether the calls and returns before a Block event are
-// marked on it (trace.Needs.CallMarks) instead of inserted as events.
+// marked on it (trace.Encoding.CallMarks) instead of inserted as events.
 func (s *Stage) SetCallMarks(on bool) { s.marks = on }
 
 // NewStage returns an empty stage.
@@ -150,7 +150,7 @@ func (s *Stage) run(batch []trace.Event, blocks trace.BlockView) {
 	}
 }
 
-// repeat begins handling the Repeat event batch[h] (Needs.RepeatEvents):
+// repeat begins handling the Repeat event batch[h] (Encoding.RepeatEvents):
 // its period, the events after it, is processed as usual; then
 // repeatEnd hands the event on if the period left the stage's state as
 // it found it (so that every repetition would come out as the period

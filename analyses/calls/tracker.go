@@ -280,7 +280,7 @@ func (t *Tracker) Block(ev *trace.Event, b *trace.BlockInfo) (hidden bool) {
 	bi := t.info(ev, b)
 	entry := bi.entry
 	if b != nil && ev.Addr != b.Addr {
-		// A run of blocks (trace.Needs.Fold), of one routine: b is its
+		// A run of blocks (trace.Encoding.Fold), of one routine: b is its
 		// last block, ev.Addr its first, which decides whether it enters.
 		entry = b.Routine.Name != "" && b.Routine.Entry == ev.Addr
 	}

@@ -376,12 +376,14 @@ func New(cfg Config, opt Options) (*Profiler, error) {
 
 // Needs: blocks with lines, calls (symbol progress points, attribution of
 // callees), thread events (delay inheritance), and the clock. Runs of
-// blocks of one line come as one event (Needs.Fold), except blocks that
+// blocks of one line come as one event (Encoding.Fold), except blocks that
 // hold a progress point: a line's cost is a sum over its blocks, and
 // nothing else here depends on how its code is cut into blocks.
 func (p *Profiler) Needs() trace.Needs {
-	return trace.Needs{Blocks: true, Calls: true, Threads: true, Lines: true, TimeControl: !p.cfg.Observe,
-		Fold: p.foldable}
+	return trace.Needs{
+		Wants:    trace.Wants{Blocks: true, Calls: true, Threads: true, Lines: true, TimeControl: !p.cfg.Observe},
+		Encoding: trace.Encoding{Fold: p.foldable},
+	}
 }
 
 // foldable says whether a block may come folded into a run of blocks of its

@@ -101,16 +101,16 @@
 //
 // # Runs of blocks
 //
-// The engine may deliver consecutive blocks as one event (Needs.Fold):
+// The engine may deliver consecutive blocks as one event (Encoding.Fold):
 // runs of one routine and line, whose time goes to one key whatever their
 // blocks. Spin detection counts the runtime blocks (but the spin loops
 // known by name) that repeat one of the thread's last four such blocks; the
 // engine keeps those four per thread and flags each block that repeats
-// (Needs.Repeats, Event.Repeat), so an ordinary run of runtime blocks,
+// (Encoding.Repeats, Event.Repeat), so an ordinary run of runtime blocks,
 // which holds none that repeats, resets the count: a lock's fast path is
 // one event per routine. A loop that alternates between lines needs each
 // line's share, so every block may also come in a periodic run
-// (Needs.FoldCycles): a run that repeats the last p ≤ 4 blocks the thread
+// (Encoding.FoldCycles): a run that repeats the last p ≤ 4 blocks the thread
 // ran, of its routine, each named by its event. Each thread keeps its last
 // blocks (hist), so the analysis knows every block of such a run
 // (periodicRun) and attributes it exactly as block by block. In runtime
@@ -126,7 +126,7 @@
 // # Repeat events
 //
 // The engine replays a loop whose blocks and events repeat and, with
-// Needs.RepeatEvents, writes one period and a Repeat event for the
+// Encoding.RepeatEvents, writes one period and a Repeat event for the
 // repetitions; the call stage hands it on when its state repeats (package
 // analyses). The analysis handles the period and, when the period left the
 // thread as it found it (its stacks, last blocks, spin count, its clock dt

@@ -9,7 +9,7 @@ import (
 )
 
 // foldStream folds a block-by-block stream as the engine does for needs
-// (emu/hooks.c, trace.Needs.Fold and FoldCycles): consecutive blocks of
+// (emu/hooks.c, trace.Encoding.Fold and FoldCycles): consecutive blocks of
 // a thread, of one routine and line, entered by falling through or a
 // branch, not a routine's entry, with no other event between, become one
 // event (an ordinary run), of blocks Repeats accepts none of which repeats
@@ -142,7 +142,7 @@ func (s *script) runFolded(t *testing.T, cfg Config) (r *Result, events, periodi
 	return a.Result(), events, a.periodic
 }
 
-// Runs and periodic runs (Needs.Fold, FoldCycles) give exactly the result
+// Runs and periodic runs (Encoding.Fold, FoldCycles) give exactly the result
 // of their blocks one by one: cycles of periods 1 to 5 (5 is no periodic
 // run) in runtime code (spin detection), in a spin loop known by name and
 // in user code, entered with the cycle count anywhere, broken off, of one

@@ -166,7 +166,7 @@ func (s *script) exit(tid uint32) *script {
 }
 
 // pipeline returns a fresh analysis and a pipeline that feeds it (with
-// the calls and returns marked on Block events: Needs.CallMarks).
+// the calls and returns marked on Block events: Encoding.CallMarks).
 func (s *script) pipeline(t *testing.T, cfg Config) (*Analysis, *platform.Pipeline) {
 	return s.pipelineWith(t, cfg, false)
 }
@@ -194,14 +194,14 @@ type eventsNeeder struct{}
 
 func (eventsNeeder) Events([]trace.Event)             {}
 func (eventsNeeder) Finish()                          {}
-func (eventsNeeder) Needs() trace.Needs               { return trace.Needs{Calls: true} }
+func (eventsNeeder) Needs() trace.Needs               { return trace.Needs{Wants: trace.Wants{Calls: true}} }
 func (eventsNeeder) MarkPartial(string)               {}
 func (eventsNeeder) Write(string) ([]string, error)   { return nil, nil }
 func (eventsNeeder) Summary(io.Writer) error          { return nil }
 func (eventsNeeder) Section() (string, string, error) { return "", "", nil }
 
 // events returns the stream as the engine gives it, block by block: with
-// the flags of Needs.Repeats.
+// the flags of Encoding.Repeats.
 func (s *script) events() []trace.Event {
 	return tracetest.MarkRepeats(s.tr.Events, s.tr.Blocks.View(), spinWatched)
 }

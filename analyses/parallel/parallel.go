@@ -153,17 +153,19 @@ func New(cfg Config, env *platform.Env) (*Analysis, error) {
 // Needs: blocks, calls, scheduler events. A block's line comes with it
 // when the engine folds runs (it cuts them by line); otherwise it is looked
 // up here, once per block, on the analyses' goroutine. Runs of
-// blocks of one line come as one event (Needs.Fold): their time goes to
+// blocks of one line come as one event (Encoding.Fold): their time goes to
 // one key either way. Spin detection counts the runtime blocks that repeat
 // one of the thread's last four (spinWatched), which the engine flags
-// (Needs.Repeats); an ordinary run of runtime blocks holds none that
-// repeats. Every block may also come in a periodic run (Needs.FoldCycles),
+// (Encoding.Repeats); an ordinary run of runtime blocks holds none that
+// repeats. Every block may also come in a periodic run (Encoding.FoldCycles),
 // whose blocks the analysis knows (periodicRun). It reads no stack
 // pointer, so it takes the calls and returns before a block marked on it
-// (Needs.CallMarks): fewer events, handed on in place.
+// (Encoding.CallMarks): fewer events, handed on in place.
 func (a *Analysis) Needs() trace.Needs {
-	return trace.Needs{Blocks: true, Calls: true, Threads: true, Fold: foldable, FoldCycles: foldCycles, FoldMemory: true,
-		Repeats: spinWatched, CallMarks: true, RepeatEvents: true}
+	return trace.Needs{
+		Wants:    trace.Wants{Blocks: true, Calls: true, Threads: true},
+		Encoding: trace.Encoding{Fold: foldable, FoldCycles: foldCycles, FoldMemory: true, Repeats: spinWatched, CallMarks: true, RepeatEvents: true},
+	}
 }
 
 // foldCycles takes every block in periodic runs: the analysis knows each
@@ -171,7 +173,7 @@ func (a *Analysis) Needs() trace.Needs {
 func foldCycles(*trace.BlockInfo) bool { return true }
 
 // foldable takes every block in ordinary runs: runtime code's come only in
-// runs of blocks that repeat none of the thread's last four (Needs.Repeats),
+// runs of blocks that repeat none of the thread's last four (Encoding.Repeats),
 // whose spin count is 0.
 func foldable(*trace.BlockInfo) bool { return true }
 
@@ -589,7 +591,7 @@ func (a *Analysis) ran(t *thread, known int64) {
 // account and addPiece with their common case inlined.
 func (a *Analysis) plainBlock(t *thread, ev *trace.Event, bc *blockClass, node int32, at, end int64) {
 	// Spin detection: a cycle of at most four blocks of runtime code,
-	// which the engine flags block by block (Needs.Repeats); other code,
+	// which the engine flags block by block (Encoding.Repeats); other code,
 	// and a spin loop known by name, end it. A run of runtime blocks
 	// repeats none (but its first may).
 	id := ev.Block

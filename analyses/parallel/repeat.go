@@ -7,7 +7,7 @@ import (
 	"emuprof/trace"
 )
 
-// Repeat events (trace.Needs.RepeatEvents): the engine replays a loop
+// Repeat events (trace.Encoding.RepeatEvents): the engine replays a loop
 // whose blocks and events repeat, and the call-tracking stage hands on a
 // Repeat event when its own state repeats too: the period after the event
 // comes again count more times, each dt later. The analysis handles the

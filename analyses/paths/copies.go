@@ -27,7 +27,7 @@ import (
 //    copy and by the merge, so the file holds no labels.
 // 2. Copy i of k (`--copy i/k --plan FILE`) is one emulation that observes
 //    only the routines where its labeling has a task: the emulator emits no
-//    Block event for any other routine's code (trace.Needs.BlockFilter),
+//    Block event for any other routine's code (trace.Encoding.BlockFilter),
 //    and no call stage runs (activations are delimited by the stack
 //    pointer, Options.SPFrames), so a copy's host time falls with the code
 //    it profiles. At the end it counts its paths under its own labels (BL

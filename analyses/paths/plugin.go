@@ -139,9 +139,12 @@ func (i *instance) MarkPartial(reason string) {
 
 func (i *instance) Needs() trace.Needs {
 	if cr := i.Copy; cr != nil {
-		return trace.Needs{Blocks: true, Threads: true, Syscalls: true, BlockFilter: cr.Wants}
+		return trace.Needs{
+			Wants:    trace.Wants{Blocks: true, Threads: true, Syscalls: true},
+			Encoding: trace.Encoding{BlockFilter: cr.Wants},
+		}
 	}
-	return trace.Needs{Blocks: true, Calls: true, Threads: true}
+	return trace.Needs{Wants: trace.Wants{Blocks: true, Calls: true, Threads: true}}
 }
 
 // CopiesFlag is the flag that runs P3's copies as separate emulations

@@ -61,7 +61,7 @@ func (p *Pipeline) Needs() trace.Needs { return NeedsOf(p.list) }
 func NeedsOf(list []Instance) trace.Needs {
 	var n trace.Needs
 	for _, a := range list {
-		n = n.Or(a.Needs())
+		n = trace.Combine(n, a.Needs())
 	}
 	if n.Calls {
 		n.Blocks = true

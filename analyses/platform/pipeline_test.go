@@ -86,7 +86,7 @@ func TestPipelineAsyncEqualsSync(t *testing.T) {
 		var delays [2]int
 		for mode, async := range []bool{false, true} {
 			env := NewEnv(syms{}, "prog", nil)
-			a := &recorder{env: env, needs: trace.Needs{Calls: true}}
+			a := &recorder{env: env, needs: trace.Needs{Wants: trace.Wants{Calls: true}}}
 			b := &recorder{env: env}
 			p := NewPipeline(env, tr.Blocks, []Instance{a, b}, async)
 			if n := p.Needs(); !n.Calls || !n.Blocks {
@@ -180,7 +180,7 @@ func (r *marksRecorder) call(tid uint32, at int64, ctx calls.NodeID, entry uint6
 	r.seen = append(r.seen, fmt.Sprintf("call/%d/%d/%s<%d@%#x", tid, at, r.env.Routines().Get(n.Routine).Name, n.Parent, entry))
 }
 
-// With every analysis taking call marks (Needs.CallMarks), the stage marks
+// With every analysis taking call marks (Encoding.CallMarks), the stage marks
 // the calls and returns before a block on it, and inserts no Call event:
 // the same calls, with the same contexts, and returns as Call and Return
 // events give, on random programs with threads that exit, in random
@@ -199,10 +199,10 @@ func TestPipelineCallMarks(t *testing.T) {
 		var outs [2]*marksRecorder
 		for mode, marks := range []bool{false, true} {
 			env := NewEnv(syms{}, "prog", nil)
-			a := &marksRecorder{recorder: recorder{env: env, needs: trace.Needs{Calls: true, CallMarks: true}}}
-			list := []Instance{a, &recorder{env: env, needs: trace.Needs{Syscalls: true}}}
+			a := &marksRecorder{recorder: recorder{env: env, needs: trace.Needs{Wants: trace.Wants{Calls: true}, Encoding: trace.Encoding{CallMarks: true}}}}
+			list := []Instance{a, &recorder{env: env, needs: trace.Needs{Wants: trace.Wants{Syscalls: true}}}}
 			if !marks {
-				list = append(list, &recorder{env: env, needs: trace.Needs{Calls: true}})
+				list = append(list, &recorder{env: env, needs: trace.Needs{Wants: trace.Wants{Calls: true}}})
 			}
 			p := NewPipeline(env, tr.Blocks, list, false)
 			evs := slices.Clone(exits)

@@ -90,8 +90,10 @@ func New(cfg Config, routines *calls.Routines) (*Profiler, error) {
 
 // Needs reports the events the profiler consumes.
 func (p *Profiler) Needs() trace.Needs {
-	return trace.Needs{Blocks: true, Memory: true, KernelMem: true, Threads: true, Calls: true,
-		Fold: foldAll, FoldRoutines: true, FoldMemory: true, MergeMemory: true}
+	return trace.Needs{
+		Wants:    trace.Wants{Blocks: true, Memory: true, KernelMem: true, Threads: true, Calls: true},
+		Encoding: trace.Encoding{Fold: foldAll, FoldRoutines: true, FoldMemory: true, MergeMemory: true},
+	}
 }
 
 // Events handles one batch of the event stream.

@@ -1,6 +1,6 @@
 package main
 
-// Runs of blocks as one event (trace.Needs.Fold) change no profile:
+// Runs of blocks as one event (trace.Encoding.Fold) change no profile:
 // every analysis that takes them writes the same bytes as with one event
 // per block (the hidden --no-fold).
 

@@ -300,8 +300,8 @@ func sameParallel(t *testing.T, a, b parRun, how string) {
 }
 
 // Runs of blocks of one routine and line reach the analysis as one event
-// (trace.Needs.Fold), and runtime code in periodic runs
-// (Needs.FoldCycles); the profile is the one that every block's own event
+// (trace.Encoding.Fold), and runtime code in periodic runs
+// (Encoding.FoldCycles); the profile is the one that every block's own event
 // gives, byte for byte: guests with spin loops (libgomp's barriers,
 // glibc's and musl's locks), locks, OpenMP, recursion and lazy binding
 // (dynamic builds, no LD_BIND_NOW), and xz; spinning as idleness or as

@@ -263,7 +263,7 @@ func runCommand(stops *stopper) *cobra.Command {
 			}
 			var needs trace.Needs
 			if f.memHooks {
-				needs = trace.Needs{Blocks: true, Memory: true}
+				needs = trace.Needs{Wants: trace.Wants{Blocks: true, Memory: true}}
 			}
 			_, err = execute(cfg, nil, needs, &f)
 			return err

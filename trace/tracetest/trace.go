@@ -72,7 +72,7 @@ func (t *Trace) SetClock(tid uint32, ns int64) *Trace {
 
 // Repeat makes the events from index from on, which must all be Block
 // events of thread tid, a period that repeats count more times (a Repeat
-// event before them, trace.Needs.RepeatEvents): the thread's clock
+// event before them, trace.Encoding.RepeatEvents): the thread's clock
 // advances by count periods.
 func (t *Trace) Repeat(tid uint32, from int, count uint64) *Trace {
 	period := t.Events[from:]
@@ -85,7 +85,7 @@ func (t *Trace) Repeat(tid uint32, from int, count uint64) *Trace {
 }
 
 // MarkRepeats returns a copy of evs with trace.FlagRepeat set as the
-// engine sets it for Needs.Repeats (emu/hooks.c): a Block event of a block
+// engine sets it for Encoding.Repeats (emu/hooks.c): a Block event of a block
 // repeats accepts has it when the block is one of the last four blocks
 // repeats accepts that its thread ran since it ran one repeats refuses.
 // Each thread keeps its own until it exits. evs must be block by block (no
