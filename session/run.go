@@ -1,4 +1,4 @@
-package main
+package session
 
 import (
 	"errors"
@@ -15,6 +15,7 @@ import (
 
 	"emuprof/analyses/platform"
 	"emuprof/cpu"
+	"emuprof/defaults"
 	"emuprof/emu"
 	"emuprof/guest"
 	"emuprof/internal/stophook"
@@ -22,20 +23,11 @@ import (
 	"emuprof/trace"
 )
 
-// execute runs the guest with the given analyses and reports how it ended.
-// It returns the error that makes emuprof exit with the guest's status.
-func execute(cfg guest.Config, as []trace.Analysis, needs trace.Needs, f *runFlags) (*guest.Result, error) {
-	cfg.Analyses = as
-	return executeWith(cfg, f, nil, needs)
-}
-
-// asyncBufferEvents is the engine's event buffer when the analyses run
-// on a thread of their own (runFlags.asyncAnalyses).
-const asyncBufferEvents = 1 << 16
-
-// executeWith runs the guest; when pipeline is not nil, it builds the
-// analysis pipeline over the engine's block table and the guest feeds it.
-func executeWith(cfg guest.Config, f *runFlags, pipeline func(*trace.BlockTable) *platform.Pipeline, needs trace.Needs) (*guest.Result, error) {
+// Run runs the guest of cfg as o says and reports how it ended; when
+// pipeline is not nil, it builds the analysis pipeline over the engine's
+// block table and the guest feeds it. The error is the one that makes
+// emuprof exit with the guest's status (an *ExitError).
+func Run(cfg guest.Config, f *Options, pipeline func(*trace.BlockTable) *platform.Pipeline, needs trace.Needs) (*guest.Result, error) {
 	cfg.Needs = needs
 	if cfg.TraceDigest {
 		needs.Blocks = true
@@ -49,12 +41,12 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*trace.BlockTable)
 	}
 	nsPerInsn := cfg.NsPerInsn
 	if nsPerInsn <= 0 {
-		nsPerInsn = 1
+		nsPerInsn = defaults.NsPerInsn
 	}
 	resume := func() {} // a rerun's: starts the first run's line again, after this run's messages
-	if f.rerun {
+	if f.IsRerun {
 		defer func() { resume() }()
-		defer f.status.beginRun()()
+		defer f.Status.beginRun()()
 	}
 	var blockSyms trace.Symbols // name blocks only for analyses that see them
 	if needs.Blocks && (len(cfg.Analyses) > 0 || pipeline != nil) {
@@ -62,16 +54,13 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*trace.BlockTable)
 	}
 	// The analyses' hooks, for the first process and the followed ones.
 	hooks := emu.Options{Memory: needs.Memory, Blocks: needs.Blocks, StackPointer: needs.Blocks,
-		Bare: f.bareEngine, NsPerInsn: nsPerInsn, Lines: needs.Lines, Replay: true, // with --no-fold too: the analysis reads the flags, runs or not
+		Bare: f.Bare, NsPerInsn: nsPerInsn, Lines: needs.Lines, Replay: true, // with --no-fold too: the analysis reads the flags, runs or not
 		Encoding: needs.Encoding}
 	hooks.BlockFilter = nil // only the first process's engine filters blocks
-	if f.asyncAnalyses {
-		// A hand-over to the analyses' thread per batch: 65,536 events
-		// (2.5 MB) make 16 times fewer than the 4,096 that suit one
-		// thread (docs/PERFORMANCE.md).
-		hooks.BufferEvents = asyncBufferEvents
+	if f.AsyncAnalyses {
+		hooks.BufferEvents = defaults.AsyncBufferEvents
 	}
-	if f.noFold || cfg.TimeModel != nil { // a time model prices every block and access
+	if f.NoFold || cfg.TimeModel != nil { // a time model prices every block and access
 		hooks.Fold, hooks.FoldCycles, hooks.MergeMemory, hooks.Replay, hooks.RepeatEvents = nil, nil, false, false, false
 	}
 	speedup, warnSpeedup, err := f.speedup(cfg.Symbols)
@@ -86,7 +75,7 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*trace.BlockTable)
 		return nil, fmt.Errorf("starting the emulator: %w", err)
 	}
 	defer engine.Close()
-	fw, _ := cfg.Follow.(*follower)
+	fw, _ := cfg.Follow.(*Follower)
 	if fw != nil {
 		// Followed processes: engines with the analyses' hooks (follow.go).
 		fw.newEngine = func(syms *loader.SymbolTable) (*emu.Engine, error) {
@@ -100,11 +89,11 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*trace.BlockTable)
 	// Processes the guest creates get engines of their own, without the
 	// analyses' hooks (the analyses follow the first process).
 	cfg.NewCPU = func() (cpu.CPU, error) {
-		e, err := emu.New(emu.Options{Blocks: needs.Blocks, Memory: cfg.TimeModel != nil, Bare: f.bareEngine, NsPerInsn: nsPerInsn})
+		e, err := emu.New(emu.Options{Blocks: needs.Blocks, Memory: cfg.TimeModel != nil, Bare: f.Bare, NsPerInsn: nsPerInsn})
 		if err != nil {
 			return nil, err
 		}
-		return f.status.CPU(e), nil
+		return f.Status.CPU(e), nil
 	}
 	var pipe *platform.Pipeline
 	if pipeline != nil {
@@ -121,20 +110,20 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*trace.BlockTable)
 			}
 		}
 	}
-	stops := f.stops
+	stops := f.Stops
 	signal.Ignore(syscall.SIGPIPE) // writes to a closed pipe fail with EPIPE from now on, instead of killing emuprof
 	defer stops.during(engine.Stop)()
 	cfg.Interrupt = stops.interrupt
 	if cfg.Stdin != nil {
 		cfg.Stdin = newInterruptibleReader(cfg.Stdin, stops.interrupt) // a guest waiting for input stops too
 	}
-	if f.muteStdout {
+	if f.MuteStdout {
 		cfg.Stdout, cfg.StdoutTTY = io.Discard, false
 	}
 	// A guest blocked writing to a full pipe stops too.
 	if cfg.Stdout != nil {
 		cfg.Stdout = newInterruptibleWriter(cfg.Stdout, stops.interrupt)
-		f.stdout = cfg.Stdout // the summaries too, after the run
+		f.Stdout = cfg.Stdout // the summaries too, after the run
 	}
 	if cfg.Stderr != nil {
 		cfg.Stderr = newInterruptibleWriter(cfg.Stderr, stops.interrupt)
@@ -142,41 +131,41 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*trace.BlockTable)
 	if stophook.Enabled() && cfg.Stdout != nil { // tests: a stop mid-run, at the guest's first output
 		cfg.Stdout = &firstWrite{w: cfg.Stdout, at: func() { stops.raiseAt("output") }}
 	}
-	if f.strace {
+	if f.Strace {
 		cfg.Strace = os.Stderr
 	}
 	// The live status line: counted per run slice, drawn by a ticker;
 	// the guest's writes to the terminal erase it first.
-	if !f.rerun {
-		f.status = newLiveStatus(os.Stderr, f, nsPerInsn)
-		defer f.status.Stop()
+	if !f.IsRerun {
+		f.Status = NewStatus(os.Stderr, f, nsPerInsn)
+		defer f.Status.Stop()
 	}
-	cfg.Stdout = f.status.Writer(cfg.Stdout, cfg.StdoutTTY)
-	cfg.Stderr = f.status.Writer(cfg.Stderr, cfg.StderrTTY)
-	if pipe != nil && f.status != nil && !f.rerun {
+	cfg.Stdout = f.Status.Writer(cfg.Stdout, cfg.StdoutTTY)
+	cfg.Stderr = f.Status.Writer(cfg.Stderr, cfg.StderrTTY)
+	if pipe != nil && f.Status != nil && !f.IsRerun {
 		for _, in := range pipe.Instances() {
-			f.status.Watch(in)
+			f.Status.Watch(in)
 		}
-		cfg.Analyses = append([]trace.Analysis{statusPhase{f.status}}, cfg.Analyses...)
+		cfg.Analyses = append([]trace.Analysis{statusPhase{f.Status}}, cfg.Analyses...)
 	}
-	proc, err := guest.Load(cfg, f.status.CPU(engine))
+	proc, err := guest.Load(cfg, f.Status.CPU(engine))
 	if err != nil {
 		if bad := (*loader.BadInputError)(nil); errors.As(err, &bad) && bad.Killed != 0 {
 			// Linux execs it and kills it before its first instruction.
-			return nil, &exitError{code: 128 + bad.Killed, msg: fmt.Sprintf("guest killed by %s: %v (execve took it, then could not map it)", guest.SignalName(bad.Killed), err)}
+			return nil, &ExitError{Code: 128 + bad.Killed, Msg: fmt.Sprintf("guest killed by %s: %v (execve took it, then could not map it)", guest.SignalName(bad.Killed), err)}
 		}
-		return nil, &exitError{code: 2, msg: err.Error()}
+		return nil, &ExitError{Code: 2, Msg: err.Error()}
 	}
-	if !f.rerun {
-		f.status.Start()
+	if !f.IsRerun {
+		f.Status.Start()
 	}
 	stops.raiseAt("load") // tests: a stop before the first instruction
 	res := runGuest(proc, pipe)
 	// The line goes before anything else is said on stderr.
-	if f.rerun {
-		resume = f.status.Pause()
+	if f.IsRerun {
+		resume = f.Status.Pause()
 	} else {
-		f.status.Stop()
+		f.Status.Stop()
 	}
 	stops.adjust(res)
 	if pipe != nil && pipe.Err() != nil {
@@ -195,7 +184,7 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*trace.BlockTable)
 	if cfg.TraceDigest {
 		fmt.Fprintf(os.Stderr, "emuprof: trace digest %s\n", res.Digest)
 	}
-	if f.stats {
+	if f.Stats {
 		printStats(os.Stderr, res)
 	}
 	if res.Reason != "" {
@@ -205,7 +194,7 @@ func executeWith(cfg guest.Config, f *runFlags, pipeline func(*trace.BlockTable)
 		}
 	}
 	if res.ExitStatus != 0 {
-		return res, &exitError{code: res.ExitStatus}
+		return res, &ExitError{Code: res.ExitStatus}
 	}
 	return res, nil
 }

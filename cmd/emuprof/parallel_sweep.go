@@ -20,13 +20,13 @@ func (f *profileFlags) cpusSweep(list string, args []string) (bool, error) {
 	}
 	counts, err := parallel.ParseCPUList(fl.Value.String())
 	if err != nil {
-		return true, &exitError{code: 2, msg: fmt.Sprintf("--%s %s: %v", parallel.SweepFlag, fl.Value, err)}
+		return true, &exitError{Code: 2, Msg: fmt.Sprintf("--%s %s: %v", parallel.SweepFlag, fl.Value, err)}
 	}
 	if list != parallel.Plugin.Name {
-		return true, &exitError{code: 2, msg: fmt.Sprintf("--%s works with the parallel analysis alone (emuprof parallel)", parallel.SweepFlag)}
+		return true, &exitError{Code: 2, Msg: fmt.Sprintf("--%s works with the parallel analysis alone (emuprof parallel)", parallel.SweepFlag)}
 	}
 	if len(args) == 0 {
-		return true, &exitError{code: 2, msg: "no program given (usage: emuprof parallel [flags] -- PROGRAM ARGS...)"}
+		return true, &exitError{Code: 2, Msg: "no program given (usage: emuprof parallel [flags] -- PROGRAM ARGS...)"}
 	}
 	_ = fl.Value.Set("")
 	out, app := f.out, filepath.Base(args[0])
@@ -36,7 +36,7 @@ func (f *profileFlags) cpusSweep(list string, args []string) (bool, error) {
 	// text goes to stderr.
 	for i, n := range counts {
 		f.run.cpus = n
-		f.run.muteStdout = i > 0
+		f.run.MuteStdout = i > 0
 		f.out = filepath.Join(out, fmt.Sprintf("cpus%d", n))
 		fmt.Fprintf(os.Stderr, "== --cpus %d\n", n)
 		last = f.profile(list, args)

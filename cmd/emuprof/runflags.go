@@ -1,29 +1,26 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"golang.org/x/term"
 
+	"emuprof/defaults"
 	"emuprof/guest"
+	"emuprof/session"
 	"emuprof/syscalls"
 	"emuprof/timemodel"
 	"emuprof/trace"
 )
 
-// runFlags are the flags every command that runs a guest accepts.
+// runFlags are the flags every command that runs a guest accepts: how
+// the run is carried out (session.Options) and what the guest is (config).
 type runFlags struct {
-	stops       *stopper  // emuprof's stop signals (stops.go)
-	stdout      io.Writer // emuprof's stdout once the run started (stopwrite.go); nil: os.Stdout
+	session.Options
 	sysroot     string
 	env         []string
 	clearEnv    bool
@@ -34,78 +31,59 @@ type runFlags struct {
 	memLimit    string
 	unsupported string
 	traceDigest bool
-	stats       bool
-	quiet       bool        // --quiet: no live status line
-	noFold      bool        // --no-fold: no runs of blocks as one event (tests compare)
-	status      *liveStatus // the run's status line (status.go), nil if none
-	// asyncAnalyses: the analyses run on a thread of their own
-	// (--analysis-thread); the engine's event buffers are then larger.
-	asyncAnalyses bool
-	// rerun: this run is one an analysis makes after the first (causal
-	// --exact, --validate); it feeds the first run's status line.
-	rerun      bool
-	timeModel  string // --time-model
-	cpus       int
-	quantum    uint64
-	schedSeed  uint64
-	bareEngine bool
-	memHooks   bool
-	strace     bool
-	speedups   []string
+	timeModel   string // --time-model
+	cpus        int
+	quantum     uint64
+	schedSeed   uint64
+	memHooks    bool
 	// dryFS and fsOverlay keep the guest's file changes in an overlay
 	// (syscalls.Overlay): a temporary one, discarded, or one in the given
 	// directory, saved for `paths --copies` to commit; ov is it.
 	dryFS     bool
 	fsOverlay string
 	ov        *syscalls.Overlay
-	// muteStdout: the guest's stdout is discarded (a sweep's runs after
-	// the first: stdout holds the program's output once, as natively).
-	muteStdout bool
-	// statusDelay and statusEvery time the status line (hidden flags:
-	// tests make it appear at once, so that no verdict waits on the host).
-	statusDelay, statusEvery time.Duration
 }
 
 func (f *runFlags) register(cmd *cobra.Command) { f.registerInto(cmd.Flags()) }
 
 func (f *runFlags) registerInto(fl *pflag.FlagSet) {
-	fl.StringVar(&f.sysroot, "sysroot", "/", "directory where the program's interpreter and libraries (and absolute paths) resolve")
+	fl.StringVar(&f.sysroot, "sysroot", defaults.Sysroot, "directory where the program's interpreter and libraries (and absolute paths) resolve")
 	fl.StringArrayVar(&f.env, "env", nil, "set a guest environment variable K=V (repeatable)")
 	fl.BoolVar(&f.clearEnv, "clear-env", false, "start the guest with an empty environment (then add --env)")
-	fl.Uint64Var(&f.seed, "seed", 1, "seed of the guest's randomness (getrandom, AT_RANDOM)")
-	fl.IntVar(&f.pid, "pid", 1000, "the guest's process id")
+	fl.Uint64Var(&f.seed, "seed", defaults.Seed, "seed of the guest's randomness (getrandom, AT_RANDOM)")
+	fl.IntVar(&f.pid, "pid", defaults.Pid, "the guest's process id")
 	fl.Uint64Var(&f.maxInsns, "max-insns", 0, "stop the guest after this many instructions (0: no limit)")
-	fl.StringVar(&f.maxMemory, "max-memory", defaultMaxMemory, "most memory a guest process may use (accessible pages; reservations are free): more gets ENOMEM, as from Linux; bytes or K, M, G, T")
+	fl.StringVar(&f.maxMemory, "max-memory", defaults.MaxMemory, "most memory a guest process may use (accessible pages; reservations are free): more gets ENOMEM, as from Linux; bytes or K, M, G, T")
 	fl.StringVar(&f.memLimit, "memory-limit", "", "most memory emuprof may use for the run: the guest memory of all its processes plus the analyses' (trms's shadow memory); past it the run stops, profiles written partial, exit 137; bytes or K, M, G, T, 0 for none (default: 3/4 of the host's memory)")
-	fl.StringVar(&f.unsupported, "unsupported", "stop", "what an unsupported syscall does: stop (exit 2) or enosys (return -ENOSYS, warn at the end)")
+	fl.StringVar(&f.unsupported, "unsupported", defaults.Unsupported, "what an unsupported syscall does: stop (exit 2) or enosys (return -ENOSYS, warn at the end)")
 	fl.BoolVar(&f.traceDigest, "trace-digest", false, "print a hash of the executed block sequence and syscall results")
-	fl.BoolVar(&f.stats, "stats", false, "print the virtual duration and per-thread figures")
-	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no live status line on stderr (shown only when stderr is a terminal, for runs longer than a second)")
-	fl.IntVar(&f.cpus, "cpus", 8, "virtual CPUs: at most this many threads advance in the same virtual time")
+	fl.BoolVar(&f.Stats, "stats", false, "print the virtual duration and per-thread figures")
+	fl.BoolVarP(&f.Quiet, "quiet", "q", false, "no live status line on stderr (shown only when stderr is a terminal, for runs longer than a second)")
+	fl.IntVar(&f.cpus, "cpus", defaults.CPUs, "virtual CPUs: at most this many threads advance in the same virtual time")
 	fl.StringVar(&f.timeModel, "time-model", timemodel.Insns, "virtual time: insns (1 ns per instruction), zen4 (instruction classes, caches, branches and kernel costs of an AMD Zen 4 core: docs/TIME-MODEL.md) or a table file in zen4's format")
-	fl.Uint64Var(&f.quantum, "quantum", 10000, "scheduling quantum in guest instructions")
+	fl.Uint64Var(&f.quantum, "quantum", defaults.Quantum, "scheduling quantum in guest instructions")
 	fl.Uint64Var(&f.schedSeed, "sched-seed", 0, "perturb the schedule deterministically (0: unperturbed)")
-	fl.BoolVar(&f.bareEngine, "bare-engine", false, "benchmarking only: no block hook (no virtual time, no scheduling, one thread)")
+	fl.BoolVar(&f.Bare, "bare-engine", false, "benchmarking only: no block hook (no virtual time, no scheduling, one thread)")
 	_ = fl.MarkHidden("bare-engine")
 	fl.BoolVar(&f.memHooks, "bench-mem-hooks", false, "benchmarking only: install the block and memory hooks and discard their events")
 	_ = fl.MarkHidden("bench-mem-hooks")
-	fl.BoolVar(&f.noFold, "no-fold", false, "testing only: one Block event per block and one event per memory access even where the analyses take runs of blocks and merged accesses (the profiles are the same)")
+	fl.BoolVar(&f.NoFold, "no-fold", false, "testing only: one Block event per block and one event per memory access even where the analyses take runs of blocks and merged accesses (the profiles are the same)")
 	_ = fl.MarkHidden("no-fold")
-	fl.BoolVar(&f.strace, "strace", false, "print every system call the guest makes, with its result, to stderr")
+	fl.BoolVar(&f.Strace, "strace", false, "print every system call the guest makes, with its result, to stderr")
 	fl.BoolVar(&f.dryFS, "dry-fs", false, "the guest's file changes go to a private temporary overlay, discarded at the end: the real file system is left untouched")
 	fl.StringVar(&f.fsOverlay, "fs-overlay", "", "internal (paths --copies): keep the guest's file changes in an overlay in this directory")
 	_ = fl.MarkHidden("fs-overlay")
-	fl.DurationVar(&f.statusDelay, "status-delay", statusDelay, "testing only: how long a run goes before its status line appears")
-	fl.DurationVar(&f.statusEvery, "status-every", statusEvery, "testing only: how often the status line is redrawn")
+	fl.DurationVar(&f.StatusDelay, "status-delay", defaults.StatusDelay, "testing only: how long a run goes before its status line appears")
+	fl.DurationVar(&f.StatusEvery, "status-every", defaults.StatusEvery, "testing only: how often the status line is redrawn")
 	_ = fl.MarkHidden("status-delay")
 	_ = fl.MarkHidden("status-every")
-	fl.StringArrayVar(&f.speedups, "speedup", nil, "actually speed up a source line (FILE:LINE=PCT) or an address range (0xLO-0xHI=PCT): its instructions cost PCT % less virtual time; repeatable")
+	fl.StringArrayVar(&f.Speedups, "speedup", nil, "actually speed up a source line (FILE:LINE=PCT) or an address range (0xLO-0xHI=PCT): its instructions cost PCT % less virtual time; repeatable")
 }
 
 // config builds the guest configuration for PROGRAM ARGS.
 func (f *runFlags) config(args []string) (guest.Config, error) {
 	if len(args) == 0 {
-		return guest.Config{}, &exitError{code: 2, msg: "no program given (usage: emuprof run [flags] -- PROGRAM ARGS...)"}
+		return guest.Config{}, &exitError{Code: 2, Msg: "no program given (usage: emuprof run [flags] -- PROGRAM ARGS...)"}
 	}
 	if err := f.validate(); err != nil {
 		return guest.Config{}, err
@@ -113,7 +91,7 @@ func (f *runFlags) config(args []string) (guest.Config, error) {
 	maxMem, _ := maxMemory(f.maxMemory) // validated
 	model, err := timemodel.Load(f.timeModel)
 	if err != nil {
-		return guest.Config{}, &exitError{code: 2, msg: "--time-model: " + err.Error()}
+		return guest.Config{}, &exitError{Code: 2, Msg: "--time-model: " + err.Error()}
 	}
 	memLimit, _ := memoryLimit(f.memLimit)
 	prog := args[0]
@@ -146,7 +124,7 @@ func (f *runFlags) config(args []string) (guest.Config, error) {
 		Overlay: f.ov,
 		Program: prog, Args: args, Env: env, Sysroot: f.sysroot, Cwd: cwd,
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-		StdinTTY: isTTY(os.Stdin), StdoutTTY: isTTY(os.Stdout), StderrTTY: isTTY(os.Stderr),
+		StdinTTY: session.IsTerminal(os.Stdin), StdoutTTY: session.IsTerminal(os.Stdout), StderrTTY: session.IsTerminal(os.Stderr),
 		Pid: f.pid, Uid: os.Getuid(), Gid: os.Getgid(), Seed: f.seed,
 		UnsupportedENOSYS: f.unsupported == "enosys", MaxInsns: f.maxInsns, MaxMemory: maxMem,
 		MemoryLimit: memLimit,
@@ -169,13 +147,13 @@ const (
 // line naming the flag, and exit status 2.
 func (f *runFlags) validate() error {
 	bad := func(format string, args ...any) error {
-		return &exitError{code: 2, msg: fmt.Sprintf(format, args...)}
+		return &exitError{Code: 2, Msg: fmt.Sprintf(format, args...)}
 	}
 	if f.unsupported != "stop" && f.unsupported != "enosys" {
 		return bad("--unsupported must be stop or enosys, not %q", f.unsupported)
 	}
-	if f.statusDelay < 0 || f.statusEvery <= 0 {
-		return bad("--status-delay %v, --status-every %v: want a delay of 0 or more and a positive interval", f.statusDelay, f.statusEvery)
+	if f.StatusDelay < 0 || f.StatusEvery <= 0 {
+		return bad("--status-delay %v, --status-every %v: want a delay of 0 or more and a positive interval", f.StatusDelay, f.StatusEvery)
 	}
 	if f.cpus < 1 || f.cpus > maxCPUs {
 		return bad("--cpus %d: want 1 to %d virtual CPUs", f.cpus, maxCPUs)
@@ -200,20 +178,11 @@ func (f *runFlags) validate() error {
 	st, err := os.Stat(f.sysroot)
 	switch {
 	case err != nil:
-		return bad("--sysroot %s: %v", f.sysroot, hostErr(err))
+		return bad("--sysroot %s: %v", f.sysroot, session.HostErr(err))
 	case !st.IsDir():
 		return bad("--sysroot %s: not a directory", f.sysroot)
 	}
 	return nil
-}
-
-// hostErr is err without the operation and path os adds ("stat x: ...").
-func hostErr(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 // lookPath finds a program on the host PATH (the guest sees the same files).
@@ -226,10 +195,6 @@ func lookPath(name string) (string, error) {
 	}
 	return "", os.ErrNotExist
 }
-
-// isTTY asks the host whether f is a terminal (/dev/null is a character
-// device but not a terminal: programs like pigz behave differently).
-func isTTY(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 
 // finishFS ends the run's overlay, if any: --fs-overlay's is saved for
 // its commit, --dry-fs's removed.
@@ -245,8 +210,8 @@ func (f *runFlags) finishFS() {
 	}
 }
 
-func runCommand(stops *stopper) *cobra.Command {
-	f := runFlags{stops: stops}
+func runCommand(stops *session.Stopper) *cobra.Command {
+	f := runFlags{Options: session.Options{Stops: stops}}
 	var progress progressFlags
 	cmd := &cobra.Command{
 		Use:   "run [flags] -- PROGRAM ARGS...",
@@ -258,14 +223,14 @@ func runCommand(stops *stopper) *cobra.Command {
 				return err
 			}
 			defer f.finishFS()
-			if len(f.speedups)+len(progress.progress)+len(progress.latency) > 0 {
+			if len(f.Speedups)+len(progress.progress)+len(progress.latency) > 0 {
 				return runObserved(cfg, &f, &progress)
 			}
 			var needs trace.Needs
 			if f.memHooks {
 				needs = trace.Needs{Wants: trace.Wants{Blocks: true, Memory: true}}
 			}
-			_, err = execute(cfg, nil, needs, &f)
+			_, err = session.Run(cfg, &f.Options, nil, needs)
 			return err
 		},
 	}
