@@ -239,40 +239,13 @@ func (f *profileFlags) profile(list string, args []string) error {
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
 		return fmt.Errorf("--out %s: %v", f.out, session.HostErr(err))
 	}
-	// Each output is written whatever became of the others (a full disk
-	// may refuse one file and take a smaller one); each failure is said.
-	var paths, failures []string
-	fail := func(what string, err error) {
-		for _, line := range strings.Split(err.Error(), "\n") { // errors.Join: one failure a line
-			failures = append(failures, fmt.Sprintf("writing the %s: %s", what, line))
-		}
-	}
-	if fw == nil || !fw.RootEnded() { // else written when the first process exec'd
-		for i, inst := range insts {
-			if res.Partial {
-				inst.MarkPartial(res.Reason)
-			}
-			ps, err := inst.Write(f.out)
-			paths = append(paths, ps...)
-			if err != nil {
-				fail(plugins[i].Name+" profile", err)
-			}
-		}
-	}
-	if fw != nil {
-		fw.SetRootFiles(paths)
-		paths = append(paths, fw.Written()...)
-		ps, err := fw.Finish(res)
-		paths = append(paths, ps...)
-		if err != nil {
-			fail("process list", err)
-		}
-	}
-	ps, err := f.writeReport(plugins, insts, paths, res, args)
-	paths = append(paths, ps...)
+	outs := session.WriteProfiles(f.out, plugins, insts, fw, res)
+	ps, err := f.writeReport(plugins, insts, outs.Paths, res, args)
+	outs.Paths = append(outs.Paths, ps...)
 	if err != nil {
-		fail("HTML report", err)
+		outs.Fail("HTML report", err)
 	}
+	paths, failures := outs.Paths, outs.Failures
 	f.run.Status.Stop()
 	for _, msg := range failures {
 		fmt.Fprintln(os.Stderr, "emuprof: "+msg)
