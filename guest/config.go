@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"emuprof/cpu"
+	"emuprof/defaults"
 	"emuprof/loader"
 	"emuprof/syscalls"
 	"emuprof/timemodel"
@@ -78,19 +79,19 @@ type Config struct {
 
 func (c *Config) defaults() {
 	if c.Pid == 0 {
-		c.Pid = 1000
+		c.Pid = defaults.Pid
 	}
 	if c.CPUs <= 0 {
-		c.CPUs = 8
+		c.CPUs = defaults.CPUs
 	}
 	if c.Quantum == 0 {
-		c.Quantum = 10000
+		c.Quantum = defaults.Quantum
 	}
 	if c.NsPerInsn <= 0 {
-		c.NsPerInsn = 1
+		c.NsPerInsn = defaults.NsPerInsn
 	}
 	if c.Sysroot == "" {
-		c.Sysroot = "/"
+		c.Sysroot = defaults.Sysroot
 	}
 	if c.EpochNanos == 0 {
 		// 2026-01-01T00:00:00Z: a fixed, plausible wall clock.

@@ -111,6 +111,7 @@ import (
 	"fmt"
 	"slices"
 
+	"emuprof/defaults"
 	"emuprof/trace"
 )
 
@@ -123,11 +124,11 @@ const ETIMEDOUT = 110
 // virtual time 0 precedes every guest instruction, so no real timeout is lost.
 const NoDeadline int64 = -1
 
-// Defaults applied by New to zero Config fields.
+// Defaults applied by New to zero Config fields (package defaults).
 const (
-	DefaultCPUs      = 8
-	DefaultQuantum   = 10000 // instructions
-	DefaultNsPerInsn = 1
+	DefaultCPUs      = defaults.CPUs
+	DefaultQuantum   = defaults.Quantum // instructions
+	DefaultNsPerInsn = defaults.NsPerInsn
 )
 
 // State is a thread's scheduling state. A running thread is Runnable.

@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strings"
 
+	"emuprof/defaults"
 	"emuprof/mm"
 	"emuprof/trace"
 )
@@ -351,10 +352,10 @@ type Kernel struct {
 // and 2 open on cfg's streams.
 func New(cfg Config, as *mm.AddressSpace) *Kernel {
 	if cfg.Pid <= 0 {
-		cfg.Pid = 1000
+		cfg.Pid = defaults.Pid
 	}
 	if cfg.CPUs <= 0 {
-		cfg.CPUs = 8
+		cfg.CPUs = defaults.CPUs
 	}
 	if cfg.Hostname == "" {
 		cfg.Hostname = "emuprof"

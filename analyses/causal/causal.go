@@ -55,6 +55,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"emuprof/defaults"
 	"emuprof/trace"
 )
 
@@ -311,7 +312,7 @@ func New(cfg Config, opt Options) (*Profiler, error) {
 		cfg.MinVisits = 5
 	}
 	if opt.NsPerInsn <= 0 {
-		opt.NsPerInsn = 1
+		opt.NsPerInsn = defaults.NsPerInsn
 	}
 	p := &Profiler{cfg: cfg, opt: opt, lines: make([]lineInfo, 1), lineIDs: map[lineKey]int32{},
 		anyIDs: map[lineKey]int32{}, ctxIDs: map[ctxKey]int32{}, routHits: map[uint32][]hit{}, recentGen: 1,

@@ -100,7 +100,7 @@ type exactInstance struct {
 	n, i, k    int
 	legacy     bool
 	top        int
-	rerun      Rerun
+	rerun      platform.Rerun
 	shard      *Shard
 	err        error
 	prof       *Profile
@@ -122,7 +122,7 @@ func (x *exactInstance) Progress() (what string, done, total int) {
 }
 
 // SetRerun gives the instance the means to run the program again.
-func (x *exactInstance) SetRerun(r Rerun) { x.rerun = r }
+func (x *exactInstance) SetRerun(r platform.Rerun) { x.rerun = r }
 
 // Shard is one shard of an --exact run: the baseline's data every shard
 // shares, and its own runs.

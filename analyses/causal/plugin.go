@@ -121,7 +121,7 @@ type instance struct {
 	coz    string   // the Coz profile's file name
 	args   []string // the program's command line (the exact mode's command)
 	prof   *Profile
-	rerun  Rerun
+	rerun  platform.Rerun
 	valid  *Validation
 	vErr   error
 	note   string // --progress auto's evidence, after the run's own note
@@ -139,7 +139,7 @@ func (i *instance) profile() *Profile {
 
 // SetRerun gives the instance the means to run the program again, for
 // --validate.
-func (i *instance) SetRerun(r Rerun) { i.rerun = r }
+func (i *instance) SetRerun(r platform.Rerun) { i.rerun = r }
 
 // runValidation runs --validate's checks once, for a finished run.
 func (i *instance) runValidation() error {

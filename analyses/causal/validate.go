@@ -128,11 +128,6 @@ func (p *Profiler) Observation() []PointObservation {
 	return out
 }
 
-// Rerun runs the program once more, whole, in a separate emulation with
-// the actual speedup spec (a --speedup value; "" for none) and the
-// analysis obs makes in it; it returns the run's virtual duration.
-type Rerun func(speedup string, obs platform.Factory) (durationNs int64, err error)
-
 // Observer returns the factory of an analysis that only counts cfg's
 // progress points (Config.Observe), and a function that returns what it
 // counted once the run is over.
@@ -191,7 +186,7 @@ type Check struct {
 var ValidationSpeedups = []int{5, 25, 50, 100}
 
 // validate runs the checks of the top n lines of prof.
-func (p *Profiler) validate(prof *Profile, n int, run Rerun) (*Validation, error) {
+func (p *Profiler) validate(prof *Profile, n int, run platform.Rerun) (*Validation, error) {
 	measure := func(speedup string) (int64, float64, error) {
 		f, obs := Observer(p.cfg)
 		if len(p.points) == 0 {

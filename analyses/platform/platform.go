@@ -21,6 +21,7 @@ import (
 
 	"emuprof/analyses/calls"
 	"emuprof/analyses/report"
+	"emuprof/defaults"
 	"emuprof/trace"
 )
 
@@ -79,17 +80,18 @@ type SchedConfig struct {
 	MaxInsnNs int64
 }
 
-// Defaults returns c with zero fields set to the scheduler's defaults: 8
-// CPUs, a quantum of 10000 instructions, 1 ns per instruction.
+// Defaults returns c with zero fields set to the scheduler's defaults
+// (package defaults: 8 CPUs, a quantum of 10000 instructions, 1 ns per
+// instruction).
 func (c SchedConfig) Defaults() SchedConfig {
 	if c.CPUs <= 0 {
-		c.CPUs = 8
+		c.CPUs = defaults.CPUs
 	}
 	if c.Quantum == 0 {
-		c.Quantum = 10000
+		c.Quantum = defaults.Quantum
 	}
 	if c.NsPerInsn <= 0 {
-		c.NsPerInsn = 1
+		c.NsPerInsn = defaults.NsPerInsn
 	}
 	if c.MaxInsnNs < c.NsPerInsn {
 		c.MaxInsnNs = c.NsPerInsn
@@ -152,6 +154,20 @@ type Instance interface {
 	Reporter
 	// Needs says which events the analysis consumes.
 	Needs() trace.Needs
+}
+
+// Rerun is the run layer's service to an analysis that needs more than one
+// run: it runs the program once more, whole, in a separate emulation
+// configured as the first run, with the actual speedup spec (a --speedup
+// value; "" for none) and the analysis obs makes in it (nil: none), and
+// returns the run's virtual duration.
+type Rerun func(speedup string, obs Factory) (durationNs int64, err error)
+
+// Rerunner is implemented by an Instance that runs the program again
+// (causal --exact and --validate): the run layer (package session) gives
+// it the Rerun service before the guest starts.
+type Rerunner interface {
+	SetRerun(Rerun)
 }
 
 // Factory creates an analysis for a run, from the flag values captured

@@ -1,6 +1,9 @@
 package trms
 
-import "fmt"
+import (
+	"emuprof/defaults"
+	"fmt"
+)
 
 // Cost metrics.
 const (
@@ -66,7 +69,7 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("trms: cost metric %q: want %q, %q or %q", c.Cost, CostBlocks, CostInsns, CostTime)
 	}
 	if c.NsPerInsn <= 0 {
-		c.NsPerInsn = 1
+		c.NsPerInsn = defaults.NsPerInsn
 	}
 	switch {
 	case c.CounterBits == 0:

@@ -11,6 +11,7 @@ import (
 
 	"emuprof/analyses/diff"
 	"emuprof/analyses/report"
+	"emuprof/session"
 )
 
 // diffVerdict is the JSON file `emuprof diff` writes.
@@ -50,23 +51,23 @@ insns[wf.c:31]>1000 (a line, absolute), exponent[str_tolower]>+0.2, idleness>+10
 		Args: cobra.ArbitraryArgs, // counted in RunE, after the flags' values are checked
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 2 {
-				return &exitError{code: 2, msg: fmt.Sprintf("diff: want OLD and NEW (two --out directories or two profile files), got %d argument(s)", len(args))}
+				return &exitError{Code: 2, Msg: fmt.Sprintf("diff: want OLD and NEW (two --out directories or two profile files), got %d argument(s)", len(args))}
 			}
 			var conds []diff.Condition
 			for _, s := range failIf {
 				c, err := diff.ParseCondition(s)
 				if err != nil {
-					return &exitError{code: 2, msg: "diff: --fail-if " + err.Error()}
+					return &exitError{Code: 2, Msg: "diff: --fail-if " + err.Error()}
 				}
 				conds = append(conds, c)
 			}
 			old, err := diff.Load(args[0])
 			if err != nil {
-				return &exitError{code: 2, msg: "diff: " + err.Error()}
+				return &exitError{Code: 2, Msg: "diff: " + err.Error()}
 			}
 			new, err := diff.Load(args[1])
 			if err != nil {
-				return &exitError{code: 2, msg: "diff: " + err.Error()}
+				return &exitError{Code: 2, Msg: "diff: " + err.Error()}
 			}
 			res := diff.Compare(old, new)
 			v := diffVerdict{Old: args[0], New: args[1], Pass: true, Compared: res.Compared, Metrics: res.Metrics,
@@ -77,14 +78,14 @@ insns[wf.c:31]>1000 (a line, absolute), exponent[str_tolower]>+0.2, idleness>+10
 			for _, c := range conds {
 				cv, err := diff.Check(c, old, new)
 				if err != nil {
-					return &exitError{code: 2, msg: "diff: --fail-if " + err.Error()}
+					return &exitError{Code: 2, Msg: "diff: --fail-if " + err.Error()}
 				}
 				v.Conditions = append(v.Conditions, cv)
 				if cv.Failed && v.Pass {
 					v.Pass, v.Reason = false, cv.Condition+": "+cv.Reason
 				}
 			}
-			if err := res.WriteText(&quietStdout{w: os.Stdout}, top); err != nil {
+			if err := res.WriteText(session.NewQuietWriter(os.Stdout), top); err != nil {
 				return err
 			}
 			if jsonPath != "" && (len(conds) > 0 || cmd.Flags().Changed("json")) {
@@ -94,11 +95,11 @@ insns[wf.c:31]>1000 (a line, absolute), exponent[str_tolower]>+0.2, idleness>+10
 					enc.SetIndent("", " ")
 					return enc.Encode(&v)
 				}); err != nil {
-					return &exitError{code: 2, msg: fmt.Sprintf("diff: --json %s: %v", jsonPath, hostErr(err))}
+					return &exitError{Code: 2, Msg: fmt.Sprintf("diff: --json %s: %v", jsonPath, session.HostErr(err))}
 				}
 			}
 			if !v.Pass {
-				return &exitError{code: 1, msg: "diff: failed " + v.Reason}
+				return &exitError{Code: 1, Msg: "diff: failed " + v.Reason}
 			}
 			if len(conds) > 0 {
 				var names []string

@@ -29,7 +29,7 @@ func checkFlagValues(fs *pflag.FlagSet) error {
 			return
 		}
 		bad := func(v, format string, args ...any) {
-			err = &exitError{code: 2, msg: fmt.Sprintf("--%s %s: ", f.Name, v) + fmt.Sprintf(format, args...)}
+			err = &exitError{Code: 2, Msg: fmt.Sprintf("--%s %s: ", f.Name, v) + fmt.Sprintf(format, args...)}
 		}
 		v := f.Value.String()
 		switch f.Value.Type() {

@@ -4,6 +4,7 @@ package main
 // children, one profile per process image, named by program and pid.
 
 import (
+	"emuprof/session"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -28,13 +29,13 @@ func profileFiles(t *testing.T, dir string) []string {
 	return out
 }
 
-func readProcesses(t *testing.T, path string) []processRecord {
+func readProcesses(t *testing.T, path string) []session.ProcessRecord {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var recs []processRecord
+	var recs []session.ProcessRecord
 	if err := json.Unmarshal(data, &recs); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}

@@ -15,15 +15,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"emuprof/internal/stophook"
+	"emuprof/session"
 )
 
 // exitError carries an exit code out of a command.
-type exitError struct {
-	code int
-	msg  string // printed as "emuprof: msg" when non-empty
-}
-
-func (e *exitError) Error() string { return e.msg }
+type exitError = session.ExitError
 
 // gcFloor: see main.
 const gcFloor = 32 << 20
@@ -31,7 +27,7 @@ const gcFloor = 32 << 20
 func main() {
 	// First of all: a stop signal from here to the last file written
 	// ends emuprof as documented (stops.go), never by the default action.
-	stops := watchStops()
+	stops := session.WatchStops()
 	stophook.At("start")
 	// No sampling of the heap's allocations (a stack walk every 512 KB
 	// allocated) but under --memprofile, which asks for all of them. The
@@ -82,10 +78,10 @@ func main() {
 	switch {
 	case err == nil:
 	case errors.As(err, &ee):
-		if ee.msg != "" {
-			fmt.Fprintln(os.Stderr, "emuprof: "+ee.msg)
+		if ee.Msg != "" {
+			fmt.Fprintln(os.Stderr, "emuprof: "+ee.Msg)
 		}
-		code = ee.code
+		code = ee.Code
 	default:
 		fmt.Fprintln(os.Stderr, "emuprof: "+err.Error())
 		code = 2
@@ -93,15 +89,15 @@ func main() {
 	// A stop that no run reported (it came after the guest ended, or no
 	// guest ran): everything was written all the same; the status is
 	// the signal's.
-	if sig := stops.finish(); sig != 0 && !stops.reported {
-		fmt.Fprintln(os.Stderr, "emuprof: "+stopReason(int(sig)))
+	if sig := stops.Finish(); sig != 0 && !stops.Reported() {
+		fmt.Fprintln(os.Stderr, "emuprof: "+session.StopReason(int(sig)))
 		code = 128 + int(sig)
 	}
 	os.Exit(code)
 }
 
 // rootCommand is emuprof's command tree; stops are its stop signals.
-func rootCommand(stops *stopper) *cobra.Command {
+func rootCommand(stops *session.Stopper) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "emuprof",
 		Short:         "Deterministic, emulator-based profiler for x86-64 Linux programs",

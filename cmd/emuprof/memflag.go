@@ -4,13 +4,9 @@ import (
 	"fmt"
 	"strconv"
 
+	"emuprof/defaults"
 	"emuprof/mm"
 )
-
-// --max-memory: the most memory a guest process may back (mm.SetLimit).
-// The default is fixed (mm.DefaultLimit), not taken from the host, so that
-// runs behave alike everywhere.
-const defaultMaxMemory = "8G"
 
 // minMemory is the smallest --max-memory: enough for a small program.
 const minMemory = 1 << 20
@@ -28,7 +24,7 @@ func maxMemory(s string) (uint64, error) {
 // the host's memory (none where it is unknown), "0" no limit.
 func memoryLimit(s string) (uint64, error) {
 	if s == "" {
-		return hostMemory() / 4 * 3, nil
+		return defaults.MemoryLimit(hostMemory()), nil
 	}
 	if s == "0" {
 		return 0, nil

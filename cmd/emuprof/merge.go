@@ -9,9 +9,10 @@ import (
 	"emuprof/analyses/causal"
 	"emuprof/analyses/paths"
 	"emuprof/analyses/trms"
+	"emuprof/session"
 )
 
-func mergeCommand(stops *stopper) *cobra.Command {
+func mergeCommand(stops *session.Stopper) *cobra.Command {
 	var out, plan string
 	cmd := &cobra.Command{
 		Use:   "merge -o OUT REPORT.aprof... | merge --plan PLAN -o OUT SHARD.json... | merge -o DIR CAUSAL-SHARD.json...",
@@ -19,9 +20,9 @@ func mergeCommand(stops *stopper) *cobra.Command {
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
-				return &exitError{code: 2, msg: "merge: -o OUT is required"}
+				return &exitError{Code: 2, Msg: "merge: -o OUT is required"}
 			}
-			datas, err := readInputs(args, stops.interrupt)
+			datas, err := readInputs(args, stops.Interrupt())
 			if err != nil {
 				return err
 			}
@@ -31,7 +32,7 @@ func mergeCommand(stops *stopper) *cobra.Command {
 			if causal.IsShard(datas[0]) {
 				files, summary, err := causal.MergeShards(out, args, datas)
 				if err != nil {
-					return &exitError{code: 2, msg: err.Error()}
+					return &exitError{Code: 2, Msg: err.Error()}
 				}
 				fmt.Print(summary)
 				for _, f := range files {
@@ -40,7 +41,7 @@ func mergeCommand(stops *stopper) *cobra.Command {
 				return nil
 			}
 			if err := trms.MergeData(out, args, datas); err != nil {
-				return &exitError{code: 2, msg: err.Error()}
+				return &exitError{Code: 2, Msg: err.Error()}
 			}
 			return nil
 		},
@@ -60,7 +61,7 @@ func readInputs(args []string, stop <-chan struct{}) ([][]byte, error) {
 		for i, a := range args {
 			data, err := os.ReadFile(a)
 			if err != nil {
-				done <- &exitError{code: 2, msg: fmt.Sprintf("merge: %s: %v", a, hostErr(err))}
+				done <- &exitError{Code: 2, Msg: fmt.Sprintf("merge: %s: %v", a, session.HostErr(err))}
 				return
 			}
 			datas[i] = data
@@ -71,6 +72,6 @@ func readInputs(args []string, stop <-chan struct{}) ([][]byte, error) {
 	case err := <-done:
 		return datas, err
 	case <-stop:
-		return nil, &exitError{code: 2} // main says the stop and exits 128+signal
+		return nil, &exitError{Code: 2} // main says the stop and exits 128+signal
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"emuprof/analyses/paths"
 	"emuprof/analyses/report"
+	"emuprof/session"
 	"emuprof/syscalls"
 )
 
@@ -39,32 +40,32 @@ func (f *profileFlags) pathsCopies(list string, args []string) (bool, error) {
 	}
 	k, err := strconv.Atoi(fl.Value.String())
 	if err != nil || k < 1 || k > 64 {
-		return true, &exitError{code: 2, msg: fmt.Sprintf("--%s %s: want 1 to 64 copies", paths.CopiesFlag, fl.Value)}
+		return true, &exitError{Code: 2, Msg: fmt.Sprintf("--%s %s: want 1 to 64 copies", paths.CopiesFlag, fl.Value)}
 	}
 	if list != paths.Plugin.Name {
-		return true, &exitError{code: 2, msg: fmt.Sprintf("--%s works with the paths analysis alone (emuprof paths)", paths.CopiesFlag)}
+		return true, &exitError{Code: 2, Msg: fmt.Sprintf("--%s works with the paths analysis alone (emuprof paths)", paths.CopiesFlag)}
 	}
 	for _, name := range []string{"copy", "p3", "plan-out"} {
 		if g := f.fs.Lookup(name); g != nil && g.Changed {
-			return true, &exitError{code: 2, msg: fmt.Sprintf("--%s: not with --%s (the copies are planned for you)", name, paths.CopiesFlag)}
+			return true, &exitError{Code: 2, Msg: fmt.Sprintf("--%s: not with --%s (the copies are planned for you)", name, paths.CopiesFlag)}
 		}
 	}
 	if len(args) == 0 {
-		return true, &exitError{code: 2, msg: "no program given (usage: emuprof paths --copies K [flags] -- PROGRAM ARGS...)"}
+		return true, &exitError{Code: 2, Msg: "no program given (usage: emuprof paths --copies K [flags] -- PROGRAM ARGS...)"}
 	}
 	self, err := os.Executable()
 	if err != nil {
 		return true, err
 	}
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
-		return true, fmt.Errorf("--out %s: %v", f.out, hostErr(err))
+		return true, fmt.Errorf("--out %s: %v", f.out, session.HostErr(err))
 	}
 	// The runs' private files (replayed stdin, shards, file overlays) live
 	// outside the guest's working directory (--out defaults to it): a
 	// guest that lists or archives it must not see the copies' files.
 	work, err := os.MkdirTemp("", "emuprof-paths-copies-")
 	if err != nil {
-		return true, fmt.Errorf("--copies: a temporary directory: %v", hostErr(err))
+		return true, fmt.Errorf("--copies: a temporary directory: %v", session.HostErr(err))
 	}
 	defer os.RemoveAll(work)
 	// The flags every run shares: those given, but the ones this command
@@ -89,7 +90,7 @@ func (f *profileFlags) pathsCopies(list string, args []string) (bool, error) {
 	var stdin stdinSource
 	switch {
 	case syscalls.HostStdinClosed():
-	case isTTY(os.Stdin):
+	case session.IsTerminal(os.Stdin):
 		fmt.Fprintln(os.Stderr, "emuprof: --copies: stdin is a terminal; the copies read no input (redirect it from a file or a pipe)")
 	default:
 		if fi, err := os.Stdin.Stat(); err == nil && fi.Mode().IsRegular() {
@@ -115,7 +116,7 @@ func (f *profileFlags) pathsCopies(list string, args []string) (bool, error) {
 	}
 	planPath, planned := "", ""
 	// The children's own stderr is captured: this line is the only one.
-	status := newLiveStatus(os.Stderr, &f.run, 1)
+	status := session.NewStatus(os.Stderr, &f.run.Options, 1)
 	if g := f.fs.Lookup("plan"); g != nil && g.Value.String() != "" {
 		planPath = g.Value.String()
 	} else {
@@ -140,7 +141,7 @@ func (f *profileFlags) pathsCopies(list string, args []string) (bool, error) {
 	}
 	pf, digest, err := paths.ReadPlan(planPath, k)
 	if err != nil {
-		return true, &exitError{code: 2, msg: err.Error()}
+		return true, &exitError{Code: 2, Msg: err.Error()}
 	}
 	results := make([]childResult, k)
 	status.SetPhase(fmt.Sprintf("running %d copies of the program", k))
@@ -197,7 +198,7 @@ func (f *profileFlags) pathsCopies(list string, args []string) (bool, error) {
 	os.Stdout.Write(results[0].stdout.Bytes())
 	pr, err := paths.MergeShards(pf, digest, shards)
 	if err != nil {
-		return true, &exitError{code: 2, msg: err.Error()}
+		return true, &exitError{Code: 2, Msg: err.Error()}
 	}
 	out := filepath.Join(f.out, paths.FileName(args[0]))
 	if err := writeProfile(out, pr); err != nil {
@@ -209,10 +210,10 @@ func (f *profileFlags) pathsCopies(list string, args []string) (bool, error) {
 		a, err1 := os.ReadFile(out)
 		b, err2 := os.ReadFile(planned)
 		if err1 != nil || err2 != nil || !bytes.Equal(a, b) {
-			return true, &exitError{code: 2, msg: fmt.Sprintf("--copies: the merged profile %s differs from the planning run's (a bug: please report it)", out)}
+			return true, &exitError{Code: 2, Msg: fmt.Sprintf("--copies: the merged profile %s differs from the planning run's (a bug: please report it)", out)}
 		}
 	}
-	summary := &quietStdout{w: os.Stderr} // stdout is the guest's
+	summary := session.NewQuietWriter(os.Stderr) // stdout is the guest's
 	if err := pr.Summary(summary, 10); err != nil {
 		return true, err
 	}
@@ -222,7 +223,7 @@ func (f *profileFlags) pathsCopies(list string, args []string) (bool, error) {
 	}
 	fmt.Fprintf(os.Stderr, "emuprof: wrote %s (merged from %d copies run concurrently)\n", out, k)
 	if c := results[0].code; c != 0 {
-		return true, &exitError{code: c}
+		return true, &exitError{Code: c}
 	}
 	return true, nil
 }
@@ -317,29 +318,29 @@ func writeProfile(path string, pr *paths.Profile) error {
 // shards (--copy i/K runs, perhaps on other machines).
 func mergePathShards(out, plan string, files []string, datas [][]byte) error {
 	if plan == "" {
-		return &exitError{code: 2, msg: "merge: paths shards need --plan FILE (the plan the copies ran)"}
+		return &exitError{Code: 2, Msg: "merge: paths shards need --plan FILE (the plan the copies ran)"}
 	}
 	var shards []*paths.Shard
 	for i, f := range files {
 		sh, err := paths.ParseShard(f, datas[i])
 		if err != nil {
-			return &exitError{code: 2, msg: "merge: " + err.Error()}
+			return &exitError{Code: 2, Msg: "merge: " + err.Error()}
 		}
 		shards = append(shards, sh)
 	}
 	if len(shards) == 0 {
-		return &exitError{code: 2, msg: "merge: no shards"}
+		return &exitError{Code: 2, Msg: "merge: no shards"}
 	}
 	pf, digest, err := paths.ReadPlan(plan, shards[0].K)
 	if err != nil {
-		return &exitError{code: 2, msg: "merge: " + err.Error()}
+		return &exitError{Code: 2, Msg: "merge: " + err.Error()}
 	}
 	pr, err := paths.MergeShards(pf, digest, shards)
 	if err != nil {
-		return &exitError{code: 2, msg: err.Error()}
+		return &exitError{Code: 2, Msg: err.Error()}
 	}
 	if err := writeProfile(out, pr); err != nil {
-		return &exitError{code: 2, msg: fmt.Sprintf("merge: %v", err)}
+		return &exitError{Code: 2, Msg: fmt.Sprintf("merge: %v", err)}
 	}
-	return pr.Summary(&quietStdout{w: os.Stdout}, 10)
+	return pr.Summary(session.NewQuietWriter(os.Stdout), 10)
 }

@@ -13,7 +13,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"emuprof/analyses/platform"
+	"emuprof/defaults"
 	"emuprof/loader"
+	"emuprof/session"
 	"emuprof/trace"
 )
 
@@ -41,9 +43,9 @@ func (f *profileFlags) register(cmd *cobra.Command, plugins []platform.Plugin, w
 	f.run.register(cmd)
 	fl := cmd.Flags()
 	f.fs = fl
-	fl.StringVar(&f.out, "out", ".", "directory for the profiles")
-	fl.StringVar(&f.analysisThread, "analysis-thread", "auto", "run the analyses on a thread of their own: on, off, or auto (on with 4 or more host CPUs); output is the same either way")
-	fl.StringVar(&f.follow, "follow", "children", "profile the processes the program starts, each image on its own (<program>_<pid>_... files, written when it exits or execs): children, or none (the first process only)")
+	fl.StringVar(&f.out, "out", defaults.Out, "directory for the profiles")
+	fl.StringVar(&f.analysisThread, "analysis-thread", defaults.AnalysisThread, "run the analyses on a thread of their own: on, off, or auto (on with 4 or more host CPUs); output is the same either way")
+	fl.StringVar(&f.follow, "follow", defaults.Follow, "profile the processes the program starts, each image on its own (<program>_<pid>_... files, written when it exits or execs): children, or none (the first process only)")
 	fl.BoolVar(&f.listFiles, "list-files", false, "name every file written (default: how many, and where)")
 	fl.BoolVar(&f.sync, "sync-analyses", false, "benchmarking only: same as --analysis-thread off")
 	_ = fl.MarkHidden("sync-analyses")
@@ -144,12 +146,12 @@ func (f *profileFlags) selected(list string) ([]platform.Plugin, error) {
 			continue
 		}
 		if _, ok := f.factories[n]; !ok {
-			return nil, &exitError{code: 2, msg: fmt.Sprintf("unknown analysis %q (known: %s)", n, pluginNames())}
+			return nil, &exitError{Code: 2, Msg: fmt.Sprintf("unknown analysis %q (known: %s)", n, pluginNames())}
 		}
 		want[n] = true
 	}
 	if len(want) == 0 {
-		return nil, &exitError{code: 2, msg: "no analysis given (--analyses " + pluginNames() + ")"}
+		return nil, &exitError{Code: 2, Msg: "no analysis given (--analyses " + pluginNames() + ")"}
 	}
 	var out []platform.Plugin
 	for _, p := range registry {
@@ -184,14 +186,14 @@ func (f *profileFlags) profile(list string, args []string) error {
 		async = true
 	case "off":
 	case "auto":
-		async = runtime.NumCPU() >= 4
+		async = runtime.NumCPU() >= defaults.AsyncHostCPUs
 	default:
-		return &exitError{code: 2, msg: fmt.Sprintf("--analysis-thread must be on, off or auto, not %q", f.analysisThread)}
+		return &exitError{Code: 2, Msg: fmt.Sprintf("--analysis-thread must be on, off or auto, not %q", f.analysisThread)}
 	}
 	if f.sync {
 		async = false
 	}
-	f.run.asyncAnalyses = async
+	f.run.AsyncAnalyses = async
 	following, err := followFlag(f.follow)
 	if err != nil {
 		return err
@@ -205,7 +207,7 @@ func (f *profileFlags) profile(list string, args []string) error {
 	cfg.Symbols = syms
 	env := platform.NewEnv(syms, cfg.Program, args)
 	env.Pid = cfg.Pid
-	env.Sched = schedConfig(cfg)
+	env.Sched = session.SchedConfig(cfg)
 	var insts []platform.Instance
 	for _, p := range plugins {
 		inst, err := f.factories[p.Name](env)
@@ -217,12 +219,12 @@ func (f *profileFlags) profile(list string, args []string) error {
 	if err := checkOutput(f.out, insts); err != nil {
 		return err
 	}
-	var fw *follower
+	var fw *session.Follower
 	if following {
-		fw = &follower{f: f, plugins: plugins, async: async, sched: env.Sched}
+		fw = session.NewFollower(plugins, f.factories, f.out, &f.run.Options, async, env.Sched)
 		cfg.Follow = fw
 	}
-	res, runErr := executeWith(cfg, &f.run, func(blocks *trace.BlockTable) *platform.Pipeline {
+	res, runErr := session.Run(cfg, &f.run.Options, func(blocks *trace.BlockTable) *platform.Pipeline {
 		return platform.NewPipeline(env, blocks, insts, async)
 	}, platform.NeedsOf(insts))
 	if res == nil {
@@ -230,57 +232,30 @@ func (f *profileFlags) profile(list string, args []string) error {
 	}
 	// The status line again while the analyses write (causal --exact and
 	// --validate run the program again there), until the messages.
-	f.run.status.SetPhase("writing the profiles")
-	f.run.status.Start()
-	defer f.run.status.Stop()
+	f.run.Status.SetPhase("writing the profiles")
+	f.run.Status.Start()
+	defer f.run.Status.Stop()
 	// checkOutput found out creatable; every analysis writes into it.
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
-		return fmt.Errorf("--out %s: %v", f.out, hostErr(err))
+		return fmt.Errorf("--out %s: %v", f.out, session.HostErr(err))
 	}
-	// Each output is written whatever became of the others (a full disk
-	// may refuse one file and take a smaller one); each failure is said.
-	var paths, failures []string
-	fail := func(what string, err error) {
-		for _, line := range strings.Split(err.Error(), "\n") { // errors.Join: one failure a line
-			failures = append(failures, fmt.Sprintf("writing the %s: %s", what, line))
-		}
-	}
-	if fw == nil || !fw.images[0].ended { // else written when the first process exec'd
-		for i, inst := range insts {
-			if res.Partial {
-				inst.MarkPartial(res.Reason)
-			}
-			ps, err := inst.Write(f.out)
-			paths = append(paths, ps...)
-			if err != nil {
-				fail(plugins[i].Name+" profile", err)
-			}
-		}
-	}
-	if fw != nil {
-		fw.setRootFiles(paths)
-		paths = append(paths, fw.written...)
-		ps, err := fw.finish(res)
-		paths = append(paths, ps...)
-		if err != nil {
-			fail("process list", err)
-		}
-	}
-	ps, err := f.writeReport(plugins, insts, paths, res, args)
-	paths = append(paths, ps...)
+	outs := session.WriteProfiles(f.out, plugins, insts, fw, res)
+	ps, err := f.writeReport(plugins, insts, outs.Paths, res, args)
+	outs.Paths = append(outs.Paths, ps...)
 	if err != nil {
-		fail("HTML report", err)
+		outs.Fail("HTML report", err)
 	}
-	f.run.status.Stop()
+	paths, failures := outs.Paths, outs.Failures
+	f.run.Status.Stop()
 	for _, msg := range failures {
 		fmt.Fprintln(os.Stderr, "emuprof: "+msg)
 	}
 	if fw != nil {
-		fw.printProcesses(os.Stderr)
+		fw.PrintProcesses(os.Stderr)
 	}
 	// The summaries are emuprof's text, so they go to stderr: stdout is
 	// the guest's alone (`emuprof trms -- xz -c f > f.xz`).
-	summary := &quietStdout{w: os.Stderr} // `2>&1 | head`: the files are written, the rest is not wanted
+	summary := session.NewQuietWriter(os.Stderr) // `2>&1 | head`: the files are written, the rest is not wanted
 	for _, inst := range insts {
 		if err := inst.Summary(summary); err != nil {
 			return err
@@ -290,7 +265,7 @@ func (f *profileFlags) profile(list string, args []string) error {
 	if len(failures) > 0 && runErr == nil {
 		// The program's own status stays visible: exit 2 says only
 		// that outputs are missing.
-		return &exitError{code: 2, msg: fmt.Sprintf("%d output(s) not written (the program exited with status %d)", len(failures), res.ExitStatus)}
+		return &exitError{Code: 2, Msg: fmt.Sprintf("%d output(s) not written (the program exited with status %d)", len(failures), res.ExitStatus)}
 	}
 	return runErr
 }
@@ -314,7 +289,7 @@ func (f *profileFlags) unusedFlags(run []platform.Plugin) error {
 			}
 		})
 		if given != "" {
-			return &exitError{code: 2, msg: fmt.Sprintf("--%s is a flag of the %s analysis, which does not run here (--analyses ...,%s)", given, p.Name, p.Name)}
+			return &exitError{Code: 2, Msg: fmt.Sprintf("--%s is a flag of the %s analysis, which does not run here (--analyses ...,%s)", given, p.Name, p.Name)}
 		}
 	}
 	return nil
@@ -327,7 +302,7 @@ func wroteFiles(paths []string, dir string, list bool) {
 	switch {
 	case len(paths) == 0:
 	case list:
-		fmt.Fprintf(os.Stderr, "emuprof: wrote %s:\n", plural(int64(len(paths)), "file"))
+		fmt.Fprintf(os.Stderr, "emuprof: wrote %s:\n", session.Plural(int64(len(paths)), "file"))
 		for _, p := range paths {
 			fmt.Fprintf(os.Stderr, "  %s\n", p)
 		}
@@ -338,7 +313,7 @@ func wroteFiles(paths []string, dir string, list bool) {
 				page = ", the page " + p
 			}
 		}
-		fmt.Fprintf(os.Stderr, "emuprof: wrote %s to %s%s (--list-files names them)\n", plural(int64(len(paths)), "file"), dir, page)
+		fmt.Fprintf(os.Stderr, "emuprof: wrote %s to %s%s (--list-files names them)\n", session.Plural(int64(len(paths)), "file"), dir, page)
 	}
 }
 
@@ -349,7 +324,7 @@ func factoryError(name string, err error) error {
 	if !errors.As(err, &fe) && !strings.HasPrefix(msg, name+": ") {
 		msg = name + ": " + msg
 	}
-	return &exitError{code: 2, msg: msg}
+	return &exitError{Code: 2, Msg: msg}
 }
 
 // checkOutput says, before the guest starts, whether the profiles can be
@@ -359,7 +334,7 @@ func factoryError(name string, err error) error {
 // own file names (platform.OutputChecker) must accept them.
 func checkOutput(out string, insts []platform.Instance) error {
 	bad := func(format string, args ...any) error {
-		return &exitError{code: 2, msg: "--out " + out + ": " + fmt.Sprintf(format, args...)}
+		return &exitError{Code: 2, Msg: "--out " + out + ": " + fmt.Sprintf(format, args...)}
 	}
 	dir := out
 	for {
@@ -374,17 +349,17 @@ func checkOutput(out string, insts []platform.Instance) error {
 			break
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
-			return bad("%v", hostErr(err))
+			return bad("%v", session.HostErr(err))
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return bad("%v", hostErr(err))
+			return bad("%v", session.HostErr(err))
 		}
 		dir = parent
 	}
 	probe, err := os.CreateTemp(dir, ".emuprof-probe-*")
 	if err != nil {
-		return bad("cannot create files in %s: %v", dir, hostErr(err))
+		return bad("cannot create files in %s: %v", dir, session.HostErr(err))
 	}
 	probe.Close()
 	os.Remove(probe.Name())
@@ -398,8 +373,8 @@ func checkOutput(out string, insts []platform.Instance) error {
 	return nil
 }
 
-func profileCommand(stops *stopper) *cobra.Command {
-	f := profileFlags{run: runFlags{stops: stops}}
+func profileCommand(stops *session.Stopper) *cobra.Command {
+	f := profileFlags{run: runFlags{Options: session.Options{Stops: stops}}}
 	cmd := &cobra.Command{
 		Use:   "profile [--analyses LIST] [flags] -- PROGRAM ARGS...",
 		Short: "Run several analyses in one emulation (default: " + defaultNote() + ")",
@@ -417,8 +392,8 @@ func profileCommand(stops *stopper) *cobra.Command {
 }
 
 // aliasCommand is `emuprof NAME`: profile --analyses NAME.
-func aliasCommand(p platform.Plugin, stops *stopper) *cobra.Command {
-	f := profileFlags{run: runFlags{stops: stops}}
+func aliasCommand(p platform.Plugin, stops *session.Stopper) *cobra.Command {
+	f := profileFlags{run: runFlags{Options: session.Options{Stops: stops}}}
 	cmd := &cobra.Command{
 		Use:   p.Name + " [flags] -- PROGRAM ARGS...",
 		Short: p.Short,
@@ -444,8 +419,19 @@ func foreignFlag(name string, err error) error {
 		fs := pflag.NewFlagSet(p.Name, pflag.ContinueOnError)
 		p.Flags(fs)
 		if p.Name != name && fs.Lookup(flag) != nil {
-			return &exitError{code: 2, msg: fmt.Sprintf("--%s is a flag of the %s analysis, not of %s (emuprof profile --analyses %s,%s)", flag, p.Name, name, name, p.Name)}
+			return &exitError{Code: 2, Msg: fmt.Sprintf("--%s is a flag of the %s analysis, not of %s (emuprof profile --analyses %s,%s)", flag, p.Name, name, name, p.Name)}
 		}
 	}
 	return err
+}
+
+// followFlag checks --follow.
+func followFlag(v string) (bool, error) {
+	switch v {
+	case "children":
+		return true, nil
+	case "none":
+		return false, nil
+	}
+	return false, &exitError{Code: 2, Msg: fmt.Sprintf("--follow must be children or none, not %q", v)}
 }

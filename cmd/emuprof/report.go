@@ -16,6 +16,7 @@ import (
 	"emuprof/analyses/platform"
 	"emuprof/analyses/report"
 	"emuprof/guest"
+	"emuprof/session"
 )
 
 // version is emuprof's version, as the report shows it.
@@ -177,7 +178,7 @@ func buildPage(plugins []platform.Plugin, files []string, live map[string]platfo
 		facts = append(facts, sec.Facts...)
 		page.Sections = append(page.Sections, *sec)
 	}
-	if sec := processSection(files); sec != nil { // follow.go
+	if sec := session.ProcessSection(files); sec != nil { // follow.go
 		page.Sections = append(page.Sections, *sec)
 	}
 	var runs []runRecord
@@ -205,7 +206,7 @@ func buildPage(plugins []platform.Plugin, files []string, live map[string]platfo
 			page.Run = append(page.Run, report.Fact{Key: "run of", Value: filepath.Base(r.Program)})
 		}
 		page.Run = append(page.Run,
-			report.Fact{Key: "command", Value: shellJoin(r.Args)},
+			report.Fact{Key: "command", Value: session.ShellJoin(r.Args)},
 			report.Fact{Key: "flags", Value: strings.Join(r.Flags, " ")},
 			report.Fact{Key: "analyses", Value: strings.Join(r.Analyses, ", ")},
 			report.Fact{Key: "exit status", Value: fmt.Sprint(r.ExitStatus)},
@@ -261,19 +262,6 @@ func humanNs(ns int64) string {
 	return fmt.Sprintf("%d ns", ns)
 }
 
-// shellJoin quotes args as a shell would need them.
-func shellJoin(args []string) string {
-	var out []string
-	for _, a := range args {
-		if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=,:+@%") == "" {
-			out = append(out, a)
-		} else {
-			out = append(out, "'"+strings.ReplaceAll(a, "'", `'\''`)+"'")
-		}
-	}
-	return strings.Join(out, " ")
-}
-
 // reportCommand is `emuprof report DIR`: report.html again, from the files
 // in DIR (written by profile, by a single analysis, or by merge).
 func reportCommand() *cobra.Command {
@@ -285,7 +273,7 @@ func reportCommand() *cobra.Command {
 			dir := args[0]
 			entries, err := os.ReadDir(dir)
 			if err != nil {
-				return &exitError{code: 2, msg: "report: " + dir + ": " + hostErr(err).Error()}
+				return &exitError{Code: 2, Msg: "report: " + dir + ": " + session.HostErr(err).Error()}
 			}
 			var files []string
 			for _, e := range entries {
@@ -295,7 +283,7 @@ func reportCommand() *cobra.Command {
 			}
 			page := buildPage(registry, files, nil, nil)
 			if len(page.Sections) == 0 {
-				return &exitError{code: 2, msg: "report: no profiles in " + dir}
+				return &exitError{Code: 2, Msg: "report: no profiles in " + dir}
 			}
 			path := filepath.Join(dir, reportFileName)
 			if err := report.WriteFileAtomic(path, func(w io.Writer) error {

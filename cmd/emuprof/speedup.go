@@ -1,106 +1,21 @@
 package main
 
-// Actual speedups (emuprof run --speedup FILE:LINE=PCT) and the runs
-// causal --validate makes with them.
+// emuprof run --speedup FILE:LINE=PCT --progress POINT: a run's virtual
+// duration with actual speedups, and its progress points' rates.
 
 import (
 	"fmt"
-	"io"
 	"math"
 	"os"
-	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"emuprof/analyses/causal"
 	"emuprof/analyses/platform"
 	"emuprof/guest"
-	"emuprof/loader"
+	"emuprof/session"
 	"emuprof/trace"
 )
-
-// speedup parses --speedup: the emulator's per-instruction speedup (nil
-// without any) and a function that warns, after the run, about each
-// speedup that matched no executed instruction.
-func (f *runFlags) speedup(syms trace.Symbols) (func(uint64) int, func(), error) {
-	if len(f.speedups) == 0 {
-		return nil, func() {}, nil
-	}
-	var sps []causal.Speedup
-	for _, s := range f.speedups {
-		sp, err := causal.ParseSpeedup(s)
-		if err != nil {
-			return nil, nil, &exitError{code: 2, msg: err.Error()}
-		}
-		sps = append(sps, sp)
-	}
-	fn, matched := causal.SpeedupFunc(sps, syms)
-	warn := func() {
-		for i, m := range matched {
-			if !m && sps[i].Pct > 0 {
-				fmt.Fprintf(os.Stderr, "emuprof: warning: --speedup %s matched no executed instruction\n", sps[i].Text)
-			}
-		}
-	}
-	return fn, warn, nil
-}
-
-// rerunner is an analysis that runs the program again (causal --validate).
-type rerunner interface{ SetRerun(causal.Rerun) }
-
-// setRerun gives every analysis of pipe that asks for it the means to run
-// the program again as configured, in a separate whole emulation.
-func setRerun(pipe *platform.Pipeline, cfg guest.Config, f *runFlags) {
-	for _, inst := range pipe.Instances() {
-		if r, ok := inst.(rerunner); ok {
-			r.SetRerun(func(speedup string, obs platform.Factory) (int64, error) {
-				return rerun(cfg, *f, speedup, obs)
-			})
-		}
-	}
-}
-
-// rerun runs the program once, with one actual speedup (none if "") and
-// the analysis obs makes (if not nil); the guest's output is discarded.
-func rerun(cfg guest.Config, f runFlags, speedup string, obs platform.Factory) (int64, error) {
-	f.stats, f.traceDigest, f.strace = false, false, false
-	f.rerun = true     // its instructions count on the first run's status line
-	if speedup != "" { // on top of the run's own --speedup, if any
-		f.speedups = append(slices.Clone(f.speedups), speedup)
-	}
-	cfg.TraceDigest, cfg.Analyses, cfg.TimeControl = false, nil, nil
-	cfg.Follow = nil // the rerun's analysis follows its first process only
-	cfg.Stdin, cfg.Stdout, cfg.Stderr = strings.NewReader(""), io.Discard, io.Discard
-	cfg.StdinTTY, cfg.StdoutTTY, cfg.StderrTTY = false, false, false
-	cfg.HostStd = [3]*os.File{}
-	syms := loader.NewSymbolTable()
-	cfg.Symbols = syms
-	var pipeline func(*trace.BlockTable) *platform.Pipeline
-	var needs trace.Needs
-	if obs != nil {
-		env := platform.NewEnv(syms, cfg.Program, cfg.Args)
-		env.Pid = cfg.Pid
-		env.Sched = schedConfig(cfg)
-		inst, err := obs(env)
-		if err != nil {
-			return 0, err
-		}
-		insts := []platform.Instance{inst}
-		needs = platform.NeedsOf(insts)
-		pipeline = func(blocks *trace.BlockTable) *platform.Pipeline {
-			return platform.NewPipeline(env, blocks, insts, false)
-		}
-	}
-	res, err := executeWith(cfg, &f, pipeline, needs)
-	switch {
-	case res == nil:
-		return 0, err
-	case res.Partial:
-		return 0, fmt.Errorf("the run with --speedup %q did not finish: %s", speedup, res.Reason)
-	}
-	return res.Makespan, nil
-}
 
 // progressFlags are run's --progress points (causal's point syntax).
 type progressFlags struct{ progress, latency []string }
@@ -117,24 +32,14 @@ func runObserved(cfg guest.Config, f *runFlags, p *progressFlags) error {
 	var needs trace.Needs
 	var observed func() []causal.PointObservation
 	if len(p.progress)+len(p.latency) > 0 {
-		syms := loader.NewSymbolTable()
-		cfg.Symbols = syms
-		env := platform.NewEnv(syms, cfg.Program, cfg.Args)
-		env.Pid = cfg.Pid
-		env.Sched = schedConfig(cfg)
 		var fac platform.Factory
 		fac, observed = causal.Observer(causal.Config{Progress: p.progress, Latency: p.latency})
-		inst, err := fac(env)
-		if err != nil {
-			return &exitError{code: 2, msg: err.Error()}
-		}
-		insts := []platform.Instance{inst}
-		needs = platform.NeedsOf(insts)
-		pipeline = func(blocks *trace.BlockTable) *platform.Pipeline {
-			return platform.NewPipeline(env, blocks, insts, false)
+		var err error
+		if pipeline, needs, err = session.Observe(&cfg, fac); err != nil {
+			return &exitError{Code: 2, Msg: err.Error()}
 		}
 	}
-	res, err := executeWith(cfg, f, pipeline, needs)
+	res, err := session.Run(cfg, &f.Options, pipeline, needs)
 	if res == nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package main
+package session
 
 import (
 	"fmt"
@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"emuprof/cpu"
+	"emuprof/defaults"
 	"emuprof/mm"
 	"emuprof/trace"
 )
@@ -26,14 +27,6 @@ import (
 // erase the line. Not on a terminal, or with --quiet, there is no line and
 // no counting at all.
 
-// statusDelay is how long a run goes before its status line appears;
-// statusEvery how often the line is redrawn (the defaults of the hidden
-// --status-delay and --status-every).
-const (
-	statusDelay = time.Second
-	statusEvery = 250 * time.Millisecond
-)
-
 // Progresser is what an analysis instance implements to show its own work
 // on the status line (P3 path copies, causal shards): what it counts
 // ("copies"), how many are done of how many (total 0: unknown). It is
@@ -42,9 +35,9 @@ type Progresser interface {
 	Progress() (what string, done, total int)
 }
 
-// liveStatus is the status line of one run; a nil *liveStatus (no
+// Status is the status line of one run; a nil *Status (no
 // terminal, --quiet) does nothing.
-type liveStatus struct {
+type Status struct {
 	term      io.Writer // the terminal (stderr)
 	width     int       // its columns (0: unknown): a longer line would wrap, and only its last row be erased
 	nsPerInsn int64
@@ -89,25 +82,25 @@ type runCounts struct {
 
 func newRunCounts() *runCounts { return &runCounts{seen: map[uint32]bool{}} }
 
-// newLiveStatus returns the status line for a run whose stderr is
+// NewStatus returns the status line for a run whose stderr is
 // stderr, timed by f: nil with --quiet or when stderr is not a terminal.
-func newLiveStatus(stderr *os.File, f *runFlags, nsPerInsn int64) *liveStatus {
-	if f.quiet || !isTTY(stderr) {
+func NewStatus(stderr *os.File, f *Options, nsPerInsn int64) *Status {
+	if f.Quiet || !IsTerminal(stderr) {
 		return nil
 	}
-	s := newStatusOn(stderr, nsPerInsn)
-	s.delay, s.every = f.statusDelay, f.statusEvery
+	s := NewStatusOn(stderr, nsPerInsn)
+	s.delay, s.every = f.StatusDelay, f.StatusEvery
 	if w, _, err := term.GetSize(int(stderr.Fd())); err == nil {
 		s.width = w
 	}
 	return s
 }
 
-func newStatusOn(w io.Writer, nsPerInsn int64) *liveStatus {
+func NewStatusOn(w io.Writer, nsPerInsn int64) *Status {
 	if nsPerInsn <= 0 {
 		nsPerInsn = 1
 	}
-	s := &liveStatus{term: w, nsPerInsn: nsPerInsn, delay: statusDelay, every: statusEvery}
+	s := &Status{term: w, nsPerInsn: nsPerInsn, delay: defaults.StatusDelay, every: defaults.StatusEvery}
 	s.run.Store(newRunCounts())
 	s.next.Store(s.run.Load())
 	s.SetPhase("running")
@@ -119,7 +112,7 @@ func newStatusOn(w io.Writer, nsPerInsn int64) *liveStatus {
 // analyses write), figures of their own, shown from the end of its first
 // slice; its instructions add to the total. end makes the engines wrapped
 // after it count in the previous run again.
-func (s *liveStatus) beginRun() (end func()) {
+func (s *Status) beginRun() (end func()) {
 	if s == nil {
 		return func() {}
 	}
@@ -128,7 +121,7 @@ func (s *liveStatus) beginRun() (end func()) {
 }
 
 // Watch adds the instances that report their own progress.
-func (s *liveStatus) Watch(insts ...any) {
+func (s *Status) Watch(insts ...any) {
 	if s == nil {
 		return
 	}
@@ -143,7 +136,7 @@ func (s *liveStatus) Watch(insts ...any) {
 
 // SetPhase names what emuprof is doing now ("running", "writing the
 // profiles"...); it overrides "finishing the analyses".
-func (s *liveStatus) SetPhase(phase string) {
+func (s *Status) SetPhase(phase string) {
 	if s != nil {
 		s.phase.Store(&phase)
 		s.finishing.Store(false)
@@ -153,7 +146,7 @@ func (s *liveStatus) SetPhase(phase string) {
 // Start starts the ticker: the line appears once a second has gone by
 // since the first Start, and is redrawn until Stop. After a Stop, Start
 // starts it again (the analyses' write phase, after messages on stderr).
-func (s *liveStatus) Start() {
+func (s *Status) Start() {
 	if s == nil {
 		return
 	}
@@ -193,12 +186,12 @@ func (s *liveStatus) Start() {
 
 // Stop stops the ticker and erases the line; the terminal is the
 // caller's again. Stop may be called more than once.
-func (s *liveStatus) Stop() {
+func (s *Status) Stop() {
 	s.pause()
 }
 
 // pause is Stop, and reports whether the ticker was running.
-func (s *liveStatus) pause() (running bool) {
+func (s *Status) pause() (running bool) {
 	if s == nil {
 		return false
 	}
@@ -218,7 +211,7 @@ func (s *liveStatus) pause() (running bool) {
 
 // Pause stops the line for messages on stderr; the returned function
 // starts it again if it was running.
-func (s *liveStatus) Pause() (resume func()) {
+func (s *Status) Pause() (resume func()) {
 	if !s.pause() {
 		return func() {}
 	}
@@ -226,7 +219,7 @@ func (s *liveStatus) Pause() (resume func()) {
 }
 
 // draw writes the status line over the previous one.
-func (s *liveStatus) draw() {
+func (s *Status) draw() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.halted {
@@ -241,7 +234,7 @@ func (s *liveStatus) draw() {
 }
 
 // erase removes the line (s.mu held).
-func (s *liveStatus) erase() {
+func (s *Status) erase() {
 	if s.shown {
 		io.WriteString(s.term, "\r\x1b[K")
 		s.shown = false
@@ -256,7 +249,7 @@ type liveCounter interface {
 
 // counts returns the instructions run and the virtual time reached, with
 // the running slice's progress.
-func (s *liveStatus) counts() (uint64, int64) {
+func (s *Status) counts() (uint64, int64) {
 	s.liveMu.Lock()
 	defer s.liveMu.Unlock()
 	n, clock := s.insns.Load(), s.run.Load().clock.Load()
@@ -269,7 +262,7 @@ func (s *liveStatus) counts() (uint64, int64) {
 }
 
 // line is the status text after elapsed host time.
-func (s *liveStatus) line(elapsed time.Duration) string {
+func (s *Status) line(elapsed time.Duration) string {
 	// The units done are read before the instructions, so that a line
 	// never shows a unit (a causal --exact run) done without its
 	// instructions counted.
@@ -290,7 +283,7 @@ func (s *liveStatus) line(elapsed time.Duration) string {
 		phase = "finishing the analyses"
 	}
 	run := s.run.Load()
-	fmt.Fprintf(&b, ", virtual %s, %s", time.Duration(clock).Round(time.Microsecond), plural(run.threads.Load(), "thread"))
+	fmt.Fprintf(&b, ", virtual %s, %s", time.Duration(clock).Round(time.Microsecond), Plural(run.threads.Load(), "thread"))
 	if p := run.processes.Load(); p > 1 {
 		fmt.Fprintf(&b, " in %d processes", p)
 	}
@@ -299,7 +292,7 @@ func (s *liveStatus) line(elapsed time.Duration) string {
 }
 
 // writeSources writes the analyses' and counters' progress.
-func (s *liveStatus) writeSources(b *strings.Builder) {
+func (s *Status) writeSources(b *strings.Builder) {
 	for _, p := range s.sources {
 		what, done, total := p.Progress()
 		if what == "" {
@@ -313,8 +306,8 @@ func (s *liveStatus) writeSources(b *strings.Builder) {
 	}
 }
 
-// plural is "1 thread", "3 threads".
-func plural(n int64, what string) string {
+// Plural is "1 thread", "3 threads".
+func Plural(n int64, what string) string {
 	if n == 1 {
 		return "1 " + what
 	}
@@ -337,7 +330,7 @@ func metric(v float64) string {
 // Writer returns w for the guest's output: when w is the terminal the
 // status line is on, every write first erases the line (under the lock,
 // so the line never cuts a write in two). Bytes and results are w's own.
-func (s *liveStatus) Writer(w io.Writer, isTerm bool) io.Writer {
+func (s *Status) Writer(w io.Writer, isTerm bool) io.Writer {
 	if s == nil || !isTerm {
 		return w
 	}
@@ -345,7 +338,7 @@ func (s *liveStatus) Writer(w io.Writer, isTerm bool) io.Writer {
 }
 
 type statusGuard struct {
-	s *liveStatus
+	s *Status
 	w io.Writer
 }
 
@@ -361,7 +354,7 @@ func (g *statusGuard) Write(b []byte) (int, error) {
 // from the engine, during it), threads as they are switched to. Every
 // process's engine is to be wrapped (the first one's, and its children's,
 // followed or not): the line counts processes by their engines.
-func (s *liveStatus) CPU(c cpu.CPU) cpu.CPU {
+func (s *Status) CPU(c cpu.CPU) cpu.CPU {
 	if s == nil {
 		return c
 	}
@@ -375,7 +368,7 @@ func (s *liveStatus) CPU(c cpu.CPU) cpu.CPU {
 // reads what the slices return: the guest runs exactly as without it.
 type meteredCPU struct {
 	cpu.CPU
-	s     *liveStatus
+	s     *Status
 	run   *runCounts // of the run this engine is in
 	start int64      // virtual ns at the start of the next slice
 }
@@ -461,7 +454,7 @@ func (c *meteredCPU) Run(pc, budget uint64) cpu.Stop {
 // the analyses are finishing (a P3 or causal run may take a while there),
 // unless the guest runs on (a followed process exec'd: its analyses
 // finished, the new image's start).
-type statusPhase struct{ s *liveStatus }
+type statusPhase struct{ s *Status }
 
 func (statusPhase) Events([]trace.Event) {}
 
@@ -480,7 +473,7 @@ type Counter struct {
 
 // Counter returns a counter of total units named what ("copies") shown on
 // the status line; on a nil status it still counts, and shows nothing.
-func (s *liveStatus) Counter(what string, total int) *Counter {
+func (s *Status) Counter(what string, total int) *Counter {
 	c := &Counter{what: what}
 	c.total.Store(int64(total))
 	s.Watch(c)

@@ -1,4 +1,4 @@
-package main
+package session
 
 import (
 	"errors"
@@ -38,9 +38,9 @@ import (
 // stopSignals are the signals that stop the guest and keep the profile.
 var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
 
-// stopper turns the first stop signal into a closed channel, and stops the
+// Stopper turns the first stop signal into a closed channel, and stops the
 // engine that runs then.
-type stopper struct {
+type Stopper struct {
 	sigs      chan os.Signal
 	interrupt chan struct{} // closed at the first stop signal
 	done      chan struct{} // closed when watch returned
@@ -52,9 +52,9 @@ type stopper struct {
 	reported bool
 }
 
-// watchStops starts watching for stop signals, for the whole of emuprof.
-func watchStops() *stopper {
-	s := &stopper{sigs: make(chan os.Signal, len(stopSignals)), interrupt: make(chan struct{}), done: make(chan struct{})}
+// WatchStops starts watching for stop signals, for the whole of emuprof.
+func WatchStops() *Stopper {
+	s := &Stopper{sigs: make(chan os.Signal, len(stopSignals)), interrupt: make(chan struct{}), done: make(chan struct{})}
 	signal.Notify(s.sigs, stopSignals...)
 	go s.watch()
 	// One that came before Notify (from emuprof's first instruction on)
@@ -65,7 +65,7 @@ func watchStops() *stopper {
 	return s
 }
 
-func (s *stopper) watch() {
+func (s *Stopper) watch() {
 	defer close(s.done)
 	said := false
 	for sig := range s.sigs {
@@ -90,7 +90,7 @@ func (s *stopper) watch() {
 // during has stop (an engine's Stop: a thread alone may run without
 // returning to the loop) called at the first stop signal, until end is
 // called (before the engine is closed).
-func (s *stopper) during(stop func()) (end func()) {
+func (s *Stopper) during(stop func()) (end func()) {
 	s.mu.Lock()
 	s.onStop = stop
 	s.mu.Unlock()
@@ -101,18 +101,25 @@ func (s *stopper) during(stop func()) (end func()) {
 	}
 }
 
-// finish stops watching and returns the first stop signal, 0 if none came:
+// Finish stops watching and returns the first stop signal, 0 if none came:
 // every signal sent before it was called is counted.
-func (s *stopper) finish() syscall.Signal {
+func (s *Stopper) Finish() syscall.Signal {
 	signal.Stop(s.sigs) // when it returns, nothing more is sent on sigs
 	close(s.sigs)
 	<-s.done
 	return syscall.Signal(s.got.Load())
 }
 
+// Reported says whether a run's result said the stop, so that the exit
+// status is already the signal's.
+func (s *Stopper) Reported() bool { return s.reported }
+
+// Interrupt is closed at the first stop signal.
+func (s *Stopper) Interrupt() <-chan struct{} { return s.interrupt }
+
 // raiseAt is stophook.At that returns once the stop took effect (the
 // guest then stops at once, wherever it is).
-func (s *stopper) raiseAt(phase string) {
+func (s *Stopper) raiseAt(phase string) {
 	if stophook.At(phase) {
 		<-s.interrupt
 	}
@@ -130,8 +137,8 @@ func (fw *firstWrite) Write(p []byte) (int, error) {
 	return fw.w.Write(p)
 }
 
-// stopReason is what a stop by sig is reported as.
-func stopReason(sig int) string {
+// StopReason is what a stop by sig is reported as.
+func StopReason(sig int) string {
 	switch syscall.Signal(sig) {
 	case syscall.SIGINT:
 		return "interrupted"
@@ -145,13 +152,13 @@ func stopReason(sig int) string {
 
 // adjust makes the result of a run stopped by a signal say which: the guest
 // reports every stop as an interrupt (SIGINT).
-func (s *stopper) adjust(res *guest.Result) {
+func (s *Stopper) adjust(res *guest.Result) {
 	sig := int(s.got.Load())
 	if res == nil || res.Signal != int(syscall.SIGINT) || res.Reason != "interrupted" || sig == 0 {
 		return
 	}
 	s.reported = true
-	res.Signal, res.ExitStatus, res.Reason = sig, 128+sig, stopReason(sig)
+	res.Signal, res.ExitStatus, res.Reason = sig, 128+sig, StopReason(sig)
 }
 
 // errInterrupted is what a read of the host's stdin returns once emuprof
@@ -224,15 +231,18 @@ func (ir *interruptibleReader) Read(p []byte) (int, error) {
 	}
 }
 
-// quietStdout is emuprof's stdout for its own output (summaries): once a
+// QuietWriter is emuprof's stdout for its own output (summaries): once a
 // write fails because the reader went away (EPIPE: `emuprof ... | head`),
 // the rest is dropped without an error, so the run still ends as it should.
-type quietStdout struct {
+type QuietWriter struct {
 	w      io.Writer
 	closed bool
 }
 
-func (q *quietStdout) Write(p []byte) (int, error) {
+// NewQuietWriter returns the QuietWriter of w.
+func NewQuietWriter(w io.Writer) *QuietWriter { return &QuietWriter{w: w} }
+
+func (q *QuietWriter) Write(p []byte) (int, error) {
 	if q.closed {
 		return len(p), nil
 	}

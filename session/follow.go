@@ -1,4 +1,4 @@
-package main
+package session
 
 import (
 	"encoding/json"
@@ -31,12 +31,14 @@ import (
 // images.
 const processesFileSuffix = "_processes.json"
 
-// follower gives followed process images their analyses (guest.Follower).
-type follower struct {
-	f       *profileFlags
-	plugins []platform.Plugin
-	async   bool
-	sched   platform.SchedConfig
+// Follower gives followed process images their analyses (guest.Follower).
+type Follower struct {
+	plugins   []platform.Plugin
+	factories map[string]platform.Factory // by plugin name
+	out       string                      // the directory of the files
+	opts      *Options                    // the run's: its status line
+	async     bool
+	sched     platform.SchedConfig
 	// newEngine starts an engine with the analyses' hooks naming blocks
 	// with syms.
 	newEngine func(syms *loader.SymbolTable) (*emu.Engine, error)
@@ -45,6 +47,13 @@ type follower struct {
 	stems     map[string]bool // file name stems in use
 	written   []string        // files written by images that ended
 	warnings  []string
+}
+
+// NewFollower returns the follower of a run of plugins, whose factories
+// are by name, writing into out; async: the analyses run on a thread of
+// their own.
+func NewFollower(plugins []platform.Plugin, factories map[string]platform.Factory, out string, opts *Options, async bool, sched platform.SchedConfig) *Follower {
+	return &Follower{plugins: plugins, factories: factories, out: out, opts: opts, async: async, sched: sched}
 }
 
 // followedImage is one process image and its analyses.
@@ -60,8 +69,8 @@ type followedImage struct {
 	files   []string
 }
 
-// processRecord is one image in <app>_processes.json.
-type processRecord struct {
+// ProcessRecord is one image in <app>_processes.json.
+type ProcessRecord struct {
 	Pid     int      `json:"pid"`
 	Parent  int      `json:"parent"`
 	Exec    int      `json:"exec"`
@@ -81,7 +90,7 @@ func (im *followedImage) name() string {
 }
 
 // name is the program's name as exec'd.
-func (r *processRecord) name() string {
+func (r *ProcessRecord) name() string {
 	if r.Name != "" {
 		return r.Name
 	}
@@ -90,7 +99,7 @@ func (r *processRecord) name() string {
 
 // start registers the first process's first image, whose analyses the
 // command built before the run.
-func (fw *follower) start(img guest.Image, engine cpu.CPU, syms trace.Symbols, insts []platform.Instance, pipe *platform.Pipeline) {
+func (fw *Follower) start(img guest.Image, engine cpu.CPU, syms trace.Symbols, insts []platform.Instance, pipe *platform.Pipeline) {
 	fw.cur = map[int]*followedImage{}
 	fw.stems = map[string]bool{}
 	app := filepath.Base(img.Program)
@@ -102,7 +111,7 @@ func (fw *follower) start(img guest.Image, engine cpu.CPU, syms trace.Symbols, i
 
 // stem is the file name stem of an image: <program>_<pid> (the program's
 // name as exec'd), with .<n> when the process ran the same program before.
-func (fw *follower) stem(img guest.Image) string {
+func (fw *Follower) stem(img guest.Image) string {
 	name := img.Name
 	if name == "" {
 		name = filepath.Base(img.Program)
@@ -117,14 +126,14 @@ func (fw *follower) stem(img guest.Image) string {
 }
 
 // newImage builds the analyses of img over engine.
-func (fw *follower) newImage(img guest.Image, engine *emu.Engine, syms trace.Symbols) ([]trace.Analysis, error) {
+func (fw *Follower) newImage(img guest.Image, engine *emu.Engine, syms trace.Symbols) ([]trace.Analysis, error) {
 	env := platform.NewEnv(syms, img.Program, img.Args)
 	env.Pid = img.Pid
 	env.Sched = fw.sched
 	env.App = fw.stem(img)
 	var insts []platform.Instance
 	for _, p := range fw.plugins {
-		inst, err := fw.f.factories[p.Name](env)
+		inst, err := fw.factories[p.Name](env)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p.Name, err)
 		}
@@ -138,7 +147,7 @@ func (fw *follower) newImage(img guest.Image, engine *emu.Engine, syms trace.Sym
 }
 
 // Fork implements guest.Follower.
-func (fw *follower) Fork(img guest.Image, syms *loader.SymbolTable) (cpu.CPU, []trace.Analysis, error) {
+func (fw *Follower) Fork(img guest.Image, syms *loader.SymbolTable) (cpu.CPU, []trace.Analysis, error) {
 	e, err := fw.newEngine(syms)
 	if err != nil {
 		return nil, nil, err
@@ -148,11 +157,11 @@ func (fw *follower) Fork(img guest.Image, syms *loader.SymbolTable) (cpu.CPU, []
 		e.Close()
 		return nil, nil, err
 	}
-	return fw.f.run.status.CPU(e), as, nil // its instructions on the status line too
+	return fw.opts.Status.CPU(e), as, nil // its instructions on the status line too
 }
 
 // Exec implements guest.Follower.
-func (fw *follower) Exec(img guest.Image) ([]trace.Analysis, error) {
+func (fw *Follower) Exec(img guest.Image) ([]trace.Analysis, error) {
 	prev := fw.cur[img.Pid]
 	if prev == nil {
 		return nil, fmt.Errorf("process %d has no engine with the analyses' hooks", img.Pid)
@@ -168,7 +177,7 @@ func (fw *follower) Exec(img guest.Image) ([]trace.Analysis, error) {
 
 // Ended implements guest.Follower: the image's analyses have finished;
 // its files are written now.
-func (fw *follower) Ended(img guest.Image, partial string) {
+func (fw *Follower) Ended(img guest.Image, partial string) {
 	im := fw.cur[img.Pid]
 	if im == nil || im.ended {
 		return
@@ -177,21 +186,21 @@ func (fw *follower) Ended(img guest.Image, partial string) {
 }
 
 // write writes the files of an image that ended.
-func (fw *follower) write(im *followedImage, partial string) {
+func (fw *Follower) write(im *followedImage, partial string) {
 	im.ended, im.partial = true, partial
 	if err := im.pipe.Err(); err != nil {
 		fw.warnings = append(fw.warnings, fmt.Sprintf("process %d (%s): %v", im.Pid, im.app, err))
 		return
 	}
-	if err := os.MkdirAll(fw.f.out, 0o755); err != nil {
-		fw.warnings = append(fw.warnings, fmt.Sprintf("--out %s: %v", fw.f.out, hostErr(err)))
+	if err := os.MkdirAll(fw.out, 0o755); err != nil {
+		fw.warnings = append(fw.warnings, fmt.Sprintf("--out %s: %v", fw.out, HostErr(err)))
 		return
 	}
 	for i, inst := range im.insts {
 		if partial != "" {
 			inst.MarkPartial(partial)
 		}
-		ps, err := inst.Write(fw.f.out)
+		ps, err := inst.Write(fw.out)
 		im.files = append(im.files, ps...)
 		fw.written = append(fw.written, ps...)
 		if err != nil {
@@ -203,7 +212,7 @@ func (fw *follower) write(im *followedImage, partial string) {
 // sync is the run's TimeControl when following: every live image's
 // stream is delivered and its analyses' delays collected, in the order the
 // images started.
-func (fw *follower) sync() []trace.Delay {
+func (fw *Follower) sync() []trace.Delay {
 	var out []trace.Delay
 	for _, im := range fw.images {
 		if im.ended {
@@ -217,10 +226,10 @@ func (fw *follower) sync() []trace.Delay {
 	return out
 }
 
-// finish writes, after the run, the first process's last image when it is
+// Finish writes, after the run, the first process's last image when it is
 // not its first (the command writes that one), and <app>_processes.json;
 // it returns the paths written after the run.
-func (fw *follower) finish(res *guest.Result) ([]string, error) {
+func (fw *Follower) Finish(res *guest.Result) ([]string, error) {
 	root := fw.images[0]
 	last := fw.cur[root.Pid]
 	var out []string
@@ -238,9 +247,9 @@ func (fw *follower) finish(res *guest.Result) ([]string, error) {
 	if len(fw.images) == 1 {
 		return out, nil // one process, one image: what a single program writes
 	}
-	var recs []processRecord
+	var recs []ProcessRecord
 	for _, im := range fw.images {
-		r := processRecord{Pid: im.Pid, Parent: im.Parent, Exec: im.Exec, Program: im.Program, Name: im.Name, Args: im.Args, Partial: im.partial, Files: []string{}}
+		r := ProcessRecord{Pid: im.Pid, Parent: im.Parent, Exec: im.Exec, Program: im.Program, Name: im.Name, Args: im.Args, Partial: im.partial, Files: []string{}}
 		if r.Args == nil {
 			r.Args = []string{}
 		}
@@ -256,25 +265,25 @@ func (fw *follower) finish(res *guest.Result) ([]string, error) {
 	if err != nil {
 		return out, err
 	}
-	path := filepath.Join(fw.f.out, root.app+processesFileSuffix)
+	path := filepath.Join(fw.out, root.app+processesFileSuffix)
 	if err := report.WriteBytesAtomic(path, append(data, '\n')); err != nil {
 		return out, err
 	}
 	return append(out, path), nil
 }
 
-// setRootFiles records the files the command wrote for the first image.
-func (fw *follower) setRootFiles(paths []string) {
+// SetRootFiles records the files the command wrote for the first image.
+func (fw *Follower) SetRootFiles(paths []string) {
 	if root := fw.images[0]; !root.ended {
 		root.files = paths
 	}
 }
 
-// processSection is report.html's view of a process tree, from the
+// ProcessSection is report.html's view of a process tree, from the
 // <app>_processes.json among files: one row per process image (pid,
 // parent, program, how it ended) and the names of its files. Nil when
 // there is none.
-func processSection(files []string) *report.Section {
+func ProcessSection(files []string) *report.Section {
 	var b strings.Builder
 	for _, path := range files {
 		if !strings.HasSuffix(path, processesFileSuffix) {
@@ -284,7 +293,7 @@ func processSection(files []string) *report.Section {
 		if err != nil {
 			continue
 		}
-		var recs []processRecord
+		var recs []ProcessRecord
 		if err := json.Unmarshal(data, &recs); err != nil {
 			fmt.Fprintf(&b, "<p class=\"partial\">%s: %s</p>\n", report.Esc(filepath.Base(path)), report.Esc(err.Error()))
 			continue
@@ -301,7 +310,7 @@ func processSection(files []string) *report.Section {
 				status = " <span class=\"partial\">(partial: " + report.Esc(r.Partial) + ")</span>"
 			}
 			fmt.Fprintf(&b, "<tr><td>%d</td><td>%d</td><td>%d</td><td>%s</td><td><code>%s</code>%s</td><td>%s</td></tr>\n",
-				r.Pid, r.Parent, r.Exec, report.Esc(r.name()), report.Esc(shellJoin(r.Args)), status, strings.Join(links, " "))
+				r.Pid, r.Parent, r.Exec, report.Esc(r.name()), report.Esc(ShellJoin(r.Args)), status, strings.Join(links, " "))
 		}
 		b.WriteString("</tbody></table>\n")
 	}
@@ -311,19 +320,8 @@ func processSection(files []string) *report.Section {
 	return &report.Section{ID: "processes", Title: "Processes", HTML: b.String()}
 }
 
-// followFlag checks --follow.
-func followFlag(v string) (bool, error) {
-	switch v {
-	case "children":
-		return true, nil
-	case "none":
-		return false, nil
-	}
-	return false, &exitError{code: 2, msg: fmt.Sprintf("--follow must be children or none, not %q", v)}
-}
-
-// printProcesses says on stderr which processes were profiled.
-func (fw *follower) printProcesses(w io.Writer) {
+// PrintProcesses says on stderr which processes were profiled.
+func (fw *Follower) PrintProcesses(w io.Writer) {
 	if len(fw.images) <= 1 {
 		return
 	}
@@ -336,3 +334,10 @@ func (fw *follower) printProcesses(w io.Writer) {
 		fmt.Fprintf(w, "emuprof: warning: %s\n", w2)
 	}
 }
+
+// RootEnded says whether the first process's first image ended during the
+// run (it exec'd): its files are written already.
+func (fw *Follower) RootEnded() bool { return fw.images[0].ended }
+
+// Written is the files written by images that ended during the run.
+func (fw *Follower) Written() []string { return fw.written }

@@ -1,4 +1,4 @@
-package main
+package session
 
 import (
 	"io"
@@ -7,9 +7,9 @@ import (
 
 // out is emuprof's stdout: after a run started, a writer that Ctrl-C
 // interrupts (the summaries are not written to a pipe nobody reads).
-func (f *runFlags) out() io.Writer {
-	if f.stdout != nil {
-		return f.stdout
+func (f *Options) out() io.Writer {
+	if f.Stdout != nil {
+		return f.Stdout
 	}
 	return os.Stdout
 }

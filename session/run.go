@@ -1,0 +1,254 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+
+	"emuprof/analyses/platform"
+	"emuprof/cpu"
+	"emuprof/defaults"
+	"emuprof/emu"
+	"emuprof/guest"
+	"emuprof/internal/stophook"
+	"emuprof/loader"
+	"emuprof/trace"
+)
+
+// Run runs the guest of cfg as o says and reports how it ended; when
+// pipeline is not nil, it builds the analysis pipeline over the engine's
+// block table and the guest feeds it. The error is the one that makes
+// emuprof exit with the guest's status (an *ExitError).
+func Run(cfg guest.Config, f *Options, pipeline func(*trace.BlockTable) *platform.Pipeline, needs trace.Needs) (*guest.Result, error) {
+	cfg.Needs = needs
+	if cfg.TraceDigest {
+		needs.Blocks = true
+	}
+	if cfg.TimeModel != nil {
+		// The model prices every block and access (timemodel.Model).
+		needs.Blocks, needs.Memory = true, true
+	}
+	if cfg.Symbols == nil {
+		cfg.Symbols = loader.NewSymbolTable()
+	}
+	nsPerInsn := cfg.NsPerInsn
+	if nsPerInsn <= 0 {
+		nsPerInsn = defaults.NsPerInsn
+	}
+	resume := func() {} // a rerun's: starts the first run's line again, after this run's messages
+	if f.IsRerun {
+		defer func() { resume() }()
+		defer f.Status.beginRun()()
+	}
+	var blockSyms trace.Symbols // name blocks only for analyses that see them
+	if needs.Blocks && (len(cfg.Analyses) > 0 || pipeline != nil) {
+		blockSyms = cfg.Symbols
+	}
+	// The analyses' hooks, for the first process and the followed ones.
+	hooks := emu.Options{Memory: needs.Memory, Blocks: needs.Blocks, StackPointer: needs.Blocks,
+		Bare: f.Bare, NsPerInsn: nsPerInsn, Lines: needs.Lines, Replay: true, // with --no-fold too: the analysis reads the flags, runs or not
+		Encoding: needs.Encoding}
+	hooks.BlockFilter = nil // only the first process's engine filters blocks
+	if f.AsyncAnalyses {
+		hooks.BufferEvents = defaults.AsyncBufferEvents
+	}
+	if f.NoFold || cfg.TimeModel != nil { // a time model prices every block and access
+		hooks.Fold, hooks.FoldCycles, hooks.MergeMemory, hooks.Replay, hooks.RepeatEvents = nil, nil, false, false, false
+	}
+	speedup, warnSpeedup, err := f.speedup(cfg.Symbols)
+	if err != nil {
+		return nil, err
+	}
+	defer warnSpeedup()
+	first := hooks
+	first.Symbols, first.Speedup, first.BlockFilter = blockSyms, speedup, needs.BlockFilter
+	engine, err := emu.New(first)
+	if err != nil {
+		return nil, fmt.Errorf("starting the emulator: %w", err)
+	}
+	defer engine.Close()
+	fw, _ := cfg.Follow.(*Follower)
+	if fw != nil {
+		// Followed processes: engines with the analyses' hooks (follow.go).
+		fw.newEngine = func(syms *loader.SymbolTable) (*emu.Engine, error) {
+			o := hooks
+			if blockSyms != nil {
+				o.Symbols = syms
+			}
+			return emu.New(o)
+		}
+	}
+	// Processes the guest creates get engines of their own, without the
+	// analyses' hooks (the analyses follow the first process).
+	cfg.NewCPU = func() (cpu.CPU, error) {
+		e, err := emu.New(emu.Options{Blocks: needs.Blocks, Memory: cfg.TimeModel != nil, Bare: f.Bare, NsPerInsn: nsPerInsn})
+		if err != nil {
+			return nil, err
+		}
+		return f.Status.CPU(e), nil
+	}
+	var pipe *platform.Pipeline
+	if pipeline != nil {
+		pipe = pipeline(engine.Blocks())
+		setRerun(pipe, cfg, f)
+		cfg.Analyses = append(cfg.Analyses, pipe)
+		if needs.TimeControl {
+			cfg.TimeControl = pipe.Sync
+		}
+		if fw != nil {
+			fw.start(guest.Image{Pid: cfg.Pid, Parent: cfg.Pid - 1, Program: cfg.Program, Args: cfg.Args}, engine, cfg.Symbols, pipe.Instances(), pipe)
+			if needs.TimeControl {
+				cfg.TimeControl = fw.sync
+			}
+		}
+	}
+	stops := f.Stops
+	signal.Ignore(syscall.SIGPIPE) // writes to a closed pipe fail with EPIPE from now on, instead of killing emuprof
+	defer stops.during(engine.Stop)()
+	cfg.Interrupt = stops.interrupt
+	if cfg.Stdin != nil {
+		cfg.Stdin = newInterruptibleReader(cfg.Stdin, stops.interrupt) // a guest waiting for input stops too
+	}
+	if f.MuteStdout {
+		cfg.Stdout, cfg.StdoutTTY = io.Discard, false
+	}
+	// A guest blocked writing to a full pipe stops too.
+	if cfg.Stdout != nil {
+		cfg.Stdout = newInterruptibleWriter(cfg.Stdout, stops.interrupt)
+		f.Stdout = cfg.Stdout // the summaries too, after the run
+	}
+	if cfg.Stderr != nil {
+		cfg.Stderr = newInterruptibleWriter(cfg.Stderr, stops.interrupt)
+	}
+	if stophook.Enabled() && cfg.Stdout != nil { // tests: a stop mid-run, at the guest's first output
+		cfg.Stdout = &firstWrite{w: cfg.Stdout, at: func() { stops.raiseAt("output") }}
+	}
+	if f.Strace {
+		cfg.Strace = os.Stderr
+	}
+	// The live status line: counted per run slice, drawn by a ticker;
+	// the guest's writes to the terminal erase it first.
+	if !f.IsRerun {
+		f.Status = NewStatus(os.Stderr, f, nsPerInsn)
+		defer f.Status.Stop()
+	}
+	cfg.Stdout = f.Status.Writer(cfg.Stdout, cfg.StdoutTTY)
+	cfg.Stderr = f.Status.Writer(cfg.Stderr, cfg.StderrTTY)
+	if pipe != nil && f.Status != nil && !f.IsRerun {
+		for _, in := range pipe.Instances() {
+			f.Status.Watch(in)
+		}
+		cfg.Analyses = append([]trace.Analysis{statusPhase{f.Status}}, cfg.Analyses...)
+	}
+	proc, err := guest.Load(cfg, f.Status.CPU(engine))
+	if err != nil {
+		if bad := (*loader.BadInputError)(nil); errors.As(err, &bad) && bad.Killed != 0 {
+			// Linux execs it and kills it before its first instruction.
+			return nil, &ExitError{Code: 128 + bad.Killed, Msg: fmt.Sprintf("guest killed by %s: %v (execve took it, then could not map it)", guest.SignalName(bad.Killed), err)}
+		}
+		return nil, &ExitError{Code: 2, Msg: err.Error()}
+	}
+	if !f.IsRerun {
+		f.Status.Start()
+	}
+	stops.raiseAt("load") // tests: a stop before the first instruction
+	res := runGuest(proc, pipe)
+	// The line goes before anything else is said on stderr.
+	if f.IsRerun {
+		resume = f.Status.Pause()
+	} else {
+		f.Status.Stop()
+	}
+	stops.adjust(res)
+	if pipe != nil && pipe.Err() != nil {
+		// A bug in an analysis: its results are lost, the run is not.
+		fmt.Fprintf(os.Stderr, "emuprof: internal error: %v\n", pipe.Err())
+		if res.ExitStatus == 0 {
+			res.ExitStatus = 2
+		}
+	}
+	if len(res.Unsupported) > 0 {
+		fmt.Fprintf(os.Stderr, "emuprof: warning: unsupported syscalls answered with ENOSYS: %s\n", strings.Join(res.Unsupported, ", "))
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(os.Stderr, "emuprof: warning: %s\n", w)
+	}
+	if cfg.TraceDigest {
+		fmt.Fprintf(os.Stderr, "emuprof: trace digest %s\n", res.Digest)
+	}
+	if f.Stats {
+		printStats(os.Stderr, res)
+	}
+	if res.Reason != "" {
+		fmt.Fprintln(os.Stderr, "emuprof: "+res.Reason)
+		for _, l := range res.Report {
+			fmt.Fprintln(os.Stderr, l)
+		}
+	}
+	if res.ExitStatus != 0 {
+		return res, &ExitError{Code: res.ExitStatus}
+	}
+	return res, nil
+}
+
+// runGuest runs the guest. A Go panic in the runtime (a bug in emuprof, not
+// in the guest) ends the run as an internal error, in one line naming where
+// it happened, and the analyses still finish and write what they have.
+func runGuest(proc *guest.Process, pipe *platform.Pipeline) (res *guest.Result) {
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		res = &guest.Result{ExitStatus: 2, Partial: true,
+			Reason: fmt.Sprintf("internal error: %v at %s (a bug in emuprof: please report it)", r, panicSite())}
+		if pipe != nil {
+			func() {
+				defer func() { _ = recover() }()
+				pipe.Finish()
+			}()
+		}
+	}()
+	return proc.Run()
+}
+
+// panicSite names the function and line that panicked, from a deferred
+// call during the panic: the first frame outside the runtime.
+func panicSite() string {
+	pcs := make([]uintptr, 32)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(3, pcs)])
+	for {
+		f, more := frames.Next()
+		if !strings.HasPrefix(f.Function, "runtime.") && f.Function != "" {
+			return fmt.Sprintf("%s (%s:%d)", f.Function, filepath.Base(f.File), f.Line)
+		}
+		if !more {
+			return "?"
+		}
+	}
+}
+
+func printStats(w io.Writer, res *guest.Result) {
+	fmt.Fprintf(w, "emuprof: virtual duration %d ns (makespan), %d instructions\n", res.Makespan, res.Insns)
+	if res.TimeModel.Blocks > 0 {
+		fmt.Fprintf(w, "emuprof: time model: %s\n", res.TimeModel)
+	}
+	if res.Forks > 0 {
+		fmt.Fprintf(w, "emuprof: %d processes created, %d bytes of memory copied for them\n", res.Forks, res.ForkBytes)
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "tid\tclock ns\tinstructions\tblocks\tswitches\tfutex waits\t")
+	sort.Slice(res.Threads, func(i, j int) bool { return res.Threads[i].Tid < res.Threads[j].Tid })
+	for _, t := range res.Threads {
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t\n", t.Tid, t.Clock, t.Insns, t.Blocks, t.Switches, t.FutexWaits)
+	}
+	tw.Flush()
+}
