@@ -30,7 +30,7 @@ test: deps build guests vet-portable
 
 # Everything but the cgo binding and the CLI must stay portable (macOS, no cgo).
 vet-portable:
-	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) vet $$($(GO) list ./... | grep -v -e /emu$$ -e /cmd/)
+	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) vet $$($(GO) list ./... | grep -v -e /emu$$ -e /session$$ -e /cmd/)
 
 bench: build guests
 	bench/run.sh
