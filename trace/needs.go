@@ -139,7 +139,7 @@ type Encoding struct {
 	// RepeatEvents: the analysis takes Repeat events. A Repeat event
 	// of thread Tid, at the Time of the first event after it, says that
 	// the Size events after it (its period: Block events of Tid, the
-	// engine's replay, emu/hooks.c) are followed, once they are handled,
+	// engine's replay, emu/replay.c) are followed, once they are handled,
 	// by Aux more copies of them, the j-th Addr·j ns later (ExpandRepeats
 	// writes them out), and then by the stream's next event. The engine
 	// makes them only if the call-tracking stage marks calls (CallMarks)

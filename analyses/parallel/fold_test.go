@@ -10,7 +10,7 @@ import (
 )
 
 // foldStream folds a block-by-block stream as the engine does for needs
-// (emu/hooks.c, trace.Encoding.Fold and FoldCycles): consecutive blocks of
+// (emu/fold.h, trace.Encoding.Fold and FoldCycles): consecutive blocks of
 // a thread, of one routine and line, entered by falling through or a
 // branch, not a routine's entry, with no other event between, become one
 // event (an ordinary run), of blocks Repeats accepts none of which repeats

@@ -85,7 +85,7 @@ func (t *Trace) Repeat(tid uint32, from int, count uint64) *Trace {
 }
 
 // MarkRepeats returns a copy of evs with trace.FlagRepeat set as the
-// engine sets it for Encoding.Repeats (emu/hooks.c): a Block event of a block
+// engine sets it for Encoding.Repeats (emu/fold.h): a Block event of a block
 // repeats accepts has it when the block is one of the last four blocks
 // repeats accepts that its thread ran since it ran one repeats refuses.
 // Each thread keeps its own until it exits. evs must be block by block (no
