@@ -16,6 +16,7 @@ package loader
 
 import (
 	"bytes"
+	"debug/dwarf"
 	"debug/elf"
 	"encoding/binary"
 	"errors"
@@ -24,6 +25,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"sync"
 )
 
 // BadInputError reports an unusable input file. Callers map it to a
@@ -89,6 +91,41 @@ type Object struct {
 
 	data []byte    // the whole file; mapping data aliases it
 	file *elf.File // for symbols and DWARF
+
+	dwarfOnce sync.Once
+	dwarf     *dwarf.Data // parsed on the first DWARF call
+	dwarfErr  error
+}
+
+// Data is the whole file as read. It must not be modified.
+func (o *Object) Data() []byte { return o.data }
+
+// ELF is the file's section view (symbols, sections, relocations), or nil
+// if its section headers cannot be read; the program headers (Loads) are
+// what the kernel reads and are always there.
+func (o *Object) ELF() *elf.File { return o.file }
+
+// DWARF returns the object's debug information, parsed once however many
+// analyses ask: the line tables (SymbolTable), Coz's macro sites and the
+// progress points' lines (package causal). Its Reader and LineReader may be
+// used from several goroutines at once: debug/dwarf parses the units and
+// their abbreviations in dwarf.New and only reads them afterwards (Type is
+// not safe so, and none uses it). Corrupt DWARF is an error, not a panic;
+// the errors do not name the file (the caller does).
+func (o *Object) DWARF() (*dwarf.Data, error) {
+	o.dwarfOnce.Do(func() {
+		if o.file == nil {
+			o.dwarfErr = errors.New("no section headers")
+			return
+		}
+		defer func() {
+			if recover() != nil {
+				o.dwarf, o.dwarfErr = nil, errors.New("corrupt DWARF")
+			}
+		}()
+		o.dwarf, o.dwarfErr = o.file.DWARF()
+	})
+	return o.dwarf, o.dwarfErr
 }
 
 // Span returns the unrelocated, page-aligned address range [lo, hi) covered
