@@ -95,14 +95,52 @@ type Object struct {
 	dwarfOnce sync.Once
 	dwarf     *dwarf.Data // parsed on the first DWARF call
 	dwarfErr  error
+	symtab    symbolsOnce // .symtab
+	dynsym    symbolsOnce // .dynsym
+}
+
+// symbolsOnce is one symbol table of an object, read on first use. debug/elf
+// rereads a table at every call, and DynamicSymbols writes into its File
+// (symbol versions): reading it once also makes it safe to share.
+type symbolsOnce struct {
+	once sync.Once
+	syms []elf.Symbol
+	err  error
+}
+
+func (s *symbolsOnce) get(f *elf.File, read func(*elf.File) ([]elf.Symbol, error)) ([]elf.Symbol, error) {
+	s.once.Do(func() {
+		if f == nil {
+			s.err = errors.New("no section headers")
+			return
+		}
+		defer func() {
+			if recover() != nil {
+				s.syms, s.err = nil, errors.New("corrupt symbol table")
+			}
+		}()
+		s.syms, s.err = read(f)
+	})
+	return s.syms, s.err
+}
+
+// Symbols is the object's .symtab (elf.File.Symbols), read once; callers
+// must not modify it.
+func (o *Object) Symbols() ([]elf.Symbol, error) { return o.symtab.get(o.file, (*elf.File).Symbols) }
+
+// DynamicSymbols is the object's .dynsym (elf.File.DynamicSymbols), read
+// once; callers must not modify it.
+func (o *Object) DynamicSymbols() ([]elf.Symbol, error) {
+	return o.dynsym.get(o.file, (*elf.File).DynamicSymbols)
 }
 
 // Data is the whole file as read. It must not be modified.
 func (o *Object) Data() []byte { return o.data }
 
-// ELF is the file's section view (symbols, sections, relocations), or nil
-// if its section headers cannot be read; the program headers (Loads) are
-// what the kernel reads and are always there.
+// ELF is the file's section view (sections, relocations), or nil if its
+// section headers cannot be read; the program headers (Loads) are what the
+// kernel reads and are always there. Read its symbols with Symbols and
+// DynamicSymbols, which read each table once.
 func (o *Object) ELF() *elf.File { return o.file }
 
 // DWARF returns the object's debug information, parsed once however many

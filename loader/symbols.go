@@ -392,7 +392,7 @@ func newSymObject(o *Object, bias, lo, hi uint64) *symObject {
 		obj:    o,
 		text:   textMapping(o, bias, lo, hi),
 	}
-	syms := functionSymbols(o.file, filepath.Base(o.Path), bias, lo, hi)
+	syms := functionSymbols(o, filepath.Base(o.Path), bias, lo, hi)
 	slices.SortFunc(syms, func(a, b rawSym) int {
 		return cmp.Or(
 			cmp.Compare(a.addr, b.addr),
@@ -507,9 +507,10 @@ func (t *SymbolTable) LineStart(pc uint64) uint64 {
 	return 0
 }
 
-// functionSymbols returns the code symbols of f inside the guest range
+// functionSymbols returns the code symbols of o inside the guest range
 // [lo, hi), at guest addresses.
-func functionSymbols(f *elf.File, base string, bias, lo, hi uint64) (out []rawSym) {
+func functionSymbols(o *Object, base string, bias, lo, hi uint64) (out []rawSym) {
+	f := o.file
 	if f == nil {
 		return nil
 	}
@@ -545,10 +546,10 @@ func functionSymbols(f *elf.File, base string, bias, lo, hi uint64) (out []rawSy
 			out = append(out, rawSym{addr: a, size: s.Size, name: s.Name, rank: rank})
 		}
 	}
-	if syms, err := f.Symbols(); err == nil {
+	if syms, err := o.Symbols(); err == nil {
 		add(syms)
 	}
-	if syms, err := f.DynamicSymbols(); err == nil {
+	if syms, err := o.DynamicSymbols(); err == nil {
 		add(syms)
 	}
 	// Functions without a symbol (internal functions of stripped libraries)

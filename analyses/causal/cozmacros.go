@@ -230,7 +230,7 @@ func cozSites(objs loader.Opener, path string) (sites []cozSite, pie bool, syms 
 		}
 	}
 	syms = map[string]uint64{}
-	if ss, err := f.Symbols(); err == nil {
+	if ss, err := o.Symbols(); err == nil {
 		for _, s := range ss {
 			if elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Value != 0 {
 				syms[s.Name] = s.Value

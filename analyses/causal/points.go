@@ -154,7 +154,7 @@ func CheckPoints(cfg Config, objs loader.Opener, path string) error {
 			if syms == nil {
 				syms = map[string]bool{}
 				for _, o := range files {
-					elfFuncs(o.ELF(), syms)
+					elfFuncs(o, syms)
 				}
 			}
 			if !syms[sp.name] {
@@ -190,8 +190,8 @@ func CheckPoints(cfg Config, objs loader.Opener, path string) error {
 
 // elfFuncs adds to out the names of the functions an ELF file defines or
 // imports (undefined dynamic symbols: a call goes to the library's).
-func elfFuncs(f *elf.File, out map[string]bool) {
-	for _, get := range []func() ([]elf.Symbol, error){f.Symbols, f.DynamicSymbols} {
+func elfFuncs(o *loader.Object, out map[string]bool) {
+	for _, get := range []func() ([]elf.Symbol, error){o.Symbols, o.DynamicSymbols} {
 		ss, _ := get()
 		for _, s := range ss {
 			t := elf.ST_TYPE(s.Info)

@@ -47,10 +47,10 @@ func newELFImage(o *loader.Object) (*elfImage, error) {
 			}
 		}
 	}
-	if syms, err := f.Symbols(); err == nil {
+	if syms, err := o.Symbols(); err == nil {
 		addSyms(syms)
 	}
-	dyn, _ := f.DynamicSymbols()
+	dyn, _ := o.DynamicSymbols()
 	addSyms(dyn)
 	for _, s := range f.Sections {
 		img.secs[s.Name] = s.Addr
