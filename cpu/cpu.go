@@ -77,7 +77,10 @@ type CPU interface {
 	// SetTid stamps events with the running thread.
 	SetTid(tid uint32)
 	// SetSink receives event batches; Drain flushes the buffer into it.
-	// A batch is only valid during the call.
+	// A batch stays unchanged until the sink's next call returns (the
+	// engine fills the other of two buffers meanwhile), so the sink may
+	// go on processing it on another goroutine after returning
+	// (platform.Pipeline does); after that next call it is overwritten.
 	SetSink(f func([]trace.Event))
 	Drain()
 	// Emit appends an event produced outside the engine (syscalls, the

@@ -9,9 +9,15 @@ import (
 )
 
 // planImage opens the ELF program at host path prog and its interpreter
-// (resolved in sysroot) and lays them out.
-func planImage(prog, sysroot string) (*loader.Layout, error) {
-	exe, err := loader.Open(prog)
+// (resolved in sysroot) and lays them out. syms, if not nil, gives the
+// files: an analysis may have read the program already, to check its
+// progress points.
+func planImage(syms *loader.SymbolTable, prog, sysroot string) (*loader.Layout, error) {
+	open := loader.Open
+	if syms != nil {
+		open = syms.Open
+	}
+	exe, err := open(prog)
 	if err != nil {
 		return nil, err
 	}
@@ -21,7 +27,7 @@ func planImage(prog, sysroot string) (*loader.Layout, error) {
 		if err != nil {
 			return nil, err
 		}
-		if interp, err = loader.Open(ipath); err != nil {
+		if interp, err = open(ipath); err != nil {
 			return nil, err
 		}
 	}

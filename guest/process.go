@@ -116,7 +116,7 @@ func Load(cfg Config, c cpu.CPU) (*Process, error) {
 		return nil, err
 	}
 	cfg.Program, cfg.Args = prog, args
-	layout, err := planImage(cfg.Program, cfg.Sysroot)
+	layout, err := planImage(cfg.Symbols, cfg.Program, cfg.Sysroot)
 	if err != nil {
 		return nil, err
 	}

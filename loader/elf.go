@@ -16,6 +16,7 @@ package loader
 
 import (
 	"bytes"
+	"debug/dwarf"
 	"debug/elf"
 	"encoding/binary"
 	"errors"
@@ -24,6 +25,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"sync"
 )
 
 // BadInputError reports an unusable input file. Callers map it to a
@@ -89,6 +91,79 @@ type Object struct {
 
 	data []byte    // the whole file; mapping data aliases it
 	file *elf.File // for symbols and DWARF
+
+	dwarfOnce sync.Once
+	dwarf     *dwarf.Data // parsed on the first DWARF call
+	dwarfErr  error
+	symtab    symbolsOnce // .symtab
+	dynsym    symbolsOnce // .dynsym
+}
+
+// symbolsOnce is one symbol table of an object, read on first use. debug/elf
+// rereads a table at every call, and DynamicSymbols writes into its File
+// (symbol versions): reading it once also makes it safe to share.
+type symbolsOnce struct {
+	once sync.Once
+	syms []elf.Symbol
+	err  error
+}
+
+func (s *symbolsOnce) get(f *elf.File, read func(*elf.File) ([]elf.Symbol, error)) ([]elf.Symbol, error) {
+	s.once.Do(func() {
+		if f == nil {
+			s.err = errors.New("no section headers")
+			return
+		}
+		defer func() {
+			if recover() != nil {
+				s.syms, s.err = nil, errors.New("corrupt symbol table")
+			}
+		}()
+		s.syms, s.err = read(f)
+	})
+	return s.syms, s.err
+}
+
+// Symbols is the object's .symtab (elf.File.Symbols), read once; callers
+// must not modify it.
+func (o *Object) Symbols() ([]elf.Symbol, error) { return o.symtab.get(o.file, (*elf.File).Symbols) }
+
+// DynamicSymbols is the object's .dynsym (elf.File.DynamicSymbols), read
+// once; callers must not modify it.
+func (o *Object) DynamicSymbols() ([]elf.Symbol, error) {
+	return o.dynsym.get(o.file, (*elf.File).DynamicSymbols)
+}
+
+// Data is the whole file as read. It must not be modified.
+func (o *Object) Data() []byte { return o.data }
+
+// ELF is the file's section view (sections, relocations), or nil if its
+// section headers cannot be read; the program headers (Loads) are what the
+// kernel reads and are always there. Read its symbols with Symbols and
+// DynamicSymbols, which read each table once.
+func (o *Object) ELF() *elf.File { return o.file }
+
+// DWARF returns the object's debug information, parsed once however many
+// analyses ask: the line tables (SymbolTable), Coz's macro sites and the
+// progress points' lines (package causal). Its Reader and LineReader may be
+// used from several goroutines at once: debug/dwarf parses the units and
+// their abbreviations in dwarf.New and only reads them afterwards (Type is
+// not safe so, and none uses it). Corrupt DWARF is an error, not a panic;
+// the errors do not name the file (the caller does).
+func (o *Object) DWARF() (*dwarf.Data, error) {
+	o.dwarfOnce.Do(func() {
+		if o.file == nil {
+			o.dwarfErr = errors.New("no section headers")
+			return
+		}
+		defer func() {
+			if recover() != nil {
+				o.dwarf, o.dwarfErr = nil, errors.New("corrupt DWARF")
+			}
+		}()
+		o.dwarf, o.dwarfErr = o.file.DWARF()
+	})
+	return o.dwarf, o.dwarfErr
 }
 
 // Span returns the unrelocated, page-aligned address range [lo, hi) covered

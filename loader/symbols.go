@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"bytes"
 	"cmp"
 	"debug/dwarf"
 	"debug/elf"
@@ -27,6 +28,10 @@ type SymbolTable struct {
 	mu   sync.Mutex                 // serializes writers
 	objs atomic.Pointer[symObjects] // copy-on-write snapshot
 	last atomic.Pointer[symObject]  // object of the last lookup
+	// opened holds every object file the table has seen, by path, so
+	// that each is parsed once (its DWARF above all) for the symbols and
+	// for the analyses that read the files (Open); guarded by mu.
+	opened map[string]*Object
 }
 
 type symObjects struct {
@@ -45,6 +50,7 @@ type symObject struct {
 	last         atomic.Int64      // index of the last symbol hit
 	removed      atomic.Bool       // replaced by an overlapping object
 	file         *elf.File
+	obj          *Object // for its DWARF
 	linesOnce    sync.Once
 	lines        lineTable
 	cfiOnce      sync.Once
@@ -74,11 +80,59 @@ func (t *SymbolTable) AddObject(path string, bias, lo, hi uint64) error {
 	if t.has(path, bias) {
 		return nil
 	}
-	o, err := Open(path)
+	o, err := t.Open(path)
 	if err != nil {
 		return err
 	}
 	return t.AddObjectFrom(o, bias, lo, hi)
+}
+
+// Open returns the object file at path as the table has it (the one the
+// guest mapped, when it was added), else opens it and keeps it. Analyses
+// that read object files (code, DWARF) get them here, so that no file is
+// parsed twice in a run.
+func (t *SymbolTable) Open(path string) (*Object, error) {
+	t.mu.Lock()
+	o := t.opened[path]
+	t.mu.Unlock()
+	if o != nil {
+		return o, nil
+	}
+	o, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.keep(o), nil
+}
+
+// Opener gives object files by path, each parsed once: a SymbolTable.
+type Opener interface {
+	Open(path string) (*Object, error)
+}
+
+// OpenFrom returns the object file at path from syms if it is an Opener
+// (the run's SymbolTable, behind trace.Symbols), else reads it (Open). It
+// is how analyses get object files.
+func OpenFrom(syms any, path string) (*Object, error) {
+	if op, ok := syms.(Opener); ok {
+		return op.Open(path)
+	}
+	return Open(path)
+}
+
+// keep returns the object kept for o's path if it holds the same bytes (its
+// parsed tables are then o's), else keeps o. The caller holds t.mu.
+func (t *SymbolTable) keep(o *Object) *Object {
+	if k := t.opened[o.Path]; k != nil && (k == o || bytes.Equal(k.data, o.data)) {
+		return k
+	}
+	if t.opened == nil {
+		t.opened = map[string]*Object{}
+	}
+	t.opened[o.Path] = o
+	return o
 }
 
 // AddObjectFrom is AddObject for an object already opened. Function symbols
@@ -97,6 +151,7 @@ func (t *SymbolTable) AddObjectFrom(o *Object, bias, lo, hi uint64) error {
 	if t.has(o.Path, bias) {
 		return nil
 	}
+	o = t.keep(o)
 	n := newSymObject(o, bias, lo, hi)
 	next := &symObjects{}
 	if old := t.objs.Load(); old != nil {
@@ -334,9 +389,10 @@ func newSymObject(o *Object, bias, lo, hi uint64) *symObject {
 		hi:     hi,
 		byName: map[string]uint64{},
 		file:   o.file,
+		obj:    o,
 		text:   textMapping(o, bias, lo, hi),
 	}
-	syms := functionSymbols(o.file, filepath.Base(o.Path), bias, lo, hi)
+	syms := functionSymbols(o, filepath.Base(o.Path), bias, lo, hi)
 	slices.SortFunc(syms, func(a, b rawSym) int {
 		return cmp.Or(
 			cmp.Compare(a.addr, b.addr),
@@ -451,9 +507,10 @@ func (t *SymbolTable) LineStart(pc uint64) uint64 {
 	return 0
 }
 
-// functionSymbols returns the code symbols of f inside the guest range
+// functionSymbols returns the code symbols of o inside the guest range
 // [lo, hi), at guest addresses.
-func functionSymbols(f *elf.File, base string, bias, lo, hi uint64) (out []rawSym) {
+func functionSymbols(o *Object, base string, bias, lo, hi uint64) (out []rawSym) {
+	f := o.file
 	if f == nil {
 		return nil
 	}
@@ -489,10 +546,10 @@ func functionSymbols(f *elf.File, base string, bias, lo, hi uint64) (out []rawSy
 			out = append(out, rawSym{addr: a, size: s.Size, name: s.Name, rank: rank})
 		}
 	}
-	if syms, err := f.Symbols(); err == nil {
+	if syms, err := o.Symbols(); err == nil {
 		add(syms)
 	}
-	if syms, err := f.DynamicSymbols(); err == nil {
+	if syms, err := o.DynamicSymbols(); err == nil {
 		add(syms)
 	}
 	// Functions without a symbol (internal functions of stripped libraries)
@@ -640,10 +697,7 @@ func (o *symObject) loadLines() {
 	var files []string
 	func() {
 		defer func() { _ = recover() }() // corrupt DWARF: keep what was read
-		if o.file == nil {
-			return
-		}
-		d, err := o.file.DWARF()
+		d, err := o.obj.DWARF()
 		if err != nil {
 			return
 		}

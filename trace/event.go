@@ -169,8 +169,13 @@ func (k WaitKind) String() string {
 	return fmt.Sprintf("WaitKind(%d)", uint32(k))
 }
 
-// Analysis consumes the event stream. Batches arrive in exact guest order;
-// the slice is only valid during the call (it aliases the emulator's buffer).
+// Analysis consumes the event stream. Batches arrive in exact guest order.
+// An analysis may use a batch only during its Events call: the slice
+// aliases the emulator's buffer or the call stage's (calls.Stage.Process),
+// both reused afterwards, so events kept longer are copied. (The emulator
+// promises its sink more: a batch stays unchanged until the sink's next
+// call returns, which lets platform.Pipeline process it on a goroutine of
+// its own; see cpu.CPU.SetSink.)
 type Analysis interface {
 	// Events handles one batch.
 	Events(batch []Event)

@@ -56,6 +56,7 @@ import (
 	"unsafe"
 
 	"emuprof/defaults"
+	"emuprof/loader"
 	"emuprof/trace"
 )
 
@@ -133,6 +134,9 @@ type Options struct {
 	// are that far apart in the order the events come (see minLength).
 	Quantum uint64
 	Program string // main executable: the default scope
+	// Objects gives the object files (loader.OpenFrom: the run's symbol
+	// table, which parses each once); nil: they are read here.
+	Objects loader.Opener
 	// Timed: a time model priced the run, a Block event's Size is its
 	// cost in ns (platform.SchedConfig.Timed), shared among the lines of a
 	// block in proportion to their instructions.
@@ -351,7 +355,7 @@ func New(cfg Config, opt Options) (*Profiler, error) {
 		cfg.FixedLine, p.fixedCaller = fl, caller
 	}
 	if opt.Program != "" {
-		p.addCozPoints(opt.Program) // COZ_PROGRESS & co., when the program uses them
+		p.addCozPoints(opt.Objects, opt.Program) // COZ_PROGRESS & co., when the program uses them
 	}
 	if cfg.FixedLine != "" {
 		sp, err := parseSpec(cfg.FixedLine)

@@ -22,6 +22,8 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"sort"
+
+	"emuprof/loader"
 )
 
 // cozGetCounter is the symbol coz.h's counter request looks up (dlsym): a
@@ -66,19 +68,19 @@ func hoistedName(s *cozSite, rel func([]byte, uint64, int, int) uint64, cstring 
 
 // cozSites returns the Coz macro sites of the executable at path (link-time
 // addresses) and whether it is position independent; none if it has no
-// DWARF or no macro.
-func cozSites(path string) (sites []cozSite, pie bool, syms map[string]uint64) {
+// DWARF or no macro. objs gives the file (nil: loader.Open).
+func cozSites(objs loader.Opener, path string) (sites []cozSite, pie bool, syms map[string]uint64) {
 	defer func() {
 		if recover() != nil { // corrupt DWARF or code: no macro found
 			sites = nil
 		}
 	}()
-	f, err := elf.Open(path)
-	if err != nil {
+	o, err := loader.OpenFrom(objs, path)
+	if err != nil || o.ELF() == nil {
 		return nil, false, nil
 	}
-	defer f.Close()
-	d, err := f.DWARF()
+	f := o.ELF()
+	d, err := o.DWARF()
 	if err != nil {
 		return nil, false, nil
 	}
@@ -228,7 +230,7 @@ func cozSites(path string) (sites []cozSite, pie bool, syms map[string]uint64) {
 		}
 	}
 	syms = map[string]uint64{}
-	if ss, err := f.Symbols(); err == nil {
+	if ss, err := o.Symbols(); err == nil {
 		for _, s := range ss {
 			if elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Value != 0 {
 				syms[s.Name] = s.Value
@@ -252,8 +254,8 @@ func cozSites(path string) (sites []cozSite, pie bool, syms map[string]uint64) {
 // COZ_PROGRESS(_NAMED) name, then a latency point per COZ_BEGIN/COZ_END
 // name (so that, without --progress, experiments are delimited by a
 // throughput point when there is one).
-func (p *Profiler) addCozPoints(path string) {
-	sites, pie, syms := cozSites(path)
+func (p *Profiler) addCozPoints(objs loader.Opener, path string) {
+	sites, pie, syms := cozSites(objs, path)
 	if len(sites) == 0 {
 		return
 	}

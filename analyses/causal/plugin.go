@@ -2,6 +2,7 @@ package causal
 
 import (
 	"bytes"
+	"emuprof/loader"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -68,7 +69,7 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 			cfg.Progress = nil
 		}
 		if len(cfg.Progress)+len(cfg.Latency) == 0 && !cfg.EndToEnd && !cfg.Observe {
-			if sites, _, _ := cozSites(env.Program); len(sites) == 0 {
+			if sites, _, _ := cozSites(envObjects(env), env.Program); len(sites) == 0 {
 				// No progress point: found in the run (--progress
 				// auto, the default), else the whole run is the unit
 				// of work, so each (line, speedup) is a whole run
@@ -85,7 +86,7 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 			auto = false
 		}
 		if env.App == "" { // the main program (a followed image may not hold the points)
-			if err := CheckPoints(cfg, env.Program); err != nil {
+			if err := CheckPoints(cfg, envObjects(env), env.Program); err != nil {
 				return nil, err
 			}
 		}
@@ -109,8 +110,15 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 }
 
 func envOptions(env *platform.Env) Options {
-	return Options{Block: env.Block, Clock: env.Clock(), NsPerInsn: env.Sched.NsPerInsn, Quantum: env.Sched.Defaults().Quantum, Program: env.Program, Timed: env.Sched.Timed,
+	return Options{Block: env.Block, Clock: env.Clock(), NsPerInsn: env.Sched.NsPerInsn, Quantum: env.Sched.Defaults().Quantum, Program: env.Program, Objects: envObjects(env), Timed: env.Sched.Timed,
 		RoutineName: func(id uint32) string { return env.Routines().Get(calls.RoutineID(id)).Name }}
+}
+
+// envObjects is the run's source of object files: its symbol table when
+// that is one (it parses each file once), else nil.
+func envObjects(env *platform.Env) loader.Opener {
+	op, _ := env.Symbols.(loader.Opener)
+	return op
 }
 
 type instance struct {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"emuprof/loader"
 )
 
 // pointKind says how a progress point is recognised in the stream.
@@ -101,8 +103,9 @@ func (pt *point) areaAt(now int64) int64 {
 // (defined, or imported from a shared library), or a FILE:LINE that no row
 // of its DWARF line table is on. A point that can never be visited makes a
 // run of 0 experiments, so it is refused before the run. Addresses and a
-// program that cannot be read are not checked.
-func CheckPoints(cfg Config, path string) error {
+// program that cannot be read are not checked. objs gives the files (nil:
+// loader.Open).
+func CheckPoints(cfg Config, objs loader.Opener, path string) error {
 	var specs []spec
 	for _, s := range cfg.Progress {
 		sp, err := parseSpec(s)
@@ -127,20 +130,18 @@ func CheckPoints(cfg Config, path string) error {
 	if len(specs) == 0 || path == "" {
 		return nil
 	}
-	f, err := elf.Open(path)
-	if err != nil {
+	exe, err := loader.OpenFrom(objs, path)
+	if err != nil || exe.ELF() == nil {
 		return nil // the loader says what is wrong with it
 	}
-	defer f.Close()
 	// The objects a point may be in: the executable and the libraries it
 	// names (found where the dynamic loader looks by default).
-	objs := []*elf.File{f}
-	needed, _ := f.ImportedLibraries()
+	files := []*loader.Object{exe}
+	needed, _ := exe.ELF().ImportedLibraries()
 	for _, n := range needed {
 		for _, dir := range []string{"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib", "/lib"} {
-			if lf, err := elf.Open(filepath.Join(dir, n)); err == nil {
-				defer lf.Close()
-				objs = append(objs, lf)
+			if lib, err := loader.OpenFrom(objs, filepath.Join(dir, n)); err == nil && lib.ELF() != nil {
+				files = append(files, lib)
 				break
 			}
 		}
@@ -152,7 +153,7 @@ func CheckPoints(cfg Config, path string) error {
 		case pointSymbol:
 			if syms == nil {
 				syms = map[string]bool{}
-				for _, o := range objs {
+				for _, o := range files {
 					elfFuncs(o, syms)
 				}
 			}
@@ -161,10 +162,10 @@ func CheckPoints(cfg Config, path string) error {
 			}
 		case pointLine:
 			if lines == nil {
-				if lines, err = lineTable(f); err != nil {
+				if lines, err = lineTable(exe); err != nil {
 					return errf("progress point %q: %s has no line table (%v); build it with -g", sp.text, filepath.Base(path), err)
 				}
-				for _, o := range objs[1:] {
+				for _, o := range files[1:] {
 					if ls, err := lineTable(o); err == nil {
 						for k, v := range ls {
 							lines[k] = v
@@ -189,8 +190,8 @@ func CheckPoints(cfg Config, path string) error {
 
 // elfFuncs adds to out the names of the functions an ELF file defines or
 // imports (undefined dynamic symbols: a call goes to the library's).
-func elfFuncs(f *elf.File, out map[string]bool) {
-	for _, get := range []func() ([]elf.Symbol, error){f.Symbols, f.DynamicSymbols} {
+func elfFuncs(o *loader.Object, out map[string]bool) {
+	for _, get := range []func() ([]elf.Symbol, error){o.Symbols, o.DynamicSymbols} {
 		ss, _ := get()
 		for _, s := range ss {
 			t := elf.ST_TYPE(s.Info)
@@ -202,15 +203,15 @@ func elfFuncs(f *elf.File, out map[string]bool) {
 	}
 }
 
-// lineTable returns the lines that have code, per source file, of an ELF
-// file's DWARF.
-func lineTable(f *elf.File) (out map[string]map[int]bool, err error) {
+// lineTable returns the lines that have code, per source file, of an
+// object's DWARF.
+func lineTable(o *loader.Object) (out map[string]map[int]bool, err error) {
 	defer func() {
 		if recover() != nil {
 			out, err = nil, errf("corrupt DWARF")
 		}
 	}()
-	d, err := f.DWARF()
+	d, err := o.DWARF()
 	if err != nil {
 		return nil, err
 	}

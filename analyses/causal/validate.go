@@ -135,7 +135,7 @@ func Observer(cfg Config) (platform.Factory, func() []PointObservation) {
 	cfg.Observe, cfg.FixedLine, cfg.EndToEnd, cfg.Validate = true, "", false, 0
 	var p *Profiler
 	f := func(env *platform.Env) (platform.Instance, error) {
-		if err := CheckPoints(cfg, env.Program); err != nil {
+		if err := CheckPoints(cfg, envObjects(env), env.Program); err != nil {
 			return nil, err
 		}
 		var err error

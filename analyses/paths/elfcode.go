@@ -1,21 +1,20 @@
 package paths
 
 import (
-	"bytes"
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
 
 	"golang.org/x/arch/x86/x86asm"
 
+	"emuprof/loader"
 	"emuprof/trace"
 )
 
-// elfImage is an object file read from disk: its loadable segments (for
+// elfImage is an object file as the loader read it: its loadable segments (for
 // code and read-only data, such as jump tables) and the names it gives
 // addresses (for the load bias and for the targets of PLT stubs).
 type elfImage struct {
@@ -29,19 +28,15 @@ type elfImage struct {
 
 type elfSeg struct{ vaddr, filesz, off uint64 }
 
-func readELF(path string) (*elfImage, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
+// newELFImage indexes an object the loader opened.
+func newELFImage(o *loader.Object) (*elfImage, error) {
+	f, data := o.ELF(), o.Data()
+	if f == nil {
+		return nil, fmt.Errorf("%s: no readable section headers", o.Path)
 	}
-	f, err := elf.NewFile(bytes.NewReader(data))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	defer f.Close()
-	img := &elfImage{data: data, typ: f.Type, syms: map[string][]uint64{}, secs: map[string]uint64{}, slots: map[uint64]string{}}
-	for _, p := range f.Progs {
-		if p.Type == elf.PT_LOAD && p.Off+p.Filesz <= uint64(len(data)) {
+	img := &elfImage{data: data, typ: o.Type, syms: map[string][]uint64{}, secs: map[string]uint64{}, slots: map[uint64]string{}}
+	for _, p := range o.Loads {
+		if p.Off+p.Filesz <= uint64(len(data)) {
 			img.segs = append(img.segs, elfSeg{p.Vaddr, p.Filesz, p.Off})
 		}
 	}
@@ -52,10 +47,10 @@ func readELF(path string) (*elfImage, error) {
 			}
 		}
 	}
-	if syms, err := f.Symbols(); err == nil {
+	if syms, err := o.Symbols(); err == nil {
 		addSyms(syms)
 	}
-	dyn, _ := f.DynamicSymbols()
+	dyn, _ := o.DynamicSymbols()
 	addSyms(dyn)
 	for _, s := range f.Sections {
 		img.secs[s.Name] = s.Addr
@@ -153,8 +148,9 @@ type Biaser interface {
 	Bias(pc uint64) (bias uint64, ok bool)
 }
 
-// ELFCode gives the code of guest routines from their object files on
-// disk. It is safe for use by one goroutine.
+// ELFCode gives the code of guest routines from their object files, as
+// the run's symbol table holds them (loader.OpenFrom). It
+// is safe for use by one goroutine.
 type ELFCode struct {
 	Symbols trace.Symbols
 	mu      sync.Mutex
@@ -177,7 +173,11 @@ func (e *ELFCode) image(path string) (*elfImage, error) {
 	if err, ok := e.errs[path]; ok {
 		return nil, err
 	}
-	img, err := readELF(path)
+	o, err := loader.OpenFrom(e.Symbols, path)
+	var img *elfImage
+	if err == nil {
+		img, err = newELFImage(o)
+	}
 	if err != nil {
 		e.errs[path] = err
 		return nil, err

@@ -41,7 +41,9 @@ func (p *Profiler) accountBuild(rt *routine) {
 func (p *Profiler) MemoryBytes() uint64 {
 	n := p.built + p.truncBytes + uint64(cap(p.cache))*cacheBytes
 	if p.elf != nil {
-		n += p.elf.Bytes() // the objects' code, read whole
+		// The objects' files, read whole: shared with the symbol table
+		// since the loader reads each once, still counted (as before).
+		n += p.elf.Bytes()
 	}
 	for _, rt := range p.growing {
 		if rt.dense == nil {

@@ -1,16 +1,15 @@
 package paths
 
 import (
-	"bufio"
 	"cmp"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"emuprof/analyses/report"
+	"emuprof/internal/sourcefile"
 )
 
 // Source view settings of the report's paths section: the routines shown
@@ -154,7 +153,7 @@ func writeRoutineSource(b *strings.Builder, r *Routine) {
 		b.WriteString("<p class=\"note\">No source lines: the program has no line table for this routine.</p>\n")
 		return
 	}
-	text, err := readLines(file)
+	text, err := sourcefile.Lines(file)
 	if err != nil {
 		fmt.Fprintf(b, "<p class=\"note\">Source %s not readable here: %s.</p>\n", report.Esc(file), report.Esc(lineRanges(ps[0].Lines)))
 		return
@@ -194,27 +193,6 @@ func writeRoutineSource(b *strings.Builder, r *Routine) {
 		fmt.Fprintf(b, "<td><code>%s</code></td></tr>\n", report.Esc(strings.ReplaceAll(line, "\t", "    ")))
 	}
 	b.WriteString("</tbody></table></div>\n")
-}
-
-// readLines reads a source file's lines (at most 1 MiB of text).
-func readLines(path string) ([]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var out []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	size := 0
-	for sc.Scan() {
-		size += len(sc.Text()) + 1
-		if size > 1<<20 {
-			break
-		}
-		out = append(out, sc.Text())
-	}
-	return out, sc.Err()
 }
 
 // shorten cuts s to n runes with an ellipsis.

@@ -12,8 +12,10 @@ import (
 // goroutine of its own, so that the analyses' work overlaps the engine's.
 // Double buffering: the emulator fills one event buffer while the pipeline
 // drains the other; Events returns as soon as the previous batch is done,
-// and a batch stays valid until the next Events call returns (the
-// emulator's buffers alternate). Every analysis sees the same events in the
+// so it relies on the emulator keeping a batch unchanged until the next
+// Events call returns (cpu.CPU.SetSink), and processes it meanwhile. The
+// analyses get it, or the call stage's pieces of it, only for the length
+// of their Events call (trace.Analysis). Every analysis sees the same events in the
 // same order either way, so outputs do not depend on the concurrency.
 //
 // A Pipeline is itself an trace.Analysis: the guest delivers to it.

@@ -1,13 +1,14 @@
 package report
 
 import (
-	"bufio"
 	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"emuprof/internal/sourcefile"
 )
 
 // SourceView annotates the lines of one source file with columns of
@@ -29,7 +30,6 @@ const (
 	srcHotLines = 16
 	srcAround   = 3
 	srcMaxRows  = 160
-	srcMaxBytes = 4 << 20
 )
 
 // sourceCSS shades annotated lines (the rest is table.src's).
@@ -58,7 +58,7 @@ func (s *SourceView) HTML() string {
 	}
 	slices.SortFunc(lines, func(a, b int) int { return cmp.Or(cmp.Compare(hotOf(b), hotOf(a)), cmp.Compare(a, b)) })
 	top := hotOf(lines[0])
-	text, err := readSource(s.File)
+	text, err := sourcefile.Lines(s.File)
 	show := map[int]bool{}
 	for _, l := range lines[:min(len(lines), srcHotLines)] {
 		for k := l - srcAround; k <= l+srcAround; k++ {
@@ -129,27 +129,6 @@ func errText(err error) string {
 		return pe.Err.Error()
 	}
 	return err.Error()
-}
-
-// readSource reads a source file's lines (at most srcMaxBytes).
-func readSource(path string) ([]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var lines []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	n := 0
-	for sc.Scan() {
-		n += len(sc.Bytes()) + 1
-		if n > srcMaxBytes {
-			return nil, fmt.Errorf("larger than %d bytes", srcMaxBytes)
-		}
-		lines = append(lines, sc.Text())
-	}
-	return lines, sc.Err()
 }
 
 // HotFiles returns the files of lines, by decreasing sum of their
