@@ -131,7 +131,7 @@ __attribute__((noinline)) void emu_replay_exit(uc_engine *uc, struct emu_state *
 	int64_t dt = r->uper * s->ns_per_insn / 100;
 	if (s->repeat_events && r->count >= 3 && s->cap - s->n >= 1 + 2 * r->nev) {
 		// A Repeat event stands for the periods between the first and
-		// the last (trace.Needs.RepeatEvents), all in this buffer.
+		// the last (trace.Encoding.RepeatEvents), all in this buffer.
 		// The last is written out: the block that ends the replay may
 		// extend its last event (a run).
 		struct emu_event *h = push(s);
