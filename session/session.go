@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/term"
+
+	"emuprof/analyses/platform"
 )
 
 // Options are how a run is carried out, beside what the guest is
@@ -43,13 +45,9 @@ type Options struct {
 	StatusDelay, StatusEvery time.Duration
 }
 
-// ExitError carries an exit status out of a run or a command.
-type ExitError struct {
-	Code int
-	Msg  string // printed as "emuprof: Msg" when non-empty
-}
-
-func (e *ExitError) Error() string { return e.Msg }
+// ExitError carries an exit status out of a run or a command (analyses
+// return it too).
+type ExitError = platform.ExitError
 
 // HostErr is err without the operation and path os adds ("stat x: ...").
 func HostErr(err error) error {
