@@ -2,8 +2,11 @@
 // runtime: it runs a program with analyses (the engine, the analysis
 // pipeline, the Follower of processes, the live status line and the stop
 // signals), runs it again for an analysis that asks (platform.Rerunner:
-// causal --exact and --validate), and says how the run ended. The command
-// turns flags into an Options and a guest.Config and calls Run.
+// causal --exact and --validate), carries out an analysis's multi-run mode
+// in child emuprofs (platform.MultiRun: paths --copies), writes the
+// analyses' files, the run record and report.html, and says how the run
+// ended. The command turns flags into an Options and a guest.Config and
+// calls Run.
 package session
 
 import (

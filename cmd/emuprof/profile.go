@@ -243,7 +243,8 @@ func (f *profileFlags) profile(list string, args []string) error {
 		return fmt.Errorf("--out %s: %v", f.out, session.HostErr(err))
 	}
 	outs := session.WriteProfiles(f.out, plugins, insts, fw, res)
-	ps, err := f.writeReport(plugins, insts, outs.Paths, res, args)
+	ps, err := session.WriteReport(f.out, session.RunInfo{Version: Version(), Flags: f.fs, CPUs: f.run.cpus, Args: args},
+		plugins, insts, outs.Paths, res)
 	outs.Paths = append(outs.Paths, ps...)
 	if err != nil {
 		outs.Fail("HTML report", err)
