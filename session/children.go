@@ -77,18 +77,7 @@ func (r *childRuns) Prepare(perRun ...string) (string, error) {
 	for _, name := range perRun {
 		skip[name] = true
 	}
-	r.fs.Visit(func(g *pflag.Flag) {
-		if skip[g.Name] {
-			return
-		}
-		if sv, ok := g.Value.(pflag.SliceValue); ok {
-			for _, v := range sv.GetSlice() {
-				r.common = append(r.common, "--"+g.Name+"="+v)
-			}
-			return
-		}
-		r.common = append(r.common, "--"+g.Name+"="+g.Value.String())
-	})
+	r.common = givenFlags(nil, r.fs, skip)
 	if r.stdin, err = replayStdin(r.work, r.mode); err != nil {
 		return "", err
 	}
@@ -205,6 +194,24 @@ func runChild(self string, argv []string, stdin stdinSource) (r platform.ChildRe
 		r.Err = err
 	}
 	return r
+}
+
+// givenFlags appends to args the flags given on fs but those in skip, as
+// --NAME=VALUE (a slice flag once per value).
+func givenFlags(args []string, fs *pflag.FlagSet, skip map[string]bool) []string {
+	fs.Visit(func(g *pflag.Flag) {
+		if skip[g.Name] {
+			return
+		}
+		if sv, ok := g.Value.(pflag.SliceValue); ok {
+			for _, v := range sv.GetSlice() {
+				args = append(args, "--"+g.Name+"="+v)
+			}
+			return
+		}
+		args = append(args, "--"+g.Name+"="+g.Value.String())
+	})
+	return args
 }
 
 func lastLine(b []byte) []byte {

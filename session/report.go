@@ -110,18 +110,7 @@ func newRunRecord(info RunInfo, plugins []platform.Plugin, res *guest.Result) ru
 		}
 	}
 	if info.Flags != nil {
-		info.Flags.Visit(func(fl *pflag.Flag) {
-			if flagsNotRecorded[fl.Name] {
-				return
-			}
-			if sv, ok := fl.Value.(pflag.SliceValue); ok {
-				for _, v := range sv.GetSlice() {
-					rec.Flags = append(rec.Flags, "--"+fl.Name+"="+v)
-				}
-				return
-			}
-			rec.Flags = append(rec.Flags, "--"+fl.Name+"="+fl.Value.String())
-		})
+		rec.Flags = givenFlags(rec.Flags, info.Flags, flagsNotRecorded)
 	}
 	for _, p := range plugins {
 		rec.Analyses = append(rec.Analyses, p.Name)
