@@ -128,32 +128,49 @@ func newRunRecord(info RunInfo, plugins []platform.Plugin, res *guest.Result) ru
 // just wrote), not read back.
 func BuildPage(plugins []platform.Plugin, files []string, live map[string]platform.Instance, contents map[string][]byte) *report.Page {
 	page := &report.Page{Title: "emuprof report"}
-	var facts []report.Fact
-	var partial []string
-	addPartial := func(p string) {
-		if p != "" && !slices.Contains(partial, p) {
-			partial = append(partial, p)
-		}
+	var partial partials
+	facts := pluginSections(page, plugins, files, live, &partial)
+	if sec := ProcessSection(files); sec != nil { // follow.go
+		page.Sections = append(page.Sections, *sec)
 	}
-	for _, p := range plugins {
-		var sec *report.Section
-		var err error
-		inst := live[p.Name]
-		lr, isLive := inst.(platform.LiveRenderer)
-		switch {
-		case p.Render != nil && isLive:
-			sec, err = lr.RenderLive(files)
-		case p.Render != nil:
-			sec, err = p.Render(files)
-		case inst != nil:
-			var title, body string
-			if title, body, err = inst.Section(); err == nil {
-				sec = &report.Section{Title: title, HTML: body}
+	runs := readRunRecords(page, files, contents)
+	for _, r := range runs {
+		runFacts(page, r, len(runs))
+		partial.add(r.Partial)
+	}
+	if len(runs) == 0 {
+		seen := map[string]bool{}
+		for _, f := range facts {
+			if !seen[f.Key] {
+				seen[f.Key] = true
+				page.Run = append(page.Run, f)
 			}
 		}
-		if err != nil {
-			sec = &report.Section{Title: p.Name, HTML: "<p class=\"partial\">This section could not be drawn: " + report.Esc(err.Error()) + "</p>\n"}
-		}
+		page.Notes = append(page.Notes, "No "+"<app>"+runFileSuffix+" here (files written by merge, or by a single analysis of an older emuprof): the run is described from the analyses' files.")
+	}
+	page.Warnings = partial
+	missingSections(page, runs)
+	if len(page.Sections) == 0 {
+		page.Notes = append(page.Notes, "No analysis files found.")
+	}
+	return page
+}
+
+// partials are the reasons the page's results are partial, each once.
+type partials []string
+
+func (ps *partials) add(p string) {
+	if p != "" && !slices.Contains(*ps, p) {
+		*ps = append(*ps, p)
+	}
+}
+
+// pluginSections adds each plugin's section to page and returns the facts
+// the sections found.
+func pluginSections(page *report.Page, plugins []platform.Plugin, files []string, live map[string]platform.Instance, partial *partials) []report.Fact {
+	var facts []report.Fact
+	for _, p := range plugins {
+		sec := pluginSection(p, files, live[p.Name])
 		if sec == nil {
 			continue
 		}
@@ -161,14 +178,40 @@ func BuildPage(plugins []platform.Plugin, files []string, live map[string]platfo
 			sec.ID = p.Name
 		}
 		for _, pr := range sec.Partial {
-			addPartial(pr)
+			partial.add(pr)
 		}
 		facts = append(facts, sec.Facts...)
 		page.Sections = append(page.Sections, *sec)
 	}
-	if sec := ProcessSection(files); sec != nil { // follow.go
-		page.Sections = append(page.Sections, *sec)
+	return facts
+}
+
+// pluginSection is p's section (nil: none), or one that says why it could
+// not be drawn.
+func pluginSection(p platform.Plugin, files []string, inst platform.Instance) *report.Section {
+	var sec *report.Section
+	var err error
+	lr, isLive := inst.(platform.LiveRenderer)
+	switch {
+	case p.Render != nil && isLive:
+		sec, err = lr.RenderLive(files)
+	case p.Render != nil:
+		sec, err = p.Render(files)
+	case inst != nil:
+		var title, body string
+		if title, body, err = inst.Section(); err == nil {
+			sec = &report.Section{Title: title, HTML: body}
+		}
 	}
+	if err != nil {
+		sec = &report.Section{Title: p.Name, HTML: "<p class=\"partial\">This section could not be drawn: " + report.Esc(err.Error()) + "</p>\n"}
+	}
+	return sec
+}
+
+// readRunRecords reads the <app>_run.json files among files (contents
+// holds those whose bytes are known); one that cannot be read is a note.
+func readRunRecords(page *report.Page, files []string, contents map[string][]byte) []runRecord {
 	var runs []runRecord
 	for _, path := range files {
 		if !strings.HasSuffix(path, runFileSuffix) {
@@ -189,39 +232,34 @@ func BuildPage(plugins []platform.Plugin, files []string, live map[string]platfo
 		}
 		runs = append(runs, r)
 	}
-	for _, r := range runs {
-		if len(runs) > 1 {
-			page.Run = append(page.Run, report.Fact{Key: "run of", Value: filepath.Base(r.Program)})
-		}
-		page.Run = append(page.Run,
-			report.Fact{Key: "command", Value: ShellJoin(r.Args)},
-			report.Fact{Key: "flags", Value: strings.Join(r.Flags, " ")},
-			report.Fact{Key: "analyses", Value: strings.Join(r.Analyses, ", ")},
-			report.Fact{Key: "exit status", Value: fmt.Sprint(r.ExitStatus)},
-			report.Fact{Key: "virtual duration", Value: fmt.Sprintf("%d ns (%s)", r.VirtualNs, humanNs(r.VirtualNs))},
-			report.Fact{Key: "threads", Value: fmt.Sprint(r.Threads)},
-			report.Fact{Key: "instructions", Value: fmt.Sprint(r.Instructions)},
-			report.Fact{Key: "virtual CPUs", Value: fmt.Sprint(r.CPUs)},
-			report.Fact{Key: "emuprof version", Value: r.Emuprof},
-		)
-		addPartial(r.Partial)
-		if len(runs) == 1 && r.Program != "" {
-			page.Title = "emuprof report: " + filepath.Base(r.Program)
-		}
+	return runs
+}
+
+// runFacts adds run r, one of n, to the page's run section.
+func runFacts(page *report.Page, r runRecord, n int) {
+	if n > 1 {
+		page.Run = append(page.Run, report.Fact{Key: "run of", Value: filepath.Base(r.Program)})
 	}
-	if len(runs) == 0 {
-		seen := map[string]bool{}
-		for _, f := range facts {
-			if !seen[f.Key] {
-				seen[f.Key] = true
-				page.Run = append(page.Run, f)
-			}
-		}
-		page.Notes = append(page.Notes, "No "+"<app>"+runFileSuffix+" here (files written by merge, or by a single analysis of an older emuprof): the run is described from the analyses' files.")
+	page.Run = append(page.Run,
+		report.Fact{Key: "command", Value: ShellJoin(r.Args)},
+		report.Fact{Key: "flags", Value: strings.Join(r.Flags, " ")},
+		report.Fact{Key: "analyses", Value: strings.Join(r.Analyses, ", ")},
+		report.Fact{Key: "exit status", Value: fmt.Sprint(r.ExitStatus)},
+		report.Fact{Key: "virtual duration", Value: fmt.Sprintf("%d ns (%s)", r.VirtualNs, humanNs(r.VirtualNs))},
+		report.Fact{Key: "threads", Value: fmt.Sprint(r.Threads)},
+		report.Fact{Key: "instructions", Value: fmt.Sprint(r.Instructions)},
+		report.Fact{Key: "virtual CPUs", Value: fmt.Sprint(r.CPUs)},
+		report.Fact{Key: "emuprof version", Value: r.Emuprof},
+	)
+	if n == 1 && r.Program != "" {
+		page.Title = "emuprof report: " + filepath.Base(r.Program)
 	}
-	page.Warnings = partial
-	// An analysis the run ran whose section did not come: its profile is
-	// empty or missing, which the page says rather than leave it out.
+}
+
+// missingSections notes each analysis a run ran whose section did not
+// come: its profile is empty or missing, which the page says rather than
+// leave it out.
+func missingSections(page *report.Page, runs []runRecord) {
 	for _, r := range runs {
 		for _, name := range r.Analyses {
 			if !slices.ContainsFunc(page.Sections, func(s report.Section) bool { return s.ID == name }) {
@@ -232,10 +270,6 @@ func BuildPage(plugins []platform.Plugin, files []string, live map[string]platfo
 			}
 		}
 	}
-	if len(page.Sections) == 0 {
-		page.Notes = append(page.Notes, "No analysis files found.")
-	}
-	return page
 }
 
 func humanNs(ns int64) string {
