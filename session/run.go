@@ -28,14 +28,7 @@ import (
 // block table and the guest feeds it. The error is the one that makes
 // emuprof exit with the guest's status (an *ExitError).
 func Run(cfg guest.Config, f *Options, pipeline func(*trace.BlockTable) *platform.Pipeline, needs trace.Needs) (*guest.Result, error) {
-	cfg.Needs = needs
-	if cfg.TraceDigest {
-		needs.Blocks = true
-	}
-	if cfg.TimeModel != nil {
-		// The model prices every block and access (timemodel.Model).
-		needs.Blocks, needs.Memory = true, true
-	}
+	needs = runNeeds(&cfg, needs)
 	if cfg.Symbols == nil {
 		cfg.Symbols = loader.NewSymbolTable()
 	}
@@ -48,21 +41,7 @@ func Run(cfg guest.Config, f *Options, pipeline func(*trace.BlockTable) *platfor
 		defer func() { resume() }()
 		defer f.Status.beginRun()()
 	}
-	var blockSyms trace.Symbols // name blocks only for analyses that see them
-	if needs.Blocks && (len(cfg.Analyses) > 0 || pipeline != nil) {
-		blockSyms = cfg.Symbols
-	}
-	// The analyses' hooks, for the first process and the followed ones.
-	hooks := emu.Options{Memory: needs.Memory, Blocks: needs.Blocks, StackPointer: needs.Blocks,
-		Bare: f.Bare, NsPerInsn: nsPerInsn, Lines: needs.Lines, Replay: true, // with --no-fold too: the analysis reads the flags, runs or not
-		Encoding: needs.Encoding}
-	hooks.BlockFilter = nil // only the first process's engine filters blocks
-	if f.AsyncAnalyses {
-		hooks.BufferEvents = defaults.AsyncBufferEvents
-	}
-	if f.NoFold || cfg.TimeModel != nil { // a time model prices every block and access
-		hooks.Fold, hooks.FoldCycles, hooks.MergeMemory, hooks.Replay, hooks.RepeatEvents = nil, nil, false, false, false
-	}
+	hooks, blockSyms := engineOptions(cfg, f, needs, pipeline != nil, nsPerInsn)
 	speedup, warnSpeedup, err := f.speedup(cfg.Symbols)
 	if err != nil {
 		return nil, err
@@ -75,52 +54,121 @@ func Run(cfg guest.Config, f *Options, pipeline func(*trace.BlockTable) *platfor
 		return nil, fmt.Errorf("starting the emulator: %w", err)
 	}
 	defer engine.Close()
-	fw, _ := cfg.Follow.(*Follower)
-	if fw != nil {
-		// Followed processes: engines with the analyses' hooks (follow.go).
+	otherEngines(&cfg, f, hooks, needs, blockSyms != nil, nsPerInsn)
+	var pipe *platform.Pipeline
+	if pipeline != nil {
+		pipe = startPipeline(&cfg, f, pipeline(engine.Blocks()), engine, needs)
+	}
+	signal.Ignore(syscall.SIGPIPE) // writes to a closed pipe fail with EPIPE from now on, instead of killing emuprof
+	defer f.Stops.during(engine.Stop)()
+	interruptible(&cfg, f)
+	// The live status line: counted per run slice, drawn by a ticker;
+	// the guest's writes to the terminal erase it first.
+	if !f.IsRerun {
+		f.Status = NewStatus(os.Stderr, f, nsPerInsn)
+		defer f.Status.Stop()
+	}
+	showStatus(&cfg, f, pipe)
+	res, err := loadAndRun(cfg, f, engine, pipe)
+	if err != nil {
+		return nil, err
+	}
+	// The line goes before anything else is said on stderr.
+	if f.IsRerun {
+		resume = f.Status.Pause()
+	} else {
+		f.Status.Stop()
+	}
+	f.Stops.adjust(res)
+	return res, finish(cfg, f, res, pipe)
+}
+
+// runNeeds is what the engine must report: what the analyses need (set on
+// cfg), and what the trace digest and the time model need beside.
+func runNeeds(cfg *guest.Config, needs trace.Needs) trace.Needs {
+	cfg.Needs = needs
+	if cfg.TraceDigest {
+		needs.Blocks = true
+	}
+	if cfg.TimeModel != nil {
+		// The model prices every block and access (timemodel.Model).
+		needs.Blocks, needs.Memory = true, true
+	}
+	return needs
+}
+
+// engineOptions are the analyses' hooks, for the first process and the
+// followed ones, and the symbols that name blocks (nil: none, when no
+// analysis sees them).
+func engineOptions(cfg guest.Config, f *Options, needs trace.Needs, analyses bool, nsPerInsn int64) (emu.Options, trace.Symbols) {
+	var blockSyms trace.Symbols
+	if needs.Blocks && (len(cfg.Analyses) > 0 || analyses) {
+		blockSyms = cfg.Symbols
+	}
+	hooks := emu.Options{Memory: needs.Memory, Blocks: needs.Blocks, StackPointer: needs.Blocks,
+		Bare: f.Bare, NsPerInsn: nsPerInsn, Lines: needs.Lines, Replay: true, // with --no-fold too: the analysis reads the flags, runs or not
+		Encoding: needs.Encoding}
+	hooks.BlockFilter = nil // only the first process's engine filters blocks
+	if f.AsyncAnalyses {
+		hooks.BufferEvents = defaults.AsyncBufferEvents
+	}
+	if f.NoFold || cfg.TimeModel != nil { // a time model prices every block and access
+		hooks.Fold, hooks.FoldCycles, hooks.MergeMemory, hooks.Replay, hooks.RepeatEvents = nil, nil, false, false, false
+	}
+	return hooks, blockSyms
+}
+
+// otherEngines sets how the engines of the guest's other processes are
+// made: followed ones with the analyses' hooks (follow.go), the others
+// without (the analyses follow the first process).
+func otherEngines(cfg *guest.Config, f *Options, hooks emu.Options, needs trace.Needs, nameBlocks bool, nsPerInsn int64) {
+	if fw, _ := cfg.Follow.(*Follower); fw != nil {
 		fw.newEngine = func(syms *loader.SymbolTable) (*emu.Engine, error) {
 			o := hooks
-			if blockSyms != nil {
+			if nameBlocks {
 				o.Symbols = syms
 			}
 			return emu.New(o)
 		}
 	}
-	// Processes the guest creates get engines of their own, without the
-	// analyses' hooks (the analyses follow the first process).
+	memory := cfg.TimeModel != nil // a time model prices their accesses too
 	cfg.NewCPU = func() (cpu.CPU, error) {
-		e, err := emu.New(emu.Options{Blocks: needs.Blocks, Memory: cfg.TimeModel != nil, Bare: f.Bare, NsPerInsn: nsPerInsn})
+		e, err := emu.New(emu.Options{Blocks: needs.Blocks, Memory: memory, Bare: f.Bare, NsPerInsn: nsPerInsn})
 		if err != nil {
 			return nil, err
 		}
 		return f.Status.CPU(e), nil
 	}
-	var pipe *platform.Pipeline
-	if pipeline != nil {
-		pipe = pipeline(engine.Blocks())
-		setRerun(pipe, cfg, f)
-		cfg.Analyses = append(cfg.Analyses, pipe)
+}
+
+// startPipeline makes pipe the guest's analyses: with the rerun service,
+// the time control it asks for, and the follower's first process.
+func startPipeline(cfg *guest.Config, f *Options, pipe *platform.Pipeline, engine *emu.Engine, needs trace.Needs) *platform.Pipeline {
+	setRerun(pipe, *cfg, f)
+	cfg.Analyses = append(cfg.Analyses, pipe)
+	if needs.TimeControl {
+		cfg.TimeControl = pipe.Sync
+	}
+	if fw, _ := cfg.Follow.(*Follower); fw != nil {
+		fw.start(guest.Image{Pid: cfg.Pid, Parent: cfg.Pid - 1, Program: cfg.Program, Args: cfg.Args}, engine, cfg.Symbols, pipe.Instances(), pipe)
 		if needs.TimeControl {
-			cfg.TimeControl = pipe.Sync
-		}
-		if fw != nil {
-			fw.start(guest.Image{Pid: cfg.Pid, Parent: cfg.Pid - 1, Program: cfg.Program, Args: cfg.Args}, engine, cfg.Symbols, pipe.Instances(), pipe)
-			if needs.TimeControl {
-				cfg.TimeControl = fw.sync
-			}
+			cfg.TimeControl = fw.sync
 		}
 	}
+	return pipe
+}
+
+// interruptible makes the guest's waits end at emuprof's stop signals: a
+// guest waiting for input or blocked writing to a full pipe stops too.
+func interruptible(cfg *guest.Config, f *Options) {
 	stops := f.Stops
-	signal.Ignore(syscall.SIGPIPE) // writes to a closed pipe fail with EPIPE from now on, instead of killing emuprof
-	defer stops.during(engine.Stop)()
 	cfg.Interrupt = stops.interrupt
 	if cfg.Stdin != nil {
-		cfg.Stdin = newInterruptibleReader(cfg.Stdin, stops.interrupt) // a guest waiting for input stops too
+		cfg.Stdin = newInterruptibleReader(cfg.Stdin, stops.interrupt)
 	}
 	if f.MuteStdout {
 		cfg.Stdout, cfg.StdoutTTY = io.Discard, false
 	}
-	// A guest blocked writing to a full pipe stops too.
 	if cfg.Stdout != nil {
 		cfg.Stdout = newInterruptibleWriter(cfg.Stdout, stops.interrupt)
 		f.Stdout = cfg.Stdout // the summaries too, after the run
@@ -134,12 +182,11 @@ func Run(cfg guest.Config, f *Options, pipeline func(*trace.BlockTable) *platfor
 	if f.Strace {
 		cfg.Strace = os.Stderr
 	}
-	// The live status line: counted per run slice, drawn by a ticker;
-	// the guest's writes to the terminal erase it first.
-	if !f.IsRerun {
-		f.Status = NewStatus(os.Stderr, f, nsPerInsn)
-		defer f.Status.Stop()
-	}
+}
+
+// showStatus puts the status line between the guest and the terminal, and
+// has it count the analyses' work.
+func showStatus(cfg *guest.Config, f *Options, pipe *platform.Pipeline) {
 	cfg.Stdout = f.Status.Writer(cfg.Stdout, cfg.StdoutTTY)
 	cfg.Stderr = f.Status.Writer(cfg.Stderr, cfg.StderrTTY)
 	if pipe != nil && f.Status != nil && !f.IsRerun {
@@ -148,6 +195,11 @@ func Run(cfg guest.Config, f *Options, pipeline func(*trace.BlockTable) *platfor
 		}
 		cfg.Analyses = append([]trace.Analysis{statusPhase{f.Status}}, cfg.Analyses...)
 	}
+}
+
+// loadAndRun loads the guest on engine and runs it; a guest that cannot
+// be loaded is bad input (exit status 2), or killed as Linux would.
+func loadAndRun(cfg guest.Config, f *Options, engine *emu.Engine, pipe *platform.Pipeline) (*guest.Result, error) {
 	proc, err := guest.Load(cfg, f.Status.CPU(engine))
 	if err != nil {
 		if bad := (*loader.BadInputError)(nil); errors.As(err, &bad) && bad.Killed != 0 {
@@ -159,15 +211,13 @@ func Run(cfg guest.Config, f *Options, pipeline func(*trace.BlockTable) *platfor
 	if !f.IsRerun {
 		f.Status.Start()
 	}
-	stops.raiseAt("load") // tests: a stop before the first instruction
-	res := runGuest(proc, pipe)
-	// The line goes before anything else is said on stderr.
-	if f.IsRerun {
-		resume = f.Status.Pause()
-	} else {
-		f.Status.Stop()
-	}
-	stops.adjust(res)
+	f.Stops.raiseAt("load") // tests: a stop before the first instruction
+	return runGuest(proc, pipe), nil
+}
+
+// finish says how the run ended, on stderr, and returns the error that
+// carries the guest's exit status.
+func finish(cfg guest.Config, f *Options, res *guest.Result, pipe *platform.Pipeline) error {
 	if pipe != nil && pipe.Err() != nil {
 		// A bug in an analysis: its results are lost, the run is not.
 		fmt.Fprintf(os.Stderr, "emuprof: internal error: %v\n", pipe.Err())
@@ -194,9 +244,9 @@ func Run(cfg guest.Config, f *Options, pipeline func(*trace.BlockTable) *platfor
 		}
 	}
 	if res.ExitStatus != 0 {
-		return res, &ExitError{Code: res.ExitStatus}
+		return &ExitError{Code: res.ExitStatus}
 	}
-	return res, nil
+	return nil
 }
 
 // runGuest runs the guest. A Go panic in the runtime (a bug in emuprof, not

@@ -2,8 +2,11 @@
 // runtime: it runs a program with analyses (the engine, the analysis
 // pipeline, the Follower of processes, the live status line and the stop
 // signals), runs it again for an analysis that asks (platform.Rerunner:
-// causal --exact and --validate), and says how the run ended. The command
-// turns flags into an Options and a guest.Config and calls Run.
+// causal --exact and --validate), carries out an analysis's multi-run mode
+// in child emuprofs (platform.MultiRun: paths --copies), writes the
+// analyses' files, the run record and report.html, and says how the run
+// ended. The command turns flags into an Options and a guest.Config and
+// calls Run.
 package session
 
 import (
@@ -15,6 +18,8 @@ import (
 	"time"
 
 	"golang.org/x/term"
+
+	"emuprof/analyses/platform"
 )
 
 // Options are how a run is carried out, beside what the guest is
@@ -43,13 +48,9 @@ type Options struct {
 	StatusDelay, StatusEvery time.Duration
 }
 
-// ExitError carries an exit status out of a run or a command.
-type ExitError struct {
-	Code int
-	Msg  string // printed as "emuprof: Msg" when non-empty
-}
-
-func (e *ExitError) Error() string { return e.Msg }
+// ExitError carries an exit status out of a run or a command (analyses
+// return it too).
+type ExitError = platform.ExitError
 
 // HostErr is err without the operation and path os adds ("stat x: ...").
 func HostErr(err error) error {

@@ -20,7 +20,7 @@ type P3Config struct {
 	PBL bool // plan PBL (every procedure one Ball-Larus task) instead of P3
 	// PlanOut: also write the plan (PlanFile) to this file.
 	PlanOut string
-	// Copies: the command runs K copies as emulations (CopiesFlag).
+	// Copies: K copies run as child emulations (CopiesFlag, copyrun.go).
 	Copies int
 	// Profile and AnyCallers: PlanOptions (--p3-cost profile,
 	// --p3-callers any).

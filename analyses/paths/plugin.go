@@ -27,8 +27,9 @@ object file (jump tables included) and completed with the transitions the run ta
 output says which. Loops end a path at every back edge; calls do not end paths. Writes
 <app>_paths.json (per routine: paths with their ids, counts, blocks and source lines) and
 prints the hottest paths.`,
-	Flags:  flags,
-	Render: RenderHTML,
+	Flags:    flags,
+	Render:   RenderHTML,
+	MultiRun: copiesMode,
 }
 
 func flags(fs *pflag.FlagSet) platform.Factory {

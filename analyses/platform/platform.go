@@ -268,4 +268,7 @@ type Plugin struct {
 	// references). Without it, the report uses Reporter.Section during
 	// the run and omits the analysis when re-rendering.
 	Render func(files []string) (*report.Section, error)
+	// MultiRun, optional, declares a mode in which the analysis measures
+	// several runs of the program instead of one (multirun.go).
+	MultiRun *MultiRunMode
 }

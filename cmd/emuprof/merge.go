@@ -75,3 +75,34 @@ func readInputs(args []string, stop <-chan struct{}) ([][]byte, error) {
 		return nil, &exitError{Code: 2} // main says the stop and exits 128+signal
 	}
 }
+
+// mergePathShards is `emuprof merge --plan PLAN -o OUT SHARD...` for paths
+// shards (--copy i/K runs, perhaps on other machines).
+func mergePathShards(out, plan string, files []string, datas [][]byte) error {
+	if plan == "" {
+		return &exitError{Code: 2, Msg: "merge: paths shards need --plan FILE (the plan the copies ran)"}
+	}
+	var shards []*paths.Shard
+	for i, f := range files {
+		sh, err := paths.ParseShard(f, datas[i])
+		if err != nil {
+			return &exitError{Code: 2, Msg: "merge: " + err.Error()}
+		}
+		shards = append(shards, sh)
+	}
+	if len(shards) == 0 {
+		return &exitError{Code: 2, Msg: "merge: no shards"}
+	}
+	pf, digest, err := paths.ReadPlan(plan, shards[0].K)
+	if err != nil {
+		return &exitError{Code: 2, Msg: "merge: " + err.Error()}
+	}
+	pr, err := paths.MergeShards(pf, digest, shards)
+	if err != nil {
+		return &exitError{Code: 2, Msg: err.Error()}
+	}
+	if err := paths.WriteProfile(out, pr); err != nil {
+		return &exitError{Code: 2, Msg: fmt.Sprintf("merge: %v", err)}
+	}
+	return pr.Summary(session.NewQuietWriter(os.Stdout), 10)
+}

@@ -517,7 +517,7 @@ func TestPathsCopiesOutDir(t *testing.T) {
 		t.Fatalf("--copies 2 -- ls -a: exit %d, stdout %q, natively %q\n%s", o.code, o.stdout, native.stdout, o.stderr)
 	}
 	for _, f := range []string{"ls_paths.json", "ls_paths.plan.json"} {
-		if !fileExists(filepath.Join(dir, f)) {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("%s not written", f)
 		}
 	}

@@ -177,8 +177,11 @@ func (f *profileFlags) profile(list string, args []string) error {
 	if sweep, err := f.cpusSweep(list, args); sweep {
 		return err
 	}
-	if copies, err := f.pathsCopies(list, args); copies {
-		return err
+	if mr, name, mode, err := multiRun(plugins, f.fs, list); mr != nil || err != nil {
+		if err != nil {
+			return err
+		}
+		return session.RunMany(f.fs, &f.run.Options, name, mode, f.out, mr, args)
 	}
 	var async bool
 	switch f.analysisThread {
@@ -240,7 +243,8 @@ func (f *profileFlags) profile(list string, args []string) error {
 		return fmt.Errorf("--out %s: %v", f.out, session.HostErr(err))
 	}
 	outs := session.WriteProfiles(f.out, plugins, insts, fw, res)
-	ps, err := f.writeReport(plugins, insts, outs.Paths, res, args)
+	ps, err := session.WriteReport(f.out, session.RunInfo{Version: Version(), Flags: f.fs, CPUs: f.run.cpus, Args: args},
+		plugins, insts, outs.Paths, res)
 	outs.Paths = append(outs.Paths, ps...)
 	if err != nil {
 		outs.Fail("HTML report", err)
@@ -434,4 +438,19 @@ func followFlag(v string) (bool, error) {
 		return false, nil
 	}
 	return false, &exitError{Code: 2, Msg: fmt.Sprintf("--follow must be children or none, not %q", v)}
+}
+
+// multiRun returns the multi-run mode the flags ask of one of plugins
+// (paths --copies), with the analysis's name and the mode's flag.
+func multiRun(plugins []platform.Plugin, fs *pflag.FlagSet, list string) (platform.MultiRun, string, string, error) {
+	for _, p := range plugins {
+		if p.MultiRun == nil {
+			continue
+		}
+		mr, err := p.MultiRun.Parse(fs, list == p.Name)
+		if mr != nil || err != nil {
+			return mr, p.Name, p.MultiRun.Flag, err
+		}
+	}
+	return nil, "", "", nil
 }
