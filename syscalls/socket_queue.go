@@ -3,9 +3,7 @@
 
 package syscalls
 
-import (
-	"slices"
-)
+import "slices"
 
 // ---------------------------------------------------------------------
 // Sending

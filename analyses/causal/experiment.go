@@ -3,9 +3,7 @@
 
 package causal
 
-import (
-	"sort"
-)
+import "sort"
 
 type experiment struct {
 	seq     int // 1, 2 ... in order of start

@@ -3,9 +3,7 @@
 
 package causal
 
-import (
-	"sort"
-)
+import "sort"
 
 // selRun counts an execution of the selected line at virtual time at
 // (cost ns; entry: an entry into the line). Once the experiment's start is

@@ -3,9 +3,7 @@
 
 package causal
 
-import (
-	"math"
-)
+import "math"
 
 // maxWindows bounds an experiment whose rate does not settle (Settle): after
 // maxWindows windows of MinVisits visits it is measured over its last half.

@@ -3,9 +3,7 @@
 
 package causal
 
-import (
-	"unsafe"
-)
+import "unsafe"
 
 // MarkPartial records that the run did not finish.
 func (p *Profiler) MarkPartial(reason string) { p.partial = reason }
