@@ -250,14 +250,24 @@ const (
 	sysnrWritev = 20
 )
 
-func sysSendto(k *Kernel, c *Call) Outcome {
+// bufSocket is the socket behind the fd of a sendto or recvfrom and the
+// iovec of its one buffer.
+func (k *Kernel) bufSocket(c *Call) (int, *socket, *openFile, []iovec, Errno) {
 	fd := fdArg(c.Args[0])
 	s, f, e := k.sockOf(fd)
 	if e != 0 {
-		return fail(e)
+		return fd, nil, nil, nil, e
 	}
 	if !accessOK(c.Args[1], c.Args[2]) {
-		return fail(eFAULT)
+		return fd, nil, nil, nil, eFAULT
+	}
+	return fd, s, f, []iovec{{c.Args[1], min(c.Args[2], maxRWCount)}}, 0
+}
+
+func sysSendto(k *Kernel, c *Call) Outcome {
+	fd, s, f, iov, e := k.bufSocket(c)
+	if e != 0 {
+		return fail(e)
 	}
 	var to []byte
 	if c.Args[4] != 0 {
@@ -265,20 +275,14 @@ func sysSendto(k *Kernel, c *Call) Outcome {
 			return fail(e)
 		}
 	}
-	iov := []iovec{{c.Args[1], min(c.Args[2], maxRWCount)}}
 	return k.sendIov(c, fd, s, f, iov, int(int32(c.Args[3])), to, nil)
 }
 
 func sysRecvfrom(k *Kernel, c *Call) Outcome {
-	fd := fdArg(c.Args[0])
-	s, f, e := k.sockOf(fd)
+	fd, s, f, iov, e := k.bufSocket(c)
 	if e != 0 {
 		return fail(e)
 	}
-	if !accessOK(c.Args[1], c.Args[2]) {
-		return fail(eFAULT)
-	}
-	iov := []iovec{{c.Args[1], min(c.Args[2], maxRWCount)}}
 	r, out := k.recvIov(c, fd, s, f, iov, int(int32(c.Args[3])))
 	k.installRights(r.rights, false, 0)
 	if out.Wait != nil || int64(out.Ret) < 0 {

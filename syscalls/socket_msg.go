@@ -87,16 +87,23 @@ func (k *Kernel) readControl(s *socket, m msghdr) (*sockCtl, Errno) {
 	return ctl, 0
 }
 
+// msgSocket is the socket behind fd and the msghdr at addr of a sendmsg or
+// recvmsg.
+func (k *Kernel) msgSocket(fd int, addr uint64) (*socket, *openFile, msghdr, Errno) {
+	s, f, e := k.sockOf(fd)
+	if e != 0 {
+		return nil, nil, msghdr{}, e
+	}
+	m, e := k.readMsghdr(addr)
+	return s, f, m, e
+}
+
 func sysSendmsg(k *Kernel, c *Call) Outcome {
 	return k.sendmsg(c, fdArg(c.Args[0]), c.Args[1], int(int32(c.Args[2])))
 }
 
 func (k *Kernel) sendmsg(c *Call, fd int, addr uint64, flags int) Outcome {
-	s, f, e := k.sockOf(fd)
-	if e != 0 {
-		return fail(e)
-	}
-	m, e := k.readMsghdr(addr)
+	s, f, m, e := k.msgSocket(fd, addr)
 	if e != 0 {
 		return fail(e)
 	}
@@ -127,11 +134,7 @@ func sysRecvmsg(k *Kernel, c *Call) Outcome {
 }
 
 func (k *Kernel) recvmsg(c *Call, fd int, addr uint64, flags int) Outcome {
-	s, f, e := k.sockOf(fd)
-	if e != 0 {
-		return fail(e)
-	}
-	m, e := k.readMsghdr(addr)
+	s, f, m, e := k.msgSocket(fd, addr)
 	if e != 0 {
 		return fail(e)
 	}
