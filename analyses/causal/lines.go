@@ -1,0 +1,238 @@
+// Line attribution: which source line each executed instruction is
+// charged to, in scope or through the in-scope caller (Coz §4.1).
+
+package causal
+
+import (
+	"path/filepath"
+
+	"emuprof/trace"
+)
+
+type lineKey struct {
+	file   string
+	line   int
+	caller string // the routine that called the line's routine (--context)
+}
+
+// ctxKey is a line in the context of a caller routine (by id).
+type ctxKey struct {
+	line   int32
+	caller uint32
+}
+
+type lineInfo struct {
+	key         lineKey
+	cost        int64 // ns attributed over the run
+	experiments int
+	deck        []int // speedups still to run, drawn from the end
+	// The line's cost during 0 % experiments (any line selected), for
+	// the phase correction (Coz §4.6): base counts completed experiments,
+	// pend the one numbered epoch (committed once it completes).
+	base, pend int64
+	epoch      int
+	recent     int // == Profiler.recentGen: executed since the last experiment began
+}
+
+type blockData struct {
+	done  bool
+	scope int32 // in-scope line id, or 0
+	any   int32 // id of the file:line of the block's last instruction, in scope or not (0: none)
+	hits  []hit
+	// spans: a block on several lines (BlockInfo.Lines), each charged
+	// its own instructions; nil for a block on one line.
+	spans []span
+}
+
+// span is a run of a block's instructions on one line.
+type span struct {
+	scope, any int32
+	insns      uint32
+}
+
+func (p *Profiler) block(ev *trace.Event) {
+	t := p.thread(ev.Tid)
+	cost := int64(ev.Size) * p.opt.NsPerInsn
+	if end := ev.Time + cost; end > p.now {
+		p.now = end
+	}
+	bd := p.blockData(ev.Block)
+	if bd.spans != nil {
+		p.blockSpans(ev, t, bd)
+		return
+	}
+	line := p.lineOf(t, bd.scope, ev.Flags)
+	if line != 0 {
+		p.charge(t, line, cost, ev.Time)
+	}
+	t.prevLine = line
+	for _, h := range bd.hits {
+		if h.line && t.prevAny == bd.any {
+			continue // still inside the line: not a new entry
+		}
+		p.visit(h, ev.Time)
+	}
+	t.prevAny = bd.any
+}
+
+// blockSpans handles a block whose instructions come from several lines:
+// each line is charged its own instructions, in order (the actual speedup
+// of emuprof run --speedup is per instruction too).
+func (p *Profiler) blockSpans(ev *trace.Event, t *thread, bd *blockData) {
+	at := ev.Time
+	var total, done int64 // instructions, under a time model
+	if p.opt.Timed {
+		for _, sp := range bd.spans {
+			total += int64(sp.insns)
+		}
+	}
+	for _, sp := range bd.spans {
+		line := p.lineOf(t, sp.scope, ev.Flags)
+		cost := int64(sp.insns) * p.opt.NsPerInsn
+		if total > 0 {
+			// The model's cost of the block, split by instructions
+			// with no ns lost to rounding.
+			size := int64(ev.Size)
+			cost = size*(done+int64(sp.insns))/total - size*done/total
+			done += int64(sp.insns)
+		}
+		if line != 0 {
+			p.charge(t, line, cost, at)
+		}
+		t.prevLine = line
+		at += cost
+	}
+	for _, h := range bd.hits {
+		if h.line && h.span == 0 && t.prevAny == bd.spans[0].any {
+			continue // still inside the line: not a new entry
+		}
+		p.visit(h, ev.Time)
+	}
+	t.prevAny = bd.any
+}
+
+// lineOf returns the line a thread's code is charged to: scope, the code's
+// own line in scope (in its calling context with --context), which becomes
+// the thread's current line; else, for code out of scope or hidden, the
+// current line (Coz's last in-scope callsite), unless --no-callees.
+func (p *Profiler) lineOf(t *thread, scope int32, flags trace.Flags) int32 {
+	if scope != 0 && flags&trace.FlagHidden == 0 {
+		line := scope
+		if p.cfg.Context {
+			line = p.inContext(line, t)
+		}
+		t.cur = line
+		return line
+	}
+	if !p.cfg.NoCallees {
+		return t.cur
+	}
+	return 0
+}
+
+func (p *Profiler) blockData(id uint32) *blockData {
+	for int(id) >= len(p.blocks) {
+		p.blocks = append(p.blocks, make([]blockData, len(p.blocks)+256)...)
+	}
+	bd := &p.blocks[id]
+	if bd.done {
+		return bd
+	}
+	bd.done = true
+	bi := p.opt.Block(id)
+	if bi == nil {
+		return bd
+	}
+	bd.scope, bd.any = p.lineIDsOf(bi, bi.File, bi.Line)
+	for _, ls := range bi.Lines {
+		sp := span{insns: ls.Insns}
+		sp.scope, sp.any = p.lineIDsOf(bi, ls.File, ls.Line)
+		bd.spans = append(bd.spans, sp)
+		bd.any = sp.any // the last instruction's line
+	}
+	bias, ok := p.cozBiasFor(bi)
+	bd.hits = p.hitsFor(bi, bias, ok)
+	return bd
+}
+
+// lineIDsOf returns the ids of file:line of a block (bi): in scope (0 if
+// not) and among every line (0 if none).
+func (p *Profiler) lineIDsOf(bi *trace.BlockInfo, file string, line int) (scope, anyID int32) {
+	if file == "" || line <= 0 {
+		return 0, 0
+	}
+	k := lineKey{file: file, line: line}
+	if anyID = p.anyIDs[k]; anyID == 0 {
+		anyID = int32(len(p.anyIDs) + 1)
+		p.anyIDs[k] = anyID
+	}
+	if p.inScope(bi, file) {
+		scope = p.lineID(k)
+	}
+	return scope, anyID
+}
+
+// inScope says whether the line of a block's code in file is in scope.
+func (p *Profiler) inScope(bi *trace.BlockInfo, file string) bool {
+	if p.cfg.Scope != "" {
+		ok1, _ := filepath.Match(p.cfg.Scope, file)
+		ok2, _ := filepath.Match(p.cfg.Scope, filepath.Base(file))
+		return ok1 || ok2
+	}
+	if p.mainExe == "" {
+		return true
+	}
+	obj := bi.Routine.Object
+	if abs, err := filepath.Abs(obj); err == nil {
+		obj = filepath.Clean(abs)
+	}
+	return obj == p.mainExe
+}
+
+func (p *Profiler) lineID(k lineKey) int32 {
+	if id, ok := p.lineIDs[k]; ok {
+		return id
+	}
+	id := int32(len(p.lines))
+	p.lines = append(p.lines, lineInfo{key: k})
+	p.lineIDs[k] = id
+	if p.hasFix && p.fixedID == 0 && k.line == p.fixed.line && fileMatches(k.file, p.fixed.name) &&
+		(!p.cfg.Context || k.caller != "" && (p.fixedCaller == "" || k.caller == p.fixedCaller)) {
+		p.fixedID = id
+		if p.exp != nil && p.exp.line == 0 {
+			p.exp.line = id
+		}
+	}
+	return id
+}
+
+func (p *Profiler) lineName(id int32) string {
+	k := p.lines[id].key
+	if k.caller != "" {
+		return k.file + ":" + itoa(k.line) + " <- " + k.caller
+	}
+	return k.file + ":" + itoa(k.line)
+}
+
+// inContext returns the id of line in the context of the caller of the
+// thread's current routine (the routine below the top of its call stack).
+func (p *Profiler) inContext(line int32, t *thread) int32 {
+	var caller uint32
+	if n := len(t.routines); n >= 2 {
+		caller = t.routines[n-2]
+	}
+	ck := ctxKey{line, caller}
+	if id, ok := p.ctxIDs[ck]; ok {
+		return id
+	}
+	k := p.lines[line].key
+	k.caller = "?"
+	if n := len(t.routines); n >= 2 && p.opt.RoutineName != nil {
+		if name := p.opt.RoutineName(caller); name != "" {
+			k.caller = name
+		}
+	}
+	id := p.lineID(k)
+	p.ctxIDs[ck] = id
+	return id
+}
