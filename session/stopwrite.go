@@ -1,18 +1,6 @@
 package session
 
-import (
-	"io"
-	"os"
-)
-
-// out is emuprof's stdout: after a run started, a writer that Ctrl-C
-// interrupts (the summaries are not written to a pipe nobody reads).
-func (f *Options) out() io.Writer {
-	if f.Stdout != nil {
-		return f.Stdout
-	}
-	return os.Stdout
-}
+import "io"
 
 // interruptibleWriter writes to w, but a Write waiting for w (a full pipe
 // whose reader does not read) returns errInterrupted as soon as stop is

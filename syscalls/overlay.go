@@ -663,13 +663,6 @@ func (k *Kernel) ovCreated(l loc, dir, link bool) {
 	}
 }
 
-// ovRemoved records that the guest removed the file at l.
-func (k *Kernel) ovRemoved(l loc) {
-	if k.ov != nil {
-		k.ov.removed(l.guest)
-	}
-}
-
 // ovAttr copies the host file of attribute target t up before the guest
 // changes its mode, owner or times; a file outside the sysroot may not
 // change (EROFS).

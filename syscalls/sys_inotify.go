@@ -210,17 +210,6 @@ func (k *Kernel) fileEvent(f *openFile, mask uint32) {
 	k.fsEvent(&st, k.parentOf(f.guest), path.Base(f.guest), mask, 0, st.mode&sIFMT == sIFDIR)
 }
 
-// locEvent reports mask on the existing host file at l, and to its
-// directory.
-func (k *Kernel) locEvent(l loc, mask, cookie uint32) {
-	if !k.watched() || l.host == "" {
-		return
-	}
-	if st, ok := k.hostIdentity(l.host); ok {
-		k.fsEvent(&st, k.parentOf(l.guest), path.Base(l.guest), mask, cookie, st.mode&sIFMT == sIFDIR)
-	}
-}
-
 // dirEvent reports mask on the new entry at l to its directory's watches
 // only (a new name of an old file is not an event of the file).
 func (k *Kernel) dirEvent(l loc, mask uint32) {

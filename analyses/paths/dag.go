@@ -21,7 +21,6 @@ import (
 	"fmt"
 	"math/big"
 	"math/bits"
-	"slices"
 )
 
 // Graph is a directed acyclic graph with a single source ENTRY (vertex 0)
@@ -332,11 +331,4 @@ func (g *Graph) EnumeratePaths(limit int, f func(path []int32, edges []int32) bo
 		return true
 	}
 	walk(Entry)
-}
-
-// sortedCopy returns xs sorted.
-func sortedCopy(xs []int32) []int32 {
-	out := slices.Clone(xs)
-	slices.Sort(out)
-	return out
 }
