@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"emuprof/emu"
 	"emuprof/guest"
@@ -44,6 +45,7 @@ type Stopper struct {
 	sigs      chan os.Signal
 	interrupt chan struct{} // closed at the first stop signal
 	done      chan struct{} // closed when watch returned
+	finished  chan struct{} // closed by Finish: the repeated stop ends
 	got       atomic.Int32  // the first signal's number, once one arrived
 	mu        sync.Mutex
 	onStop    func() // stops the engine running now; nil between runs
@@ -54,7 +56,7 @@ type Stopper struct {
 
 // WatchStops starts watching for stop signals, for the whole of emuprof.
 func WatchStops() *Stopper {
-	s := &Stopper{sigs: make(chan os.Signal, len(stopSignals)), interrupt: make(chan struct{}), done: make(chan struct{})}
+	s := &Stopper{sigs: make(chan os.Signal, len(stopSignals)), interrupt: make(chan struct{}), done: make(chan struct{}), finished: make(chan struct{})}
 	signal.Notify(s.sigs, stopSignals...)
 	go s.watch()
 	// One that came before Notify (from emuprof's first instruction on)
@@ -79,13 +81,33 @@ func (s *Stopper) watch() {
 		n, _ := sig.(syscall.Signal)
 		s.got.Store(int32(n))
 		close(s.interrupt)
+		go s.keepStopping()
+	}
+}
+
+// keepStopping stops the engine that runs now, and again every
+// stopRetry until Finish: a stop that lands between the guest loop's look
+// at the interrupt and the engine's start is forgotten by the engine (its
+// start clears the request), and a thread running alone would then never
+// return to the loop.
+func (s *Stopper) keepStopping() {
+	for {
 		s.mu.Lock()
 		if s.onStop != nil {
 			s.onStop()
 		}
 		s.mu.Unlock()
+		select {
+		case <-s.finished:
+			return
+		case <-time.After(stopRetry):
+		}
 	}
 }
+
+// stopRetry is how often a stop is repeated; it bounds how late a stop
+// that raced the engine's start takes effect.
+const stopRetry = 20 * time.Millisecond
 
 // during has stop (an engine's Stop: a thread alone may run without
 // returning to the loop) called at the first stop signal, until end is
@@ -104,6 +126,7 @@ func (s *Stopper) during(stop func()) (end func()) {
 // Finish stops watching and returns the first stop signal, 0 if none came:
 // every signal sent before it was called is counted.
 func (s *Stopper) Finish() syscall.Signal {
+	close(s.finished)
 	signal.Stop(s.sigs) // when it returns, nothing more is sent on sigs
 	close(s.sigs)
 	<-s.done
