@@ -86,9 +86,9 @@ func (s *Stopper) watch() {
 }
 
 // keepStopping stops the engine that runs now, and again every
-// stopRetry until Finish: a stop that lands between the guest loop's look
-// at the interrupt and the engine's start is forgotten by the engine (its
-// start clears the request), and a thread running alone would then never
+// stopRetry until Finish: Unicorn ignores a stop while no slice runs, so
+// one that lands between the guest loop's look at the interrupt and the
+// next slice's start is lost, and a thread running alone would then never
 // return to the loop.
 func (s *Stopper) keepStopping() {
 	for {
@@ -110,8 +110,8 @@ func (s *Stopper) keepStopping() {
 const stopRetry = 20 * time.Millisecond
 
 // during has stop (an engine's Stop: a thread alone may run without
-// returning to the loop) called at the first stop signal, until end is
-// called (before the engine is closed).
+// returning to the loop) called from the first stop signal on, repeatedly,
+// until end is called (before the engine is closed).
 func (s *Stopper) during(stop func()) (end func()) {
 	s.mu.Lock()
 	s.onStop = stop
