@@ -217,6 +217,12 @@ func TestProcessCalls(t *testing.T) {
 		t.Errorf("ARCH_GET_FS = %#x", h.u64(rl))
 	}
 	h.errno(eINVAL, nrArchPrctl, archCETStatus, rl)
+	// The virtual CPU has CPUID enabled and no CPUID faulting (the table):
+	// Linux's answers on such a CPU.
+	if out := h.call(nrArchPrctl, archGetCPUID, 0); out.Ret != 1 {
+		t.Errorf("ARCH_GET_CPUID = %+v, want 1", out)
+	}
+	h.errno(eNODEV, nrArchPrctl, archSetCPUID, 1)
 	if out := h.call(nrExitGroup, 300); out.Action != ExitGroup || out.Status != 44 {
 		t.Errorf("exit_group %+v", out)
 	}

@@ -310,7 +310,7 @@ func declareTable() []entry {
 	full(63, "uname", sysUname)
 	full(218, "set_tid_address", sysSetTidAddress)
 	full(273, "set_robust_list", sysSetRobustList)
-	partial(158, "arch_prctl", "ARCH_SET_FS and ARCH_GET_FS only", sysArchPrctl)
+	partial(158, "arch_prctl", "FS and GS bases; CPUID enabled with no CPUID faulting: ARCH_SET_CPUID is ENODEV, as on a CPU without it (Linux answers 0 on one that has it)", sysArchPrctl)
 	partial(157, "prctl", "PR_SET_NAME, PR_GET_NAME, dumpable, pdeathsig (sent when the parent process exits, not its thread); "+
 		"others, PR_SET_VMA included, EINVAL", sysPrctl)
 	const rlimitNote = "Linux's checks; RLIMIT_NOFILE, RLIMIT_FSIZE (EFBIG, SIGXFSZ), RLIMIT_MEMLOCK, RLIMIT_AS and " +
