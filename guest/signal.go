@@ -258,6 +258,13 @@ func (p *Process) resumeSignalled(t *sched.Thread, ts *threadState, r *cpu.Regs)
 		}
 		return false, true
 	}
+	if n, partial := p.kernel.PartialResult(t.Tid); partial {
+		p.kernel.ForgetRestart(t.Tid)
+		ts.retry = false
+		r.RAX = n
+		p.recordSyscall(t, ts.nr, r.RAX)
+		return true, false
+	}
 	act := p.kernel.Action(sig)
 	handler := act.Handler != syscalls.SigDfl && act.Handler != syscalls.SigIgn
 	p.kernel.ForgetRestart(t.Tid)

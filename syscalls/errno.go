@@ -112,6 +112,9 @@ const (
 	eWOULDBLOCK = eAGAIN
 	// ENOTSUP is EOPNOTSUPP on Linux.
 	eNOTSUP = eOPNOTSUPP
+	// eRESTARTSYS is kernel-internal; it reaches programs only as a
+	// socket's pending error after an interrupted recvmmsg (mmsg).
+	eRESTARTSYS Errno = 512
 )
 
 // errnoNames is an immutable table: Errno -> symbolic name.

@@ -213,6 +213,9 @@ type restartState struct {
 	// done is what a socket send or receive completed in part before it
 	// waited (socket_sys.go).
 	done uint64
+	// msgs is how many messages sendmmsg or recvmmsg completed before it
+	// waited.
+	msgs uint32
 }
 
 type sigAction struct {

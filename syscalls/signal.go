@@ -498,6 +498,27 @@ func (k *Kernel) ForgetRestart(tid int) {
 	}
 }
 
+// PartialResult is what the waiting call of thread tid returns when a
+// signal interrupts it after it did part of its work, as Linux returns
+// what was done rather than EINTR: the bytes of a stream send or a
+// MSG_WAITALL receive, the messages of sendmmsg or recvmmsg. It reports
+// false when nothing was done.
+func (k *Kernel) PartialResult(tid int) (uint64, bool) {
+	t := k.threads[tid]
+	if t == nil || !t.restart.valid {
+		return 0, false
+	}
+	if t.restart.nr == 307 || t.restart.nr == 299 { // sendmmsg, recvmmsg
+		if s, _, e := k.sockOf(fdArg(t.restart.args[0])); t.restart.nr == 299 && t.restart.msgs > 0 && e == 0 {
+			// do_recvmmsg keeps the inner recvmsg's error for the next
+			// call, and that error is the kernel's ERESTARTSYS.
+			s.err = eRESTARTSYS
+		}
+		return uint64(t.restart.msgs), t.restart.msgs > 0
+	}
+	return t.restart.done, t.restart.done > 0
+}
+
 // Identity returns the process id and user id signals sent by the process
 // carry.
 func (k *Kernel) Identity() (pid, uid int) { return k.cfg.Pid, k.cfg.Uid }

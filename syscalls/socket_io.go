@@ -128,7 +128,11 @@ func (k *Kernel) progress(c *Call) uint64 {
 
 // waitWithProgress asks to wait, remembering done.
 func (k *Kernel) waitWithProgress(c *Call, fd int, s *socket, write bool, done uint64) Outcome {
-	k.thread(c.Tid).restart = restartState{valid: true, nr: c.Nr, args: c.Args, deadline: restartNoTimeout, done: done}
+	t := k.thread(c.Tid)
+	if !t.restart.valid || t.restart.nr != c.Nr || t.restart.args != c.Args {
+		t.restart = restartState{valid: true, nr: c.Nr, args: c.Args, deadline: restartNoTimeout}
+	}
+	t.restart.done = done // sendmmsg's msgs and deadline stay
 	return Outcome{Ret: eAGAIN.Ret(), Wait: s.wait(fd, write)}
 }
 

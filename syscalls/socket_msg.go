@@ -3,6 +3,8 @@
 
 package syscalls
 
+import "math"
+
 // msghdr is struct msghdr.
 type msghdr struct {
 	name       uint64
@@ -258,37 +260,93 @@ func sysRecvmmsg(k *Kernel, c *Call) Outcome {
 	return k.mmsg(c, false)
 }
 
+// mmsg is sendmmsg and recvmmsg, as Linux's __sys_sendmmsg and
+// do_recvmmsg: one sendmsg or recvmsg per header, each header's msg_len
+// set as it completes; a blocking socket waits for every message (the
+// restart state keeps how many are done across the waits), MSG_WAITFORONE
+// turns on MSG_DONTWAIT after the first. recvmmsg's timeout is checked
+// only after each message, as Linux does (recvmmsg(2), BUGS: it does not
+// bound a wait for one), and what is left of it is stored back when some
+// messages were received.
 func (k *Kernel) mmsg(c *Call, send bool) Outcome {
 	fd := fdArg(c.Args[0])
-	if _, _, e := k.sockOf(fd); e != 0 {
+	s, _, e := k.sockOf(fd)
+	if e != 0 {
 		return fail(e)
 	}
 	vlen := min(uint32(c.Args[2]), 1024) // UIO_MAXIOV
 	flags := int(int32(c.Args[3]))
-	var n uint64
-	for i := range uint64(vlen) {
-		hdr := c.Args[1] + i*mmsghdrSize
-		sub := *c
-		sub.Args = [6]uint64{c.Args[0], hdr, uint64(uint32(flags &^ msgWaitForOne))}
+	t := k.thread(c.Tid)
+	again := t.restart.valid && t.restart.nr == c.Nr && t.restart.args == c.Args
+	timeoutAddr := c.Args[4]
+	if send {
+		timeoutAddr = 0
+	}
+	deadline := int64(restartNoTimeout)
+	switch {
+	case again:
+		deadline = t.restart.deadline
+	case timeoutAddr != 0:
+		ts, e := k.getTimespec(timeoutAddr)
+		if e != 0 {
+			return fail(eFAULT)
+		}
+		if !validTimespec(ts) {
+			return fail(eINVAL)
+		}
+		// Linux's end time of a zero timeout is in the past: one message.
+		deadline = c.Now + min(ts.ns(), math.MaxInt64-c.Now)
+	}
+	var n uint32
+	if again {
+		n = t.restart.msgs
+	} else if !send && s.err != 0 && int32(c.Args[3])&msgErrQueue == 0 {
+		e, s.err = s.err, 0 // sock_error
+		return fail(e)
+	}
+	for n < vlen {
+		hdr := c.Args[1] + uint64(n)*mmsghdrSize
+		f := flags &^ msgWaitForOne
+		if n > 0 && flags&msgWaitForOne != 0 {
+			f |= msgDontWait
+		}
 		var out Outcome
 		if send {
-			out = k.sendmsg(&sub, fd, hdr, flags)
+			out = k.sendmsg(c, fd, hdr, f)
 		} else {
-			out = k.recvmsg(&sub, fd, hdr, flags&^msgWaitForOne)
+			out = k.recvmsg(c, fd, hdr, f)
 		}
-		if out.Wait != nil || int64(out.Ret) < 0 {
+		if out.Wait != nil {
+			// The message in part (restart.done, set by a stream send) and
+			// the ones before are kept for the re-execution.
+			if !t.restart.valid || t.restart.nr != c.Nr || t.restart.args != c.Args {
+				t.restart = restartState{valid: true, nr: c.Nr, args: c.Args}
+			}
+			t.restart.msgs, t.restart.deadline = n, deadline
+			return out
+		}
+		if int64(out.Ret) < 0 {
 			if n > 0 {
-				return ok(n)
+				break
 			}
 			return out
 		}
 		if e := k.putU32(hdr+56, uint32(out.Ret)); e != 0 {
+			if n > 0 {
+				break
+			}
 			return fail(e)
 		}
 		n++
-		if !send && flags&msgWaitForOne != 0 {
-			flags |= msgDontWait
+		t.restart.done = 0 // the next message starts from its first byte
+		if deadline != restartNoTimeout && deadline <= c.Now {
+			break
 		}
 	}
-	return ok(n)
+	if deadline != restartNoTimeout && n > 0 {
+		if e := k.putTimespec(timeoutAddr, nsToTimespec(max(deadline-c.Now, 0))); e != 0 {
+			return fail(e)
+		}
+	}
+	return ok(uint64(n))
 }

@@ -410,7 +410,7 @@ func declareTable() []entry {
 	const recvNote = "MSG_PEEK, MSG_WAITALL, MSG_TRUNC, MSG_DONTWAIT; no urgent data (MSG_OOB EINVAL), empty error queue"
 	partial(45, "recvfrom", recvNote, sysRecvfrom)
 	partial(47, "recvmsg", recvNote+"; SO_PASSCRED credentials, SCM_RIGHTS descriptors (MSG_CTRUNC when they do not fit)", sysRecvmsg)
-	partial(299, "recvmmsg", recvNote+"; the timeout is not applied", sysRecvmmsg)
+	partial(299, "recvmmsg", recvNote+"; the timeout is checked after each message, as Linux does (it does not bound a wait), with no kernel time passing inside the call", sysRecvmmsg)
 	partial(54, "setsockopt", "options that change the emulated network (SO_REUSEADDR, SO_REUSEPORT, SO_PASSCRED, SO_SNDBUF, "+
 		"SO_RCVBUF, IPV6_V6ONLY) are honoured; other known options are recorded and read back; unknown ENOPROTOOPT", sysSetsockopt)
 	partial(55, "getsockopt", "Linux's defaults and answers (SO_ERROR, SO_TYPE, SO_PEERCRED, SO_ACCEPTCONN, TCP_MAXSEG...); "+

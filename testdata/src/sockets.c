@@ -20,6 +20,7 @@
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <fcntl.h>
@@ -375,6 +376,148 @@ static void udp(void)
 	close(a);
 }
 
+/* sendmmsg and recvmmsg (a blocking socket waits for every message,
+ * MSG_WAITFORONE for the first only, the timeout is checked after each
+ * message and what is left of it stored back) on UDP and AF_UNIX dgram. */
+static void mmsg(int family)
+{
+	int a, b;
+	if (family == AF_UNIX) {
+		int sv[2];
+		socketpair(AF_UNIX, SOCK_DGRAM, 0, sv);
+		a = sv[0], b = sv[1];
+	} else {
+		struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)}, sb = sa;
+		a = socket(AF_INET, SOCK_DGRAM, 0), b = socket(AF_INET, SOCK_DGRAM, 0);
+		bind(a, (struct sockaddr *)&sa, sizeof sa);
+		bind(b, (struct sockaddr *)&sb, sizeof sb);
+		socklen_t len = sizeof sa;
+		getsockname(a, (struct sockaddr *)&sa, &len);
+		getsockname(b, (struct sockaddr *)&sb, &len);
+		connect(a, (struct sockaddr *)&sb, sizeof sb);
+		connect(b, (struct sockaddr *)&sa, sizeof sa);
+	}
+	const char *name = family == AF_UNIX ? "unix" : "udp";
+	char what[64], bufs[8][16];
+	struct iovec iov[8];
+	struct mmsghdr m[8];
+	const char *words[3] = {"one", "three", "fifteen"};
+	memset(m, 0, sizeof m);
+	for (int i = 0; i < 3; i++) {
+		iov[i] = (struct iovec){(void *)words[i], strlen(words[i])};
+		m[i].msg_hdr.msg_iov = &iov[i];
+		m[i].msg_hdr.msg_iovlen = 1;
+	}
+	snprintf(what, sizeof what, "%s sendmmsg: 3 messages", name);
+	check(sendmmsg(a, m, 3, 0) == 3 && m[0].msg_len == 3 && m[1].msg_len == 5 && m[2].msg_len == 7, what);
+#define RESET()                                                              \
+	do {                                                                 \
+		memset(m, 0, sizeof m);                                      \
+		for (int i = 0; i < 8; i++) {                                \
+			iov[i] = (struct iovec){bufs[i], sizeof bufs[i]};    \
+			m[i].msg_hdr.msg_iov = &iov[i];                      \
+			m[i].msg_hdr.msg_iovlen = 1;                         \
+			m[i].msg_len = 99;                                   \
+		}                                                            \
+	} while (0)
+	RESET();
+	struct timespec zero = {0, 0};
+	snprintf(what, sizeof what, "%s recvmmsg, zero timeout: one message", name);
+	int n = recvmmsg(b, m, 8, 0, &zero);
+	check(n == 1 && m[0].msg_len == 3 && m[1].msg_len == 99 && zero.tv_sec == 0 && zero.tv_nsec == 0, what);
+	RESET();
+	struct timespec ten = {10, 0};
+	snprintf(what, sizeof what, "%s recvmmsg DONTWAIT: what is queued", name);
+	n = recvmmsg(b, m, 8, MSG_DONTWAIT, &ten);
+	check(n == 2 && m[0].msg_len == 5 && m[1].msg_len == 7 && memcmp(bufs[1], "fifteen", 7) == 0 &&
+	      m[2].msg_len == 99 && (ten.tv_sec < 10 || ten.tv_nsec == 0) && ten.tv_sec >= 0 &&
+	      ten.tv_sec * 1000000000LL + ten.tv_nsec > 0, what);
+	snprintf(what, sizeof what, "%s recvmmsg, nothing queued: EAGAIN", name);
+	check(recvmmsg(b, m, 8, MSG_DONTWAIT, NULL) == -1 && errno == EAGAIN, what);
+	struct timespec bad = {0, 1000000000};
+	snprintf(what, sizeof what, "%s recvmmsg, invalid timeout: EINVAL", name);
+	check(recvmmsg(b, m, 8, MSG_DONTWAIT, &bad) == -1 && errno == EINVAL, what);
+	bad.tv_sec = -1, bad.tv_nsec = 0;
+	check(recvmmsg(b, m, 8, MSG_DONTWAIT, &bad) == -1 && errno == EINVAL, "  a negative one too");
+	snprintf(what, sizeof what, "%s recvmmsg, unreadable timeout: EFAULT", name);
+	check(recvmmsg(b, m, 8, MSG_DONTWAIT, (struct timespec *)8) == -1 && errno == EFAULT, what);
+
+	/* A child sends 3, one at a time; a blocking recvmmsg waits for all. */
+	int go[2];
+	pipe(go);
+	pid_t pid = fork();
+	if (pid == 0) {
+		for (int i = 0; i < 3; i++) {
+			usleep(2000);
+			send(a, words[i], strlen(words[i]), 0);
+		}
+		char c;
+		read(go[0], &c, 1); /* the parent took the 3 */
+		send(a, "x", 1, 0);
+		read(go[0], &c, 1); /* the parent is in its WAITFORONE call or will be */
+		usleep(2000);
+		send(a, "y", 1, 0);
+		send(a, "zz", 2, 0);
+		_exit(0);
+	}
+	RESET();
+	snprintf(what, sizeof what, "%s recvmmsg blocks for every message", name);
+	n = recvmmsg(b, m, 3, 0, NULL);
+	check(n == 3 && m[0].msg_len == 3 && m[1].msg_len == 5 && m[2].msg_len == 7, what);
+	write(go[1], "g", 1);
+	RESET();
+	snprintf(what, sizeof what, "%s recvmmsg WAITFORONE: the first only", name);
+	n = recvmmsg(b, m, 8, MSG_WAITFORONE, NULL);
+	check(n == 1 && m[0].msg_len == 1 && bufs[0][0] == 'x', what);
+	write(go[1], "g", 1);
+	RESET();
+	struct timespec big = {100, 0};
+	snprintf(what, sizeof what, "%s recvmmsg with a timeout waits too", name);
+	n = recvmmsg(b, m, 2, 0, &big);
+	check(n == 2 && m[0].msg_len == 1 && m[1].msg_len == 2 && big.tv_sec < 100 && big.tv_sec >= 90, what);
+	snprintf(what, sizeof what, "%s child", name);
+	check(reap(pid) == 0, what);
+	close(go[0]);
+	close(go[1]);
+	close(a);
+	close(b);
+}
+
+static void on_alarm(int sig) { (void)sig; }
+
+/* A signal interrupts a blocking stream send after part was queued, and a
+ * blocking recvmmsg after one message: each returns what it did. */
+static void interrupted(void)
+{
+	struct sigaction sa = {.sa_handler = on_alarm}, old;
+	sigaction(SIGALRM, &sa, &old); /* no SA_RESTART */
+	int sv[2];
+	socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+	size_t total = 4 << 20;
+	char *big = calloc(1, total);
+	struct itimerval it = {.it_value = {0, 20000}};
+	setitimer(ITIMER_REAL, &it, NULL);
+	ssize_t n = send(sv[0], big, total, 0);
+	check(n > 0 && (size_t)n < total, "a signal in a stream send: what was queued");
+	close(sv[0]);
+	close(sv[1]);
+	free(big);
+	socketpair(AF_UNIX, SOCK_DGRAM, 0, sv);
+	send(sv[0], "first", 5, 0);
+	char bufs[2][8];
+	struct iovec iov[2] = {{bufs[0], 8}, {bufs[1], 8}};
+	struct mmsghdr m[2] = {{.msg_hdr = {.msg_iov = &iov[0], .msg_iovlen = 1}}, {.msg_hdr = {.msg_iov = &iov[1], .msg_iovlen = 1}}};
+	setitimer(ITIMER_REAL, &it, NULL);
+	int k = recvmmsg(sv[1], m, 2, 0, NULL);
+	check(k == 1 && m[0].msg_len == 5, "a signal in recvmmsg after one message: 1");
+	errno = 0;
+	k = recvmmsg(sv[1], m, 2, MSG_DONTWAIT, NULL);
+	printf("  the next call: %d, %s\n", k, strerror(errno));
+	close(sv[0]);
+	close(sv[1]);
+	sigaction(SIGALRM, &old, NULL);
+}
+
 static void epoll_socks(void)
 {
 	int sv[2];
@@ -417,6 +560,9 @@ int main(int argc, char **argv)
 	tcp(AF_INET);
 	tcp(AF_INET6);
 	udp();
+	mmsg(AF_INET);
+	mmsg(AF_UNIX);
+	interrupted();
 	epoll_socks();
 	return 0;
 }
