@@ -116,6 +116,9 @@ type socket struct {
 	// connecting says that a non-blocking TCP connect answered
 	// EINPROGRESS: the next connect reports how it went.
 	connecting bool
+	// syn is a TCP connect whose SYN a full accept queue dropped: it is
+	// sent again on Linux's schedule (socket_inet.go).
+	syn        *synRetry
 	backlog    int
 	pending    []*socket // connections waiting for accept
 	listener   *socket   // the listener of a connection not yet accepted
@@ -247,6 +250,9 @@ func (s *socket) poll(events uint16) uint16 {
 		}
 		return 0
 	}
+	if s.syn != nil {
+		return 0 // TCP_SYN_SENT: tcp_poll reports nothing yet
+	}
 	var r uint16
 	if s.err != 0 {
 		r |= pollErr
@@ -293,6 +299,11 @@ func (s *socket) readable() int {
 // messages that were looked at before they arrived and have now, and
 // return when the next one arrives (timerNoDeadline: none).
 func (s *socket) update(now int64) int64 {
+	if s.syn != nil {
+		if next := s.retrySyn(now); next != timerNoDeadline {
+			return next
+		}
+	}
 	wake, next := false, int64(timerNoDeadline)
 	for _, m := range s.rx {
 		if m.at > now {

@@ -109,7 +109,10 @@ func (k *Kernel) connectUnixDgram(s *socket, a sockAddr) Errno {
 	return 0
 }
 
-func (k *Kernel) connectUnixStream(s *socket, a sockAddr) Outcome {
+// connectUnixStream connects s to the listener named a; a full accept
+// queue (unix_recvq_full: more than the backlog waiting) is EAGAIN, or a
+// wait for an accept when s blocks.
+func (k *Kernel) connectUnixStream(s *socket, fd int, a sockAddr, nonblock bool) Outcome {
 	switch s.state {
 	case ssConnected:
 		return fail(eISCONN)
@@ -127,7 +130,10 @@ func (k *Kernel) connectUnixStream(s *socket, a sockAddr) Outcome {
 		return fail(eCONNREFUSED)
 	}
 	if len(t.pending) > t.backlog {
-		return fail(eAGAIN)
+		if nonblock {
+			return fail(eAGAIN)
+		}
+		return Outcome{Ret: eAGAIN.Ret(), Wait: &ReadyWait{Object: t.ino, What: fmt.Sprintf("connect socket:[%d] (fd %d)", s.ino, fd)}}
 	}
 	n := k.newSocket(afUnix, t.typ, t.proto)
 	n.local = t.local

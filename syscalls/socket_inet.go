@@ -137,7 +137,77 @@ func (n *netStack) findPort(udp bool, ip netip.Addr, port uint16, from *socket) 
 	return wild
 }
 
-func (k *Kernel) connectTCP(s *socket, a sockAddr, nonblock bool) Outcome {
+// A SYN that finds the listener's accept queue full is dropped
+// (tcp_conn_request: sk_acceptq_is_full, more than the backlog waiting)
+// and sent again after TCP_TIMEOUT_INIT, the wait doubling each time;
+// after net.ipv4.tcp_syn_retries (6) the connect fails with ETIMEDOUT.
+const (
+	synTimeoutInit = int64(1e9)
+	synRetries     = 6
+)
+
+// synRetry is a connect waiting to send its SYN again: to port of dst,
+// first sent at start, sent tries times since. k is the connecting
+// process's kernel, which makes the server's end as at the first try.
+type synRetry struct {
+	k     *Kernel
+	dst   netip.Addr
+	port  uint16
+	start int64
+	tries int
+}
+
+// at is when the SYN is sent for the i-th time after the first (i =
+// synRetries+1: when the connect gives up).
+func (r *synRetry) at(i int) int64 { return r.start + synTimeoutInit*(1<<i-1) }
+
+// retrySyn sends the SYN of s again for each retry due by now, as the
+// retransmission timer would have: a listener with room takes it, none
+// answers ECONNREFUSED, the last one failing ETIMEDOUT. It returns when
+// the next retry is due (timerNoDeadline: none; the connect is over). The
+// room is the listener's at now, which is the retry's time when a waiting
+// connect or poller was woken for it.
+func (s *socket) retrySyn(now int64) int64 {
+	r := s.syn
+	for r.tries <= synRetries && r.at(r.tries+1) <= now {
+		r.tries++
+		if r.tries > synRetries {
+			s.syn = nil
+			s.err, s.state = eTIMEDOUT, ssClosed
+			s.remote = s.unspecified()
+			s.rcvShut, s.sndShut = true, true
+			r.k.sockEvent(s, pollOut|pollErr|pollHup)
+			return timerNoDeadline
+		}
+		l := s.net.findPort(false, r.dst, r.port, nil)
+		if l != nil && len(l.pending) > l.backlog {
+			continue
+		}
+		s.syn = nil
+		if l == nil {
+			s.err, s.state = eCONNREFUSED, ssClosed
+			s.remote = s.unspecified()
+			s.rcvShut, s.sndShut = true, true
+			r.k.sockEvent(s, pollOut|pollErr|pollHup)
+		} else {
+			r.k.establish(s, l, r.dst, r.port)
+		}
+		return timerNoDeadline
+	}
+	return r.at(r.tries + 1)
+}
+
+func (k *Kernel) connectTCP(s *socket, fd int, a sockAddr, nonblock bool) Outcome {
+	if s.syn != nil {
+		if next := s.retrySyn(k.now); next != timerNoDeadline {
+			if nonblock {
+				return fail(eALREADY)
+			}
+			w := s.wait(fd, true)
+			w.Until = next
+			return Outcome{Ret: eAGAIN.Ret(), Wait: w}
+		}
+	}
 	switch {
 	case s.state == ssListening:
 		return fail(eINVAL)
@@ -182,9 +252,30 @@ func (k *Kernel) connectTCP(s *socket, a sockAddr, nonblock bool) Outcome {
 		s.remote = s.unspecified()
 		return fail(eCONNREFUSED)
 	}
+	if len(l.pending) > l.backlog {
+		// The SYN is dropped; the connect goes on with its retries
+		// (blocking: re-executed when the next is due).
+		s.syn = &synRetry{k: k, dst: dst, port: a.port, start: k.now}
+		s.connecting = true
+		if nonblock {
+			return fail(eINPROGRESS)
+		}
+		return k.connectTCP(s, fd, a, false)
+	}
+	k.establish(s, l, dst, a.port)
+	if nonblock {
+		s.connecting = true
+		return fail(eINPROGRESS)
+	}
+	return ok(0)
+}
+
+// establish connects s to listener l (reached at dst:port): the server's
+// end is made and queued for accept.
+func (k *Kernel) establish(s, l *socket, dst netip.Addr, port uint16) {
 	n := k.newSocket(l.family, l.typ, l.proto)
 	n.opts = cloneOpts(l.opts)
-	n.local = sockAddr{family: l.family, ip: dst, port: a.port}
+	n.local = sockAddr{family: l.family, ip: dst, port: port}
 	if l.family == afInet6 && dst.Is4() {
 		n.local.ip = netip.AddrFrom16(dst.As16())
 	} else if l.family == afInet {
@@ -197,11 +288,6 @@ func (k *Kernel) connectTCP(s *socket, a sockAddr, nonblock bool) Outcome {
 	}
 	n.remote.family = l.family
 	k.linkConn(s, n, l)
-	if nonblock {
-		s.connecting = true
-		return fail(eINPROGRESS)
-	}
-	return ok(0)
 }
 
 // linkConn connects client c to n, a new socket queued on listener l.

@@ -343,6 +343,9 @@ func (k *Kernel) optValue(s *socket, level, name int) ([]byte, Errno) {
 		case soDomain:
 			return i(s.family), 0
 		case soError:
+			if s.syn != nil {
+				s.retrySyn(k.now)
+			}
 			e := s.err
 			s.err = 0
 			if s.connecting && s.state == ssClosed {

@@ -287,9 +287,7 @@ func (k *Kernel) accept(c *Call, flags uint32) Outcome {
 			return fail(e) // Linux keeps the descriptor: the connection is the guest's
 		}
 	}
-	if n.peer != nil {
-		k.sockEvent(n.peer, pollOut) // a client waiting for room in the backlog
-	}
+	k.readyEvent(s.ino) // an AF_UNIX connect waiting for room (unix_accept's peer_wait)
 	return ok(uint64(nfd))
 }
 
@@ -317,11 +315,7 @@ func sysConnect(k *Kernel, c *Call) Outcome {
 		if !s.connOriented() {
 			return fail(k.connectUnixDgram(s, a))
 		}
-		out := k.connectUnixStream(s, a)
-		if out.Ret == eAGAIN.Ret() && !nonblock {
-			return k.sockWait(out, f, fd, s, true, 0)
-		}
-		return out
+		return k.connectUnixStream(s, fd, a, nonblock)
 	case afNetlink:
 		return ok(0)
 	}
@@ -335,7 +329,7 @@ func sysConnect(k *Kernel, c *Call) Outcome {
 	if a.family == 0 {
 		return fail(eAFNOSUPPORT)
 	}
-	return k.connectTCP(s, a, nonblock)
+	return k.connectTCP(s, fd, a, nonblock)
 }
 
 // ---------------------------------------------------------------------

@@ -394,7 +394,7 @@ func declareTable() []entry {
 	partial(53, "socketpair", "AF_UNIX only (others EOPNOTSUPP, as Linux)", sysSocketpair)
 	partial(49, "bind", "path names are socket nodes in the file system, abstract names and autobind the run's; "+
 		"IP: loopback or wildcard addresses, port 0 gives the next free port from 32768 in order", sysBind)
-	partial(50, "listen", netNote+"; TCP's backlog is not enforced (a connection always waits for accept)", sysListen)
+	partial(50, "listen", netNote+"; a full accept queue (more than the backlog waiting) drops a TCP SYN, sent again after 1, 2, 4… s of virtual time (ETIMEDOUT after 6 retries), and makes an AF_UNIX connect EAGAIN or wait for an accept", sysListen)
 	full(43, "accept", sysAccept)
 	full(288, "accept4", sysAccept4)
 	partial(42, "connect", netNote+"; a connection is established at once (non-blocking TCP: EINPROGRESS, then writable); "+

@@ -24,6 +24,7 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *dir;
@@ -518,6 +519,96 @@ static void interrupted(void)
 	sigaction(SIGALRM, &old, NULL);
 }
 
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* A full accept queue (more than the backlog waiting): a TCP SYN is
+ * dropped and sent again a second later, so the connection is made then;
+ * an AF_UNIX connect gets EAGAIN, or waits for an accept when it blocks. */
+static void backlog(void)
+{
+	int l = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	bind(l, (struct sockaddr *)&sa, sizeof sa);
+	socklen_t len = sizeof sa;
+	getsockname(l, (struct sockaddr *)&sa, &len);
+	listen(l, 1);
+	int c[3];
+	for (int i = 0; i < 3; i++) {
+		c[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+		connect(c[i], (struct sockaddr *)&sa, sizeof sa);
+	}
+	usleep(50000);
+	struct pollfd p[3];
+	for (int i = 0; i < 3; i++)
+		p[i] = (struct pollfd){.fd = c[i], .events = POLLOUT};
+	check(poll(p, 3, 0) == 2 && p[0].revents == POLLOUT && p[1].revents == POLLOUT && p[2].revents == 0,
+	      "tcp backlog 1: two connect, the third waits");
+	check(connect(c[2], (struct sockaddr *)&sa, sizeof sa) == -1 && errno == EALREADY, "  connecting again: EALREADY");
+	double t0 = now_s();
+	close(accept(l, NULL, NULL));
+	check(poll(&p[2], 1, 5000) == 1 && p[2].revents == POLLOUT, "tcp: the SYN sent again finds room");
+	double dt = now_s() - t0;
+	check(dt >= 0.9 && dt < 2.9, "  a second later");
+	int err = -1;
+	len = sizeof err;
+	check(getsockopt(c[2], SOL_SOCKET, SO_ERROR, &err, &len) == 0 && err == 0, "  SO_ERROR 0");
+	for (int i = 0; i < 2; i++)
+		close(accept(l, NULL, NULL));
+	/* A blocking connect to a full queue returns when a SYN finds room. */
+	int d[2];
+	for (int i = 0; i < 2; i++) {
+		d[i] = socket(AF_INET, SOCK_STREAM, 0);
+		connect(d[i], (struct sockaddr *)&sa, sizeof sa);
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		int x = socket(AF_INET, SOCK_STREAM, 0);
+		double t = now_s();
+		int r = connect(x, (struct sockaddr *)&sa, sizeof sa);
+		t = now_s() - t;
+		_exit(r == 0 && t >= 0.9 && t < 2.9 ? 0 : 1);
+	}
+	usleep(100000);
+	close(accept(l, NULL, NULL));
+	check(reap(pid) == 0, "tcp: a blocking connect waits for the SYN's retry");
+	for (int i = 0; i < 2; i++)
+		close(d[i]);
+	for (int i = 0; i < 3; i++)
+		close(c[i]);
+	close(l);
+
+	struct sockaddr_un u = {.sun_family = AF_UNIX};
+	snprintf(u.sun_path, sizeof u.sun_path, "%s/backlog.sock", dir);
+	unlink(u.sun_path);
+	l = socket(AF_UNIX, SOCK_STREAM, 0);
+	bind(l, (struct sockaddr *)&u, sizeof u);
+	listen(l, 1);
+	int ok = 1;
+	for (int i = 0; i < 3; i++) {
+		c[i] = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+		int r = connect(c[i], (struct sockaddr *)&u, sizeof u);
+		ok = ok && (i < 2 ? r == 0 : r == -1 && errno == EAGAIN);
+	}
+	check(ok, "unix backlog 1: two connect, the third EAGAIN");
+	pid = fork();
+	if (pid == 0) {
+		int x = socket(AF_UNIX, SOCK_STREAM, 0);
+		_exit(connect(x, (struct sockaddr *)&u, sizeof u) == 0 ? 0 : 1);
+	}
+	usleep(100000);
+	close(accept(l, NULL, NULL));
+	check(reap(pid) == 0, "unix: a blocking connect waits for an accept");
+	for (int i = 0; i < 3; i++)
+		close(c[i]);
+	close(l);
+	unlink(u.sun_path);
+}
+
 static void epoll_socks(void)
 {
 	int sv[2];
@@ -563,6 +654,7 @@ int main(int argc, char **argv)
 	mmsg(AF_INET);
 	mmsg(AF_UNIX);
 	interrupted();
+	backlog();
 	epoll_socks();
 	return 0;
 }
