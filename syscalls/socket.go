@@ -118,12 +118,12 @@ type socket struct {
 	connecting bool
 	// syn is a TCP connect whose SYN a full accept queue dropped: it is
 	// sent again on Linux's schedule (socket_inet.go).
-	syn        *synRetry
-	backlog    int
-	pending    []*socket // connections waiting for accept
-	listener   *socket   // the listener of a connection not yet accepted
-	rx         []*sockMsg
-	rxBytes    int
+	syn      *synRetry
+	backlog  int
+	pending  []*socket // connections waiting for accept
+	listener *socket   // the listener of a connection not yet accepted
+	rx       []*sockMsg
+	rxBytes  int
 	// rcvShut and sndShut are Linux's RCV_SHUTDOWN and SEND_SHUTDOWN.
 	rcvShut, sndShut bool
 	// err is the pending error (SO_ERROR).
