@@ -119,6 +119,7 @@ const (
 	tiocSWinSz = 0x5414
 	fionRead   = 0x541b
 	fionBIO    = 0x5421
+	fioASYNC   = 0x5452
 	fionClex   = 0x5450
 	fioClex    = 0x5451
 )

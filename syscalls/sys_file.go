@@ -473,15 +473,19 @@ func sysIoctl(k *Kernel, c *Call) Outcome {
 	case fioClex, fionClex:
 		k.fds[fdArg(c.Args[0])].cloexec = req == fioClex
 		return ok(0)
-	case fionBIO:
+	case fionBIO, fioASYNC:
 		v, e := k.getU32(arg)
 		if e != 0 {
 			return fail(e)
 		}
+		flag := uint32(oNONBLOCK)
+		if req == fioASYNC {
+			flag = oASYNC // as fcntl's F_SETFL: recorded, SIGIO never sent
+		}
 		if v != 0 {
-			f.flags |= oNONBLOCK
+			f.flags |= flag
 		} else {
-			f.flags &^= oNONBLOCK
+			f.flags &^= flag
 		}
 		return ok(0)
 	case fionRead:

@@ -128,7 +128,7 @@ func declareTable() []entry {
 		"O_DIRECT on pipes, leases refused (EINVAL); seals on memfds only", sysFcntl)
 	partial(16, "ioctl", "terminal requests on tty streams (settings are kept and reported back, the host terminal is "+
 		"not switched); FIONREAD (stdin a pipe, socket or device: min(64 KiB, bytes until EOF)), "+
-		"FIONBIO, FIOCLEX; others ENOTTY", sysIoctl)
+		"FIONBIO, FIOASYNC (O_ASYNC as fcntl sets it), FIOCLEX; others ENOTTY", sysIoctl)
 	full(22, "pipe", sysPipe) // 64 KiB buffer; the runtime parks readers of empty and writers of full pipes (PipeWait)
 	partial(293, "pipe2", "O_DIRECT (packet mode) refused (EINVAL)", sysPipe2)
 	full(8, "lseek", sysLseek)

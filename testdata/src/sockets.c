@@ -620,6 +620,9 @@ static void epoll_socks(void)
 	epoll_ctl(lt, EPOLL_CTL_ADD, sv[1], &ev);
 	struct epoll_event out[4];
 	check(epoll_wait(et, out, 4, 0) == 0 && epoll_wait(lt, out, 4, 0) == 0, "epoll: nothing yet");
+	int one = 1, zero = 0;
+	check(ioctl(sv[0], FIOASYNC, &one) == 0 && (fcntl(sv[0], F_GETFL) & O_ASYNC) && ioctl(sv[0], FIOASYNC, &zero) == 0 &&
+	      !(fcntl(sv[0], F_GETFL) & O_ASYNC), "FIOASYNC sets and clears O_ASYNC");
 	write(sv[0], "0123456789", 10);
 	check(epoll_wait(et, out, 4, 0) == 1 && out[0].events == EPOLLIN, "epoll ET: readable");
 	check(epoll_wait(et, out, 4, 0) == 0, "epoll ET: reported once");
