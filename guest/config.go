@@ -27,6 +27,8 @@ type Config struct {
 	// Overlay, when set, keeps the guest's file changes in a private
 	// copy-on-write layer (syscalls.Overlay) instead of the real files.
 	Overlay *syscalls.Overlay
+	// HostNet lets TCP reach the host's network (syscalls.Config.HostNet).
+	HostNet bool
 
 	// HostStd are the host files behind fds 0-2: regular files are given
 	// to the guest as files (syscalls.Config).

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"time"
 
 	"emuprof/cpu"
 	"emuprof/mm"
@@ -36,6 +37,10 @@ type machine struct {
 	warnings    []string
 	unsupported []uint64
 	sig         sigMachine // signal.go
+	// hostFor is the deadline the loop last gave the host in real time,
+	// hostWaited how long it has waited for it (--net host: pumpHost).
+	hostFor    int64
+	hostWaited time.Duration
 }
 
 const (

@@ -2,6 +2,7 @@ package guest
 
 import (
 	"fmt"
+	"time"
 
 	"emuprof/cpu"
 	"emuprof/sched"
@@ -61,11 +62,17 @@ func (p *Process) loop() *Result {
 				return &Result{ExitStatus: p.exitStatus}
 			}
 		}
+		if p.cfg.HostNet {
+			p.pumpHost()
+		}
 		t := p.sched.Pick()
 		if t == nil {
 			if p.sched.Alive() == 0 || p.exited {
 				// Orphans blocked for ever are left behind.
 				return &Result{ExitStatus: p.exitStatus}
+			}
+			if p.cfg.HostNet && p.kernel.PumpHost(hostPoll) {
+				continue // the host may still send or connect
 			}
 			return p.deadlock()
 		}
@@ -84,6 +91,35 @@ func (p *Process) loop() *Result {
 }
 
 const reasonInterrupted = "interrupted"
+
+// hostPoll is how long the loop waits for the host at a time (--net host),
+// so that it still sees emuprof's own stops.
+const hostPoll = 100 * time.Millisecond
+
+// pumpHost moves bytes between the host's network and the run (--net
+// host). While every thread waits, and some until a deadline, the host
+// is given that deadline in real time first: a guest waiting for a host
+// reply with a timeout sees the reply, not a timeout that virtual time
+// reached at once.
+func (p *Process) pumpHost() {
+	p.kernel.PumpHost(0)
+	for p.sched.Waiting() && !p.interrupted() {
+		at, ok := p.sched.Next()
+		if !ok {
+			return // nothing has a deadline: Pick finds no thread and the loop waits
+		}
+		if at != p.m.hostFor {
+			p.m.hostFor, p.m.hostWaited = at, 0
+		}
+		left := time.Duration(at-p.sched.Now()) - p.m.hostWaited
+		if left <= 0 || !p.kernel.HostLive() {
+			return
+		}
+		start := time.Now()
+		p.kernel.PumpHost(min(left, hostPoll))
+		p.m.hostWaited += time.Since(start)
+	}
+}
 
 // slice runs thread t of p for one quantum, until a syscall or a fault, and
 // handles what stopped it. A result ends the run.

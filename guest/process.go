@@ -185,6 +185,7 @@ func (p *Process) kernelConfig() syscalls.Config {
 		ExePath:        c.Program,
 		Overlay:        c.Overlay,
 		OnKernelAccess: p.kernelAccess,
+		HostNet:        c.HostNet,
 	}
 }
 

@@ -19,6 +19,17 @@ func (s *Scheduler) Interrupt(t *Thread, waker *Thread, at int64) bool {
 	return true
 }
 
+// Waiting reports whether no live thread is runnable: each is blocked,
+// some perhaps until a deadline.
+func (s *Scheduler) Waiting() bool {
+	for _, t := range s.live {
+		if t.State == Runnable {
+			return false
+		}
+	}
+	return true
+}
+
 // Next returns the virtual time of the next Pick, if nothing changes
 // before it: the smallest clock of a runnable thread or deadline of a
 // blocked one (max with its clock). ok is false when there is none. The

@@ -31,17 +31,20 @@ const (
 // holds nothing host-dependent (no host time, no output directory), so
 // that the same run writes the same bytes.
 type runRecord struct {
-	Emuprof      string   `json:"emuprof"`
-	Program      string   `json:"program"`
-	Args         []string `json:"args"`
-	Flags        []string `json:"flags"`
-	Analyses     []string `json:"analyses"`
-	ExitStatus   int      `json:"exit_status"`
-	Partial      string   `json:"partial,omitempty"`
-	VirtualNs    int64    `json:"virtual_ns"`
-	Instructions uint64   `json:"instructions"`
-	Threads      int      `json:"threads"`
-	CPUs         int      `json:"cpus"`
+	Emuprof    string   `json:"emuprof"`
+	Program    string   `json:"program"`
+	Args       []string `json:"args"`
+	Flags      []string `json:"flags"`
+	Analyses   []string `json:"analyses"`
+	ExitStatus int      `json:"exit_status"`
+	Partial    string   `json:"partial,omitempty"`
+	// NotReproducible says what, outside the run, the guest saw (--net
+	// host): another run may differ.
+	NotReproducible string `json:"not_reproducible,omitempty"`
+	VirtualNs       int64  `json:"virtual_ns"`
+	Instructions    uint64 `json:"instructions"`
+	Threads         int    `json:"threads"`
+	CPUs            int    `json:"cpus"`
 }
 
 // flagsNotRecorded change where or how the outputs are computed, not what
@@ -111,6 +114,9 @@ func newRunRecord(info RunInfo, plugins []platform.Plugin, res *guest.Result) ru
 	}
 	if info.Flags != nil {
 		rec.Flags = givenFlags(rec.Flags, info.Flags, flagsNotRecorded)
+		if f := info.Flags.Lookup("net"); f != nil && f.Value.String() == "host" {
+			rec.NotReproducible = "--net host: the guest talked to the host's network"
+		}
 	}
 	for _, p := range plugins {
 		rec.Analyses = append(rec.Analyses, p.Name)
@@ -251,6 +257,9 @@ func runFacts(page *report.Page, r runRecord, n int) {
 		report.Fact{Key: "virtual CPUs", Value: fmt.Sprint(r.CPUs)},
 		report.Fact{Key: "emuprof version", Value: r.Emuprof},
 	)
+	if r.NotReproducible != "" {
+		page.Run = append(page.Run, report.Fact{Key: "not reproducible", Value: r.NotReproducible})
+	}
 	if n == 1 && r.Program != "" {
 		page.Title = "emuprof report: " + filepath.Base(r.Program)
 	}

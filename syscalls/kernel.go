@@ -86,6 +86,10 @@ type Config struct {
 	// range of guest memory the kernel loads from or stores into (nil:
 	// none).
 	OnKernelAccess func(kind trace.Kind, addr, size uint64)
+	// HostNet connects TCP sockets to host addresses no guest listens on,
+	// and listens on the host beside every guest TCP listener (--net
+	// host, socket_host.go). Runs are then not reproducible.
+	HostNet bool
 }
 
 // Call is one system call invocation.
@@ -393,6 +397,9 @@ func New(cfg Config, as *mm.AddressSpace) *Kernel {
 		shm:      &shmDir{refs: 1},
 		inotify:  &inotifyReg{},
 		net:      newNetStack(),
+	}
+	if cfg.HostNet {
+		k.net.host = newHostNet()
 	}
 	if cfg.Uid == k.hostUid {
 		k.groups = hostGroups() // the supplementary groups of emuprof's user

@@ -118,7 +118,9 @@ type socket struct {
 	connecting bool
 	// syn is a TCP connect whose SYN a full accept queue dropped: it is
 	// sent again on Linux's schedule (socket_inet.go).
-	syn      *synRetry
+	syn *synRetry
+	// hostLn is the host listener of a guest listener (--net host).
+	hostLn   *hostListener
 	backlog  int
 	pending  []*socket // connections waiting for accept
 	listener *socket   // the listener of a connection not yet accepted
@@ -158,6 +160,8 @@ type netStack struct {
 	// now is the virtual time of the call in progress (Kernel.Do sets
 	// it): what is readable depends on it.
 	now int64
+	// host bridges TCP to the host's network (--net host; nil: none).
+	host *hostNet
 }
 
 type portKey struct {
@@ -335,6 +339,7 @@ func (k *Kernel) sockEvent(s *socket, key uint32) {
 // the name or port is freed and descriptors in flight are dropped.
 func (s *socket) close(k *Kernel) {
 	s.closed = true
+	s.closeHost()
 	s.unbind()
 	for _, c := range s.pending {
 		c.listener = nil

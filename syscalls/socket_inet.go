@@ -226,7 +226,7 @@ func (k *Kernel) connectTCP(s *socket, fd int, a sockAddr, nonblock bool) Outcom
 		return fail(eISCONN)
 	}
 	dst, e := s.loopbackTarget(a.ip)
-	if e != 0 {
+	if e != 0 && !(e == eNETUNREACH && k.net.host != nil) {
 		return fail(e)
 	}
 	if a.port == 0 {
@@ -236,6 +236,9 @@ func (k *Kernel) connectTCP(s *socket, fd int, a sockAddr, nonblock bool) Outcom
 		return fail(e)
 	}
 	l := k.net.findPort(false, dst, a.port, nil)
+	if l == nil && k.net.host != nil {
+		return k.connectHost(s, dst, a.port, nonblock)
+	}
 	if s.family == afInet6 && dst.Is4() {
 		dst = netip.AddrFrom16(dst.As16())
 	}

@@ -249,6 +249,11 @@ func sysListen(k *Kernel, c *Call) Outcome {
 	if uint32(backlog) > somaxconn {
 		backlog = somaxconn
 	}
+	if k.net.host != nil && s.isInet() && s.state != ssListening {
+		if e := k.listenHost(s); e != 0 {
+			return fail(e)
+		}
+	}
 	s.backlog, s.state, s.cred = backlog, ssListening, k.ucred()
 	return ok(0)
 }

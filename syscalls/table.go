@@ -388,7 +388,7 @@ func declareTable() []entry {
 	refuse(199, "fremovexattr", eOPNOTSUPP, xattrNote)
 	// Sockets (socket*.go): inside the run, between its processes; no host
 	// socket is opened.
-	const netNote = "the run's own network: AF_UNIX, and AF_INET/AF_INET6 on loopback only"
+	const netNote = "the run's own network: AF_UNIX, and AF_INET/AF_INET6 on loopback only (--net host: TCP to and from host addresses too)"
 	partial(41, "socket", "AF_UNIX stream, datagram and seqpacket; AF_INET/AF_INET6 TCP and UDP on lo (other addresses "+
 		"ENETUNREACH); NETLINK_ROUTE answers link and address dumps for lo; raw and packet sockets EPERM", sysSocket)
 	partial(53, "socketpair", "AF_UNIX only (others EOPNOTSUPP, as Linux)", sysSocketpair)

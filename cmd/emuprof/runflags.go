@@ -30,6 +30,7 @@ type runFlags struct {
 	maxMemory   string
 	memLimit    string
 	unsupported string
+	net         string // --net
 	traceDigest bool
 	timeModel   string // --time-model
 	cpus        int
@@ -47,6 +48,7 @@ type runFlags struct {
 func (f *runFlags) register(cmd *cobra.Command) { f.registerInto(cmd.Flags()) }
 
 func (f *runFlags) registerInto(fl *pflag.FlagSet) {
+	fl.StringVar(&f.net, "net", "run", "the network the guest sees: run (sockets between the run's processes only; other addresses ENETUNREACH or ECONNREFUSED) or host (TCP also to and from the host's addresses, through the host: the run is then not reproducible)")
 	fl.StringVar(&f.sysroot, "sysroot", defaults.Sysroot, "directory where the program's interpreter and libraries (and absolute paths) resolve")
 	fl.StringArrayVar(&f.env, "env", nil, "set a guest environment variable K=V (repeatable)")
 	fl.BoolVar(&f.clearEnv, "clear-env", false, "start the guest with an empty environment (then add --env)")
@@ -127,8 +129,8 @@ func (f *runFlags) config(args []string) (guest.Config, error) {
 		StdinTTY: session.IsTerminal(os.Stdin), StdoutTTY: session.IsTerminal(os.Stdout), StderrTTY: session.IsTerminal(os.Stderr),
 		Pid: f.pid, Uid: os.Getuid(), Gid: os.Getgid(), Seed: f.seed,
 		UnsupportedENOSYS: f.unsupported == "enosys", MaxInsns: f.maxInsns, MaxMemory: maxMem,
-		MemoryLimit: memLimit,
-		CPUs:        f.cpus, Quantum: f.quantum, SchedSeed: f.schedSeed, TraceDigest: f.traceDigest,
+		MemoryLimit: memLimit, HostNet: f.net == "host",
+		CPUs: f.cpus, Quantum: f.quantum, SchedSeed: f.schedSeed, TraceDigest: f.traceDigest,
 		TimeModel:   model,
 		StdinClosed: syscalls.HostStdinClosed(), // `emuprof ... <&-`: the guest's fd 0 is closed too
 		// Regular files are the guest's as they are (syscalls/stdio.go).
@@ -148,6 +150,9 @@ const (
 func (f *runFlags) validate() error {
 	bad := func(format string, args ...any) error {
 		return &exitError{Code: 2, Msg: fmt.Sprintf(format, args...)}
+	}
+	if f.net != "run" && f.net != "host" {
+		return bad("--net must be run or host, not %q", f.net)
 	}
 	if f.unsupported != "stop" && f.unsupported != "enosys" {
 		return bad("--unsupported must be stop or enosys, not %q", f.unsupported)
