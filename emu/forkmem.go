@@ -1,7 +1,11 @@
 package emu
 
 /*
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE // fallocate
+#endif
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <unistd.h>
 #include <sys/mman.h>
@@ -44,6 +48,14 @@ static int emu_pwrite(int fd, uintptr_t p, size_t n, uint64_t off) {
 	return 0;
 }
 static void emu_close_fd(int fd) { close(fd); }
+// The snapshot's pages at [off, off+n) are given back (read as zeros).
+static int emu_punch(int fd, uint64_t off, uint64_t n) {
+#if defined(__linux__) && defined(FALLOC_FL_PUNCH_HOLE)
+	return fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)n) ? errno : 0;
+#else
+	return 0;
+#endif
+}
 // Whether the page at p holds only zeros (the host's zero page, after a
 // read): it need not be written into a snapshot, whose holes are zeros.
 static int emu_zero_page(uintptr_t p, size_t n) {
@@ -61,6 +73,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"syscall"
 
@@ -88,14 +101,73 @@ import (
 // snapshot is one fork's memory file.
 type snapshot struct {
 	fd   C.int
-	refs atomic.Int64 // pieces mapping it, in every engine
+	refs atomic.Int64 // pieces mapping it, in every engine, and forks making it
+	mu   sync.Mutex
+	// users are the engines with pieces of it: where none maps a range
+	// any more, its pages are given back (punch).
+	users map[*hostMem]int
 }
 
-func (s *snapshot) keep() { s.refs.Add(1) }
+// ref counts one more piece of s in h.
+func (h *hostMem) ref(s *snapshot) {
+	s.refs.Add(1)
+	s.mu.Lock()
+	s.users[h]++
+	s.mu.Unlock()
+}
+
+// unref forgets one piece of s in h; the last closes s's file.
+func (h *hostMem) unref(s *snapshot) {
+	s.mu.Lock()
+	if s.users[h]--; s.users[h] == 0 {
+		delete(s.users, h)
+	}
+	s.mu.Unlock()
+	s.drop()
+}
 
 func (s *snapshot) drop() {
 	if s.refs.Add(-1) == 0 {
 		C.emu_close_fd(s.fd)
+	}
+}
+
+// release gives back the pages of s at [lo, hi), which h no longer
+// maps, where no other engine maps them either: a page the parent wrote
+// since and the children never had, or whose children are gone, would
+// otherwise stay in the file as long as the rest of it is mapped. The
+// engines run one at a time, so the others' pieces do not change
+// meanwhile. A failure only leaves the pages in the file.
+func (s *snapshot) release(h *hostMem, lo, hi uint64) {
+	if s.refs.Load() <= 1 {
+		return // the file goes with this piece
+	}
+	s.mu.Lock()
+	holes := []piece{{lo: lo, hi: hi}}
+	for u := range s.users {
+		if u == h {
+			continue
+		}
+		var rest []piece
+		for _, g := range holes {
+			cur := g.lo
+			for i := u.pieceFirst(g.lo); i < len(u.pieces) && u.pieces[i].lo < g.hi; i++ {
+				if p := u.pieces[i]; p.snap == s {
+					if p.lo > cur {
+						rest = append(rest, piece{lo: cur, hi: p.lo})
+					}
+					cur = max(cur, p.hi)
+				}
+			}
+			if cur < g.hi {
+				rest = append(rest, piece{lo: cur, hi: g.hi})
+			}
+		}
+		holes = rest
+	}
+	s.mu.Unlock()
+	for _, g := range holes {
+		C.emu_punch(s.fd, C.uint64_t(g.lo), C.uint64_t(g.hi-g.lo))
 	}
 }
 
@@ -118,27 +190,31 @@ func (h *hostMem) pieceFirst(a uint64) int {
 }
 
 // dropPieces forgets the pieces of [lo, hi): its host memory is mapped
-// anew (committed, released or zeroed).
+// anew (committed, released, zeroed or mapped from another snapshot).
 func (h *hostMem) dropPieces(lo, hi uint64) {
 	i := h.pieceFirst(lo)
 	if i == len(h.pieces) || h.pieces[i].lo >= hi {
 		return
 	}
-	var keep []piece
+	var keep, gone []piece
 	j := i
 	for ; j < len(h.pieces) && h.pieces[j].lo < hi; j++ {
 		p := h.pieces[j]
 		if p.lo < lo {
-			p.snap.keep()
+			h.ref(p.snap)
 			keep = append(keep, piece{p.lo, lo, p.snap})
 		}
 		if p.hi > hi {
-			p.snap.keep()
+			h.ref(p.snap)
 			keep = append(keep, piece{hi, p.hi, p.snap})
 		}
-		p.snap.drop()
+		gone = append(gone, piece{max(p.lo, lo), min(p.hi, hi), p.snap})
 	}
 	h.pieces = slices.Replace(h.pieces, i, j, keep...)
+	for _, p := range gone {
+		p.snap.release(h, p.lo, p.hi)
+		h.unref(p.snap)
+	}
 }
 
 // setPiece records that [lo, hi) now maps s, merging with neighbours
@@ -146,32 +222,47 @@ func (h *hostMem) dropPieces(lo, hi uint64) {
 func (h *hostMem) setPiece(lo, hi uint64, s *snapshot) {
 	h.dropPieces(lo, hi)
 	i := h.pieceFirst(lo)
-	s.keep()
+	h.ref(s)
 	h.pieces = slices.Insert(h.pieces, i, piece{lo, hi, s})
 	if i+1 < len(h.pieces) && h.pieces[i+1].lo == hi && h.pieces[i+1].snap == s && hi&(slotSize-1) != 0 {
 		h.pieces[i].hi = h.pieces[i+1].hi
 		h.pieces = slices.Delete(h.pieces, i+1, i+2)
-		s.drop()
+		h.unref(s)
 	}
 	if i > 0 && h.pieces[i-1].hi == lo && h.pieces[i-1].snap == s && lo&(slotSize-1) != 0 {
 		h.pieces[i-1].hi = h.pieces[i].hi
 		h.pieces = slices.Delete(h.pieces, i, i+1)
-		s.drop()
+		h.unref(s)
 	}
 }
 
 // dropAllPieces forgets every piece (the slots are unreserved).
 func (h *hostMem) dropAllPieces() {
-	for _, p := range h.pieces {
-		p.snap.drop()
-	}
+	ps := h.pieces
 	h.pieces = nil
+	for _, p := range ps {
+		p.snap.release(h, p.lo, p.hi)
+		h.unref(p.snap)
+	}
 }
 
-// mapped reports whether a page of [lo, hi) maps a snapshot.
+// inPieces reports whether a page of [lo, hi) maps a snapshot.
 func (h *hostMem) inPieces(lo, hi uint64) bool {
 	i := h.pieceFirst(lo)
 	return i < len(h.pieces) && h.pieces[i].lo < hi
+}
+
+// fragmented reports whether h's pieces are too many to add to: more
+// host mappings than maxPieces, or open files of more than maxSnapshots.
+func (h *hostMem) fragmented() bool {
+	if len(h.pieces) > maxPieces {
+		return true
+	}
+	seen := map[*snapshot]bool{}
+	for _, p := range h.pieces {
+		seen[p.snap] = true
+	}
+	return len(seen) > maxSnapshots
 }
 
 const (
@@ -187,6 +278,12 @@ const (
 	// gap become one host mapping (the host allows 65530 per process,
 	// vm.max_map_count, and all engines are in one process).
 	fillGap = 16
+	// maxPieces and maxSnapshots bound an engine's host mappings and
+	// open snapshot files: past them, a fork writes all of the parent's
+	// private memory into its new snapshot (once), the way the eager
+	// copy did, instead of only what changed.
+	maxPieces    = 1024
+	maxSnapshots = 16
 )
 
 // errNoSnapshot declines a copy-on-write fork: the caller copies.
@@ -225,14 +322,15 @@ func (e *Engine) ForkPages(from mm.Backend, rs []mm.Range) (uint64, error) {
 	if fd < 0 {
 		return 0, errNoSnapshot
 	}
-	snap := &snapshot{fd: fd}
-	snap.keep() // until the fork is done
+	snap := &snapshot{fd: fd, users: map[*hostMem]int{}}
+	snap.refs.Add(1) // until the fork is done
 	defer snap.drop()
+	all := f.mem.fragmented()
 	var copied uint64
 	for _, r := range rs {
 		for a, end := r.Addr, r.Addr+r.Size; a < end; {
 			hi := min(end, (a|(slotSize-1))+1, a+freezeChunk)
-			n, err := f.freeze(a, hi, snap)
+			n, err := f.freeze(a, hi, snap, all)
 			copied += n
 			if err != nil {
 				return copied, err
@@ -293,8 +391,9 @@ func pagemap(h, n uint64) ([]uint64, error) {
 // of snapshots: anonymous pages holding data are written into snap and
 // mapped from it (anonymous pages never touched: from its holes, zeros),
 // as are pages of an earlier snapshot that e wrote since; the clean pages
-// of earlier snapshots stay theirs. It returns the bytes written.
-func (e *Engine) freeze(lo, hi uint64, snap *snapshot) (uint64, error) {
+// of earlier snapshots stay theirs, unless all. It returns the bytes
+// written.
+func (e *Engine) freeze(lo, hi uint64, snap *snapshot, all bool) (uint64, error) {
 	base := e.mem.slots[lo>>slotShift]
 	host := func(a uint64) uint64 { return base + a&(slotSize-1) }
 	pm, err := pagemap(host(lo), hi-lo)
@@ -315,6 +414,8 @@ func (e *Engine) freeze(lo, hi uint64, snap *snapshot) (uint64, error) {
 			data[i], moved[i] = nonzero, true // anonymous
 		} else if own {
 			data[i], moved[i] = nonzero, true // written since its snapshot
+		} else if all {
+			data[i], moved[i] = true, true // an earlier snapshot's
 		}
 	}
 	// Clean pages between two moved runs are moved too when few.

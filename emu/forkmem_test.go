@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"emuprof/mm"
@@ -49,7 +50,8 @@ func snapshotFiles(t *testing.T) int {
 // pages), and each side's stores stay its own, through a second fork
 // (which writes only the page the parent wrote since the first into its
 // snapshot), a fork of the child, MADV_DONTNEED (ZeroPages), munmap and
-// the engines closing in any order, after which no snapshot is open.
+// the engines closing; a snapshot's pages no engine maps are given back,
+// and after the last engine no snapshot is open.
 func TestForkCopiesOnWrite(t *testing.T) {
 	const base, size, page = 0x40000000, 8 << 20, mm.PageSize
 	rw := mm.ProtRead | mm.ProtWrite
@@ -159,19 +161,108 @@ func TestForkCopiesOnWrite(t *testing.T) {
 	if got := read(a, base, 2*page); !bytes.Equal(got, make([]byte, 2*page)) {
 		t.Errorf("parent reads non-zero bytes in a new mapping")
 	}
-	a.Close()
-	if !bytes.Equal(read(b, base, 3*page), want[:3*page]) || string(read(c, base+5*page, 6)) != "parent" {
-		t.Errorf("children's memory changed when the parent closed")
-	}
-	if snapshotFiles(t) == files {
-		t.Errorf("no snapshot open while children map them")
-	}
+	// A snapshot's page no engine maps any more is given back: the first
+	// snapshot's page 5, once the parent maps the second's there and the
+	// first child and its child, which mapped the first's, are gone.
+	first := a.mem.pieces[a.mem.pieceFirst(base+100*page)].snap
 	b.Close()
-	c.Close()
 	if got := read(d, base+3*page, 5); string(got) != "child" {
-		t.Errorf("grandchild reads %q after the others closed", got)
+		t.Errorf("grandchild reads %q after its parent closed", got)
 	}
 	d.Close()
+	var st syscall.Stat_t
+	if err := syscall.Fstat(int(first.fd), &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Blocks*512 != size-page {
+		t.Errorf("first snapshot holds %d bytes, want all but one page (%d)", st.Blocks*512, size-page)
+	}
+	a.Close()
+	if string(read(c, base+5*page, 6)) != "parent" || !bytes.Equal(read(c, base+8*page, page), want[8*page:9*page]) {
+		t.Errorf("second child's memory changed when the others closed")
+	}
+	if snapshotFiles(t) == files {
+		t.Errorf("no snapshot open while a child maps them")
+	}
+	c.Close()
+	if n := snapshotFiles(t); n != files {
+		t.Errorf("%d snapshots open after every engine closed, want %d", n, files)
+	}
+}
+
+// A parent forking again and again (a pre-forking server's), storing
+// between two forks into pages far apart, keeps each child's view its
+// own, while its snapshots, and so its open files and host mappings,
+// stay bounded (maxSnapshots: then one fork writes all of it afresh).
+func TestForkManyTimes(t *testing.T) {
+	const base, size, page, forks = 0x50000000, 4 << 20, mm.PageSize, 3 * maxSnapshots
+	rw := mm.ProtRead | mm.ProtWrite
+	files := snapshotFiles(t)
+	a, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	as := mm.New(a)
+	if err := as.Map(mm.VMA{Start: base, End: base + size, Prot: rw}); err != nil {
+		t.Fatal(err)
+	}
+	fill := make([]byte, size)
+	for i := range fill {
+		fill[i] = byte(i/page + 1)
+	}
+	if err := as.Mem().WriteMem(base, fill); err != nil {
+		t.Fatal(err)
+	}
+	at := func(j int) uint64 { return base + uint64(j*37%(size/page))*page }
+	var kids []*Engine
+	for k := range forks {
+		e, err := New(Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := as.Fork(e); err != nil {
+			t.Fatal(err)
+		}
+		kids = append(kids, e)
+		if err := e.WriteMem(at(k)+1, []byte{0xee}); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.WriteMem(at(k), []byte{byte(200 + k)}); err != nil {
+			t.Fatal(err)
+		}
+		seen := map[*snapshot]bool{}
+		for _, p := range a.mem.pieces {
+			seen[p.snap] = true
+		}
+		if len(seen) > maxSnapshots+1 {
+			t.Fatalf("fork %d: the parent maps %d snapshots", k, len(seen))
+		}
+	}
+	b := make([]byte, 2)
+	for k, e := range kids {
+		for j := range forks {
+			if err := e.ReadMem(at(j), b); err != nil {
+				t.Fatal(err)
+			}
+			want := [2]byte{fill[at(j)-base], fill[at(j)-base+1]}
+			if j < k {
+				want[0] = byte(200 + j)
+			}
+			if j == k {
+				want[1] = 0xee
+			}
+			if b[0] != want[0] || b[1] != want[1] {
+				t.Fatalf("child %d reads %v at the parent's store %d, want %v", k, b, j, want)
+			}
+		}
+		e.Close()
+	}
+	for j := range forks {
+		if err := a.ReadMem(at(j), b); err != nil || b[0] != byte(200+j) || b[1] != fill[at(j)-base+1] {
+			t.Fatalf("parent reads %v at its store %d (%v)", b, j, err)
+		}
+	}
+	a.Close()
 	if n := snapshotFiles(t); n != files {
 		t.Errorf("%d snapshots open after every engine closed, want %d", n, files)
 	}
