@@ -116,15 +116,63 @@ func (h *hostMem) ref(s *snapshot) {
 	s.mu.Unlock()
 }
 
-// unref forgets one piece of s in h; the last closes s's file.
+// unref forgets one piece of s in h; the last closes s's file. When h
+// had its last piece of s and one engine is left mapping it (a parent
+// whose child exited or exec'd), the pages that engine wrote since are
+// given back from the file: its own copies are what it reads there.
 func (h *hostMem) unref(s *snapshot) {
 	s.mu.Lock()
+	var last *hostMem
 	if s.users[h]--; s.users[h] == 0 {
 		delete(s.users, h)
+		if len(s.users) == 1 {
+			for u := range s.users {
+				last = u
+			}
+		}
 	}
 	s.mu.Unlock()
+	if last != nil && s.refs.Load() > 1 {
+		last.releaseWritten(s)
+	}
 	s.drop()
 }
+
+// releaseWritten punches out of s the pages h maps from it but has
+// written since (anonymous in the page map): h is the only engine
+// mapping s, and its private copies stay. Best effort: a failure leaves
+// the pages in the file.
+func (h *hostMem) releaseWritten(s *snapshot) {
+	for _, p := range h.pieces {
+		if p.snap != s {
+			continue
+		}
+		base, ok := h.slots[p.lo>>slotShift]
+		if !ok {
+			continue
+		}
+		pm, err := pagemap(base+p.lo&(slotSize-1), p.hi-p.lo)
+		if err != nil {
+			return
+		}
+		for i := 0; i < len(pm); {
+			if !written(pm[i]) {
+				i++
+				continue
+			}
+			j := i
+			for j < len(pm) && written(pm[j]) {
+				j++
+			}
+			C.emu_punch(s.fd, C.uint64_t(p.lo+uint64(i)*mm.PageSize), C.uint64_t(uint64(j-i)*mm.PageSize))
+			i = j
+		}
+	}
+}
+
+// written reports whether a page map entry is of a page of the engine's
+// own (anonymous: present or swapped, not a file's).
+func written(pm uint64) bool { return pm&(pmPresent|pmSwapped) != 0 && pm&pmFile == 0 }
 
 func (s *snapshot) drop() {
 	if s.refs.Add(-1) == 0 {
@@ -407,7 +455,7 @@ func (e *Engine) freeze(lo, hi uint64, snap *snapshot, all bool) (uint64, error)
 	moved := make([]bool, npages)
 	for i := range npages {
 		a := lo + uint64(i)*mm.PageSize
-		own := pm[i]&(pmPresent|pmSwapped) != 0 && pm[i]&pmFile == 0
+		own := written(pm[i])
 		// A page of zeros need not be written: the snapshot's holes are.
 		nonzero := own && C.emu_zero_page(C.uintptr_t(host(a)), mm.PageSize) == 0
 		if !e.mem.inPieces(a, a+mm.PageSize) {

@@ -267,3 +267,58 @@ func TestForkManyTimes(t *testing.T) {
 		t.Errorf("%d snapshots open after every engine closed, want %d", n, files)
 	}
 }
+
+// When a child exits, the pages its parent wrote since the fork are given
+// back from the snapshot (only the parent maps it, and it has its own
+// copies), and the parent and a later child read what they should.
+func TestForkGivesBackWhenTheChildGoes(t *testing.T) {
+	const base, size, page = 0x60000000, 1 << 20, mm.PageSize
+	a, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	as := mm.New(a)
+	if err := as.Map(mm.VMA{Start: base, End: base + size, Prot: mm.ProtRead | mm.ProtWrite}); err != nil {
+		t.Fatal(err)
+	}
+	want := bytes.Repeat([]byte{7}, size)
+	if err := as.Mem().WriteMem(base, want); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := New(Options{})
+	if _, _, err := as.Fork(b); err != nil {
+		t.Fatal(err)
+	}
+	snap := a.mem.pieces[0].snap
+	copy(want[2*page:4*page], bytes.Repeat([]byte{9}, 2*page))
+	if err := a.WriteMem(base+2*page, want[2*page:4*page]); err != nil {
+		t.Fatal(err)
+	}
+	blocks := func() int64 {
+		var st syscall.Stat_t
+		if err := syscall.Fstat(int(snap.fd), &st); err != nil {
+			t.Fatal(err)
+		}
+		return st.Blocks * 512
+	}
+	if n := blocks(); n != size {
+		t.Errorf("snapshot holds %d bytes while the child lives, want %d", n, size)
+	}
+	b.Close()
+	if n := blocks(); n != size-2*page {
+		t.Errorf("snapshot holds %d bytes after the child exited, want %d", n, size-2*page)
+	}
+	got := make([]byte, size)
+	if err := a.ReadMem(base, got); err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("parent reads other bytes after its child exited (%v)", err)
+	}
+	c, _ := New(Options{})
+	defer c.Close()
+	if _, _, err := as.Fork(c); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.ReadMem(base, got); err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("a later child reads other bytes (%v)", err)
+	}
+}
