@@ -116,6 +116,9 @@ type hostMem struct {
 	// slots are unreserved when the last loan ends.
 	loans  int
 	closed bool
+	// pieces are the parts of the slots mapping fork snapshots, sorted
+	// (forkmem.go); the rest of the slots is anonymous host memory.
+	pieces []piece
 }
 
 // full reports whether n more regions would be too many; the error wraps
@@ -162,6 +165,7 @@ func (e *Engine) releaseHost(lo, hi uint64) {
 		}
 		a = end
 	}
+	e.mem.dropPieces(lo, hi)
 }
 
 // freeHost releases every host reservation (the engine is closed).
@@ -183,6 +187,7 @@ func (e *Engine) unreserve() {
 		C.emu_unreserve(C.uintptr_t(base), slotSize)
 	}
 	e.mem.slots = nil
+	e.mem.dropAllPieces()
 }
 
 // lent reports whether other engines map some of e's slot memory.
@@ -386,6 +391,7 @@ func (e *Engine) MapPages(addr, size uint64, prot mm.Prot) error {
 		if C.emu_commit(C.uintptr_t(ha), C.size_t(hi-a)) != 0 {
 			return fmt.Errorf("emu: committing host memory for %#x+%#x: %w", a, hi-a, mm.ErrNoMem)
 		}
+		e.mem.dropPieces(a, hi)
 		if err := e.mapPtr(a, hi, perms); err != nil {
 			e.releaseHost(a, hi)
 			return err
@@ -493,9 +499,15 @@ func (e *Engine) ZeroPages(addr, size uint64) error {
 				return err
 			}
 		}
-		if out > in {
+		if ga := a + (in - lo); out > in && e.mem.inPieces(ga, ga+(out-in)) {
+			// A snapshot's pages would show again: fresh memory instead.
+			if C.emu_commit(C.uintptr_t(in), C.size_t(out-in)) != 0 {
+				return fmt.Errorf("emu: zeroing host memory of %#x+%#x: %w", ga, out-in, mm.ErrNoMem)
+			}
+			e.mem.dropPieces(ga, ga+(out-in))
+		} else if out > in {
 			if r, err := C.emu_zero(C.uintptr_t(in), C.size_t(out-in)); r != 0 {
-				return fmt.Errorf("emu: freeing host memory of %#x+%#x: %w", a+(in-lo), out-in, err)
+				return fmt.Errorf("emu: freeing host memory of %#x+%#x: %w", ga, out-in, err)
 			}
 		}
 		if top > out {
@@ -593,8 +605,9 @@ func (e *Engine) Resident(addr, size uint64) ([]bool, error) {
 		}
 		for a := lo; a < hi; a += mm.PageSize {
 			k := ((host + (a - lo)) / hp) - first
-			// Bit 63: present; bit 62: swapped.
-			out[(a-addr)/mm.PageSize] = ent[k*8+7]&0xc0 != 0
+			// Bit 63: present; bit 62: swapped. A fork snapshot's page
+			// holds its data in the file, present or not.
+			out[(a-addr)/mm.PageSize] = ent[k*8+7]&0xc0 != 0 || !r.foreign() && e.mem.inPieces(a, a+mm.PageSize)
 		}
 	}
 	return out, nil

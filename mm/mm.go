@@ -122,6 +122,23 @@ type PageResident interface {
 	Resident(addr, size uint64) ([]bool, error)
 }
 
+// PageForker is an optional interface of a Backend, for fork(2):
+// ForkPages maps in this (empty) Backend, at each range, a private copy of
+// what from (a Backend of the same kind) maps there, with the range's
+// protection, copied page by page when either side first writes it
+// (copy-on-write) instead of now. It returns how many bytes it copied
+// now. An error wrapping errors.ErrUnsupported means it mapped nothing:
+// the caller copies (Fork's eager copy).
+type PageForker interface {
+	ForkPages(from Backend, rs []Range) (uint64, error)
+}
+
+// Range is a page-aligned range of guest memory with its protection.
+type Range struct {
+	Addr, Size uint64
+	Prot       Prot
+}
+
 // VMA is one mapped area [Start, End).
 type VMA struct {
 	Start, End uint64

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -404,6 +405,15 @@ func (c *meteredCPU) SharePages(addr, size uint64, prot mm.Prot, from mm.Backend
 		return fmt.Errorf("sharing %#x+%#x: the engine cannot share memory", addr, size)
 	}
 	return s.SharePages(addr, size, prot, from)
+}
+
+// ForkPages passes the engine's copy-on-write fork on (mm.PageForker):
+// without it, a fork would copy the parent's memory.
+func (c *meteredCPU) ForkPages(from mm.Backend, rs []mm.Range) (uint64, error) {
+	if f, ok := c.CPU.(mm.PageForker); ok {
+		return f.ForkPages(from, rs)
+	}
+	return 0, fmt.Errorf("fork: the engine cannot copy on write: %w", errors.ErrUnsupported)
 }
 
 // Resident passes the engine's answer on (mm.PageResident): a fork reads
