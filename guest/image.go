@@ -68,12 +68,14 @@ func (p *Process) loadImage(args, env []string, execFn string, random [16]byte) 
 	if err := p.as.MapFixed(stackTop-stackSize, stackSize, mm.ProtRead|mm.ProtWrite, "[stack]", 0); err != nil {
 		return fmt.Errorf("mapping the stack: %w", err)
 	}
+	uid, euid, gid, egid := p.cfg.Uid, p.cfg.Uid, p.cfg.Gid, p.cfg.Gid
 	if p.kernel != nil { // an exec (the first image's kernel comes next: Load)
 		p.kernel.SetCmdline(args)
+		uid, euid, gid, egid = p.kernel.IDs()
 	}
 	data, sp, err := loader.BuildStack(loader.StackSpec{
 		Top: stackTop, Args: args, Env: env, ExecFn: execFn, Random: random,
-		Uid: uint64(p.cfg.Uid), Gid: uint64(p.cfg.Gid), Euid: uint64(p.cfg.Uid), Egid: uint64(p.cfg.Gid),
+		Uid: uint64(uid), Gid: uint64(gid), Euid: uint64(euid), Egid: uint64(egid),
 		HWCap: 0x178bfbff, Layout: p.layout,
 	})
 	if err != nil {

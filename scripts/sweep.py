@@ -80,8 +80,10 @@ CASES = [
      "redis-benchmark -p 6391 -n 500 -t set -q >/dev/null; echo $?; redis-cli -p 6391 shutdown nosave; wait"),
     ("memcached", "memcached -u root -p 11299 -U 0 -l 127.0.0.1 & sleep 0.5; "
      "printf 'set k 0 0 1\\r\\nv\\r\\nget k\\r\\nquit\\r\\n' | socat - TCP:127.0.0.1:11299; kill $!; wait"),
-    ("nginx", "mkdir -p logs html && echo page > html/index.html && "
-     "printf 'daemon off; user root; pid %s/nginx.pid; error_log %s/logs/e.log; events {} http { access_log off; "
+    # chmod: nginx's workers run as nobody, and emuprof opens files with its own host rights
+    # whatever the guest's ids (a 0700 directory would be a 403 natively).
+    ("nginx", "chmod 755 . && mkdir -p logs html && echo page > html/index.html && "
+     "printf 'daemon off; pid %s/nginx.pid; error_log %s/logs/e.log; events {} http { access_log off; "
      "client_body_temp_path %s/t; proxy_temp_path %s/t; fastcgi_temp_path %s/t; uwsgi_temp_path %s/t; scgi_temp_path %s/t; "
      "server { listen 127.0.0.1:8766; root %s/html; } }' $PWD $PWD $PWD $PWD $PWD $PWD $PWD $PWD > n.conf && "
      "(nginx -p $PWD -c $PWD/n.conf & for i in 1 2 3 4 5 6 7 8 9 10; do curl -s http://127.0.0.1:8766/ && break; sleep 0.2; done; "

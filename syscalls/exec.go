@@ -119,7 +119,15 @@ func (k *Kernel) Exec(tid int, exe, comm string) {
 	k.mlocked = nil
 	k.undumpable = false
 	k.ptimers = nil // exit_itimers; the ids go on counting
-	k.caps = initialCaps(k.cfg.Uid)
+	// The saved and fs ids become the effective ones; root (real or
+	// effective) is given every capability, effective if its euid is 0.
+	k.uids.saved, k.uids.fs = k.uids.eff, k.uids.eff
+	k.gids.saved, k.gids.fs = k.gids.eff, k.gids.eff
+	k.keepCaps = false
+	k.caps = initialCaps(min(k.uids.real, k.uids.eff))
+	if k.uids.eff != 0 {
+		k.caps.effective = 0
+	}
 	k.setExe(exe)
 	if first != nil {
 		k.warn(fmt.Sprintf("execve: %v", first))

@@ -259,6 +259,10 @@ type Kernel struct {
 	// guest's gid alone), ioprio ioprio_set's value (sys_caps.go,
 	// sys_ioprio.go); fork copies them.
 	caps   capSets
+	// uids and gids are the process's ids, keepCaps PR_SET_KEEPCAPS
+	// (sys_ids.go).
+	uids, gids idSet
+	keepCaps   bool
 	groups []uint32
 	ioprio uint32
 	// start is the virtual time the process was forked (/proc stat).
@@ -386,6 +390,8 @@ func New(cfg Config, as *mm.AddressSpace) *Kernel {
 		umask:    0o022,
 		nextIno:  100,
 		caps:     initialCaps(cfg.Uid),
+		uids:     sameSet(cfg.Uid),
+		gids:     sameSet(cfg.Gid),
 		hostUid:  os.Getuid(),
 		hostGid:  os.Getgid(),
 		threads:  make(map[int]*threadState),

@@ -268,7 +268,7 @@ func (k *Kernel) Send(tid int, info SigInfo, group bool) SendResult {
 // the calling thread, as send_sig does: the outcome kills the process when
 // the default action is fatal.
 func (k *Kernel) sendSelf(c *Call, sig int) Outcome {
-	r := k.Send(c.Tid, KillInfo(sig, SIUser, k.cfg.Pid, k.cfg.Uid), true)
+	r := k.Send(c.Tid, KillInfo(sig, SIUser, k.cfg.Pid, k.uids.real), true)
 	if r.Fatal {
 		return Outcome{Action: ExitGroup, Status: 128 + sig, Signal: sig}
 	}
@@ -521,7 +521,7 @@ func (k *Kernel) PartialResult(tid int) (uint64, bool) {
 
 // Identity returns the process id and user id signals sent by the process
 // carry.
-func (k *Kernel) Identity() (pid, uid int) { return k.cfg.Pid, k.cfg.Uid }
+func (k *Kernel) Identity() (pid, uid int) { return k.cfg.Pid, k.uids.real }
 
 // maskedWait gives a call that waits with a signal mask at addr (pselect6, ppoll,
 // epoll_pwait: set_user_sigmask) its mask: it holds while the call waits,

@@ -76,7 +76,7 @@ func (k *Kernel) readControl(s *socket, m msghdr) (*sockCtl, Errno) {
 				return nil, eINVAL
 			}
 			cr := ucred{le.Uint32(data), le.Uint32(data[4:]), le.Uint32(data[8:])}
-			if me := k.ucred(); k.cfg.Uid != 0 && cr != me {
+			if me := k.ucred(); k.uids.eff != 0 && cr != me {
 				k.dropRights(ctl.rights)
 				return nil, ePERM
 			}

@@ -215,7 +215,7 @@ func sysSetsockopt(k *Kernel, c *Call) Outcome {
 		if e != 0 {
 			return fail(e)
 		}
-		if (name == soSndBufForce || name == soRcvBufForce) && k.cfg.Uid != 0 {
+		if (name == soSndBufForce || name == soRcvBufForce) && k.uids.eff != 0 {
 			return fail(ePERM)
 		}
 		v = min(max(v, 0), sockBufMax)

@@ -66,7 +66,7 @@ func (k *Kernel) newSocket(family, typ, proto int) *socket {
 }
 
 func (k *Kernel) ucred() ucred {
-	return ucred{pid: uint32(k.cfg.Pid), uid: uint32(k.cfg.Uid), gid: uint32(k.cfg.Gid)}
+	return ucred{pid: uint32(k.cfg.Pid), uid: uint32(k.uids.eff), gid: uint32(k.gids.eff)}
 }
 
 // installSocket gives s a descriptor, with SOCK_NONBLOCK and SOCK_CLOEXEC
@@ -217,7 +217,7 @@ func sysBind(k *Kernel, c *Call) Outcome {
 	if !localIP(a.ip) {
 		return fail(eADDRNOTAVAIL)
 	}
-	if a.port != 0 && a.port < 1024 && k.cfg.Uid != 0 {
+	if a.port != 0 && a.port < 1024 && k.uids.eff != 0 {
 		return fail(eACCES) // net.ipv4.ip_unprivileged_port_start
 	}
 	return fail(k.bindPort(s, a))

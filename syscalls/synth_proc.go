@@ -139,7 +139,7 @@ func (k *Kernel) procStatus() []byte {
 	if allowed == "" {
 		allowed = "0"
 	}
-	pid, uid, gid := k.cfg.Pid, k.cfg.Uid, k.cfg.Gid
+	pid := k.cfg.Pid
 	var b strings.Builder
 	line := func(key, format string, a ...any) { fmt.Fprintf(&b, key+":\t"+format+"\n", a...) }
 	line("Name", "%s", name)
@@ -150,8 +150,9 @@ func (k *Kernel) procStatus() []byte {
 	line("Pid", "%d", pid)
 	line("PPid", "%d", k.ppid())
 	line("TracerPid", "0")
-	line("Uid", "%d\t%d\t%d\t%d", uid, uid, uid, uid)
-	line("Gid", "%d\t%d\t%d\t%d", gid, gid, gid, gid)
+	u, g := k.uids, k.gids
+	line("Uid", "%d\t%d\t%d\t%d", u.real, u.eff, u.saved, u.fs)
+	line("Gid", "%d\t%d\t%d\t%d", g.real, g.eff, g.saved, g.fs)
 	line("FDSize", "%d", fdSize)
 	var groups strings.Builder
 	for _, g := range k.groups {

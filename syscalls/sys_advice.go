@@ -228,7 +228,7 @@ func (k *Kernel) setLocked(start, end uint64, lock bool) {
 // memlockAllows checks RLIMIT_MEMLOCK for locking extra more bytes
 // (mlock_fixup, can_do_mlock): root is not limited.
 func (k *Kernel) memlockAllows(extra uint64) Errno {
-	if k.cfg.Uid == 0 {
+	if k.uids.eff == 0 {
 		return 0
 	}
 	limit := k.rlimits[rlimitMemLock].cur
@@ -249,7 +249,7 @@ func sysMemLock(k *Kernel, c *Call) Outcome {
 		if flags == 0 || flags&^(mclCurrent|mclFuture|mclOnFault) != 0 || flags == mclOnFault {
 			return fail(eINVAL)
 		}
-		if k.cfg.Uid != 0 && k.rlimits[rlimitMemLock].cur == 0 {
+		if k.uids.eff != 0 && k.rlimits[rlimitMemLock].cur == 0 {
 			return fail(ePERM)
 		}
 		if flags&mclCurrent != 0 {
@@ -258,7 +258,7 @@ func sysMemLock(k *Kernel, c *Call) Outcome {
 			for _, v := range k.as.VMAs() {
 				all, n = append(all, span{v.Start, v.End}), n+v.Size()
 			}
-			if k.cfg.Uid != 0 && n > k.rlimits[rlimitMemLock].cur {
+			if k.uids.eff != 0 && n > k.rlimits[rlimitMemLock].cur {
 				return fail(eNOMEM)
 			}
 			k.mlocked = all
@@ -284,7 +284,7 @@ func sysMemLock(k *Kernel, c *Call) Outcome {
 		k.setLocked(start, end, false)
 		return ok(0)
 	}
-	if k.cfg.Uid != 0 && k.rlimits[rlimitMemLock].cur == 0 {
+	if k.uids.eff != 0 && k.rlimits[rlimitMemLock].cur == 0 {
 		return fail(ePERM) // can_do_mlock
 	}
 	old := slices.Clone(k.mlocked)

@@ -128,18 +128,18 @@ func (t attrTarget) hostChown(uid, gid int) error {
 
 // inGroup reports whether gid is one of the guest's groups.
 func (k *Kernel) inGroup(gid uint32) bool {
-	return gid == uint32(k.cfg.Gid) || slices.Contains(k.groups, gid)
+	return gid == uint32(k.gids.fs) || slices.Contains(k.groups, gid)
 }
 
 // chmod sets the permission bits of t, with Linux's checks (chmod_common,
 // setattr_prepare): only the owner or root may, and a set-group-ID bit for a
 // group the caller is not in is dropped.
 func (k *Kernel) chmod(t attrTarget, mode uint32) Errno {
-	root := k.cfg.Uid == 0
+	root := k.uids.fs == 0
 	switch {
 	case t.link:
 		return eOPNOTSUPP
-	case !root && t.st.uid != uint32(k.cfg.Uid):
+	case !root && t.st.uid != uint32(k.uids.fs):
 		return ePERM
 	case t.host == "":
 		return ePERM // see the file comment
@@ -210,8 +210,8 @@ func hostID(id uint32, guest, host int) int {
 // (or, without CAP_FSETID, when the file's group is not one of the
 // caller's). ctime changes even when nothing else does.
 func (k *Kernel) chown(t attrTarget, uid, gid uint32) Errno {
-	root := k.cfg.Uid == 0
-	owner := t.st.uid == uint32(k.cfg.Uid)
+	root := k.uids.fs == 0
+	owner := t.st.uid == uint32(k.uids.fs)
 	if uid != noID && !root && !(owner && uid == t.st.uid) {
 		return ePERM
 	}

@@ -138,7 +138,6 @@ func hostGroups() []uint32 {
 // sysSetgroups: with CAP_SETGID the list replaces the supplementary
 // groups getgroups reports; without it, EPERM.
 func sysSetgroups(k *Kernel, c *Call) Outcome {
-	const capSetgid = 6
 	if !k.capable(capSetgid) {
 		return fail(ePERM)
 	}

@@ -145,7 +145,7 @@ func (k *Kernel) openLoc(l loc, flags, mode uint32) (*openFile, Errno) {
 		}
 		return newOpenFile(&pathFile{l: l}, keep, l.guest), 0
 	}
-	if flags&oNOATIME != 0 && k.cfg.Uid != 0 && k.hostStat(l.fi, l.host).uid != uint32(k.cfg.Uid) {
+	if flags&oNOATIME != 0 && k.uids.fs != 0 && k.hostStat(l.fi, l.host).uid != uint32(k.uids.fs) {
 		return nil, ePERM // only the owner may (may_open)
 	}
 	if l.isDir() {
@@ -419,7 +419,7 @@ func (k *Kernel) setPipeSize(p *pipe, arg uint64) Outcome {
 			size += size & -size // up to a power of two
 		}
 	}
-	if size > pipeMaxSize && k.cfg.Uid != 0 {
+	if size > pipeMaxSize && k.uids.eff != 0 {
 		return fail(ePERM)
 	}
 	if p.buffered() > int(size) {
@@ -436,7 +436,7 @@ func (k *Kernel) mayNoAtime(f *openFile) Errno {
 	if e != 0 {
 		return e
 	}
-	if k.cfg.Uid != 0 && st.uid != uint32(k.cfg.Uid) {
+	if k.uids.fs != 0 && st.uid != uint32(k.uids.fs) {
 		return ePERM
 	}
 	return 0

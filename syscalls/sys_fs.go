@@ -590,7 +590,7 @@ func sysUtimensat(k *Kernel, c *Call) Outcome {
 	if ts[0].nsec == utimeOmit && ts[1].nsec == utimeOmit {
 		return ok(0)
 	}
-	root, owner := k.cfg.Uid == 0, t.st.uid == uint32(k.cfg.Uid)
+	root, owner := k.uids.fs == 0, t.st.uid == uint32(k.uids.fs)
 	explicit := ts[0].nsec != utimeNow || ts[1].nsec != utimeNow
 	switch {
 	case t.host == "":

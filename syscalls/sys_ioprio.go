@@ -31,7 +31,7 @@ func (k *Kernel) ioprioTarget(which, who int32, tid int) Errno {
 			return eSRCH
 		}
 	case ioprioWhoUser:
-		if who != 0 && int(who) != k.cfg.Uid {
+		if who != 0 && int(who) != k.uids.real {
 			return eSRCH
 		}
 	default:

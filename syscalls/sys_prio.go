@@ -56,7 +56,7 @@ func sysSchedSetscheduler(k *Kernel, c *Call) Outcome {
 		if prio < 1 || prio > 99 {
 			return fail(eINVAL)
 		}
-		if k.cfg.Uid != 0 {
+		if k.uids.eff != 0 {
 			return fail(ePERM) // no RLIMIT_RTPRIO
 		}
 	case schedDeadline:
@@ -97,7 +97,7 @@ func (k *Kernel) priorityTarget(c *Call) Errno {
 		return eINVAL
 	case which == prioProcess && !k.ownPid(who, c.Tid):
 		return eSRCH
-	case which != prioProcess && who != 0 && who != k.cfg.Pid && who != k.cfg.Uid:
+	case which != prioProcess && who != 0 && who != k.cfg.Pid && who != k.uids.real:
 		return eSRCH
 	}
 	return 0
@@ -116,7 +116,7 @@ func sysSetpriority(k *Kernel, c *Call) Outcome {
 		return fail(e)
 	}
 	nice := max(-20, min(19, int(int32(c.Args[2]))))
-	if nice < k.nice && k.cfg.Uid != 0 {
+	if nice < k.nice && k.uids.eff != 0 {
 		return fail(eACCES) // lowering it needs CAP_SYS_NICE
 	}
 	k.nice = nice

@@ -24,20 +24,22 @@ func sysExitGroup(_ *Kernel, c *Call) Outcome {
 func sysGetpid(k *Kernel, _ *Call) Outcome  { return ok(uint64(k.cfg.Pid)) }
 func sysGetppid(k *Kernel, _ *Call) Outcome { return ok(uint64(k.cfg.Pid - 1)) }
 func sysGettid(_ *Kernel, c *Call) Outcome  { return ok(uint64(c.Tid)) }
-func sysGetuid(k *Kernel, _ *Call) Outcome  { return ok(uint64(k.cfg.Uid)) }
-func sysGetgid(k *Kernel, _ *Call) Outcome  { return ok(uint64(k.cfg.Gid)) }
+func sysGetuid(k *Kernel, _ *Call) Outcome  { return ok(uint64(k.uids.real)) }
+func sysGetgid(k *Kernel, _ *Call) Outcome  { return ok(uint64(k.gids.real)) }
+func sysGeteuid(k *Kernel, _ *Call) Outcome { return ok(uint64(k.uids.eff)) }
+func sysGetegid(k *Kernel, _ *Call) Outcome { return ok(uint64(k.gids.eff)) }
 
-func (k *Kernel) putIDs(c *Call, id int) Outcome {
-	for _, a := range c.Args[:3] {
-		if e := k.putU32(a, uint32(id)); e != 0 {
+func (k *Kernel) putIDs(c *Call, ids idSet) Outcome {
+	for i, id := range []int{ids.real, ids.eff, ids.saved} {
+		if e := k.putU32(c.Args[i], uint32(id)); e != 0 {
 			return fail(e)
 		}
 	}
 	return ok(0)
 }
 
-func sysGetresuid(k *Kernel, c *Call) Outcome { return k.putIDs(c, k.cfg.Uid) }
-func sysGetresgid(k *Kernel, c *Call) Outcome { return k.putIDs(c, k.cfg.Gid) }
+func sysGetresuid(k *Kernel, c *Call) Outcome { return k.putIDs(c, k.uids) }
+func sysGetresgid(k *Kernel, c *Call) Outcome { return k.putIDs(c, k.gids) }
 
 func sysGetgroups(k *Kernel, c *Call) Outcome {
 	size := int(int32(c.Args[0]))
@@ -185,6 +187,7 @@ func sysPrctl(k *Kernel, c *Call) Outcome {
 // them on x86-64.
 const (
 	prGetKeepCaps        = 7
+	prSetKeepCaps        = 8
 	prGetTiming          = 13
 	prSetTimerSlack      = 29
 	prSetChildSubreaper  = 36
@@ -221,7 +224,18 @@ func (k *Kernel) prctlQuery(c *Call) Outcome {
 		return true
 	}
 	switch a[0] {
-	case prGetKeepCaps, prGetSecureBits:
+	case prGetKeepCaps:
+		if k.keepCaps {
+			return ok(1)
+		}
+		return ok(0)
+	case prSetKeepCaps:
+		if a[1] > 1 {
+			return fail(eINVAL)
+		}
+		k.keepCaps = a[1] == 1
+		return ok(0)
+	case prGetSecureBits:
 		return ok(0)
 	case prGetTiming:
 		return ok(0) // PR_TIMING_STATISTICAL
@@ -343,7 +357,7 @@ func (k *Kernel) prlimit(res uint64, nl *rlimit, oldAddr uint64) Outcome {
 			return fail(eINVAL)
 		case res == rlimitNoFile && nl.max > nrOpenMax:
 			return fail(ePERM)
-		case nl.max > k.rlimits[res].max && k.cfg.Uid != 0:
+		case nl.max > k.rlimits[res].max && k.uids.eff != 0:
 			return fail(ePERM)
 		}
 	}

@@ -209,7 +209,7 @@ func sysKill(k *Kernel, c *Call) Outcome {
 		return ok(0)
 	}
 	// complete_signal prefers the task the pid names: the main thread.
-	r := k.Send(k.cfg.Pid, KillInfo(sig, SIUser, k.cfg.Pid, k.cfg.Uid), true)
+	r := k.Send(k.cfg.Pid, KillInfo(sig, SIUser, k.cfg.Pid, k.uids.real), true)
 	if r.Fatal {
 		return Outcome{Action: ExitGroup, Status: 128 + sig, Signal: sig}
 	}
@@ -231,7 +231,7 @@ func (k *Kernel) threadKill(c *Call, tid int, sigArg uint64, info *SigInfo) Outc
 	if sig == 0 {
 		return ok(0)
 	}
-	i := KillInfo(sig, SITkill, k.cfg.Pid, k.cfg.Uid)
+	i := KillInfo(sig, SITkill, k.cfg.Pid, k.uids.real)
 	if info != nil {
 		i = *info
 	}

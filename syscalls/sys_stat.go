@@ -90,7 +90,8 @@ func (k *Kernel) access(st statInfo, mode uint32) Errno {
 	if mode == fOK {
 		return 0
 	}
-	if k.cfg.Uid == 0 {
+	// access(2) checks the real ids.
+	if k.uids.real == 0 {
 		if mode&xOK != 0 && st.mode&sIFMT != sIFDIR && st.mode&0o111 == 0 {
 			return eACCES
 		}
@@ -98,9 +99,9 @@ func (k *Kernel) access(st statInfo, mode uint32) Errno {
 	}
 	perm := st.mode & 0o7
 	switch {
-	case st.uid == uint32(k.cfg.Uid):
+	case st.uid == uint32(k.uids.real):
 		perm = st.mode >> 6 & 0o7
-	case st.gid == uint32(k.cfg.Gid):
+	case st.gid == uint32(k.gids.real):
 		perm = st.mode >> 3 & 0o7
 	}
 	if mode&^perm != 0 {

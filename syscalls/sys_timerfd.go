@@ -82,7 +82,7 @@ func (k *Kernel) timerClock(id int32) Errno {
 	case clockRealtime, clockMonotonic, clockBoottime:
 		return 0
 	case clockRealtimeAlarm, clockBoottimeAlarm:
-		if k.cfg.Uid != 0 {
+		if k.uids.eff != 0 {
 			return ePERM // CAP_WAKE_ALARM
 		}
 		return 0

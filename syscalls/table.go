@@ -279,18 +279,22 @@ func declareTable() []entry {
 	fullTask(110, "getppid", sysGetppidAny)
 	full(186, "gettid", sysGettid)
 	full(102, "getuid", sysGetuid)
-	full(107, "geteuid", sysGetuid)
+	full(107, "geteuid", sysGeteuid)
 	full(104, "getgid", sysGetgid)
-	full(108, "getegid", sysGetgid)
+	full(108, "getegid", sysGetegid)
 	full(118, "getresuid", sysGetresuid)
-	// The identity is fixed: setting an id to what it is succeeds, a
-	// change is EPERM (sys_ids.go).
-	partial(105, "setuid", "the identity is fixed: a change is EPERM", sysSetuid)
-	partial(106, "setgid", "the identity is fixed: a change is EPERM", sysSetgid)
-	partial(113, "setreuid", "the identity is fixed: a change is EPERM", sysSetreuid)
-	partial(114, "setregid", "the identity is fixed: a change is EPERM", sysSetregid)
-	partial(117, "setresuid", "the identity is fixed: a change is EPERM", sysSetresuid)
-	partial(119, "setresgid", "the identity is fixed: a change is EPERM", sysSetresgid)
+	// Real, effective, saved and fs ids with Linux's rules and the
+	// capability changes of leaving uid 0 (sys_ids.go); files are still
+	// opened with emuprof's own host rights.
+	const idNote = "Linux's rules (CAP_SETUID/CAP_SETGID: any id; else one of the process's own); files are still opened and created with emuprof's host rights"
+	partial(105, "setuid", idNote+"; leaving uid 0 drops the capabilities (PR_SET_KEEPCAPS keeps the permitted set)", sysSetuid)
+	partial(106, "setgid", idNote, sysSetgid)
+	partial(113, "setreuid", idNote, sysSetreuid)
+	partial(114, "setregid", idNote, sysSetregid)
+	partial(117, "setresuid", idNote, sysSetresuid)
+	partial(119, "setresgid", idNote, sysSetresgid)
+	partial(122, "setfsuid", idNote, sysSetfsuid)
+	partial(123, "setfsgid", idNote, sysSetfsgid)
 	full(120, "getresgid", sysGetresgid)
 	full(115, "getgroups", sysGetgroups)
 	// Capabilities, groups, namespaces, I/O priority (sys_caps.go, sys_ioprio.go).
@@ -432,8 +436,6 @@ func declareTable() []entry {
 	unsupported(78, "getdents")
 	unsupported(101, "ptrace")
 	unsupported(103, "syslog")
-	unsupported(122, "setfsuid")
-	unsupported(123, "setfsgid")
 	unsupported(132, "utime")
 	unsupported(134, "uselib")
 	unsupported(136, "ustat")

@@ -11,6 +11,8 @@
 #include <sched.h>
 #include <semaphore.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <poll.h>
 #include <sys/epoll.h>
@@ -828,6 +830,91 @@ static void fifos(void) {
 	T(unlink("k28fifo"));
 }
 
+static int status_ids(const char *key) {
+	// The four ids of /proc/self/status's Uid: or Gid: line, as one number.
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	int a = -1, b = -1, c = -1, d = -1;
+	while (f && fgets(line, sizeof line, f))
+		if (strncmp(line, key, strlen(key)) == 0)
+			sscanf(line + strlen(key), "%d %d %d %d", &a, &b, &c, &d);
+	if (f)
+		fclose(f);
+	return (a == 65534) << 3 | (b == 65534) << 2 | (c == 65534) << 1 | (d == 65534);
+}
+
+static long caps_state(void) {
+	// 1: effective set empty, 2: permitted set empty, 4: effective equals permitted.
+	struct cap_header h = {CAPV3, 0};
+	struct cap_data d[2];
+	if (capget_raw(&h, d) != 0)
+		return -1;
+	int e0 = (d[0].effective & 0xffffff) == 0, p0 = (d[0].permitted & 0xffffff) == 0;
+	return e0 | p0 << 1 | (d[0].effective == d[0].permitted) << 2;
+}
+
+// User and group ids with Linux's rules, in a child so that the rest runs
+// with the ids it started with.
+static void ids(void) {
+	uid_t r, e, s;
+	pid_t pid = fork();
+	if (pid != 0) {
+		int st;
+		waitpid(pid, &st, 0);
+		T(WEXITSTATUS(st));
+		return;
+	}
+	int root = getuid() == 0;
+	T(setuid(-1));
+	T(setuid(getuid()));
+	T(setresuid(-1, -1, -1));
+	T(setfsuid(-1) == (int)geteuid());
+	if (root) {
+		// Leave uid 0 as the effective id only: back again, the
+		// effective capabilities come back from the permitted set.
+		T(setreuid(-1, 65534));
+		T((getresuid(&r, &e, &s), r == 0 && e == 65534 && s == 65534));
+		T(caps_state());
+		T(status_ids("Uid:"));
+		T(seteuid(0));
+		T(caps_state());
+		T(setresuid(0, 0, 0));
+		// PR_SET_KEEPCAPS keeps the permitted set through setuid.
+		T(prctl(PR_SET_KEEPCAPS, 2, 0, 0, 0));
+		T(prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0));
+		T(prctl(PR_GET_KEEPCAPS, 0, 0, 0, 0));
+		pid_t k = fork();
+		if (k == 0) {
+			T(setresuid(65534, 65534, 65534));
+			T(caps_state());
+			_exit(0);
+		}
+		waitpid(k, NULL, 0);
+		T(prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0));
+		T(setgid(65534));
+		T((getresgid(&r, &e, &s), r == 65534 && e == 65534 && s == 65534));
+		T(status_ids("Gid:"));
+		T(setgroups(0, NULL));
+		T(setuid(65534));
+	}
+	// Unprivileged now (or from the start): only to one's own ids.
+	T((getresuid(&r, &e, &s), r == e && e == s));
+	T(getuid() == 65534 && geteuid() == 65534);
+	T(status_ids("Uid:"));
+	T(caps_state());
+	T(setuid(0));
+	T(seteuid(0));
+	T(setresuid(-1, 0, -1));
+	T(setreuid(0, -1));
+	T(setgid(0));
+	T(setfsuid(0) == (int)getuid());
+	T(setfsuid(-1) == (int)getuid());
+	T(setresuid(getuid(), getuid(), getuid()));
+	T(setuid(getuid()));
+	fflush(stdout);
+	_exit(root ? 3 : 4);
+}
+
 int main(void) {
 	fifos();
 	procstat();
@@ -838,5 +925,6 @@ int main(void) {
 	pkeys();
 	pidfds();
 	shared();
+	ids();
 	return 0;
 }
