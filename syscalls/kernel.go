@@ -258,13 +258,13 @@ type Kernel struct {
 	// caps are the capability sets, groups setgroups' list (nil: the
 	// guest's gid alone), ioprio ioprio_set's value (sys_caps.go,
 	// sys_ioprio.go); fork copies them.
-	caps   capSets
+	caps capSets
 	// uids and gids are the process's ids, keepCaps PR_SET_KEEPCAPS
 	// (sys_ids.go).
 	uids, gids idSet
 	keepCaps   bool
-	groups []uint32
-	ioprio uint32
+	groups     []uint32
+	ioprio     uint32
 	// start is the virtual time the process was forked (/proc stat).
 	start int64
 	// shm is the run's /dev/shm, shared by Fork (shm.go).
