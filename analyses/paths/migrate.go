@@ -128,6 +128,32 @@ func (rt *routine) expand(old *CFG, seq []int32, lastEnd uint64) []int32 {
 // rebuild rebuilds rt's CFG (recover) or only its DAG, and carries the
 // counts and every frame in progress over to the new numbering.
 func (p *Profiler) rebuild(rt *routine, recover bool) {
+	if recover {
+		p.rebuildWith(rt, rt.build)
+	} else {
+		p.rebuildWith(rt, rt.number)
+	}
+}
+
+// sameBlocks reports whether a and b have the same blocks (successors
+// aside): a block sequence of one is then one of the other (expand is the
+// identity).
+func sameBlocks(a, b *CFG) bool {
+	if a == nil || b == nil || len(a.Blocks) != len(b.Blocks) {
+		return false
+	}
+	for i := range a.Blocks {
+		if a.Blocks[i].Start != b.Blocks[i].Start || a.Blocks[i].End != b.Blocks[i].End {
+			return false
+		}
+	}
+	return true
+}
+
+// rebuildWith is rebuild with update making rt's new CFG and DAG, called
+// once the old paths are read (their blocks come from the old DAG and
+// CFG).
+func (p *Profiler) rebuildWith(rt *routine, update func()) {
 	oldCFG := rt.cfg
 	type counted struct {
 		seq   []int32
@@ -163,16 +189,14 @@ func (p *Profiler) rebuild(rt *routine, recover bool) {
 			lives = append(lives, live{f, seq})
 		}
 	}
-	if recover {
-		rt.build()
-	} else {
-		rt.number()
-	}
-	for i := range olds {
-		olds[i].seq = rt.expand(oldCFG, olds[i].seq, 0)
-	}
-	for i := range lives {
-		lives[i].seq = rt.expand(oldCFG, lives[i].seq, lives[i].f.lastEnd)
+	update()
+	if !sameBlocks(oldCFG, rt.cfg) {
+		for i := range olds {
+			olds[i].seq = rt.expand(oldCFG, olds[i].seq, 0)
+		}
+		for i := range lives {
+			lives[i].seq = rt.expand(oldCFG, lives[i].seq, lives[i].f.lastEnd)
+		}
 	}
 	// Heads and tails the old paths need.
 	for round := 0; round < 3; round++ {

@@ -634,7 +634,7 @@ func (p *Profiler) block(ev *trace.Event) {
 			p.lose(f, rt, ev.Addr+uint64(bi.Len)) // known and still not placed: as above
 			return
 		}
-		p.rebuild(rt, true)
+		p.rebuildWith(rt, func() { rt.linkBlocks(f.cur, e.verts[k]) })
 		e = p.entry(ev.Block, rt, ev.Addr, bi.Len)
 		k = indexOf(e.verts, f.cur) // retry the step from where f is
 		if k < 0 {
@@ -708,7 +708,8 @@ func (p *Profiler) enter(f *frame, ev *trace.Event, e *cacheEntry) (placed, lear
 	if !rt.addEdge(rt.cfg.Blocks[f.cur].End, ev.Addr) {
 		return false, false
 	}
-	p.rebuild(rt, true)
+	from := f.cur
+	p.rebuildWith(rt, func() { rt.linkBlocks(from, w) })
 	return false, true
 }
 

@@ -117,6 +117,26 @@ func (rt *routine) build() {
 	rt.number()
 }
 
+// linkBlocks adds the edge the run taught (addEdge) from block from to
+// leader to of the current CFG and renumbers. A dynamic edge between two
+// blocks of the CFG changes no block, so this is the CFG a new recovery
+// would give (build applies dynEdges after Recover) without recovering
+// the whole routine again: a computed-goto interpreter loop learns its
+// edges one at a time (python3's eval loop was recovered once per edge).
+// The old CFG's blocks are not changed in place: the old paths are read
+// from them.
+func (rt *routine) linkBlocks(from, to int32) {
+	old := rt.cfg
+	cfg := &CFG{Entry: old.Entry, End: old.End, Blocks: slices.Clone(old.Blocks)}
+	b := &cfg.Blocks[from]
+	if !slices.Contains(b.Succ, to) {
+		b.Succ = append(slices.Clone(b.Succ), to)
+		slices.Sort(b.Succ)
+	}
+	rt.cfg = cfg
+	rt.number()
+}
+
 // number builds the DAG of the current CFG with the current heads and tails.
 func (rt *routine) number() {
 	cfg := rt.cfg
