@@ -95,8 +95,10 @@ import (
 //
 // pieces record which parts of an engine's slot memory map which
 // snapshot; the rest is anonymous memory (fresh pages, or pages written
-// since). A snapshot's file is closed when no piece of any engine maps
-// it; the host frees its pages when no mapping of it remains either.
+// since). A snapshot's pages no engine maps any more are punched out of
+// its file, and the file is closed when no piece of any engine maps it.
+// The engines' memory changes one engine at a time (the processes run
+// one at a time), so one engine may read another's pieces.
 
 // snapshot is one fork's memory file.
 type snapshot struct {
