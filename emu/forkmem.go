@@ -95,8 +95,10 @@ import (
 //
 // pieces record which parts of an engine's slot memory map which
 // snapshot; the rest is anonymous memory (fresh pages, or pages written
-// since). A snapshot's file is closed when no piece of any engine maps
-// it; the host frees its pages when no mapping of it remains either.
+// since). A snapshot's pages no engine maps any more are punched out of
+// its file, and the file is closed when no piece of any engine maps it.
+// The engines' memory changes one engine at a time (the processes run
+// one at a time), so one engine may read another's pieces.
 
 // snapshot is one fork's memory file.
 type snapshot struct {
@@ -341,8 +343,10 @@ var errNoSnapshot = fmt.Errorf("emu: copy-on-write fork: %w", errors.ErrUnsuppor
 // copy of what from (an Engine, maybe wrapped) maps there
 // (mm.PageForker); it returns how many bytes of from's it copied into the
 // snapshot. It declines (errors.ErrUnsupported, nothing mapped) where
-// there are no memory files, where host pages are not guest pages, and
-// where from's memory there is not its own (shared or borrowed).
+// there are no memory files, where host pages are not guest pages, where
+// from's memory there is not its own (shared or borrowed), and where the
+// snapshot cannot be written (no /proc/self/pagemap, no room for the
+// file): the parent's memory stays as it was where it was not remapped.
 func (e *Engine) ForkPages(from mm.Backend, rs []mm.Range) (uint64, error) {
 	f, ok := unwrapEngine(from)
 	if !ok || os.Getpagesize() != mm.PageSize {
@@ -446,7 +450,9 @@ func (e *Engine) freeze(lo, hi uint64, snap *snapshot, all bool) (uint64, error)
 	host := func(a uint64) uint64 { return base + a&(slotSize-1) }
 	pm, err := pagemap(host(lo), hi-lo)
 	if err != nil {
-		return 0, fmt.Errorf("emu: fork: reading the engine's page map: %w", err)
+		// Nothing changed yet, nothing is mapped in the child: the
+		// caller copies.
+		return 0, fmt.Errorf("%w: reading the engine's page map: %w", errNoSnapshot, err)
 	}
 	// data: the page's content is in host memory of e's own (anonymous):
 	// it must be written into snap. moved: the page is to map snap.
@@ -502,7 +508,9 @@ func (e *Engine) freeze(lo, hi uint64, snap *snapshot, all bool) (uint64, error)
 			pa := lo + uint64(k)*mm.PageSize
 			n := uint64(m-k) * mm.PageSize
 			if r := C.emu_pwrite(snap.fd, C.uintptr_t(host(pa)), C.size_t(n), C.uint64_t(pa)); r != 0 {
-				return copied, fmt.Errorf("emu: fork: writing %#x+%#x into the snapshot: %w", pa, n, noMem(syscall.Errno(r)))
+				// The run is still the parent's own memory: the
+				// caller copies.
+				return copied, fmt.Errorf("%w: writing %#x+%#x into the snapshot: %w", errNoSnapshot, pa, n, syscall.Errno(r))
 			}
 			copied += n
 			k = m

@@ -2,6 +2,7 @@ package emu
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -320,5 +321,33 @@ func TestForkGivesBackWhenTheChildGoes(t *testing.T) {
 	}
 	if err := c.ReadMem(base, got); err != nil || !bytes.Equal(got, want) {
 		t.Fatalf("a later child reads other bytes (%v)", err)
+	}
+}
+
+// A vfork child's memory is its parent's (borrowed): a fork of it is
+// declined (errors.ErrUnsupported, nothing mapped) and mm copies instead.
+func TestForkOfBorrowedMemoryCopies(t *testing.T) {
+	const base, size = 0x70000000, 64 << 10
+	rw := mm.ProtRead | mm.ProtWrite
+	p, _ := New(Options{})
+	defer p.Close()
+	v, _ := New(Options{})
+	defer v.Close()
+	if err := p.MapPages(base, size, rw); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.WriteMem(base+100, []byte("lent")); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.SharePages(base, size, rw, p); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := New(Options{})
+	defer c.Close()
+	if _, err := c.ForkPages(v, []mm.Range{{Addr: base, Size: size, Prot: rw}}); !errors.Is(err, errors.ErrUnsupported) {
+		t.Fatalf("fork of borrowed memory: %v, want declined", err)
+	}
+	if c.Regions() != 0 {
+		t.Errorf("declined fork mapped %d regions", c.Regions())
 	}
 }

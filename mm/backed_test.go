@@ -373,3 +373,74 @@ func TestZeroPages(t *testing.T) {
 		}
 	}
 }
+
+// forker is a MemBackend with ForkPages (PageForker): it records the
+// ranges asked for and maps them with the parent's bytes, or declines.
+type forker struct {
+	*MemBackend
+	decline bool
+	asked   []Range
+}
+
+func (f *forker) ForkPages(from Backend, rs []Range) (uint64, error) {
+	if f.decline {
+		return 0, fmt.Errorf("no: %w", errors.ErrUnsupported)
+	}
+	f.asked = append(f.asked, rs...)
+	for _, r := range rs {
+		p := make([]byte, r.Size)
+		if err := from.ReadMem(r.Addr, p); err != nil {
+			return 0, err
+		}
+		if err := f.MapPages(r.Addr, r.Size, r.Prot); err != nil {
+			return 0, err
+		}
+		if err := f.WriteMem(r.Addr, p); err != nil {
+			return 0, err
+		}
+	}
+	return 0, nil
+}
+
+// Fork hands the backed ranges of private areas, with their protections,
+// to a PageForker, and copies nothing itself; when it declines, Fork
+// copies the pages holding a non-zero byte as without one.
+func TestForkUsesPageForker(t *testing.T) {
+	mb := NewMemBackend()
+	as := New(mb)
+	if err := as.Map(VMA{Start: 0x100000, End: 0x110000, Prot: rw}); err != nil {
+		t.Fatal(err)
+	}
+	if err := as.Map(VMA{Start: 0x200000, End: 0x100000 + tib}); err != nil {
+		t.Fatal(err)
+	}
+	if err := as.Protect(0x300000, 2*PageSize, ProtRead); err != nil {
+		t.Fatal(err)
+	}
+	if err := as.Mem().WriteMem(0x100010, []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	cb := &forker{MemBackend: NewMemBackend()}
+	child, copied, err := as.Fork(cb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Range{{0x100000, 0x10000, rw}, {0x300000, 2 * PageSize, ProtRead}}
+	if !slices.Equal(cb.asked, want) || copied != 0 {
+		t.Fatalf("asked %v, copied %d; want %v, 0", cb.asked, copied, want)
+	}
+	consistent(t, child, cb.MemBackend)
+	if child.Backed() != as.Backed() {
+		t.Errorf("child backs %#x, parent %#x", child.Backed(), as.Backed())
+	}
+	db := &forker{MemBackend: NewMemBackend(), decline: true}
+	child, copied, err = as.Fork(db)
+	if err != nil || copied != PageSize {
+		t.Fatalf("declined: copied %d, %v; want one page", copied, err)
+	}
+	consistent(t, child, db.MemBackend)
+	b := make([]byte, 1)
+	if err := db.ReadMem(0x100010, b); err != nil || b[0] != 'x' {
+		t.Fatalf("child's copy %q %v", b, err)
+	}
+}
