@@ -127,8 +127,12 @@ func planObject(o *Object, dynBase uint64) ([]Mapping, uint64, error) {
 			start: p.Vaddr + bias,
 			end:   p.Vaddr + bias + p.Memsz,
 			prot:  prot(p.Flags),
-			off:   p.Off,
-			data:  o.data[p.Off : p.Off+p.Filesz],
+		}
+		if p.Filesz > 0 {
+			segs[i].start, segs[i].off, segs[i].data = fileBytes(o, &p, bias)
+			if p.Memsz > p.Filesz && p.Flags&elf.PF_W != 0 {
+				segs[i].zeroEnd = pageUp(p.Vaddr + bias + p.Filesz)
+			}
 		}
 	}
 	// Segments sharing pages form a group, planned together.
@@ -147,12 +151,30 @@ func planObject(o *Object, dynBase uint64) ([]Mapping, uint64, error) {
 	return maps, bias, nil
 }
 
+// fileBytes is where the file bytes of PT_LOAD p go and what they are, as
+// elf_map maps them: whole pages of the file, from the one holding p_offset
+// to the one holding its last byte (those bytes past the end of the file
+// are zero). Only a writable segment with a BSS has the rest of its last
+// file page zeroed (padzero: on a read-only page it fails, and execve goes
+// on); the others keep the file's bytes there.
+func fileBytes(o *Object, p *elf.ProgHeader, bias uint64) (start, off uint64, data []byte) {
+	head := p.Vaddr % PageSize // p_offset's too (checkLoad)
+	hi := p.Off + p.Filesz
+	if !(p.Memsz > p.Filesz && p.Flags&elf.PF_W != 0) {
+		hi = min(pageUp(hi), uint64(len(o.data)))
+	}
+	return p.Vaddr + bias - head, p.Off - head, o.data[p.Off-head : hi]
+}
+
 type segment struct {
 	index      int // in Object.Loads: later segments win where data overlaps
 	start, end uint64
 	prot       int
 	off        uint64 // file offset of data
 	data       []byte // file bytes, mapped at start
+	// zeroEnd, when above the end of data, ends the zeros padzero writes
+	// after it: they hide what an earlier segment mapped there.
+	zeroEnd uint64
 }
 
 func prot(f elf.ProgFlag) int {
@@ -240,6 +262,9 @@ func planRun(maps []Mapping, name string, segs []segment, lo, hi uint64, p int) 
 			slices.SortFunc(cl, func(a, b segment) int { return a.index - b.index })
 			for _, c := range cl {
 				copy(mp.Data[c.start-first:], c.data)
+				if z := c.start + uint64(len(c.data)); z < min(c.zeroEnd, end) {
+					clear(mp.Data[z-first : min(c.zeroEnd, end)-first])
+				}
 			}
 		}
 		if c := pieces[k]; c.off >= c.start-addr {

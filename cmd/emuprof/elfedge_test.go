@@ -83,6 +83,18 @@ func elfVariants(t *testing.T, dir string) []string {
 	b = clone(base) // a segment over the next ones and past the memory limit
 	le.PutUint64(b[ph(b, ptLoad, 2)+40:], 0x2000026fbc)
 	write("huge_segment", b)
+	b = clone(base) // a read-only segment's last file page keeps the file's bytes past p_filesz (padzero fails)
+	le.PutUint64(b[ph(b, ptLoad, 0)+32:], 1)
+	write("ro_page_tail", b)
+	b = clone(base) // PT_INTERP is checked before any PT_LOAD: ENOEXEC for a bad one, not SIGSEGV
+	le.PutUint64(b[ph(b, ptLoad, 1)+8:], 0x10000001000)
+	o = ph(b, ptNote, 0)
+	le.PutUint32(b[o:], 3)
+	le.PutUint64(b[o+32:], 5000)
+	write("bad_interp_bad_load", b)
+	b = clone(base) // p_offset and p_vaddr at different page offsets: elf_map fails, SIGSEGV
+	le.PutUint64(b[ph(b, ptLoad, 0)+8:], 8)
+	write("incongruent_offset", b)
 	b = clone(base) // program headers past the end: execve fails (ENOEXEC)
 	le.PutUint64(b[32:], uint64(len(base))+100)
 	write("phoff_past_eof", b)
