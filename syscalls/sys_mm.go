@@ -146,7 +146,11 @@ func sysMmap(k *Kernel, c *Call) Outcome {
 			v.File = k.sharedHandle(f, host)
 		}
 	}
-	err = k.as.Map(v)
+	eof := v.End // where pages past the end of the file start
+	if host != nil {
+		eof = fileEnd(host, addr, size, off)
+	}
+	err = k.as.MapFile(v, eof)
 	k.pruneShared()
 	if err != nil {
 		return mmErr(c, err, eNOMEM)
@@ -170,6 +174,21 @@ func sysMmap(k *Kernel, c *Call) Outcome {
 		k.OnMapFile(host.host, addr, size, off, v.Prot)
 	}
 	return ok(addr)
+}
+
+// fileEnd is where the pages past the end of the file start in a mapping
+// of size bytes of h from offset off at addr (addr+size: none): an access
+// there is SIGBUS. A file that is not a regular one has no such pages.
+func fileEnd(h *hostFile, addr, size, off uint64) uint64 {
+	fi, err := h.f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return addr + size
+	}
+	end := mm.PageUp(uint64(max(fi.Size(), 0)))
+	if end <= off {
+		return addr
+	}
+	return addr + min(size, end-off)
 }
 
 func sysMunmap(k *Kernel, c *Call) Outcome {
