@@ -448,13 +448,19 @@ func typeName(t elf.Type) string {
 	return fmt.Sprintf("%#x", uint16(t))
 }
 
+// maxFileOff is the largest offset a mapping of a regular file may reach
+// (file_mmap_ok's MAX_LFS_FILESIZE).
+const maxFileOff = 1<<63 - 1
+
 // checkLoad returns what is wrong with a PT_LOAD header, or "".
 func checkLoad(p *elf.ProgHeader, fileSize uint64) string {
 	switch {
 	case p.Filesz > p.Memsz:
 		return fmt.Sprintf("file size %#x exceeds memory size %#x", p.Filesz, p.Memsz)
-	case p.Off > fileSize || p.Filesz > fileSize-p.Off:
-		return fmt.Sprintf("file range [%#x, %#x) beyond end of file (%#x)", p.Off, p.Off+p.Filesz, fileSize)
+	case p.Off+p.Filesz < p.Off || p.Off+p.Filesz > maxFileOff:
+		// Past the end of the file is fine (elf_map's mmap maps pages
+		// that are SIGBUS when touched), past what a file can hold not.
+		return fmt.Sprintf("file range [%#x, +%#x) beyond the largest file offset", p.Off, p.Filesz)
 	case p.Vaddr > maxUserAddr || p.Memsz > maxUserAddr-p.Vaddr:
 		return fmt.Sprintf("address range [%#x, +%#x) outside the 47-bit user address space", p.Vaddr, p.Memsz)
 	case p.Filesz > 0 && p.Off%PageSize != p.Vaddr%PageSize:

@@ -5,6 +5,7 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -255,6 +256,46 @@ func TestPlanPageTails(t *testing.T) {
 				t.Fatalf("byte at %#x is %#x, want %#x", 0x400000+i, got[i], want[i])
 			}
 		}
+	}
+}
+
+// A segment whose file range runs past the end of the file is mapped, its
+// pages past the end as such (SIGBUS when touched), but where a later
+// segment maps them again; its BSS starting inside such a page is SIGSEGV
+// at load (padzero's EFAULT).
+func TestPlanPastEOF(t *testing.T) {
+	data := bytes.Repeat([]byte{0xcc}, 0x1800)
+	o := &Object{
+		Path: "cut",
+		Type: elf.ET_EXEC,
+		Loads: []elf.ProgHeader{
+			{Type: elf.PT_LOAD, Flags: elf.PF_R | elf.PF_X, Off: 0, Vaddr: 0x400000, Filesz: 0x4000, Memsz: 0x4000},
+			{Type: elf.PT_LOAD, Flags: elf.PF_R, Off: 0x10000001000, Vaddr: 0x403000, Filesz: 0x10, Memsz: 0x10},
+		},
+		data: data,
+	}
+	l, err := Plan(o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkMappings(t, l)
+	if want := [][2]uint64{{0x402000, 0x403000}, {0x403000, 0x404000}}; fmt.Sprint(l.PastEOF) != fmt.Sprint(want) {
+		t.Errorf("past EOF %#x, want %#x", l.PastEOF, want)
+	}
+	want := make([]byte, 0x2000)
+	copy(want, data)
+	if got := memory(t, l, 0x400000, 0x2000); !bytes.Equal(got, want) {
+		t.Errorf("the file's bytes, then zeros to the end of its last page: wrong")
+	}
+	o.Loads[1].Off, o.Loads[1].Vaddr = 0x1000, 0x401000 // the second maps the third page again
+	if l, err = Plan(o, nil); err != nil || fmt.Sprint(l.PastEOF) != fmt.Sprint([][2]uint64{{0x402000, 0x404000}}) {
+		t.Errorf("later segment over the first: past EOF %#x (%v)", l.PastEOF, err)
+	}
+	o.Loads = append(o.Loads, elf.ProgHeader{Type: elf.PT_LOAD, Flags: elf.PF_R | elf.PF_W, Off: 0x2010, Vaddr: 0x405010, Filesz: 0x10, Memsz: 0x100})
+	_, err = Plan(o, nil)
+	var bad *BadInputError
+	if !errors.As(err, &bad) || bad.Killed != 11 {
+		t.Errorf("BSS in a page past the end: %v", err)
 	}
 }
 

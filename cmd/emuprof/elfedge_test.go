@@ -92,6 +92,14 @@ func elfVariants(t *testing.T, dir string) []string {
 	le.PutUint32(b[o:], 3)
 	le.PutUint64(b[o+32:], 5000)
 	write("bad_interp_bad_load", b)
+	b = clone(base) // the text's file range a TiB past the end: mapped, SIGBUS at the first instruction
+	o = ph(b, ptLoad, 1)
+	le.PutUint64(b[o+8:], le.Uint64(b[o+8:])+1<<40)
+	write("text_far_past_eof", b)
+	b = clone(base) // the read-only data past the end: SIGBUS at its first read
+	o = ph(b, ptLoad, 2)
+	le.PutUint64(b[o+8:], le.Uint64(b[o+8:])+1<<40)
+	write("rodata_far_past_eof", b)
 	b = clone(base) // p_offset and p_vaddr at different page offsets: elf_map fails, SIGSEGV
 	le.PutUint64(b[ph(b, ptLoad, 0)+8:], 8)
 	write("incongruent_offset", b)
@@ -169,7 +177,7 @@ func TestExecEdgesMatchNative(t *testing.T) {
 			if emu.code != native.code || emu.stdout != native.stdout {
 				t.Errorf("exit %d, stdout %.300q; native: exit %d, stdout %.300q (emuprof stderr %.400s)", emu.code, emu.stdout, native.code, native.stdout, emu.stderr)
 			}
-			if emu.code == 139 && !strings.Contains(emu.stderr, "killed by SIGSEGV") {
+			if emu.code == 139 && !strings.Contains(emu.stderr, "killed by SIGSEGV") || emu.code == 135 && !strings.Contains(emu.stderr, "killed by SIGBUS") {
 				t.Errorf("stderr %q does not say the program was killed", emu.stderr)
 			}
 		})
