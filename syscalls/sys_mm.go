@@ -73,6 +73,14 @@ func sysMmap(k *Kernel, c *Call) Outcome {
 		if f, e = k.file(fd); e != 0 {
 			return fail(e)
 		}
+		// do_mmap's checks of the file, in its order, before its
+		// mmap operation is asked (/dev/zero's too).
+		if typ == mapSharedValidate && flags&^legacyMapMask != 0 {
+			return fail(eOPNOTSUPP)
+		}
+		if shared && prot&protWrite != 0 && !f.writable() || !f.readable() {
+			return fail(eACCES)
+		}
 		if d, isDev := f.ops.(*device); isDev && d.kind == devZero {
 			// Linux maps /dev/zero as anonymous memory (shared: an
 			// unnamed shmem file, "/dev/zero (deleted)").
@@ -86,10 +94,7 @@ func sysMmap(k *Kernel, c *Call) Outcome {
 				return fail(eNODEV)
 			}
 			host = h
-			if !f.readable() {
-				return fail(eACCES)
-			}
-			if shared && prot&protWrite != 0 && (!f.writable() || f.flags&oAPPEND != 0) {
+			if shared && prot&protWrite != 0 && f.flags&oAPPEND != 0 {
 				return fail(eACCES)
 			}
 			if int64(off) < 0 {
