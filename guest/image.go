@@ -61,6 +61,12 @@ func (p *Process) loadImage(args, env []string, execFn string, random [16]byte) 
 			}
 		}
 	}
+	for _, r := range p.layout.PastEOF {
+		// File pages past the end of the file: SIGBUS when touched.
+		if err := p.as.SetFileEnd(r[0], r[1], r[0]); err != nil {
+			return fmt.Errorf("%s: segment pages at %#x: %w", p.cfg.Program, r[0], err)
+		}
+	}
 	if err := p.syms.AddLayout(p.layout); err != nil {
 		return err
 	}

@@ -22,13 +22,14 @@ const (
 	sigILL  = 4
 	sigTRAP = 5
 	sigABRT = 6
+	sigBUS  = 7
 	sigFPE  = 8
 	sigKILL = 9
 	sigSEGV = 11
 )
 
 var signalNames = map[int]string{1: "SIGHUP", 2: "SIGINT", 3: "SIGQUIT", sigILL: "SIGILL", sigTRAP: "SIGTRAP",
-	sigABRT: "SIGABRT", 7: "SIGBUS", sigFPE: "SIGFPE", sigKILL: "SIGKILL", 10: "SIGUSR1", sigSEGV: "SIGSEGV",
+	sigABRT: "SIGABRT", sigBUS: "SIGBUS", sigFPE: "SIGFPE", sigKILL: "SIGKILL", 10: "SIGUSR1", sigSEGV: "SIGSEGV",
 	12: "SIGUSR2", 13: "SIGPIPE", 14: "SIGALRM", 15: "SIGTERM"}
 
 // SignalName names a Linux signal number.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"emuprof/cpu"
+	"emuprof/mm"
 	"emuprof/sched"
 	"emuprof/syscalls"
 )
@@ -37,10 +38,15 @@ func (p *Process) catches(t *sched.Thread, sig int) bool {
 
 // memoryFault delivers SIGSEGV for a page fault (do_user_addr_fault):
 // SEGV_MAPERR or SEGV_ACCERR, si_addr and cr2 the address, the error code
-// user|write|fetch|protection.
+// user|write|fetch|protection; SIGBUS (BUS_ADRERR) for a page of a file
+// mapping past the end of the file.
 func (p *Process) memoryFault(t *sched.Thread, stop *cpu.Stop) *Result {
-	what, code, ec := "unmapped", syscalls.SegvMaperr, uint64(4)
-	if stop.FaultProt {
+	sig, what, code, ec := sigSEGV, "unmapped", syscalls.SegvMaperr, uint64(4)
+	if p.pastEOF(stop) {
+		// A page of a file mapping past the end of the file (mm's
+		// eof.go), the access allowed: SIGBUS, as do_sigbus.
+		sig, what, code = sigBUS, "past-the-end-of-file", syscalls.BusAdrerr
+	} else if stop.FaultProt {
 		what, code = "protected", syscalls.SegvAccerr
 		if v, ok := p.as.Find(stop.FaultAddr); ok && v.Prot != 0 {
 			ec |= 1 // present: a PROT_NONE page has no page table entry
@@ -52,7 +58,7 @@ func (p *Process) memoryFault(t *sched.Thread, stop *cpu.Stop) *Result {
 	case cpu.FaultFetch:
 		ec |= 16
 	}
-	if stop.FaultAccess != cpu.FaultFetch && p.catches(t, sigSEGV) {
+	if stop.FaultAccess != cpu.FaultFetch && p.catches(t, sig) {
 		// The handler sees the faulting instruction, not its block.
 		var r cpu.Regs
 		if err := p.cpu.ReadRegs(&r); err != nil {
@@ -65,8 +71,26 @@ func (p *Process) memoryFault(t *sched.Thread, stop *cpu.Stop) *Result {
 			}
 		}
 	}
-	return p.fault(t, sigSEGV, code, stop.FaultAddr, 14, ec,
+	return p.fault(t, sig, code, stop.FaultAddr, 14, ec,
 		fmt.Sprintf("%s of %s address %#x", stop.FaultAccess, what, stop.FaultAddr))
+}
+
+// pastEOF says whether the fault stop is an access the mapping allows to a
+// page past the end of its file (the engine sees an unbacked page, mapped
+// or not in its memory): Linux checks the protection first (SIGSEGV), then
+// finds no page of the file (SIGBUS).
+func (p *Process) pastEOF(stop *cpu.Stop) bool {
+	v, ok := p.as.Find(stop.FaultAddr)
+	if !ok || !p.as.PastEOF(stop.FaultAddr) {
+		return false
+	}
+	switch stop.FaultAccess {
+	case cpu.FaultWrite:
+		return v.Prot&mm.ProtWrite != 0
+	case cpu.FaultFetch:
+		return v.Prot&mm.ProtExec != 0
+	}
+	return v.Prot != mm.ProtNone // x86: writable or executable pages are readable
 }
 
 // exception delivers the signal of CPU exception vector intno (the traps

@@ -255,32 +255,35 @@ func OpenBytes(name string, data []byte) (o *Object, err error) {
 	if o.PhOff > size || o.Phnum*phdrSize > size-o.PhOff {
 		return nil, corrupt(name, "program headers [%#x, +%#x) beyond end of file (%#x)", o.PhOff, o.Phnum*phdrSize, size)
 	}
-	hasInterp := false
-	for i := range o.Phnum {
+	phdr := func(i uint64) elf.ProgHeader {
 		b := data[o.PhOff+i*phdrSize:]
-		p := elf.ProgHeader{
+		return elf.ProgHeader{
 			Type: elf.ProgType(le.Uint32(b)), Flags: elf.ProgFlag(le.Uint32(b[4:])),
 			Off: le.Uint64(b[8:]), Vaddr: le.Uint64(b[16:]), Paddr: le.Uint64(b[24:]),
 			Filesz: le.Uint64(b[32:]), Memsz: le.Uint64(b[40:]), Align: le.Uint64(b[48:]),
 		}
-		switch p.Type {
-		case elf.PT_LOAD:
+	}
+	// PT_INTERP first, as load_elf_binary's first loop over the headers:
+	// a bad one is ENOEXEC before any PT_LOAD is looked at (a bad PT_LOAD
+	// kills the process later, past the point of no return).
+	for i := range o.Phnum {
+		if p := phdr(i); p.Type == elf.PT_INTERP {
+			interp, err := interpPath(&p, data)
+			if err != "" {
+				return nil, badInput(name, "PT_INTERP %s", err)
+			}
+			o.Interp = interp
+			break // Linux uses the first one
+		}
+	}
+	for i := range o.Phnum {
+		if p := phdr(i); p.Type == elf.PT_LOAD {
 			if err := checkLoad(&p, size); err != "" {
 				return nil, killedBy(corrupt(name, "segment %d: %s", i, err))
 			}
 			if p.Memsz > 0 {
 				o.Loads = append(o.Loads, p)
 			}
-		case elf.PT_INTERP:
-			if hasInterp { // Linux uses the first one
-				continue
-			}
-			hasInterp = true
-			interp, err := interpPath(&p, data)
-			if err != "" {
-				return nil, badInput(name, "PT_INTERP %s", err)
-			}
-			o.Interp = interp
 		}
 	}
 	if len(o.Loads) == 0 {
@@ -445,15 +448,25 @@ func typeName(t elf.Type) string {
 	return fmt.Sprintf("%#x", uint16(t))
 }
 
+// maxFileOff is the largest offset a mapping of a regular file may reach
+// (file_mmap_ok's MAX_LFS_FILESIZE).
+const maxFileOff = 1<<63 - 1
+
 // checkLoad returns what is wrong with a PT_LOAD header, or "".
 func checkLoad(p *elf.ProgHeader, fileSize uint64) string {
 	switch {
 	case p.Filesz > p.Memsz:
 		return fmt.Sprintf("file size %#x exceeds memory size %#x", p.Filesz, p.Memsz)
-	case p.Off > fileSize || p.Filesz > fileSize-p.Off:
-		return fmt.Sprintf("file range [%#x, %#x) beyond end of file (%#x)", p.Off, p.Off+p.Filesz, fileSize)
+	case p.Off+p.Filesz < p.Off || p.Off+p.Filesz > maxFileOff:
+		// Past the end of the file is fine (elf_map's mmap maps pages
+		// that are SIGBUS when touched), past what a file can hold not.
+		return fmt.Sprintf("file range [%#x, +%#x) beyond the largest file offset", p.Off, p.Filesz)
 	case p.Vaddr > maxUserAddr || p.Memsz > maxUserAddr-p.Vaddr:
 		return fmt.Sprintf("address range [%#x, +%#x) outside the 47-bit user address space", p.Vaddr, p.Memsz)
+	case p.Filesz > 0 && p.Off%PageSize != p.Vaddr%PageSize:
+		// elf_map's mmap offset, p_offset less p_vaddr's page offset,
+		// is not a page's: EINVAL after the point of no return.
+		return fmt.Sprintf("file offset %#x and address %#x at different offsets in their pages", p.Off, p.Vaddr)
 	}
 	return ""
 }

@@ -42,15 +42,19 @@ type Mapping struct {
 
 // Layout is the complete initial address space of a process.
 type Layout struct {
-	Mappings   []Mapping // sorted by Addr, non-overlapping
-	Entry      uint64    // first instruction: the interpreter's entry if any
-	ExeEntry   uint64    // AT_ENTRY
-	ExeBase    uint64    // load bias of the executable (0 for ET_EXEC)
-	InterpBase uint64    // AT_BASE (0 without interpreter)
-	Phdr       uint64    // AT_PHDR
-	Phent      uint64    // AT_PHENT
-	Phnum      uint64    // AT_PHNUM
-	BrkStart   uint64    // page-aligned end of the executable's highest segment
+	Mappings []Mapping // sorted by Addr, non-overlapping
+	// PastEOF are page ranges [lo, hi) of file pages past the end of
+	// their file (a segment's file range runs past it): mapped, but an
+	// access there is SIGBUS (mm.AddressSpace.SetFileEnd), sorted.
+	PastEOF    [][2]uint64
+	Entry      uint64 // first instruction: the interpreter's entry if any
+	ExeEntry   uint64 // AT_ENTRY
+	ExeBase    uint64 // load bias of the executable (0 for ET_EXEC)
+	InterpBase uint64 // AT_BASE (0 without interpreter)
+	Phdr       uint64 // AT_PHDR
+	Phent      uint64 // AT_PHENT
+	Phnum      uint64 // AT_PHNUM
+	BrkStart   uint64 // page-aligned end of the executable's highest segment
 	Exe        *Object
 	Interp     *Object
 }
@@ -65,7 +69,7 @@ func Plan(exe, interp *Object) (*Layout, error) {
 	if exe.Interp != "" && interp == nil {
 		return nil, badInput(exe.Path, "needs the interpreter %s, which was not loaded", exe.Interp)
 	}
-	maps, bias, err := planObject(exe, PIEBase)
+	maps, eof, bias, err := planObject(exe, PIEBase)
 	if err != nil {
 		return nil, err
 	}
@@ -81,10 +85,11 @@ func Plan(exe, interp *Object) (*Layout, error) {
 		Exe:      exe,
 	}
 	if interp != nil {
-		imaps, ibias, err := planObject(interp, InterpBase)
+		imaps, ieof, ibias, err := planObject(interp, InterpBase)
 		if err != nil {
 			return nil, err
 		}
+		eof = append(eof, ieof...)
 		for _, a := range maps {
 			for _, b := range imaps {
 				if a.Addr < b.Addr+b.Size && b.Addr < a.Addr+a.Size {
@@ -97,18 +102,20 @@ func Plan(exe, interp *Object) (*Layout, error) {
 	}
 	slices.SortFunc(maps, func(a, b Mapping) int { return cmp.Compare(a.Addr, b.Addr) })
 	l.Mappings = maps
+	slices.SortFunc(eof, func(a, b [2]uint64) int { return cmp.Compare(a[0], b[0]) })
+	l.PastEOF = eof
 	return l, nil
 }
 
-// planObject returns the mappings of o and its load bias; an ET_DYN object
-// starts at dynBase.
-func planObject(o *Object, dynBase uint64) ([]Mapping, uint64, error) {
+// planObject returns the mappings of o, its pages past the end of the file
+// (Layout.PastEOF) and its load bias; an ET_DYN object starts at dynBase.
+func planObject(o *Object, dynBase uint64) ([]Mapping, [][2]uint64, uint64, error) {
 	if len(o.Loads) == 0 {
-		return nil, 0, killedBy(badInput(o.Path, "no loadable segments"))
+		return nil, nil, 0, killedBy(badInput(o.Path, "no loadable segments"))
 	}
 	for i := range o.Loads {
 		if err := checkLoad(&o.Loads[i], uint64(len(o.data))); err != "" {
-			return nil, 0, killedBy(corrupt(o.Path, "segment %d: %s", i, err))
+			return nil, nil, 0, killedBy(corrupt(o.Path, "segment %d: %s", i, err))
 		}
 	}
 	lo, hi := o.Span()
@@ -118,7 +125,7 @@ func planObject(o *Object, dynBase uint64) ([]Mapping, uint64, error) {
 	}
 	bias := start - lo // wraps for ET_DYN linked above dynBase; sums wrap back
 	if start < minMapAddr || start > maxUserAddr || hi-lo > maxUserAddr-start {
-		return nil, 0, killedBy(badInput(o.Path, "segments [%#x, %#x) cannot be mapped at %#x", lo, hi, start))
+		return nil, nil, 0, killedBy(badInput(o.Path, "segments [%#x, %#x) cannot be mapped at %#x", lo, hi, start))
 	}
 	segs := make([]segment, len(o.Loads))
 	for i, p := range o.Loads {
@@ -127,8 +134,27 @@ func planObject(o *Object, dynBase uint64) ([]Mapping, uint64, error) {
 			start: p.Vaddr + bias,
 			end:   p.Vaddr + bias + p.Memsz,
 			prot:  prot(p.Flags),
-			off:   p.Off,
-			data:  o.data[p.Off : p.Off+p.Filesz],
+		}
+		if p.Filesz > 0 {
+			segs[i].start, segs[i].off, segs[i].data = fileBytes(o, &p, bias)
+			if p.Memsz > p.Filesz && p.Flags&elf.PF_W != 0 {
+				segs[i].zeroEnd = pageUp(p.Vaddr + bias + p.Filesz)
+			}
+			// Pages past the end of the file: from the one holding
+			// its end, rounded up, to the segment's last file page.
+			fileEnd := pageUp(uint64(len(o.data)))
+			past := segs[i].start
+			if fileEnd > segs[i].off {
+				past += fileEnd - segs[i].off
+			}
+			if last := pageUp(p.Vaddr + bias + p.Filesz); past < last {
+				if z := p.Vaddr + bias + p.Filesz; segs[i].zeroEnd > z && z%PageSize != 0 && pageDown(z) >= past {
+					// padzero writes into such a page: EFAULT
+					// after the point of no return.
+					return nil, nil, 0, killedBy(corrupt(o.Path, "segment %d: the BSS starts in a page past the end of the file (%#x)", i, len(o.data)))
+				}
+				segs[i].pastEOF = [2]uint64{past, last}
+			}
 		}
 	}
 	// Segments sharing pages form a group, planned together.
@@ -144,7 +170,58 @@ func planObject(o *Object, dynBase uint64) ([]Mapping, uint64, error) {
 		maps = planGroup(maps, o.Path, segs[g:h])
 		g = h
 	}
-	return maps, bias, nil
+	return maps, pastEOF(segs), bias, nil
+}
+
+// pastEOF returns the pages past the end of the file of segs, but for
+// those a later segment maps again (MAP_FIXED over them: its pages win).
+func pastEOF(segs []segment) [][2]uint64 {
+	var out [][2]uint64
+	for _, s := range segs {
+		r := []span{{s.pastEOF[0], s.pastEOF[1]}}
+		for _, t := range segs {
+			if t.index <= s.index {
+				continue
+			}
+			var keep []span
+			for _, c := range r {
+				lo, hi := pageDown(t.start), pageUp(t.end)
+				if c.lo < lo {
+					keep = append(keep, span{c.lo, min(c.hi, lo)})
+				}
+				if c.hi > hi {
+					keep = append(keep, span{max(c.lo, hi), c.hi})
+				}
+			}
+			r = keep
+		}
+		for _, c := range r {
+			if c.lo < c.hi {
+				out = append(out, [2]uint64{c.lo, c.hi})
+			}
+		}
+	}
+	return out
+}
+
+// span is a half-open address range [lo, hi).
+type span struct{ lo, hi uint64 }
+
+// fileBytes is where the file bytes of PT_LOAD p go and what they are, as
+// elf_map maps them: whole pages of the file, from the one holding p_offset
+// to the one holding its last byte (those bytes past the end of the file
+// are zero). Only a writable segment with a BSS has the rest of its last
+// file page zeroed (padzero: on a read-only page it fails, and execve goes
+// on); the others keep the file's bytes there.
+func fileBytes(o *Object, p *elf.ProgHeader, bias uint64) (start, off uint64, data []byte) {
+	head := p.Vaddr % PageSize // p_offset's too (checkLoad)
+	size := uint64(len(o.data))
+	hi := p.Off + p.Filesz
+	if !(p.Memsz > p.Filesz && p.Flags&elf.PF_W != 0) {
+		hi = pageUp(hi)
+	}
+	lo := p.Off - head
+	return p.Vaddr + bias - head, lo, o.data[min(lo, size):min(hi, size)] // past the end: none
 }
 
 type segment struct {
@@ -153,6 +230,10 @@ type segment struct {
 	prot       int
 	off        uint64 // file offset of data
 	data       []byte // file bytes, mapped at start
+	// zeroEnd, when above the end of data, ends the zeros padzero writes
+	// after it: they hide what an earlier segment mapped there.
+	zeroEnd uint64
+	pastEOF [2]uint64 // its file pages past the end of the file [lo, hi)
 }
 
 func prot(f elf.ProgFlag) int {
@@ -240,6 +321,9 @@ func planRun(maps []Mapping, name string, segs []segment, lo, hi uint64, p int) 
 			slices.SortFunc(cl, func(a, b segment) int { return a.index - b.index })
 			for _, c := range cl {
 				copy(mp.Data[c.start-first:], c.data)
+				if z := c.start + uint64(len(c.data)); z < min(c.zeroEnd, end) {
+					clear(mp.Data[z-first : min(c.zeroEnd, end)-first])
+				}
 			}
 		}
 		if c := pieces[k]; c.off >= c.start-addr {

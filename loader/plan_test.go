@@ -3,7 +3,9 @@ package loader
 import (
 	"bytes"
 	"debug/elf"
+	"encoding/binary"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -174,9 +176,11 @@ func TestPlanSharedPage(t *testing.T) {
 	if m1.Addr != 0x401000 || m1.Size != 0x2000 || m1.Prot != ProtRead|ProtWrite || m1.Name != "" || len(m1.Data) != 0 {
 		t.Errorf("bss: %#x+%#x prot %d name %q", m1.Addr, m1.Size, m1.Prot, m1.Name)
 	}
+	// As Linux maps it: the first segment's file page whole (it has no
+	// BSS), then the second's, the same page, whose BSS tail padzero
+	// clears.
 	want := make([]byte, 0x1000)
-	copy(want, data[:0x800])
-	copy(want[0x900:], data[0x900:0xa00])
+	copy(want, data[:0xa00])
 	if got := memory(t, l, 0x400000, 0x1000); !bytes.Equal(got, want) {
 		t.Errorf("shared page content wrong")
 	}
@@ -186,7 +190,8 @@ func TestPlanSharedPage(t *testing.T) {
 }
 
 // The BSS of a segment that ends mid-page must not show the file bytes that
-// follow the segment in the file.
+// follow the segment in the file; the bytes before it in its first page
+// are the file's, as elf_map maps whole file pages.
 func TestPlanBSSTail(t *testing.T) {
 	data := bytes.Repeat([]byte{0xff}, 0x3000)
 	o := &Object{
@@ -205,7 +210,7 @@ func TestPlanBSSTail(t *testing.T) {
 	checkMappings(t, l)
 	got := memory(t, l, PIEBase+0x2000, 0x2000)
 	want := make([]byte, 0x2000)
-	copy(want[0xe00:], data[:0x10])
+	copy(want, data[0x1000:0x1e10])
 	if !bytes.Equal(got, want) {
 		t.Errorf("data page content wrong")
 	}
@@ -216,6 +221,94 @@ func TestPlanBSSTail(t *testing.T) {
 	}
 	if l.BrkStart != PIEBase+0x5000 {
 		t.Errorf("brk %#x", l.BrkStart)
+	}
+}
+
+// The rest of a segment's last file page is what elf_map maps there, the
+// file's bytes (and zeros past the end of the file), unless padzero clears
+// it: only for a writable segment with a BSS. A read-only one keeps them
+// (padzero fails and execve goes on: the campaign's mutant whose first
+// PT_LOAD had p_filesz 1 ran natively and crashed under emuprof), so does
+// one without a BSS.
+func TestPlanPageTails(t *testing.T) {
+	data := bytes.Repeat([]byte{0xcc}, 0x2800)
+	o := &Object{
+		Path: "tails",
+		Type: elf.ET_EXEC,
+		Loads: []elf.ProgHeader{
+			{Type: elf.PT_LOAD, Flags: elf.PF_R, Off: 0, Vaddr: 0x400000, Filesz: 1, Memsz: 0x518},
+			{Type: elf.PT_LOAD, Flags: elf.PF_R | elf.PF_W, Off: 0x1000, Vaddr: 0x401000, Filesz: 0x10, Memsz: 0x10},
+			{Type: elf.PT_LOAD, Flags: elf.PF_R | elf.PF_W, Off: 0x2000, Vaddr: 0x402000, Filesz: 0x10, Memsz: 0x20},
+		},
+		data: data,
+	}
+	l, err := Plan(o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkMappings(t, l)
+	want := bytes.Repeat([]byte{0xcc}, 0x3000)
+	clear(want[0x2010:])       // padzero
+	clear(want[0x2800:0x3000]) // past the end of the file
+	if got := memory(t, l, 0x400000, 0x3000); !bytes.Equal(got, want) {
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("byte at %#x is %#x, want %#x", 0x400000+i, got[i], want[i])
+			}
+		}
+	}
+}
+
+// A segment whose file range runs past the end of the file is mapped, its
+// pages past the end as such (SIGBUS when touched), but where a later
+// segment maps them again; its BSS starting inside such a page is SIGSEGV
+// at load (padzero's EFAULT).
+func TestPlanPastEOF(t *testing.T) {
+	data := bytes.Repeat([]byte{0xcc}, 0x1800)
+	o := &Object{
+		Path: "cut",
+		Type: elf.ET_EXEC,
+		Loads: []elf.ProgHeader{
+			{Type: elf.PT_LOAD, Flags: elf.PF_R | elf.PF_X, Off: 0, Vaddr: 0x400000, Filesz: 0x4000, Memsz: 0x4000},
+			{Type: elf.PT_LOAD, Flags: elf.PF_R, Off: 0x10000001000, Vaddr: 0x403000, Filesz: 0x10, Memsz: 0x10},
+		},
+		data: data,
+	}
+	l, err := Plan(o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkMappings(t, l)
+	if want := [][2]uint64{{0x402000, 0x403000}, {0x403000, 0x404000}}; fmt.Sprint(l.PastEOF) != fmt.Sprint(want) {
+		t.Errorf("past EOF %#x, want %#x", l.PastEOF, want)
+	}
+	want := make([]byte, 0x2000)
+	copy(want, data)
+	if got := memory(t, l, 0x400000, 0x2000); !bytes.Equal(got, want) {
+		t.Errorf("the file's bytes, then zeros to the end of its last page: wrong")
+	}
+	o.Loads[1].Off, o.Loads[1].Vaddr = 0x1000, 0x401000 // the second maps the third page again
+	if l, err = Plan(o, nil); err != nil || fmt.Sprint(l.PastEOF) != fmt.Sprint([][2]uint64{{0x402000, 0x404000}}) {
+		t.Errorf("later segment over the first: past EOF %#x (%v)", l.PastEOF, err)
+	}
+	o.Loads = append(o.Loads, elf.ProgHeader{Type: elf.PT_LOAD, Flags: elf.PF_R | elf.PF_W, Off: 0x2010, Vaddr: 0x405010, Filesz: 0x10, Memsz: 0x100})
+	_, err = Plan(o, nil)
+	var bad *BadInputError
+	if !errors.As(err, &bad) || bad.Killed != 11 {
+		t.Errorf("BSS in a page past the end: %v", err)
+	}
+}
+
+// A PT_LOAD whose file offset and address differ in their page offsets
+// cannot be mapped (elf_map's mmap: EINVAL): killed, as past the point of
+// no return.
+func TestPlanIncongruentOffset(t *testing.T) {
+	b := minimalELF()
+	binary.LittleEndian.PutUint64(b[64+8:], 8) // the first PT_LOAD's p_offset
+	_, err := OpenBytes("incongruent", b)
+	var bad *BadInputError
+	if !errors.As(err, &bad) || bad.Killed != 11 || !strings.Contains(err.Error(), "different offsets in their pages") {
+		t.Fatalf("got %v", err)
 	}
 }
 

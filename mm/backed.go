@@ -24,7 +24,9 @@ import (
 // nothing either.
 //
 // Invariant: every mapped page whose protection is not PROT_NONE is
-// backed, except in NoReserve areas, and every backed page is mapped.
+// backed, except in NoReserve areas and file pages past the end of their
+// file (eof.go), and every backed page is mapped; no page past the end of
+// its file is backed.
 //
 // The number of backed bytes is what the guest's memory costs; it is
 // limited (SetLimit, emuprof's --max-memory) so that a guest allocating
@@ -148,7 +150,7 @@ func (as *AddressSpace) toBack(lo, hi uint64) uint64 {
 	for i := as.index(lo); i < len(as.vmas) && as.vmas[i].Start < hi; i++ {
 		if v := as.vmas[i]; !v.NoReserve {
 			a, b := max(v.Start, lo), min(v.End, hi)
-			n += b - a - as.backed.covered(a, b)
+			n += b - a - as.backed.covered(a, b) - as.eof.covered(a, b)
 		}
 	}
 	return n

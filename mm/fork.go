@@ -22,7 +22,7 @@ import (
 // are carried along as they are: the caller accounts for them.
 func (as *AddressSpace) Fork(b Backend) (*AddressSpace, uint64, error) {
 	child := &AddressSpace{b: b, brkStart: as.brkStart, brk: as.brk, limit: as.limit}
-	child.vmas = slices.Clone(as.vmas)
+	child.vmas, child.eof = slices.Clone(as.vmas), slices.Clone(as.eof)
 	share, canShare := b.(PageSharer)
 	if _, ok := as.b.(PageSharer); !ok {
 		canShare = false
@@ -141,7 +141,7 @@ func (as *AddressSpace) Vfork(b Backend) (*AddressSpace, bool, error) {
 		return child, false, err
 	}
 	child := &AddressSpace{b: b, brkStart: as.brkStart, brk: as.brk, limit: as.limit}
-	child.vmas = slices.Clone(as.vmas)
+	child.vmas, child.eof = slices.Clone(as.vmas), slices.Clone(as.eof)
 	for _, v := range as.vmas {
 		for _, c := range as.backed.in(v.Start, v.End) {
 			if err := share.SharePages(c.lo, c.hi-c.lo, v.Prot, as.b); err != nil {

@@ -177,6 +177,7 @@ type AddressSpace struct {
 	brkStart uint64
 	brk      uint64
 	backed   spans  // the pages mapped in b (backed.go)
+	eof      spans  // mapped file pages past the end of their file, never backed (eof.go)
 	nbacked  uint64 // bytes in backed
 	limit    uint64 // most bytes backed (0: no limit)
 }
@@ -303,24 +304,30 @@ func (as *AddressSpace) MapFixed(addr, size uint64, prot Prot, name string, off 
 // mapped there. The new pages are zero-filled; they are backed unless v is
 // PROT_NONE (backed.go). Backing more than the limit fails with ErrNoMem,
 // and nothing changes.
-func (as *AddressSpace) Map(v VMA) error {
+func (as *AddressSpace) Map(v VMA) error { return as.mapArea(v, PageDown(^uint64(0))) }
+
+// mapArea is Map, and MapFile with its pages from eof on past the end of
+// the file.
+func (as *AddressSpace) mapArea(v VMA, eof uint64) error {
 	end, err := checkRange(v.Start, v.End-v.Start)
-	if v.End <= v.Start || err != nil {
+	if v.End <= v.Start || err != nil || eof%PageSize != 0 {
 		return fmt.Errorf("mm: map %#x-%#x: %w", v.Start, v.End, ErrInvalid)
 	}
 	v.End = end
+	eof = min(max(eof, v.Start), v.End)
 	eager := v.Prot != ProtNone && !v.NoReserve
-	if eager && !as.allows(v.Size()-as.backed.covered(v.Start, v.End)) {
+	if eager && !as.allows(eof-v.Start-as.backed.covered(v.Start, eof)) {
 		return fmt.Errorf("mm: map %#x-%#x: more than the memory limit (%d bytes): %w", v.Start, v.End, as.limit, ErrNoMem)
 	}
 	if err := as.Unmap(v.Start, v.Size()); err != nil {
 		return err
 	}
-	if eager {
-		if err := as.back(v.Start, v.End, v.Prot, v.Shared); err != nil {
+	if eager && v.Start < eof {
+		if err := as.back(v.Start, eof, v.Prot, v.Shared); err != nil {
 			return err
 		}
 	}
+	as.eof.add(eof, v.End)
 	i := as.index(v.Start)
 	as.vmas = slices.Insert(as.vmas, i, v)
 	as.merge(i, i+1)
@@ -342,6 +349,7 @@ func (as *AddressSpace) Unmap(addr, size uint64) error {
 		j++
 	}
 	err = as.unback(addr, end)
+	as.eof.remove(addr, end)
 	as.vmas = slices.Delete(as.vmas, i, j)
 	return err
 }
@@ -376,7 +384,7 @@ func (as *AddressSpace) Protect(addr, size uint64, prot Prot) error {
 			}
 		}
 		if prot != ProtNone && !v.NoReserve {
-			for _, g := range as.backed.gaps(v.Start, v.End) {
+			for _, g := range as.holes(v.Start, v.End) {
 				if err := as.back(g.lo, g.hi, prot, v.Shared); err != nil {
 					return err
 				}

@@ -32,6 +32,12 @@ func consistent(t *testing.T, as *AddressSpace, mb *MemBackend) {
 		}
 		for a := v.Start; a < v.End; a += PageSize {
 			prot, ok := mb.PageProt(a)
+			if as.PastEOF(a) {
+				if ok || as.IsBacked(a) {
+					t.Fatalf("page %#x past the end of its file is backed", a)
+				}
+				continue
+			}
 			if !ok || !as.IsBacked(a) || prot != v.Prot {
 				t.Fatalf("page %#x: in backend %v (prot %v), backed %v, vma %+v", a, ok, prot, as.IsBacked(a), v)
 			}

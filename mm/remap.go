@@ -115,6 +115,9 @@ func (as *AddressSpace) move(v VMA, old, oldLen, dst, newLen uint64) (uint64, er
 			a += uint64(len(p))
 		}
 	}
+	if err := as.moveEOF(old, n, dst); err != nil {
+		return 0, err
+	}
 	if err := as.Unmap(old, oldLen); err != nil {
 		return 0, err
 	}

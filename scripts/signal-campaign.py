@@ -7,7 +7,10 @@ emuprof had ended), never killed by the signal, no Go trace, every profile of a 
 and whole, no temporary file left. Random per seed; the moments are wall
 time, so which phase each hits varies, the verdict must not.
 
-    scripts/signal-campaign.py ./emuprof [SEED [COUNT [MAX_MS]]]
+    scripts/signal-campaign.py ./emuprof [SEED [COUNT [MAX_MS [PROGRAM]]]]
+
+PROGRAM is the guest (default testdata/bin/glibc-static/hello; the
+dynamic one's ld.so runs before main: testdata/bin/glibc-dynamic/hello).
 """
 import json
 import os
@@ -51,7 +54,7 @@ def main():
     seed = int(sys.argv[2]) if len(sys.argv) > 2 else 1
     count = int(sys.argv[3]) if len(sys.argv) > 3 else 100
     max_ms = float(sys.argv[4]) if len(sys.argv) > 4 else 400
-    prog = os.path.join(HERE, "..", "testdata", "bin", "glibc-static", "hello")
+    prog = os.path.abspath(sys.argv[5]) if len(sys.argv) > 5 else os.path.join(HERE, "..", "testdata", "bin", "glibc-static", "hello")
     rng = random.Random(seed)
     bad, phases = [], {"guest stopped": 0, "after the guest": 0, "after emuprof": 0}
     with tempfile.TemporaryDirectory() as d:

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -182,6 +183,27 @@ func interruptible(cfg *guest.Config, f *Options) {
 	if f.Strace {
 		cfg.Strace = os.Stderr
 	}
+	if stophook.Wants("syscall:") { // tests: a stop after the guest's Nth system call (ld.so's, for a dynamic guest)
+		cfg.Strace = &syscallMoments{w: cfg.Strace, at: func(n int) { stops.raiseAt("syscall:" + strconv.Itoa(n)) }}
+	}
+}
+
+// syscallMoments counts the strace lines the guest writes, one a system
+// call, and calls at with each line's number before passing it on to w
+// (nil: none).
+type syscallMoments struct {
+	w  io.Writer
+	n  int
+	at func(n int)
+}
+
+func (s *syscallMoments) Write(p []byte) (int, error) {
+	s.n++
+	s.at(s.n)
+	if s.w == nil {
+		return len(p), nil
+	}
+	return s.w.Write(p)
 }
 
 // showStatus puts the status line between the guest and the terminal, and

@@ -150,6 +150,14 @@ const (
 	mapHugeTLB        = 0x40000
 	mapSync           = 0x80000
 	mapFixedNoReplace = 0x100000
+	mapUninitialized  = 0x4000000
+	mapHugeMask       = 0x3f << 26
+
+	// legacyMapMask is the flags MAP_SHARED_VALIDATE takes for a file
+	// whose mmap knows no more (LEGACY_MAP_MASK: no MAP_SYNC without DAX).
+	legacyMapMask = mapShared | mapPrivate | mapFixed | mapAnonymous | mapDenyWrite | mapExecutable |
+		mapUninitialized | mapGrowsDown | mapLocked | mapNoReserve | mapPopulate | mapNonBlock |
+		mapStack | mapHugeTLB | map32Bit | mapHugeMask
 
 	mremapMayMove   = 1
 	mremapFixed     = 2

@@ -45,7 +45,7 @@ func (k *Kernel) accessible(addr, n uint64, write bool) uint64 {
 		}
 		done = min(n, v.End-addr)
 	}
-	return done
+	return k.as.PastEOFIn(addr, done) // pages past the end of a file: EFAULT
 }
 
 // readRaw loads guest memory without reporting it. It fails with EFAULT,

@@ -93,7 +93,14 @@ func TestMmapFile(t *testing.T) {
 		t.Errorf("vma %+v", v)
 	}
 	h.errno(eACCES, nrMmap, 0, 10, protRead|protWrite, mapShared, fd, 0)
-	h.errno(eNODEV, nrMmap, 0, 10, protRead, mapPrivate, 1, 0)
+	// do_mmap checks the descriptor's access before asking the file for
+	// its mmap: a write-only one is EACCES, a readable pipe ENODEV.
+	h.errno(eACCES, nrMmap, 0, 10, protRead, mapPrivate, 1, 0)
+	fds := h.alloc(8)
+	h.must(nrPipe2, fds, 0)
+	h.errno(eNODEV, nrMmap, 0, 10, protRead, mapPrivate, uint64(le.Uint32(h.peek(fds, 4))), 0)
+	h.errno(eACCES, nrMmap, 0, 10, protRead|protWrite, mapShared, uint64(le.Uint32(h.peek(fds, 4))), 0)
+	h.errno(eOPNOTSUPP, nrMmap, 0, 10, protRead, mapSharedValidate|mapSync, fd, 0)
 }
 
 func TestBrk(t *testing.T) {

@@ -316,6 +316,9 @@ func (k *Kernel) fileWritten(h *hostFile, off int64, data []byte, oldSize int64)
 	if len(vs) == 0 {
 		return
 	}
+	if end := off + int64(len(data)); oldSize >= 0 && end > oldSize {
+		k.setFileEnds(vs, end) // before the data goes there
+	}
 	if oldSize >= 0 && off > oldSize {
 		k.zeroMappings(vs, uint64(oldSize), uint64(off))
 	}
@@ -384,7 +387,23 @@ func (k *Kernel) fileResized(id os.FileInfo, oldSize, size int64) {
 	if len(k.shared) == 0 || id == nil || oldSize < 0 {
 		return
 	}
-	k.zeroMappings(k.sharedVMAs(id, false), uint64(max(min(oldSize, size), 0)), ^uint64(0))
+	vs := k.sharedVMAs(id, false)
+	k.zeroMappings(vs, uint64(max(min(oldSize, size), 0)), ^uint64(0))
+	k.setFileEnds(vs, size)
+}
+
+// setFileEnds tells the address space where the file mapped by vs (shared
+// mappings of one inode) ends now, size: pages past it are SIGBUS, pages
+// below it that were past it come back as zeros (a write fills them next).
+func (k *Kernel) setFileEnds(vs []mm.VMA, size int64) {
+	end := mm.PageUp(uint64(max(size, 0)))
+	for _, v := range vs {
+		eof := v.Start
+		if end > v.Offset {
+			eof += min(v.Size(), end-v.Offset)
+		}
+		_ = k.as.SetFileEnd(v.Start, v.End, eof) // past the limit: those pages stay past the end
+	}
 }
 
 // truncateHost truncates the open host file hf to size, keeping its shared

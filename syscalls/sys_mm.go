@@ -73,6 +73,14 @@ func sysMmap(k *Kernel, c *Call) Outcome {
 		if f, e = k.file(fd); e != 0 {
 			return fail(e)
 		}
+		// do_mmap's checks of the file, in its order, before its
+		// mmap operation is asked (/dev/zero's too).
+		if typ == mapSharedValidate && flags&^legacyMapMask != 0 {
+			return fail(eOPNOTSUPP)
+		}
+		if shared && prot&protWrite != 0 && !f.writable() || !f.readable() {
+			return fail(eACCES)
+		}
 		if d, isDev := f.ops.(*device); isDev && d.kind == devZero {
 			// Linux maps /dev/zero as anonymous memory (shared: an
 			// unnamed shmem file, "/dev/zero (deleted)").
@@ -86,10 +94,7 @@ func sysMmap(k *Kernel, c *Call) Outcome {
 				return fail(eNODEV)
 			}
 			host = h
-			if !f.readable() {
-				return fail(eACCES)
-			}
-			if shared && prot&protWrite != 0 && (!f.writable() || f.flags&oAPPEND != 0) {
+			if shared && prot&protWrite != 0 && f.flags&oAPPEND != 0 {
 				return fail(eACCES)
 			}
 			if int64(off) < 0 {
@@ -146,7 +151,11 @@ func sysMmap(k *Kernel, c *Call) Outcome {
 			v.File = k.sharedHandle(f, host)
 		}
 	}
-	err = k.as.Map(v)
+	eof := v.End // where pages past the end of the file start
+	if host != nil {
+		eof = fileEnd(host, addr, size, off)
+	}
+	err = k.as.MapFile(v, eof)
 	k.pruneShared()
 	if err != nil {
 		return mmErr(c, err, eNOMEM)
@@ -170,6 +179,21 @@ func sysMmap(k *Kernel, c *Call) Outcome {
 		k.OnMapFile(host.host, addr, size, off, v.Prot)
 	}
 	return ok(addr)
+}
+
+// fileEnd is where the pages past the end of the file start in a mapping
+// of size bytes of h from offset off at addr (addr+size: none): an access
+// there is SIGBUS. A file that is not a regular one has no such pages.
+func fileEnd(h *hostFile, addr, size, off uint64) uint64 {
+	fi, err := h.f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return addr + size
+	}
+	end := mm.PageUp(uint64(max(fi.Size(), 0)))
+	if end <= off {
+		return addr
+	}
+	return addr + min(size, end-off)
 }
 
 func sysMunmap(k *Kernel, c *Call) Outcome {

@@ -245,7 +245,7 @@ func declareTable() []entry {
 
 	// Memory (sys_mm.go).
 	full(12, "brk", sysBrk)
-	partial(9, "mmap", "MAP_SHARED file mappings stay coherent with the file (file I/O, msync, munmap, exit sync them), but two of the same bytes see each other's stores only then (warned); MAP_PRIVATE ones are snapshots; no SIGBUS past EOF; MAP_SHARED memory (anonymous, /dev/zero, file) is shared with the processes forked afterwards, except pages mremap moved", sysMmap)
+	partial(9, "mmap", "MAP_SHARED file mappings stay coherent with the file (file I/O, msync, munmap, exit sync them), but two of the same bytes see each other's stores only then (warned); MAP_PRIVATE ones are snapshots; pages past the end of the file are SIGBUS (a shared mapping follows the file's growth and truncation, a private one keeps the pages past the end it had when mapped); MAP_SHARED memory (anonymous, /dev/zero, file) is shared with the processes forked afterwards, except pages mremap moved", sysMmap)
 	full(11, "munmap", sysMunmap)
 	full(10, "mprotect", sysMprotect)
 	// io_uring: refused, as in the unprivileged containers that disable

@@ -83,6 +83,26 @@ func elfVariants(t *testing.T, dir string) []string {
 	b = clone(base) // a segment over the next ones and past the memory limit
 	le.PutUint64(b[ph(b, ptLoad, 2)+40:], 0x2000026fbc)
 	write("huge_segment", b)
+	b = clone(base) // a read-only segment's last file page keeps the file's bytes past p_filesz (padzero fails)
+	le.PutUint64(b[ph(b, ptLoad, 0)+32:], 1)
+	write("ro_page_tail", b)
+	b = clone(base) // PT_INTERP is checked before any PT_LOAD: ENOEXEC for a bad one, not SIGSEGV
+	le.PutUint64(b[ph(b, ptLoad, 1)+8:], 0x10000001000)
+	o = ph(b, ptNote, 0)
+	le.PutUint32(b[o:], 3)
+	le.PutUint64(b[o+32:], 5000)
+	write("bad_interp_bad_load", b)
+	b = clone(base) // the text's file range a TiB past the end: mapped, SIGBUS at the first instruction
+	o = ph(b, ptLoad, 1)
+	le.PutUint64(b[o+8:], le.Uint64(b[o+8:])+1<<40)
+	write("text_far_past_eof", b)
+	b = clone(base) // the read-only data past the end: SIGBUS at its first read
+	o = ph(b, ptLoad, 2)
+	le.PutUint64(b[o+8:], le.Uint64(b[o+8:])+1<<40)
+	write("rodata_far_past_eof", b)
+	b = clone(base) // p_offset and p_vaddr at different page offsets: elf_map fails, SIGSEGV
+	le.PutUint64(b[ph(b, ptLoad, 0)+8:], 8)
+	write("incongruent_offset", b)
 	b = clone(base) // program headers past the end: execve fails (ENOEXEC)
 	le.PutUint64(b[32:], uint64(len(base))+100)
 	write("phoff_past_eof", b)
@@ -157,7 +177,7 @@ func TestExecEdgesMatchNative(t *testing.T) {
 			if emu.code != native.code || emu.stdout != native.stdout {
 				t.Errorf("exit %d, stdout %.300q; native: exit %d, stdout %.300q (emuprof stderr %.400s)", emu.code, emu.stdout, native.code, native.stdout, emu.stderr)
 			}
-			if emu.code == 139 && !strings.Contains(emu.stderr, "killed by SIGSEGV") {
+			if emu.code == 139 && !strings.Contains(emu.stderr, "killed by SIGSEGV") || emu.code == 135 && !strings.Contains(emu.stderr, "killed by SIGBUS") {
 				t.Errorf("stderr %q does not say the program was killed", emu.stderr)
 			}
 		})

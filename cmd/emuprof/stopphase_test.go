@@ -191,3 +191,64 @@ func TestStopSweep(t *testing.T) {
 	}
 	t.Logf("moments hit: %v", hits)
 }
+
+// A stop while a dynamic guest's ld.so runs, before main: at its first
+// system call (brk, after its first few thousand instructions), as it
+// opens libc, halfway through mapping libc's segments, at its last call
+// (the unmapping of ld.so.cache), and a second signal there after a first
+// one. Each moment is a system call's number (stophook "syscall:N", the
+// guest's Nth), the same on every run; the outcome is the one of every
+// stop: every profile written and whole, marked partial, no temporary
+// file, the signal's status.
+func TestStopInDynamicLoader(t *testing.T) {
+	hello := guestBin(t, "glibc-dynamic", "hello")
+	work := t.TempDir()
+	ref := run(t, nil, work, emuprofBin, "profile", "--list-files", "--strace", "--out", filepath.Join(work, "ref"), "--", hello)
+	if ref.code != 0 || ref.stdout != "hello, world\n" {
+		t.Fatalf("profile: exit %d: %s", ref.code, ref.stderr)
+	}
+	all := listedFiles(t, ref.stderr)
+	// The moments, by the reference run's system calls: ld.so's run up to
+	// the munmap of ld.so.cache, the first call after main is entered
+	// being later.
+	calls := regexp.MustCompile(`(?m)^\[\d+\] (\w+)\(`).FindAllStringSubmatch(ref.stderr, -1)
+	nth := func(name string, k int) int {
+		for i, c := range calls {
+			if c[1] == name {
+				if k--; k == 0 {
+					return i + 1
+				}
+			}
+		}
+		t.Fatalf("no %d %s calls in the reference run: %v", k, name, calls)
+		return 0
+	}
+	libc := nth("openat", 2)  // the first opens ld.so.cache
+	mapping := nth("mmap", 5) // libc's text mapped, its data not yet
+	last := nth("munmap", 1)  // ld.so's last call: ld.so.cache unmapped
+	for i, spec := range []string{
+		"TERM@load", "INT@syscall:1", fmt.Sprintf("HUP@syscall:%d", libc),
+		fmt.Sprintf("TERM@syscall:%d", mapping), fmt.Sprintf("INT@syscall:%d", last),
+		fmt.Sprintf("TERM@syscall:%d,INT@syscall:%d", libc, libc+2),
+	} {
+		name, _, _ := strings.Cut(spec, "@")
+		var s = stopSigs[0]
+		for _, x := range stopSigs {
+			if x.name == name {
+				s = x
+			}
+		}
+		dir := filepath.Join(work, fmt.Sprint(i))
+		out := runEnv(t, []string{stophook.Var + "=" + spec}, emuprofBin, "profile", "--out", dir, "--", hello)
+		noGoTrace(t, spec, out.stderr)
+		if out.code != 128+int(s.sig) || out.stdout != "" {
+			t.Errorf("%s: exit %d, stdout %q; want %d and no output; stderr %q", spec, out.code, out.stdout, 128+int(s.sig), out.stderr)
+		}
+		if !strings.Contains(out.stderr, "emuprof: "+s.why+"\n") {
+			t.Errorf("%s: stderr %q does not say %q", spec, out.stderr, s.why)
+		}
+		if partial := checkProfiles(t, spec, dir, all); partial != s.why {
+			t.Errorf("%s: run record partial %q, want %q", spec, partial, s.why)
+		}
+	}
+}

@@ -20,6 +20,17 @@ var signals = map[string]syscall.Signal{"INT": syscall.SIGINT, "TERM": syscall.S
 // of naming theirs).
 func Enabled() bool { return os.Getenv(Var) != "" }
 
+// Wants says whether a moment whose name starts with prefix is named (so
+// callers may skip the work of watching for such moments).
+func Wants(prefix string) bool {
+	for _, item := range strings.Split(os.Getenv(Var), ",") {
+		if _, at, _ := strings.Cut(item, "@"); strings.HasPrefix(at, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
 // At sends the signals named for phase, if any, and says whether it did.
 func At(phase string) bool {
 	v := os.Getenv(Var)
