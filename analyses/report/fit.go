@@ -50,7 +50,8 @@ func FitPower(xs, ys []float64) (PowerFit, error) {
 	for i, x := range xs {
 		u[i] = x / xmax
 	}
-	sse := func(c float64) float64 { _, _, e := linear(u, ys, c); return e }
+	vs := make([]float64, len(u))
+	sse := func(c float64) float64 { _, _, e := linear(u, ys, c, vs); return e }
 
 	const step = 0.02
 	best, bestErr := MinExponent, math.Inf(1)
@@ -81,7 +82,7 @@ func FitPower(xs, ys []float64) (PowerFit, error) {
 	if c := (lo + hi) / 2; sse(c) <= bestErr {
 		best = c
 	}
-	a, b, e := linear(u, ys, best)
+	a, b, e := linear(u, ys, best, vs)
 	// Round-off residue (e.g. a = 1e-14 for exact n^2 data) reads as 0.
 	ymax := 0.0
 	for _, y := range ys {
@@ -114,17 +115,17 @@ func FitPower(xs, ys []float64) (PowerFit, error) {
 
 // linear solves y = a + b·u^c by least squares for a fixed c and returns
 // the squared error.
-func linear(u, y []float64, c float64) (a, b, sse float64) {
+// vs holds u^c per point for the second pass (len(u) of scratch: math.Pow
+// is most of a fit's time, and a summary fits every routine twice).
+func linear(u, y []float64, c float64, vs []float64) (a, b, sse float64) {
 	n := float64(len(u))
 	var sv, sy, svv, svy float64
-	v := func(x float64) float64 {
-		if c == 0 {
-			return 1
-		}
-		return math.Pow(x, c)
-	}
 	for i := range u {
-		vi := v(u[i])
+		vi := 1.0
+		if c != 0 {
+			vi = math.Pow(u[i], c)
+		}
+		vs[i] = vi
 		sv += vi
 		sy += y[i]
 		svv += vi * vi
@@ -138,7 +139,7 @@ func linear(u, y []float64, c float64) (a, b, sse float64) {
 		a = (sy - b*sv) / n
 	}
 	for i := range u {
-		r := y[i] - a - b*v(u[i])
+		r := y[i] - a - b*vs[i]
 		sse += r * r
 	}
 	return a, b, sse
