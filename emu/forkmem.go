@@ -230,13 +230,7 @@ type piece struct {
 
 // pieceFirst returns the index of the first piece ending above a.
 func (h *hostMem) pieceFirst(a uint64) int {
-	i, _ := slices.BinarySearchFunc(h.pieces, a, func(p piece, a uint64) int {
-		if p.hi <= a {
-			return -1
-		}
-		return 1
-	})
-	return i
+	return firstEndingAbove(h.pieces, a, func(p piece) uint64 { return p.hi })
 }
 
 // dropPieces forgets the pieces of [lo, hi): its host memory is mapped

@@ -239,8 +239,14 @@ func (r region) foreign() bool { return r.seg != nil || r.lender != nil }
 
 // first returns the index of the first region ending above a.
 func (h *hostMem) first(a uint64) int {
-	i, _ := slices.BinarySearchFunc(h.regions, a, func(r region, a uint64) int {
-		if r.hi <= a {
+	return firstEndingAbove(h.regions, a, func(r region) uint64 { return r.hi })
+}
+
+// firstEndingAbove returns the index of the first of xs (sorted, disjoint
+// ranges) whose end is above a.
+func firstEndingAbove[T any](xs []T, a uint64, end func(T) uint64) int {
+	i, _ := slices.BinarySearchFunc(xs, a, func(x T, a uint64) int {
+		if end(x) <= a {
 			return -1
 		}
 		return 1
