@@ -250,8 +250,9 @@ void tlb_set_page_with_attrs_x86_64(void *cpu, uint64_t vaddr, uint64_t paddr, u
 //     code) is marked CF_INVALID, which the hit checks as QEMU does;
 //   - a flush of the whole translation cache (tb_flush, which reuses the
 //     blocks' memory) and every TLB flush, whole or of a page (a change
-//     of the mappings: where QEMU empties its jump cache) start a new
-//     generation, and entries of an older one are misses.
+//     of the mappings: where QEMU empties its jump cache) and closing an
+//     engine start a new generation, and entries of an older one are
+//     misses.
 // The block's field offsets are 2.0.1's (those helper_lookup_tb_ptr
 // compares), checked against the first block Unicorn's lookup returns.
 struct tb201 {
@@ -404,6 +405,7 @@ static void check_layout(uc_engine *uc, uint64_t addr, size_t n, uint32_t perms)
 }
 static void flush_tlb(uc_engine *uc) { (void)uc; }
 static void changes_begin(void) {}
+static void tb_cache_void(void) {}
 static void changes_end(void) {}
 uint64_t emu_page_collections(void) { return 0; }
 uint64_t emu_mapping_hits(void) { return 0; }
@@ -437,5 +439,6 @@ uc_err emu_close(uc_engine *uc) {
 	changes_begin();
 	uc_err err = uc_close(uc);
 	changes_end();
+	tb_cache_void(); // a later engine's CPU may be allocated where this one's was
 	return err;
 }
