@@ -285,6 +285,10 @@ func mappingHits() uint64 { return uint64(C.emu_mapping_hits()) }
 // there is none of that).
 func cleanedFills() uint64 { return uint64(C.emu_cleaned_fills()) }
 
+// tbCacheHits reports how many block lookups unicornfix.c's cache behind
+// the jump cache answered (0 where there is none).
+func tbCacheHits() uint64 { return uint64(C.emu_tb_cache_hits()) }
+
 // replayedBlocks returns how many blocks the hook replayed (tests).
 func (e *Engine) replayedBlocks() uint64 { return uint64(C.emu_replayed_blocks(e.st)) }
 

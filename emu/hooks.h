@@ -207,6 +207,7 @@ uint64_t emu_mapping_hits(void);
 // (2.0.1 on Linux), and how many TLB fills made one.
 uc_err emu_emu_start(uc_engine *uc, uint64_t pc);
 int emu_clean_stores(void);
+uint64_t emu_tb_cache_hits(void); // block lookups unicornfix.c's cache answered
 uint64_t emu_cleaned_fills(void);
 
 #endif

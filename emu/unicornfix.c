@@ -65,6 +65,7 @@
 
 #ifdef __linux__
 #include <dlfcn.h>
+#include <stdlib.h>
 #include <stdatomic.h>
 #include <unistd.h>
 
@@ -233,6 +234,111 @@ void tlb_set_page_with_attrs_x86_64(void *cpu, uint64_t vaddr, uint64_t paddr, u
 	}
 }
 
+// 5: a second cache of translation blocks by guest PC, behind the jump
+// cache. helper_lookup_tb_ptr (every indirect branch and return) and
+// the execution loop look a block up in CPUState.tb_jmp_cache, 4096
+// blocks direct-mapped by PC, and on a miss in the global hash table
+// (tb_htable_lookup: xxhash, qht, and the PC's page through the TLB).
+// Two hot targets on one index evict each other at every pass: sqlite3's
+// interpreter loop, about 3 million lookups on a 300,000-row CTE, nearly
+// all of eight PCs; bzip2's two hottest returns. tb_htable_lookup below
+// answers from its own cache first, 8192 entries by another hash of the
+// PC, per host thread, filled by Unicorn's answers. An entry holds what
+// the lookup compared (engine, PC, cs_base, flags, cflags mask) and is
+// trusted only while nothing could have changed the answer:
+//   - a block removed from the table (uc_ctl_remove_cache, a store into
+//     code) is marked CF_INVALID, which the hit checks as QEMU does;
+//   - a flush of the whole translation cache (tb_flush, which reuses the
+//     blocks' memory) and every TLB flush, whole or of a page (a change
+//     of the mappings: where QEMU empties its jump cache) and closing an
+//     engine start a new generation, and entries of an older one are
+//     misses.
+// The block's field offsets are 2.0.1's (those helper_lookup_tb_ptr
+// compares), checked against the first block Unicorn's lookup returns.
+struct tb201 {
+	uint64_t pc, cs_base;
+	uint32_t flags, pad;
+	uint32_t cflags; // CF_INVALID 0x40000; cf_mask compares (cflags & 0xff0effff)
+};
+#define TB201_CF_MASK 0xff0effffu
+#define TBC_SLOTS 8192
+struct tbc_entry {
+	void *cpu;
+	uint64_t pc, cs_base;
+	uint32_t flags, cf_mask;
+	uint64_t generation;
+	struct tb201 *tb;
+};
+static __thread struct tbc_entry *tb_cache;
+static _Atomic uint64_t tb_generation = 1;
+static _Atomic int tb_layout; // 1: checked, -1: not 2.0.1's
+static uint64_t tb_cache_hits;
+typedef void *(*htable_fn)(void *cpu, uint64_t pc, uint64_t cs_base, uint32_t flags, uint32_t cf_mask);
+
+static void tb_cache_void(void) { atomic_fetch_add_explicit(&tb_generation, 1, memory_order_acq_rel); }
+
+void *tb_htable_lookup_x86_64(void *cpu, uint64_t pc, uint64_t cs_base, uint32_t flags, uint32_t cf_mask) {
+	static htable_fn real;
+	if (!real) {
+		real = (htable_fn)dlsym(RTLD_NEXT, "tb_htable_lookup_x86_64");
+		if (!real)
+			abort(); // libunicorn calls this one, so it has its own
+	}
+	int layout = atomic_load_explicit(&tb_layout, memory_order_relaxed);
+	if (layout < 0 || atomic_load_explicit(&clean_state, memory_order_acquire) != 1)
+		return real(cpu, pc, cs_base, flags, cf_mask);
+	if (!tb_cache && !(tb_cache = calloc(TBC_SLOTS, sizeof *tb_cache)))
+		return real(cpu, pc, cs_base, flags, cf_mask);
+	uint64_t gen = atomic_load_explicit(&tb_generation, memory_order_acquire);
+	struct tbc_entry *e = &tb_cache[(pc * 0x9e3779b97f4a7c15ull) >> (64 - 13)];
+	if (layout == 1 && e->generation == gen && e->pc == pc && e->cpu == cpu && e->cs_base == cs_base &&
+	    e->flags == flags && e->cf_mask == cf_mask && (e->tb->cflags & TB201_CF_MASK) == cf_mask) {
+		tb_cache_hits++;
+		return e->tb;
+	}
+	struct tb201 *tb = real(cpu, pc, cs_base, flags, cf_mask);
+	if (!tb)
+		return NULL;
+	if (layout == 0) {
+		int ok = tb->pc == pc && tb->cs_base == cs_base && tb->flags == flags && (tb->cflags & TB201_CF_MASK) == cf_mask;
+		int unknown = 0;
+		atomic_compare_exchange_strong(&tb_layout, &unknown, ok ? 1 : -1);
+		if (!ok)
+			return tb;
+	}
+	*e = (struct tbc_entry){cpu, pc, cs_base, flags, cf_mask, gen, tb};
+	return tb;
+}
+
+typedef void (*flush_page_fn)(void *cpu, uint64_t addr);
+
+void tb_flush_x86_64(void *cpu) {
+	static tlb_flush_fn real;
+	if (!real && !(real = (tlb_flush_fn)dlsym(RTLD_NEXT, "tb_flush_x86_64")))
+		abort();
+	tb_cache_void();
+	real(cpu);
+	tb_cache_void();
+}
+
+void tlb_flush_x86_64(void *cpu) {
+	static tlb_flush_fn real;
+	if (!real && !(real = (tlb_flush_fn)dlsym(RTLD_NEXT, "tlb_flush_x86_64")))
+		abort();
+	tb_cache_void();
+	real(cpu);
+}
+
+void tlb_flush_page_x86_64(void *cpu, uint64_t addr) {
+	static flush_page_fn real;
+	if (!real && !(real = (flush_page_fn)dlsym(RTLD_NEXT, "tlb_flush_page_x86_64")))
+		abort();
+	tb_cache_void();
+	real(cpu, addr);
+}
+
+uint64_t emu_tb_cache_hits(void) { return tb_cache_hits; }
+
 // check_layout runs after the engine's first mapping of [addr, addr+n)
 // with perms: the region memory_mapping finds must read back as that.
 static void check_layout(struct uc_struct *uc, uint64_t addr, size_t n, uint32_t perms) {
@@ -289,6 +395,7 @@ uint64_t *emu_rsp_slot(uc_engine *uc) {
 }
 uc_err emu_emu_start(uc_engine *uc, uint64_t pc) { return uc_emu_start(uc, pc, 0, 0, 0); }
 int emu_clean_stores(void) { return 0; }
+uint64_t emu_tb_cache_hits(void) { return 0; }
 uint64_t emu_cleaned_fills(void) { return 0; }
 static void check_layout(uc_engine *uc, uint64_t addr, size_t n, uint32_t perms) {
 	(void)uc;
@@ -298,6 +405,7 @@ static void check_layout(uc_engine *uc, uint64_t addr, size_t n, uint32_t perms)
 }
 static void flush_tlb(uc_engine *uc) { (void)uc; }
 static void changes_begin(void) {}
+static void tb_cache_void(void) {}
 static void changes_end(void) {}
 uint64_t emu_page_collections(void) { return 0; }
 uint64_t emu_mapping_hits(void) { return 0; }
@@ -331,5 +439,6 @@ uc_err emu_close(uc_engine *uc) {
 	changes_begin();
 	uc_err err = uc_close(uc);
 	changes_end();
+	tb_cache_void(); // a later engine's CPU may be allocated where this one's was
 	return err;
 }

@@ -158,6 +158,74 @@ func TestMappingCacheFollowsChanges(t *testing.T) {
 	}
 }
 
+// collideCode alternates indirect jumps to A (0x10400) and B (0x10608),
+// two PCs on one index of Unicorn's jump cache, 1000 times: A adds
+// imm8 (at 0x10407) to [0x20000], B adds 1 to [0x20004]. When patch is
+// set, B stores 2 into A's imm8 once, when ecx is 500: A runs 501 times
+// adding 1, then 499 times adding 2 (its translation must go).
+func collideCode(patch bool) []byte {
+	code := make([]byte, 0x680)
+	for i := range code {
+		code[i] = 0xf4 // hlt
+	}
+	put := func(at int, b ...byte) int { copy(code[at:], b); return at + len(b) }
+	rel := func(from, to int) []byte {
+		d := uint32(int32(to - from))
+		return []byte{byte(d), byte(d >> 8), byte(d >> 16), byte(d >> 24)}
+	}
+	const loop, done, a, b = 0x11, 0x14, 0x400, 0x608
+	at := put(0, 0xb9, 0xe8, 0x03, 0, 0)                                     // mov ecx, 1000
+	at = put(at, 0x41, 0xb8, 0x00, 0x04, 0x01, 0x00)                         // mov r8d, 0x10400
+	at = put(at, 0x41, 0xb9, 0x08, 0x06, 0x01, 0x00)                         // mov r9d, 0x10608
+	put(at, 0x41, 0xff, 0xe0, 0x0f, 0x05)                                    // loop: jmp r8; done: syscall
+	put(a, 0x83, 0x04, 0x25, 0x00, 0x00, 0x02, 0x00, 0x01, 0x41, 0xff, 0xe1) // add dword [0x20000], 1; jmp r9
+	at = put(b, 0x83, 0x04, 0x25, 0x04, 0x00, 0x02, 0x00, 0x01)              // add dword [0x20004], 1
+	if patch {
+		at = put(at, 0x81, 0xf9, 0xf4, 0x01, 0, 0, 0x75, 0x08)       // cmp ecx, 500; jne +8
+		at = put(at, 0xc6, 0x04, 0x25, 0x07, 0x04, 0x01, 0x00, 0x02) // mov byte [0x10407], 2
+	}
+	at = put(at, 0xff, 0xc9, 0x0f, 0x85) // dec ecx; jnz loop
+	at = put(at, rel(at+4, loop)...)
+	at = put(at, 0xe9)
+	put(at, rel(at+4, done)...)
+	return code
+}
+
+// Two hot targets of indirect jumps that share an index of Unicorn's
+// jump cache are found in unicornfix.c's second cache (on 2.0.1), not in
+// the global table; and a block that a store into code removes is not
+// found there any more: the patched instruction runs.
+func TestTBCacheBehindJumpCache(t *testing.T) {
+	skipUnlessUnicorn201(t)
+	for _, patch := range []bool{false, true} {
+		e := newEngine(t, Options{}, collideCode(patch))
+		if patch {
+			if err := e.ProtectPages(codeAddr, 0x1000, mm.ProtRead|mm.ProtWrite|mm.ProtExec); err != nil {
+				t.Fatal(err)
+			}
+		}
+		hits := tbCacheHits()
+		if s := e.Run(codeAddr, 0); s.Reason != cpu.StopSyscall {
+			t.Fatalf("patch %v: stop %+v", patch, s)
+		}
+		if got := tbCacheHits() - hits; got < 1800 {
+			t.Errorf("patch %v: the cache behind the jump cache answered %d of about 2000 lookups of two colliding PCs", patch, got)
+		}
+		var m [8]byte
+		if err := e.ReadMem(0x20000, m[:]); err != nil {
+			t.Fatal(err)
+		}
+		a, b := int(m[0])|int(m[1])<<8, int(m[4])|int(m[5])<<8
+		wantA := 1000
+		if patch {
+			wantA = 501 + 2*499
+		}
+		if a != wantA || b != 1000 {
+			t.Errorf("patch %v: sums %d and %d, want %d and 1000", patch, a, b, wantA)
+		}
+	}
+}
+
 // loopSum reads the sum loopCode leaves at 0x20000.
 func loopSum(t *testing.T, e *Engine) uint32 {
 	t.Helper()
