@@ -181,6 +181,7 @@ const (
 	nrUnlink         = 87
 	nrSymlink        = 88
 	nrReadlink       = 89
+	nrReadlinkat     = 267
 	nrGetuid         = 102
 	nrSigaltstack    = 131
 	nrArchPrctl      = 158

@@ -176,6 +176,17 @@ func TestOPathDescriptorNoIO(t *testing.T) {
 	if size := le.Uint64(h.peek(buf+48, 8)); size != 4 {
 		t.Errorf("fstat of the O_PATH descriptor: size %d, want 4", size)
 	}
+	// readlinkat with an empty path reads the symbolic link an O_PATH
+	// descriptor opened with O_NOFOLLOW names; another file is ENOENT.
+	if err := os.Symlink("f", filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	lfd := h.must(nrOpen, h.str("link"), oPATH|oNOFOLLOW)
+	if n := h.must(nrReadlinkat, lfd, h.str(""), buf, 64); n != 1 || string(h.peek(buf, 1)) != "f" {
+		t.Errorf("readlinkat(link O_PATH, \"\") = %d %q, want 1 \"f\"", n, h.peek(buf, int(n)))
+	}
+	h.errno(eNOENT, nrReadlinkat, fd, h.str(""), buf, 64)
+	h.errno(eNOENT, nrReadlinkat, atFDCWDArg, h.str(""), buf, 64)
 }
 
 // TestVectorAndOffsetErrnos: the errors Linux checks before moving a

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 
+	"emuprof/mm"
 	"emuprof/trace"
 )
 
@@ -259,6 +260,14 @@ func (k *Kernel) writeFromGuest(f *openFile, addr, count uint64, pos int64) (uin
 		return uint64(n), e
 	}
 	fit := k.accessible(addr, count, false)
+	if fit < count && isPipe(f) {
+		// pipe_write copies a page of the buffer at a time and keeps
+		// only whole pages: the fault drops the page it is in (EFAULT
+		// when that is the first). As Linux for an empty pipe, and for
+		// every write of less than a page (a non-empty pipe may take the
+		// count's odd bytes first, into its last page).
+		fit &^= mm.PageSize - 1
+	}
 	if fit == 0 {
 		// Nothing readable: the write fails as it would fail anyway
 		// (EPIPE, a full pipe to wait for), else with EFAULT.
@@ -289,6 +298,18 @@ func (k *Kernel) writeFromGuest(f *openFile, addr, count uint64, pos int64) (uin
 		}
 	}
 	return done, 0
+}
+
+// isPipe says whether f is a pipe to the guest: a pipe's end, a FIFO, or a
+// standard stream that is not a terminal (fstat shows it as a pipe).
+func isPipe(f *openFile) bool {
+	switch o := f.ops.(type) {
+	case *pipeEnd:
+		return true
+	case *stream:
+		return !o.tty
+	}
+	return false
 }
 
 // pipeWait annotates a failed read or write on a blocking pipe, eventfd or

@@ -138,6 +138,18 @@ func (k *Kernel) readlinkat(dirfd int, pathAddr, buf uint64, size int) Outcome {
 		return fail(eINVAL)
 	}
 	l, e := k.lookupArg(dirfd, pathAddr, false)
+	if e == eNOENT {
+		// An empty path names dirfd's own file (LOOKUP_EMPTY): a
+		// symbolic link opened with O_PATH|O_NOFOLLOW is read; other
+		// files stay ENOENT.
+		if p, pe := k.readPath(pathAddr); pe == 0 && p == "" && dirfd != atFDCWD {
+			if f, fe := k.file(dirfd); fe == 0 {
+				if pf, isPath := f.ops.(*pathFile); isPath && (pf.l.syn != nil && pf.l.syn.kind == synLink || pf.l.syn == nil && pf.l.isSymlink()) {
+					l, e = pf.l, 0
+				}
+			}
+		}
+	}
 	if e != 0 {
 		return fail(e)
 	}

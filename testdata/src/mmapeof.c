@@ -75,13 +75,21 @@ int main(void) {
 	touch("private page 1 (read-only)", p, pg + 1, 1);
 	result("mprotect page 1 rw", mprotect(p + pg, pg, PROT_READ | PROT_WRITE));
 	touch("private page 1 (rw)", p, pg + 2, 1);
-	// To a file: a pipe takes all or nothing (write(2) to a pipe from a
-	// buffer running into a fault is EFAULT on Linux).
+	// To a file the readable bytes go; a pipe keeps whole pages only.
 	int out = open("eof.out", O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	result("write(out, page 1, 10)", write(out, p + pg, 10));
 	result("write(out, end of page 0, 10)", write(out, p + pg - 5, 10));
 	close(out);
 	unlink("eof.out");
+	int pfd[2];
+	if (pipe(pfd) != 0)
+		return 1;
+	result("write(pipe, end of page 0, 10)", write(pfd[1], p + pg - 5, 10));
+	result("write(pipe, page 0 and on, +10)", write(pfd[1], p, pg + 10));
+	result("write(pipe, end of page 0, 10)", write(pfd[1], p + pg - 5, 10));
+	result("write(stdout, end of page 0, 10)", write(1, p + pg - 5, 10));
+	close(pfd[0]);
+	close(pfd[1]);
 	result("read(fd, page 1, 10)", pread(fd, p + pg, 10, 0));
 
 	// Shared, read-write: the same, and it follows the file's size.
