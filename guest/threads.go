@@ -71,7 +71,9 @@ func (p *Process) clone(t *sched.Thread, c *syscalls.Call, r *cpu.Regs, flags, s
 		return ret(e.Ret()), nil
 	}
 	if flags&0x1000 != 0 { // CLONE_PIDFD
-		if p.writeU32(pidfdAt, ^uint32(0)) != nil {
+		// put_user of the pidfd: the page must be writable by the
+		// guest (the engine's own writes ignore protections).
+		if !p.kernel.Accessible(pidfdAt, 4, true) || p.writeU32(pidfdAt, ^uint32(0)) != nil {
 			return ret(syscalls.EFAULT.Ret()), nil
 		}
 		pid := p.m.nextTid

@@ -27,6 +27,9 @@ type hostFile struct {
 	acc uint32
 	// memfd: a memfd_create file (sys_memfd.go).
 	memfd *memfdState
+	// tmp: an unnamed O_TMPFILE file, host its /proc/self/fd path;
+	// unlinkable: opened with O_EXCL, it may never get a name.
+	tmp, unlinkable bool
 }
 
 func (h *hostFile) read(k *Kernel, p []byte, off int64) (int, Errno) {

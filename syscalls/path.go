@@ -29,6 +29,9 @@ type loc struct {
 	fi fs.FileInfo
 	// syn is the emulated node, for paths in the emulated trees.
 	syn *synthNode
+	// tmpfile: an unnamed O_TMPFILE file (linkat's source), host its
+	// /proc/self/fd path.
+	tmpfile bool
 }
 
 func (l loc) exists() bool { return l.syn != nil || l.fi != nil }

@@ -1,8 +1,12 @@
 package syscalls
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path"
+	"strings"
+	"syscall"
 )
 
 // Opening, closing and controlling file descriptors: open, openat, creat,
@@ -37,20 +41,7 @@ func (k *Kernel) openAt(dirfd int, pathAddr uint64, flags, mode uint32) Outcome 
 		return fail(e)
 	}
 	if flags&oTMPFILE != 0 {
-		// An unnamed file is not emulated: the directory is checked as
-		// Linux does, then the file system says it cannot (as tmpfs
-		// without O_TMPFILE support would); programs fall back to a
-		// named temporary file.
-		l, e := k.lookup(dirfd, p, true)
-		switch {
-		case e != 0:
-			return fail(e)
-		case !l.exists():
-			return fail(eNOENT)
-		case !l.isDir():
-			return fail(eNOTDIR)
-		}
-		return fail(eOPNOTSUPP)
+		return k.openTmpfile(dirfd, p, flags, mode)
 	}
 	follow := flags&oNOFOLLOW == 0 && flags&(oCREAT|oEXCL) != oCREAT|oEXCL
 	l, e := k.lookup(dirfd, p, follow)
@@ -733,4 +724,49 @@ func (k *Kernel) poll(c *Call, addr, nfds uint64, timeout int64) Outcome {
 		return fail(e)
 	}
 	return ok(uint64(n))
+}
+
+// errNoTmpfile: the host has no O_TMPFILE (hostTmpfile); the guest gets
+// EOPNOTSUPP, as from a Linux file system without it.
+var errNoTmpfile = errors.New("no O_TMPFILE on this host")
+
+// openTmpfile is open with O_TMPFILE: an unnamed regular file in the
+// directory p, which linkat may name later (unless O_EXCL). It is a host
+// O_TMPFILE file in the host directory; under an overlay, or on a host
+// without O_TMPFILE, the answer is EOPNOTSUPP, as from a Linux file system
+// without it (programs then fall back to a named file).
+func (k *Kernel) openTmpfile(dirfd int, p string, flags, mode uint32) Outcome {
+	l, e := k.lookup(dirfd, p, true)
+	switch {
+	case e != 0:
+		return fail(e)
+	case !l.exists():
+		return fail(eNOENT)
+	case !l.isDir():
+		return fail(eNOTDIR)
+	case l.syn != nil || k.ov != nil:
+		return fail(eOPNOTSUPP)
+	}
+	hf, host, err := hostTmpfile(l.host, flags&oEXCL != 0)
+	if err != nil {
+		if errors.Is(err, errNoTmpfile) {
+			return fail(eOPNOTSUPP)
+		}
+		return fail(hostErrno(err))
+	}
+	_ = hf.Chmod(goMode(mode & 0o7777 &^ k.umask))
+	k.stampFile(hf, host, stampA|stampM|stampC)
+	st, _ := hf.Stat()
+	name := l.guest + "/#0 (deleted)"
+	if s, ok := st.Sys().(*syscall.Stat_t); ok {
+		name = fmt.Sprintf("%s/#%d (deleted)", strings.TrimSuffix(l.guest, "/"), s.Ino)
+	}
+	keep := flags&(descFlags|oTMPFILE) | oLARGEFILE // F_GETFL shows O_TMPFILE, as Linux's f_flags keep it
+	f := newOpenFile(&hostFile{f: hf, host: host, tmp: true, unlinkable: flags&oEXCL != 0}, keep, name)
+	fd, e := k.install(f, 0, flags&oCLOEXEC != 0)
+	if e != 0 {
+		_ = f.ops.release()
+		return fail(e)
+	}
+	return ok(uint64(fd))
 }

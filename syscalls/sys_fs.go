@@ -349,7 +349,7 @@ func (k *Kernel) linkat(olddir int, oldAddr uint64, newdir int, newAddr uint64, 
 		return fail(ePERM)
 	case nl.exists():
 		return fail(eEXIST)
-	case k.outsideRoot(ol.host):
+	case !ol.tmpfile && k.outsideRoot(ol.host):
 		return fail(eXDEV) // /proc/self/exe outside the sysroot: another file system
 	}
 	if ol, e = k.ovCopyUp(ol); e != 0 { // linking needs no write permission on the file
@@ -358,7 +358,11 @@ func (k *Kernel) linkat(olddir int, oldAddr uint64, newdir int, newAddr uint64, 
 	if e := k.ovCreate(nl); e != 0 {
 		return fail(e)
 	}
-	if err := os.Link(ol.host, nl.host); err != nil {
+	link := os.Link
+	if ol.tmpfile {
+		link = linkTmpfile
+	}
+	if err := link(ol.host, nl.host); err != nil {
 		return fail(hostErrno(err))
 	}
 	k.ovCreated(nl, false, true)
@@ -383,6 +387,16 @@ func (k *Kernel) linkSource(olddir int, oldAddr uint64, flags uint32) (loc, Errn
 			}
 			if _, dir := f.ops.(*hostDir); dir {
 				return loc{}, ePERM // directories are not hard-linked
+			}
+			if hf, ok := f.ops.(*hostFile); ok && hf.tmp {
+				if hf.unlinkable {
+					return loc{}, eNOENT // O_TMPFILE|O_EXCL: never to be named
+				}
+				fi, err := hf.f.Stat()
+				if err != nil {
+					return loc{}, hostErrno(err)
+				}
+				return loc{guest: f.guest, host: hf.host, fi: fi, tmpfile: true}, 0
 			}
 			h, ok := f.ops.(hostOps)
 			if !ok {
