@@ -269,15 +269,7 @@ func (k *Kernel) writeFromGuest(f *openFile, addr, count uint64, pos int64) (uin
 		fit &^= mm.PageSize - 1
 	}
 	if fit == 0 {
-		// Nothing readable: the write fails as it would fail anyway
-		// (EPIPE, a full pipe to wait for), else with EFAULT.
-		if _, e := k.fileWrite(f, nil, pos); e != 0 {
-			return 0, e
-		}
-		if pe, isPipe := f.ops.(*pipeEnd); isPipe && pe.p.buffered() >= pe.p.capacity() {
-			return 0, eAGAIN
-		}
-		return 0, eFAULT
+		return 0, k.unreadableWrite(f, pos)
 	}
 	count = fit
 	var done uint64
@@ -469,6 +461,27 @@ func (k *Kernel) writev(fd int, iovAddr, cnt uint64, pos int64) Outcome {
 	}
 	if total == 0 {
 		return result(k.writeFromGuest(f, 0, 0, pos))
+	}
+	if isPipe(f) {
+		// pipe_write fills a page at a time from the buffers in turn and
+		// drops the page a fault stops (bytes of earlier buffers in it
+		// too): whole pages of the readable prefix go, as writeFromGuest
+		// does for one buffer.
+		var fit uint64
+		for _, v := range iov {
+			n := k.accessible(v.base, v.len, false)
+			fit += n
+			if n < v.len {
+				break
+			}
+		}
+		if fit < total {
+			fit &^= mm.PageSize - 1
+			if fit == 0 {
+				return pipeWait(fail(k.unreadableWrite(f, pos)), f, fd, true)
+			}
+			iov = clampIovecs(iov, fit)
+		}
 	}
 	for _, v := range iov {
 		if v.len == 0 {
@@ -728,4 +741,31 @@ func sysCopyFileRange(k *Kernel, c *Call) Outcome {
 		}
 	}
 	return ok(n)
+}
+
+// clampIovecs returns the buffers of iov cut to their first n bytes.
+func clampIovecs(iov []iovec, n uint64) []iovec {
+	var out []iovec
+	for _, v := range iov {
+		if n == 0 {
+			break
+		}
+		v.len = min(v.len, n)
+		n -= v.len
+		out = append(out, v)
+	}
+	return out
+}
+
+// unreadableWrite is the error of a write none of whose bytes can be
+// taken from the guest: the one it would fail with anyway (EPIPE, a full
+// pipe to wait for), else EFAULT.
+func (k *Kernel) unreadableWrite(f *openFile, pos int64) Errno {
+	if _, e := k.fileWrite(f, nil, pos); e != 0 {
+		return e
+	}
+	if pe, isPipe := f.ops.(*pipeEnd); isPipe && pe.p.buffered() >= pe.p.capacity() {
+		return eAGAIN
+	}
+	return eFAULT
 }

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -88,6 +89,20 @@ int main(void) {
 	result("write(pipe, page 0 and on, +10)", write(pfd[1], p, pg + 10));
 	result("write(pipe, end of page 0, 10)", write(pfd[1], p + pg - 5, 10));
 	result("write(stdout, end of page 0, 10)", write(1, p + pg - 5, 10));
+	close(pfd[0]);
+	close(pfd[1]);
+	// writev fills the pipe's pages across its buffers: a fault drops the
+	// page being filled, bytes of earlier buffers in it too.
+	struct iovec two[2] = {{p, pg - 100}, {p + pg - 100, 200}};
+	if (pipe(pfd) != 0)
+		return 1;
+	result("writev(pipe, page 0 in two, +100)", writev(pfd[1], two, 2));
+	close(pfd[0]);
+	close(pfd[1]);
+	struct iovec tail[2] = {{p + pg - 50, 20}, {p + pg - 30, 40}};
+	if (pipe(pfd) != 0)
+		return 1;
+	result("writev(pipe, 50 of page 0, +10)", writev(pfd[1], tail, 2));
 	close(pfd[0]);
 	close(pfd[1]);
 	result("read(fd, page 1, 10)", pread(fd, p + pg, 10, 0));
