@@ -222,6 +222,19 @@ type restartState struct {
 	msgs uint32
 }
 
+// of reports whether r is the state of call c: c is the re-execution of
+// the call that waited.
+func (r *restartState) of(c *Call) bool { return r.valid && r.nr == c.Nr && r.args == c.Args }
+
+// keep returns r as the state of call c, started afresh unless it is c's
+// already.
+func (r *restartState) keep(c *Call) *restartState {
+	if !r.of(c) {
+		*r = restartState{valid: true, nr: c.Nr, args: c.Args, deadline: restartNoTimeout}
+	}
+	return r
+}
+
 type sigAction struct {
 	handler, flags, restorer, mask uint64
 }
@@ -571,7 +584,7 @@ func (k *Kernel) perform(c *Call, fn handler) Outcome {
 // complete runs fn and keeps the per-call state: the restart of a
 // waiting call, RLIMIT_FSIZE's SIGXFSZ.
 func (k *Kernel) complete(c *Call, fn handler) Outcome {
-	if t := k.thread(c.Tid); t.restart.valid && (t.restart.nr != c.Nr || t.restart.args != c.Args) {
+	if t := k.thread(c.Tid); t.restart.valid && !t.restart.of(c) {
 		t.restart.valid = false
 	}
 	out := fn(k, c)

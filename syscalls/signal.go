@@ -508,8 +508,8 @@ func (k *Kernel) PartialResult(tid int) (uint64, bool) {
 	if t == nil || !t.restart.valid {
 		return 0, false
 	}
-	if t.restart.nr == 307 || t.restart.nr == 299 { // sendmmsg, recvmmsg
-		if s, _, e := k.sockOf(fdArg(t.restart.args[0])); t.restart.nr == 299 && t.restart.msgs > 0 && e == 0 {
+	if t.restart.nr == nrSendmmsg || t.restart.nr == nrRecvmmsg {
+		if s, _, e := k.sockOf(fdArg(t.restart.args[0])); t.restart.nr == nrRecvmmsg && t.restart.msgs > 0 && e == 0 {
 			// do_recvmmsg keeps the inner recvmsg's error for the next
 			// call, and that error is the kernel's ERESTARTSYS.
 			s.err = eRESTARTSYS

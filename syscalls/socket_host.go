@@ -251,17 +251,15 @@ func (c *hostConn) pump() bool {
 		}
 		c.held = nil
 	}
-	// The guest's bytes go to the host.
+	// The guest's bytes go to the host, as far as the writer keeps up.
+out:
 	for !c.outDone && len(p.rx) > 0 {
 		m := p.rx[0]
 		b := append([]byte(nil), m.data[m.off:]...)
 		select {
 		case c.out <- b:
 		default:
-			b = nil
-		}
-		if b == nil {
-			break
+			break out
 		}
 		p.rx = p.rx[1:]
 		p.rxBytes -= len(b)

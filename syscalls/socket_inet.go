@@ -171,30 +171,32 @@ func (s *socket) retrySyn(now int64) int64 {
 	r := s.syn
 	for r.tries <= synRetries && r.at(r.tries+1) <= now {
 		r.tries++
-		if r.tries > synRetries {
-			s.syn = nil
-			s.err, s.state = eTIMEDOUT, ssClosed
-			s.remote = s.unspecified()
-			s.rcvShut, s.sndShut = true, true
-			r.k.sockEvent(s, pollOut|pollErr|pollHup)
-			return timerNoDeadline
-		}
 		l := s.net.findPort(false, r.dst, r.port, nil)
-		if l != nil && len(l.pending) > l.backlog {
+		if r.tries <= synRetries && l != nil && len(l.pending) > l.backlog {
 			continue
 		}
 		s.syn = nil
-		if l == nil {
-			s.err, s.state = eCONNREFUSED, ssClosed
-			s.remote = s.unspecified()
-			s.rcvShut, s.sndShut = true, true
-			r.k.sockEvent(s, pollOut|pollErr|pollHup)
-		} else {
+		switch {
+		case r.tries > synRetries:
+			s.tcpDone(eTIMEDOUT)
+		case l == nil:
+			s.tcpDone(eCONNREFUSED)
+		default:
 			r.k.establish(s, l, r.dst, r.port)
+			return timerNoDeadline
 		}
+		s.remote = s.unspecified()
+		r.k.sockEvent(s, pollOut|pollErr|pollHup)
 		return timerNoDeadline
 	}
 	return r.at(r.tries + 1)
+}
+
+// tcpDone ends a connect that failed with e, as tcp_done: the error is
+// pending and both directions are shut.
+func (s *socket) tcpDone(e Errno) {
+	s.err, s.state = e, ssClosed
+	s.rcvShut, s.sndShut = true, true
 }
 
 func (k *Kernel) connectTCP(s *socket, fd int, a sockAddr, nonblock bool) Outcome {
@@ -248,8 +250,8 @@ func (k *Kernel) connectTCP(s *socket, fd int, a sockAddr, nonblock bool) Outcom
 	}
 	if l == nil {
 		if nonblock {
-			s.connecting, s.err, s.state = true, eCONNREFUSED, ssClosed
-			s.rcvShut, s.sndShut = true, true // tcp_done
+			s.connecting = true
+			s.tcpDone(eCONNREFUSED)
 			return fail(eINPROGRESS)
 		}
 		s.remote = s.unspecified()

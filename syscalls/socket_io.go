@@ -120,7 +120,7 @@ func iovTotal(iov []iovec) uint64 {
 // that is completed in parts).
 func (k *Kernel) progress(c *Call) uint64 {
 	t := k.thread(c.Tid)
-	if t.restart.valid && t.restart.nr == c.Nr && t.restart.args == c.Args {
+	if t.restart.of(c) {
 		return t.restart.done
 	}
 	return 0
@@ -128,11 +128,7 @@ func (k *Kernel) progress(c *Call) uint64 {
 
 // waitWithProgress asks to wait, remembering done.
 func (k *Kernel) waitWithProgress(c *Call, fd int, s *socket, write bool, done uint64) Outcome {
-	t := k.thread(c.Tid)
-	if !t.restart.valid || t.restart.nr != c.Nr || t.restart.args != c.Args {
-		t.restart = restartState{valid: true, nr: c.Nr, args: c.Args, deadline: restartNoTimeout}
-	}
-	t.restart.done = done // sendmmsg's msgs and deadline stay
+	k.thread(c.Tid).restart.keep(c).done = done // sendmmsg's msgs and deadline stay
 	return Outcome{Ret: eAGAIN.Ret(), Wait: s.wait(fd, write)}
 }
 

@@ -252,6 +252,13 @@ func (k *Kernel) installRights(rights []*openFile, cloexec bool, n int) []int {
 // sysSendmmsg sends the messages of an mmsghdr array, storing each one's
 // length, until one fails (Linux returns the count sent, or the error if
 // none was).
+// The numbers of sendmmsg and recvmmsg, whose interrupted waits return the
+// messages done (PartialResult).
+const (
+	nrSendmmsg = 307
+	nrRecvmmsg = 299
+)
+
 func sysSendmmsg(k *Kernel, c *Call) Outcome {
 	return k.mmsg(c, true)
 }
@@ -277,7 +284,7 @@ func (k *Kernel) mmsg(c *Call, send bool) Outcome {
 	vlen := min(uint32(c.Args[2]), 1024) // UIO_MAXIOV
 	flags := int(int32(c.Args[3]))
 	t := k.thread(c.Tid)
-	again := t.restart.valid && t.restart.nr == c.Nr && t.restart.args == c.Args
+	again := t.restart.of(c)
 	timeoutAddr := c.Args[4]
 	if send {
 		timeoutAddr = 0
@@ -319,10 +326,8 @@ func (k *Kernel) mmsg(c *Call, send bool) Outcome {
 		if out.Wait != nil {
 			// The message in part (restart.done, set by a stream send) and
 			// the ones before are kept for the re-execution.
-			if !t.restart.valid || t.restart.nr != c.Nr || t.restart.args != c.Args {
-				t.restart = restartState{valid: true, nr: c.Nr, args: c.Args}
-			}
-			t.restart.msgs, t.restart.deadline = n, deadline
+			r := t.restart.keep(c)
+			r.msgs, r.deadline = n, deadline
 			return out
 		}
 		if int64(out.Ret) < 0 {

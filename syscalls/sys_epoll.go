@@ -351,7 +351,7 @@ func (k *Kernel) epollSend(ep *epollFile, addr uint64, max int) (int, Errno) {
 // wait, else now+timeout, remembered until the call completes.
 func (k *Kernel) restartDeadline(c *Call, timeout int64) int64 {
 	t := k.thread(c.Tid)
-	if t.restart.valid && t.restart.nr == c.Nr && t.restart.args == c.Args {
+	if t.restart.of(c) {
 		return t.restart.deadline
 	}
 	d := int64(restartNoTimeout)

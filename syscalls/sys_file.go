@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path"
-	"strings"
-	"syscall"
 )
 
 // Opening, closing and controlling file descriptors: open, openat, creat,
@@ -756,11 +754,13 @@ func (k *Kernel) openTmpfile(dirfd int, p string, flags, mode uint32) Outcome {
 	}
 	_ = hf.Chmod(goMode(mode & 0o7777 &^ k.umask))
 	k.stampFile(hf, host, stampA|stampM|stampC)
-	st, _ := hf.Stat()
-	name := l.guest + "/#0 (deleted)"
-	if s, ok := st.Sys().(*syscall.Stat_t); ok {
-		name = fmt.Sprintf("%s/#%d (deleted)", strings.TrimSuffix(l.guest, "/"), s.Ino)
+	var ino uint64
+	if fi, err := hf.Stat(); err == nil {
+		if id, ok := hostIDs(fi); ok {
+			ino = id.ino
+		}
 	}
+	name := path.Join(l.guest, fmt.Sprintf("#%d (deleted)", ino))
 	keep := flags&(descFlags|oTMPFILE) | oLARGEFILE // F_GETFL shows O_TMPFILE, as Linux's f_flags keep it
 	f := newOpenFile(&hostFile{f: hf, host: host, tmp: true, unlinkable: flags&oEXCL != 0}, keep, name)
 	fd, e := k.install(f, 0, flags&oCLOEXEC != 0)

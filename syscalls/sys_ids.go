@@ -26,14 +26,14 @@ func idArg(a uint64) (int, bool) {
 	return int(uint32(v)), v != -1
 }
 
-// capFSMask are the capabilities the file-system uid carries
-// (CAP_FS_MASK: chown, dac_override, dac_read_search, fowner, fsetid,
-// linux_immutable, mknod, mac_override).
 const (
 	capSetgid = 6
 	capSetuid = 7
 )
 
+// capFSMask are the capabilities the file-system uid carries
+// (CAP_FS_MASK: chown, dac_override, dac_read_search, fowner, fsetid,
+// linux_immutable, mknod, mac_override).
 const capFSMask = 1<<0 | 1<<1 | 1<<2 | 1<<3 | 1<<4 | 1<<9 | 1<<27 | 1<<32
 
 // setUids makes n the process's uids, adjusting the capabilities.
