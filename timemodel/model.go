@@ -39,6 +39,7 @@ type Model struct {
 // Stats counts what the model charged.
 type Stats struct {
 	Blocks, Accesses, Mispredicted, Syscalls, Wakes   uint64
+	Preempted                                         uint64 // time-slice switches
 	L2, L3, Memory, Coherence, Prefetched, PageFaults uint64
 }
 
@@ -56,6 +57,8 @@ type thread struct {
 	prev    *blockCost
 	pred    *predictor
 	wakeups uint64
+	queued  int64 // the scheduler's QueuedNs at the last Resume
+	slice   int64 // the scheduler's RunNs when the thread's kernel time slice began
 }
 
 // New returns a model of table t for a process whose code read reads and
@@ -198,17 +201,30 @@ func (m *Model) Syscall(nr, a0 uint64, ret int64) int64 {
 }
 
 // Resume returns what thread tid pays in ns when it runs again, given its
-// scheduler wake count: a wake-up and a context switch per wake since it
-// last ran.
-func (m *Model) Resume(tid uint32, wakeups uint64) int64 {
+// scheduler wake count, CPU work (RunNs) and time spent waiting for a CPU
+// (QueuedNs): a wake-up and a context switch per wake since it last ran;
+// else, if it has waited for a CPU since then, one switch per time slice
+// of CPU work it has had since its slice began. The engine time-slices
+// runnable threads in quanta of a few µs, the kernel in slices of
+// kernel.slice: a thread sharing a CPU is switched out once per slice
+// it runs, not once per quantum. A wake begins a new slice.
+func (m *Model) Resume(tid uint32, wakeups uint64, runNs, queuedNs int64) int64 {
 	th := m.thread(tid)
 	n := wakeups - th.wakeups
 	th.wakeups = wakeups
-	if n == 0 {
+	waited := queuedNs > th.queued
+	th.queued = queuedNs
+	if n > 0 {
+		th.slice = runNs
+		m.Stats.Wakes += n
+		return int64(n) * (m.t.FutexWait + m.t.Switch)
+	}
+	if !waited || runNs-th.slice < m.t.Slice {
 		return 0
 	}
-	m.Stats.Wakes += n
-	return int64(n) * (m.t.FutexWait + m.t.Switch)
+	th.slice = runNs
+	m.Stats.Preempted++
+	return m.t.Switch
 }
 
 // Totals returns the statistics with the cache hierarchy's counts.
@@ -221,8 +237,8 @@ func (m *Model) Totals() Stats {
 
 // String summarizes the statistics for --stats.
 func (s Stats) String() string {
-	return fmt.Sprintf("%d blocks, %d memory accesses (%d from L2, %d from L3, %d from memory, %d prefetched, %d from another core), %d mispredicted branches, %d page faults, %d syscalls, %d wakes",
-		s.Blocks, s.Accesses, s.L2, s.L3, s.Memory, s.Prefetched, s.Coherence, s.Mispredicted, s.PageFaults, s.Syscalls, s.Wakes)
+	return fmt.Sprintf("%d blocks, %d memory accesses (%d from L2, %d from L3, %d from memory, %d prefetched, %d from another core), %d mispredicted branches, %d page faults, %d syscalls, %d wakes, %d time-slice switches",
+		s.Blocks, s.Accesses, s.L2, s.L3, s.Memory, s.Prefetched, s.Coherence, s.Mispredicted, s.PageFaults, s.Syscalls, s.Wakes, s.Preempted)
 }
 
 // Add adds o's counts to s.
@@ -232,6 +248,7 @@ func (s *Stats) Add(o Stats) {
 	s.Mispredicted += o.Mispredicted
 	s.Syscalls += o.Syscalls
 	s.Wakes += o.Wakes
+	s.Preempted += o.Preempted
 	s.L2 += o.L2
 	s.L3 += o.L3
 	s.Memory += o.Memory

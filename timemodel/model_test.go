@@ -42,6 +42,7 @@ kernel.syscall 100
 kernel.futex.wake 300
 kernel.futex.wait 1000
 kernel.switch 500
+kernel.slice 3000
 kernel.pagefault 0
 kernel.bytes 50
 `
@@ -328,14 +329,46 @@ func TestKernelCosts(t *testing.T) {
 			t.Errorf("syscall %d(%#x) = %d: %d ns; want %d", c.nr, c.a0, c.ret, got, c.want)
 		}
 	}
-	if got := m.Resume(5, 0); got != 0 {
+	if got := m.Resume(5, 0, 0, 0); got != 0 {
 		t.Errorf("never woken: %d ns", got)
 	}
-	if got := m.Resume(5, 2); got != 2*(1000+500) {
+	if got := m.Resume(5, 2, 100, 0); got != 2*(1000+500) {
 		t.Errorf("woken twice: %d ns; want 3000", got)
 	}
-	if got := m.Resume(5, 2); got != 0 {
+	if got := m.Resume(5, 2, 200, 0); got != 0 {
 		t.Errorf("no new wake: %d ns", got)
+	}
+}
+
+// TestTimeSliceSwitches: a thread that shares its CPU pays kernel.switch
+// (500) once per kernel.slice (3000 ns) of CPU work, counted from its last
+// wake or switch, and only after slices it waited for a CPU before.
+func TestTimeSliceSwitches(t *testing.T) {
+	m := New(table(t), trace.NewBlockTable(), nil)
+	for i, c := range []struct {
+		wakeups        uint64
+		run, queued    int64
+		want           int64
+		what           string
+		wakes, preempt uint64
+	}{
+		{0, 0, 0, 0, "first slice", 0, 0},
+		{0, 2000, 0, 0, "2000 ns of work, never queued", 0, 0},
+		{0, 4000, 0, 0, "a slice's work but never queued: alone on its CPU", 0, 0},
+		{0, 4500, 800, 500, "queued, 4500 ns since its slice began", 0, 1},
+		{0, 6000, 1600, 0, "queued again, 1500 ns into the new slice", 0, 1},
+		{0, 7500, 1600, 0, "a slice's work, not queued since", 0, 1},
+		{0, 8000, 2000, 500, "queued: 3500 ns into its slice", 0, 2},
+		{1, 9000, 3000, 1500, "woken (and queued): a wake, a new slice", 1, 2},
+		{1, 11000, 4000, 0, "queued, 2000 ns into the slice the wake began", 1, 2},
+		{1, 12000, 5000, 500, "queued, 3000 ns into it", 1, 3},
+	} {
+		if got := m.Resume(9, c.wakeups, c.run, c.queued); got != c.want {
+			t.Errorf("%d (%s): %d ns; want %d", i, c.what, got, c.want)
+		}
+		if s := m.Totals(); s.Wakes != c.wakes || s.Preempted != c.preempt {
+			t.Errorf("%d (%s): %d wakes, %d time-slice switches; want %d, %d", i, c.what, s.Wakes, s.Preempted, c.wakes, c.preempt)
+		}
 	}
 }
 

@@ -58,6 +58,7 @@ type Table struct {
 	CoherenceLatency        int64 // centicycles
 	Syscall, FutexWake      int64 // ns
 	FutexWait, Switch       int64 // ns
+	Slice                   int64 // ns: the kernel's time slice among threads that share a CPU
 	PageFault, BytesPer1000 int64 // ns
 }
 
@@ -146,6 +147,7 @@ func Parse(r io.Reader, src string) (*Table, error) {
 		"kernel.futex.wake": num(&t.FutexWake),
 		"kernel.futex.wait": num(&t.FutexWait),
 		"kernel.switch":     num(&t.Switch),
+		"kernel.slice":      num(&t.Slice),
 		"kernel.pagefault":  num(&t.PageFault),
 		"kernel.bytes":      num(&t.BytesPer1000),
 	}
@@ -176,13 +178,16 @@ func Parse(r io.Reader, src string) (*Table, error) {
 	for _, k := range []string{"name", "mhz", "int", "mul", "div", "fp", "simd", "fpdiv", "string", "atomic", "serial", "pause",
 		"branch.bits", "branch.penalty", "line", "l1.size", "l1.ways", "l2.size", "l2.ways", "l2.latency", "l3.size",
 		"l3.ways", "l3.latency", "mem.latency", "mlp", "prefetch.streams", "prefetch.cost", "coherence.latency",
-		"kernel.syscall", "kernel.futex.wake", "kernel.futex.wait", "kernel.switch", "kernel.pagefault", "kernel.bytes"} {
+		"kernel.syscall", "kernel.futex.wake", "kernel.futex.wait", "kernel.switch", "kernel.slice", "kernel.pagefault", "kernel.bytes"} {
 		if !seen[k] {
 			return nil, fmt.Errorf("time model %s: %s missing", src, k)
 		}
 	}
 	if t.MHz == 0 {
 		return nil, fmt.Errorf("time model %s: mhz must be > 0", src)
+	}
+	if t.Slice == 0 {
+		return nil, fmt.Errorf("time model %s: kernel.slice must be > 0", src)
 	}
 	if t.MLP < 100 {
 		return nil, fmt.Errorf("time model %s: mlp must be at least 1", src)

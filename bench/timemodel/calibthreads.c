@@ -8,7 +8,9 @@
 // Each figure is the best of 7, and the lines that measure work say the
 // threads' CPU time (CLOCK_THREAD_CPUTIME_ID) beside the wall time, so a
 // loaded host shows as wall > CPU. Usage: bin/calibthreads (it pins its
-// threads itself; needs CPUs 0 and 1).
+// threads itself; needs CPUs 0 and 1). Run it as `chrt -f 10 bin/calibthreads`
+// (root): at real-time priority the host's other load cannot preempt the
+// threads, which otherwise overlap too rarely for false sharing to show.
 #define _GNU_SOURCE
 #include <linux/futex.h>
 #include <pthread.h>
@@ -44,7 +46,7 @@ static double other_cpu;
 static volatile int go;
 static void *second(void *a) {
 	pin(cpu_b);
-	while (!go) ;
+	while (!go) sched_yield(); // on one CPU at real-time priority, spinning would starve the caller
 	double c = cpu();
 	body(1);
 	other_cpu = cpu() - c;
@@ -79,7 +81,7 @@ static void pingpong_line(int me) { // turn is reset by the caller
 
 // False sharing: each thread increments its own counter ITER times, the
 // counters adjacent or a line apart (falseshare.c's loop).
-#define ITER 2000000L
+#define ITER 20000000L
 static struct { volatile long a; volatile long b; char pad[48]; volatile long c; } ctr __attribute__((aligned(64)));
 static int padded;
 static void count(int me) {
@@ -124,6 +126,26 @@ static void adds(int me) {
 		__asm__ volatile("add $1, %0\n\tadd $1, %1\n\tadd $1, %2\n\tadd $1, %3" : "+r"(a), "+r"(b), "+r"(c), "+r"(d));
 }
 
+// Time slice: two CPU-bound threads on one CPU (normal priority) read
+// the clock in a loop; a gap of more than 20 µs is a switch away, and the
+// time between gaps is what the thread ran of its slice. Median of them.
+#define RUNS 400
+static double runs[2][RUNS];
+static int nruns[2];
+static void slices(int me) {
+	struct sched_param sp = {0};
+	pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp); // under chrt: time-sliced again
+	double end = now() + 400e6, last = now(), since = last;
+	nruns[me] = 0;
+	while (nruns[me] < RUNS) {
+		double t = now();
+		if (t > end) break;
+		if (t - last > 20e3) runs[me][nruns[me]++] = last - since, since = t;
+		last = t;
+	}
+}
+static int cmpd(const void *a, const void *b) { double x = *(double *)a, y = *(double *)b; return (x > y) - (x < y); }
+
 #define BEST(expr) ({ double _b = 1e30; for (int _i = 0; _i < 7; _i++) { double _v = (expr); if (_v < _b) _b = _v; } _b; })
 
 int main(void) {
@@ -157,6 +179,12 @@ int main(void) {
 	printf("futex hand-off (wake + switch + wait), both on CPU0\t%.0f ns\twake-to-run %.0f ns\n", ho[1], lat[1]);
 	double y = BEST(pair(yields, 0, 0, 0) / (2.0 * YIELDS));
 	printf("forced switch (sched_yield between two threads on CPU0)\t%.0f ns\n", y);
+	pair(slices, 0, 0, 0);
+	int n = nruns[0] > 1 ? nruns[0] - 1 : 0; // the first run began before the other thread
+	qsort(runs[0] + 1, n, sizeof(double), cmpd);
+	double sum = 0;
+	for (int i = 1; i <= n; i++) sum += runs[0][i];
+	if (n > 3) printf("time slice (two busy threads on CPU0, runs between gaps > 20 us, of %d)\tquartiles %.0f %.0f %.0f us\tmean %.0f us\n", n, runs[0][1 + n / 4] / 1e3, runs[0][1 + n / 2] / 1e3, runs[0][1 + 3 * n / 4] / 1e3, sum / n / 1e3);
 	double alone = BEST(({ pin(0); double t = cpu(); adds(0); cpu() - t; })) / ADDS;
 	double both = BEST((pair(adds, 0, 1, &c0), c0)) / ADDS;
 	printf("SMT check: 4 independent adds, CPU ns per iteration\talone %.3f\tboth CPUs busy %.3f\t(x%.2f: ~1 separate cores, ~2 SMT siblings)\n", alone, both, both / alone);
