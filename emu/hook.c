@@ -85,8 +85,8 @@ static void hook_count(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
 }
 
 // emu_count_slow is the hook of a block whose generated code counts it
-// (inline.c), called when that code does not: insns plus the slot's count
-// would pass inline_budget, or the slot has no count yet. The code stored
+// (inline.c), called when that code must not have: insns plus the slot's
+// count passed inline_budget, or the slot has no count yet. The code stored
 // the block's start and length in last_block and last_len. It does what
 // hook_count does, then gives the slot the block's count once the table
 // has one that hook_count would add as it is (no speedup's saving).
@@ -95,8 +95,10 @@ void emu_count_slow(uc_engine *uc, uint64_t slot, uint32_t unused, void *user) {
 	struct emu_state *s = user;
 	uint64_t addr = s->last_block;
 	uint32_t len = s->last_len;
-	hook_count(uc, addr, len, s);
 	uint64_t *n = (uint64_t *)(uintptr_t)slot;
+	s->insns -= *n; // the code counted the block before its test
+	s->blocks--;
+	hook_count(uc, addr, len, s);
 	if (*n == SLOT_UNKNOWN) {
 		const struct emu_block *b = table_find(s, addr, len);
 		if (b && !b->saved)

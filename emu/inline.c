@@ -10,10 +10,9 @@
 // inline ops):
 //
 //	s->last_block = pc; s->last_len = size;   (size: the op the translator patches)
-//	if (s->insns + *slot > s->inline_budget) goto slow;
-//	s->insns += *slot; s->blocks++; goto end;
-//	slow: emu_count_slow(uc, slot, 0, s);     (hook.c: hook_count, then fills *slot)
-//	end:
+//	s->insns += *slot; s->blocks++;
+//	if (s->insns > s->inline_budget)
+//		emu_count_slow(uc, slot, 0, s);   (hook.c: takes the count back, calls hook_count, fills *slot)
 //
 // *slot is this translation's instruction count from the block table
 // (the Go decoder's, so virtual time is unchanged), SLOT_UNKNOWN until
@@ -21,9 +20,9 @@
 // path is taken only where hook_count would count the block as it is:
 // inline_budget is at most the budget, and 0 when memory events want
 // each block's time (eager_time); SLOT_UNKNOWN (1<<63) passes any
-// inline_budget (capped at 1<<62). The hook's other bookkeeping is for
-// events, which an engine with hook_count does not make but memory
-// events (eager_time: always the hook). A block the hook stops leaves
+// inline_budget (capped at 1<<62). The hook's other bookkeeping
+// (no_event, its cache of counts) serves events, which an engine with
+// hook_count makes only for memory, and those engines keep the hook. A block the hook stops leaves
 // last_block and last_len at it: they are read only after a fault, and
 // such a stop is not one. emu_table_clear resets every slot, so the
 // hook sees each block again as it did before (emuBlockMiss). A
@@ -105,7 +104,7 @@ enum { // 2.0.1's tcg-opc.h
 	OP_ST_I64 = 77,
 	OP_ADD_I64 = 78,
 };
-enum { TYPE_I64 = 1, COND_ALWAYS = 1, COND_GTU = 13 };
+enum { TYPE_I64 = 1, COND_LEU = 12 };
 
 // libunicorn's TCG functions (opened with dlopen: found in emu_inline_check).
 static struct {
@@ -148,11 +147,24 @@ static void set_label(TCGContext *c, void *l) {
 	tcg.op1(c, OP_SET_LABEL, (TCGArg)l);
 }
 
-// add_count emits s->insns += *slot into a basic block of its own temps.
-static void add_count(TCGContext *c, struct emu_state *s, uint64_t *slot) {
+// emit_count emits the code above; args are gen_uc_tracecode's temps:
+// uc, pc (i64), size (i32), user data. The count is added before the
+// test, and emu_count_slow takes it back: the fast path is then one
+// basic block, with its temps (they die at a branch) and one branch.
+static void emit_count(struct uc_struct *uc, struct hook201 *hk, struct emu_state *s, void **args, inline_hook_fn real) {
+	TCGContext *c = *(TCGContext **)((char *)uc + UC201_TCG_CTX);
+	uint64_t *slot = emu_slot_new(s);
+	if (!slot) {
+		real(uc, hk, args, 4); // hook_count, as Unicorn alone
+		return;
+	}
+	s->inline_blocks++;
+	TCGArg pc = (TCGArg)args[1], size = (TCGArg)args[2];
 	TCGv p = tcg.const_i64(c, (int64_t)(uintptr_t)s);
+	tcg.op3(c, OP_ST_I64, pc, arg(c, p), offsetof(struct emu_state, last_block));
+	tcg.op3(c, OP_ST_I32, size, arg(c, p), offsetof(struct emu_state, last_len));
 	TCGv sl = tcg.const_i64(c, (int64_t)(uintptr_t)slot);
-	TCGv ins = new_i64(c), n = new_i64(c), blocks = new_i64(c);
+	TCGv ins = new_i64(c), n = new_i64(c), blocks = new_i64(c), budget = new_i64(c);
 	tcg.op3(c, OP_LD_I64, arg(c, ins), arg(c, p), offsetof(struct emu_state, insns));
 	tcg.op3(c, OP_LD_I64, arg(c, n), arg(c, sl), 0);
 	tcg.op3(c, OP_ADD_I64, arg(c, ins), arg(c, ins), arg(c, n));
@@ -160,45 +172,15 @@ static void add_count(TCGContext *c, struct emu_state *s, uint64_t *slot) {
 	tcg.op3(c, OP_LD_I64, arg(c, blocks), arg(c, p), offsetof(struct emu_state, blocks));
 	tcg.addi_i64(c, blocks, blocks, 1);
 	tcg.op3(c, OP_ST_I64, arg(c, blocks), arg(c, p), offsetof(struct emu_state, blocks));
+	tcg.op3(c, OP_LD_I64, arg(c, budget), arg(c, p), offsetof(struct emu_state, inline_budget));
+	void *end = tcg.new_label(c);
+	tcg.brcond_i64(c, COND_LEU, ins, budget, end);
+	free_temp(c, budget);
 	free_temp(c, blocks);
 	free_temp(c, n);
 	free_temp(c, ins);
 	free_temp(c, sl);
 	free_temp(c, p);
-}
-
-// emit_count emits the code above; args are gen_uc_tracecode's temps:
-// uc, pc (i64), size (i32), user data.
-static void emit_count(struct uc_struct *uc, struct emu_state *s, void **args, inline_hook_fn real) {
-	TCGContext *c = *(TCGContext **)((char *)uc + UC201_TCG_CTX);
-	uint64_t *slot = emu_slot_new(s);
-	if (!slot) {
-		real(uc, &slow_hook, args, 4); // emu_count_slow without a slot: counts by the hook
-		return;
-	}
-	s->inline_blocks++;
-	TCGArg pc = (TCGArg)args[1], size = (TCGArg)args[2];
-	// The first basic block: where the block starts, and the test.
-	TCGv p = tcg.const_i64(c, (int64_t)(uintptr_t)s);
-	tcg.op3(c, OP_ST_I64, pc, arg(c, p), offsetof(struct emu_state, last_block));
-	tcg.op3(c, OP_ST_I32, size, arg(c, p), offsetof(struct emu_state, last_len));
-	TCGv sl = tcg.const_i64(c, (int64_t)(uintptr_t)slot);
-	TCGv ins = new_i64(c), n = new_i64(c), budget = new_i64(c);
-	tcg.op3(c, OP_LD_I64, arg(c, ins), arg(c, p), offsetof(struct emu_state, insns));
-	tcg.op3(c, OP_LD_I64, arg(c, n), arg(c, sl), 0);
-	tcg.op3(c, OP_ADD_I64, arg(c, ins), arg(c, ins), arg(c, n));
-	tcg.op3(c, OP_LD_I64, arg(c, budget), arg(c, p), offsetof(struct emu_state, inline_budget));
-	void *slow = tcg.new_label(c), *end = tcg.new_label(c);
-	tcg.brcond_i64(c, COND_GTU, ins, budget, slow);
-	free_temp(c, budget);
-	free_temp(c, n);
-	free_temp(c, ins);
-	free_temp(c, sl);
-	free_temp(c, p);
-	// Temps die at a branch: the next blocks make their own.
-	add_count(c, s, slot);
-	tcg.brcond_i64(c, COND_ALWAYS, 0, 0, end);
-	set_label(c, slow);
 	TCGv a[4] = {tcg.const_i64(c, (int64_t)(uintptr_t)uc), tcg.const_i64(c, (int64_t)(uintptr_t)slot),
 	             tcg.const_i32(c, 0), tcg.const_i64(c, (int64_t)(uintptr_t)s)};
 	void *slow_args[4];
@@ -218,7 +200,7 @@ void uc_add_inline_hook_x86_64(struct uc_struct *uc, struct hook201 *hk, void **
 	    hk->type == UC_HOOK_BLOCK) {
 		struct emu_state *s = hk->user_data;
 		if (s->inline_on && (void *)s->uc == (void *)uc) {
-			emit_count(uc, s, args, real);
+			emit_count(uc, hk, s, args, real);
 			return;
 		}
 	}
