@@ -173,8 +173,8 @@ uint64_t emu_replayed_blocks(struct emu_state *s);
 void emu_table_put(struct emu_state *s, const struct emu_block *b);
 void emu_table_clear(struct emu_state *s);
 
-// inline.c: slots of inline-counted translations; whether Unicorn 2.0.1's
-// block hook was found where inline.c expects it (emu_install_base).
+// inline.c: slots of inline-counted translations; emu_inline_check turns
+// inline counting off (s->inline_on) unless Unicorn is 2.0.1 as inline.c expects.
 #define SLOT_UNKNOWN (1ull << 63) // a slot's count before the hook filled it
 struct emu_slots {
 	struct emu_slots *next;
@@ -185,7 +185,6 @@ uint64_t *emu_slot_new(struct emu_state *s);
 void emu_slots_reset(struct emu_state *s);
 void emu_slots_free(struct emu_state *s);
 void emu_inline_check(struct emu_state *s, uc_hook h, void *callback);
-int emu_inline_usable(void);
 
 // A thread's part of the fold state (fold.h), which Go keeps while
 // another thread runs: its Repeats ring.

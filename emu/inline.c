@@ -35,7 +35,6 @@
 // keeps calling hook_count.
 #define _GNU_SOURCE
 #include <stdlib.h>
-#include <string.h>
 
 #include "hooks.h"
 
@@ -246,12 +245,10 @@ void emu_inline_check(struct emu_state *s, uc_hook h, void *callback) {
 		s->inline_on = 0;
 }
 
-int emu_inline_usable(void) { return atomic_load(&usable) == 1; }
 #else
 void emu_inline_check(struct emu_state *s, uc_hook h, void *callback) {
 	(void)h;
 	(void)callback;
 	s->inline_on = 0;
 }
-int emu_inline_usable(void) { return 0; }
 #endif
