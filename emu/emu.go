@@ -225,6 +225,9 @@ func New(opts Options) (*Engine, error) {
 	if opts.NsPerInsn > 0 {
 		e.st.ns_per_insn = C.int64_t(opts.NsPerInsn)
 	}
+	if inlineCounting {
+		e.st.inline_on = 1
+	}
 	bare := C.int(0)
 	if opts.Bare {
 		bare = 1

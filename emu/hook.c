@@ -84,6 +84,28 @@ static void hook_count(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
 	no_event(s);
 }
 
+// emu_count_slow is the hook of a block whose generated code counts it
+// (inline.c), called when that code must not have: insns plus the slot's
+// count passed inline_budget, or the slot has no count yet. The code stored
+// the block's start and length in last_block and last_len. It does what
+// hook_count does, then gives the slot the block's count once the table
+// has one that hook_count would add as it is (no speedup's saving).
+void emu_count_slow(uc_engine *uc, uint64_t slot, uint32_t unused, void *user) {
+	(void)unused;
+	struct emu_state *s = user;
+	uint64_t addr = s->last_block;
+	uint32_t len = s->last_len;
+	uint64_t *n = (uint64_t *)(uintptr_t)slot;
+	s->insns -= *n; // the code counted the block before its test
+	s->blocks--;
+	hook_count(uc, addr, len, s);
+	if (*n == SLOT_UNKNOWN) {
+		const struct emu_block *b = table_find(s, addr, len);
+		if (b && !b->saved)
+			*n = b->insns;
+	}
+}
+
 static void hook_block_general(uc_engine *uc, struct emu_state *s, struct emu_block *b, uint64_t addr, uint32_t len, int64_t units);
 
 static void hook_block(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
@@ -127,6 +149,11 @@ uc_err emu_install_base(struct emu_state *s, int bare) {
 	// Block events are wanted or not for the engine's life (Options).
 	if (!bare && (err = uc_hook_add(s->uc, &h, UC_HOOK_BLOCK, s->want_blocks ? hook_block : hook_count, s, 1, 0)))
 		return err;
+	// Memory events take each block's time from the hook (eager_time).
+	if (!bare && !s->want_blocks && !s->eager_time && s->inline_on)
+		emu_inline_check(s, h, (void *)hook_count);
+	else
+		s->inline_on = 0;
 	if ((err = uc_hook_add(s->uc, &h, UC_HOOK_INSN, hook_syscall, s, 1, 0, UC_X86_INS_SYSCALL)))
 		return err;
 	return emu_install_faults(s);

@@ -147,6 +147,15 @@ struct emu_state {
 		uint32_t len; // 0: empty
 		uint32_t insns;
 	} hot[HOT_SLOTS];
+	// Inline counting (inline.c): the generated code of a block counts it
+	// itself while insns + its count <= inline_budget (the budget, capped;
+	// 0 when every block must call the hook), else calls the hook. Each
+	// translation's count is a slot in slot chunks, 1<<63 until the hook
+	// has found the block in the table (reset with it).
+	uint64_t inline_budget;
+	struct emu_slots *slots;
+	int inline_on;            // this engine's blocks are translated with inline counting
+	uint64_t inline_blocks;   // translations made so
 	char *arena;       // where buf, spare and the first table are (arena_alloc), or NULL
 	size_t arena_size;
 	uint64_t tmask;
@@ -163,6 +172,19 @@ void emu_replay_end(struct emu_state *s);
 uint64_t emu_replayed_blocks(struct emu_state *s);
 void emu_table_put(struct emu_state *s, const struct emu_block *b);
 void emu_table_clear(struct emu_state *s);
+
+// inline.c: slots of inline-counted translations; emu_inline_check turns
+// inline counting off (s->inline_on) unless Unicorn is 2.0.1 as inline.c expects.
+#define SLOT_UNKNOWN (1ull << 63) // a slot's count before the hook filled it
+struct emu_slots {
+	struct emu_slots *next;
+	uint32_t used;
+	uint64_t n[1023];
+};
+uint64_t *emu_slot_new(struct emu_state *s);
+void emu_slots_reset(struct emu_state *s);
+void emu_slots_free(struct emu_state *s);
+void emu_inline_check(struct emu_state *s, uc_hook h, void *callback);
 
 // A thread's part of the fold state (fold.h), which Go keeps while
 // another thread runs: its Repeats ring.

@@ -72,6 +72,12 @@ func (e *Engine) Run(pc, budget uint64) cpu.Stop {
 
 func (e *Engine) run(pc, budget uint64) cpu.Stop {
 	e.st.insns, e.st.blocks, e.st.saved, e.st.budget = 0, 0, 0, C.uint64_t(budget)
+	// Inline counting (inline.c) takes its fast path only below this: a
+	// slot's SLOT_UNKNOWN (1<<63) must pass it.
+	e.st.inline_budget = C.uint64_t(min(budget, 1<<62))
+	if e.st.eager_time != 0 {
+		e.st.inline_budget = 0
+	}
 	e.st.reason = C.STOP_NONE
 	e.st.fault_pc = 0
 	e.st.last_block, e.st.last_len = 0, 0
@@ -120,3 +126,12 @@ func (e *Engine) run(pc, budget uint64) cpu.Stop {
 	}
 	return s
 }
+
+// inlineCounting: engines count instructions in their generated code
+// where Unicorn is 2.0.1 (inline.c); tests turn it off to compare.
+var inlineCounting = true
+
+// InlineCounted returns how many translations count their block's
+// instructions themselves (0 when the engine calls its block hook at
+// every block).
+func (e *Engine) InlineCounted() uint64 { return uint64(e.st.inline_blocks) }

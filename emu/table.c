@@ -88,6 +88,7 @@ void emu_table_clear(struct emu_state *s) {
 	emu_replay_forget(s); // its blocks go
 	memset(s->table, 0, (s->tmask + 1) * sizeof *s->table);
 	memset(s->hot, 0, sizeof s->hot);
+	emu_slots_reset(s); // their counts are the table's
 	s->tcount = 0;
 	s->hist_n = 0;
 }
@@ -126,5 +127,6 @@ void emu_state_free(struct emu_state *s) {
 		munmap(s->arena, s->arena_size);
 #endif
 	free(s->rp);
+	emu_slots_free(s);
 	free(s);
 }

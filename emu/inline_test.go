@@ -1,0 +1,143 @@
+package emu
+
+import (
+	"testing"
+
+	"emuprof/cpu"
+)
+
+// faultLoopCode is loopCode ending in a store to an unmapped page instead
+// of a syscall: the fault's PC is found through last_block, which the
+// inline code stores.
+var faultLoopCode = []byte{
+	0xb9, 0xe8, 0x03, 0, 0, // mov ecx, 1000
+	0x01, 0x0c, 0x25, 0x00, 0x00, 0x02, 0x00, // add [0x20000], ecx
+	0xff, 0xc9, // dec ecx
+	0x75, 0xf5, // jnz -11
+	0x89, 0x04, 0x25, 0x00, 0x00, 0x05, 0x00, // mov [0x50000], eax
+	0x0f, 0x05, // syscall
+}
+
+type slice struct {
+	stop cpu.Stop
+	pc   uint64
+}
+
+// runSlices runs code in slices of budget instructions until a stop other
+// than the quantum's, with inline counting on or off, and returns each
+// slice's stop and the PC after it, and how many translations counted
+// inline.
+func runSlices(t *testing.T, on bool, opts Options, code []byte, budget uint64) ([]slice, uint64) {
+	t.Helper()
+	defer func(was bool) { inlineCounting = was }(inlineCounting)
+	inlineCounting = on
+	e := newEngine(t, opts, code)
+	var out []slice
+	pc := uint64(codeAddr)
+	for len(out) < 10000 {
+		s := e.Run(pc, budget)
+		pc = e.PC()
+		out = append(out, slice{s, pc})
+		if s.Reason != cpu.StopQuantum {
+			break
+		}
+	}
+	var b [4]byte
+	_ = e.ReadMem(0x20000, b[:])
+	if got := uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16; got != 500500 {
+		t.Errorf("inline %v, budget %d: sum %d, want 500500 (a block ran twice or not at all)", on, budget, got)
+	}
+	return out, e.InlineCounted()
+}
+
+// With inline counting, every slice stops where the block hook alone
+// stops it, after as many instructions and blocks, and a fault is found
+// at the same PC; the engine reports translations counted inline.
+func TestInlineCountingMatchesHook(t *testing.T) {
+	skipUnlessUnicorn201(t)
+	for ci, code := range [][]byte{loopCode, faultLoopCode} {
+		want := []cpu.StopReason{cpu.StopSyscall, cpu.StopFault}[ci]
+		for _, budget := range []uint64{1, 2, 3, 7, 100, 0} {
+			with, n := runSlices(t, true, Options{}, code, budget)
+			without, m := runSlices(t, false, Options{}, code, budget)
+			if n == 0 {
+				t.Fatalf("budget %d: no translation counted inline", budget)
+			}
+			if m != 0 {
+				t.Fatalf("budget %d: inline counting off, yet %d translations counted inline", budget, m)
+			}
+			if len(with) != len(without) {
+				t.Fatalf("budget %d: %d slices inline, %d with the hook", budget, len(with), len(without))
+			}
+			for i := range with {
+				if with[i] != without[i] {
+					t.Fatalf("budget %d, slice %d: inline %+v, hook %+v", budget, i, with[i], without[i])
+				}
+			}
+			last := with[len(with)-1].stop
+			if last.Reason != want {
+				t.Fatalf("budget %d: last stop %+v", budget, last)
+			}
+		}
+	}
+}
+
+// Engines whose blocks need more than a count keep calling their hook:
+// Block events, memory events (each block's time), no hook at all; so
+// does every engine with inline counting off. Their counts are the same.
+func TestInlineCountingFallsBack(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		opts Options
+		on   bool
+	}{
+		{"blocks", Options{Blocks: true}, true},
+		{"memory", Options{Memory: true}, true},
+		{"off", Options{}, false},
+	} {
+		got, n := runSlices(t, c.on, c.opts, loopCode, 7)
+		if n != 0 {
+			t.Fatalf("%s: %d translations counted inline", c.name, n)
+		}
+		var insns, blocks uint64
+		for _, s := range got {
+			insns += s.stop.Insns
+			blocks += s.stop.Blocks
+		}
+		// 1 mov + 1000 * 3 loop instructions + syscall, in 1 + 1000 + 1 blocks
+		// (the first block is mov and the loop's first pass).
+		if insns != 3002 {
+			t.Fatalf("%s: %d instructions, want 3002", c.name, insns)
+		}
+		if blocks == 0 {
+			t.Fatalf("%s: no blocks counted", c.name)
+		}
+	}
+	e := newEngine(t, Options{Bare: true}, loopCode)
+	if s := e.Run(codeAddr, 0); s.Reason != cpu.StopSyscall || e.InlineCounted() != 0 {
+		t.Fatalf("bare engine: stop %+v, %d translations counted inline", s, e.InlineCounted())
+	}
+}
+
+// A block whose sped-up instructions save time (Options.Speedup) is
+// counted by the hook, which adds the saving: its slot never gets a
+// count, and the slices are those of the hook alone.
+func TestInlineCountingLeavesSpeedupToHook(t *testing.T) {
+	skipUnlessUnicorn201(t)
+	opts := Options{Speedup: func(uint64) int { return 50 }}
+	with, _ := runSlices(t, true, opts, loopCode, 7)
+	without, _ := runSlices(t, false, opts, loopCode, 7)
+	if len(with) != len(without) {
+		t.Fatalf("%d slices inline, %d with the hook", len(with), len(without))
+	}
+	var saved uint64
+	for i := range with {
+		if with[i] != without[i] {
+			t.Fatalf("slice %d: inline %+v, hook %+v", i, with[i], without[i])
+		}
+		saved += with[i].stop.Saved
+	}
+	if saved == 0 {
+		t.Fatal("no time saved by the speedup: the test tests nothing")
+	}
+}
