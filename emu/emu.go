@@ -47,6 +47,10 @@ type Options struct {
 	// Bare installs no block hook: no instruction counting, no quanta, no
 	// virtual time. Only for measuring the engine's own speed (the floor).
 	Bare bool
+	// HookEveryBlock calls the block hook at every block even where the
+	// generated code can count instructions itself (Unicorn 2.0.1 without
+	// Block or memory events: inline.c); tests compare the two.
+	HookEveryBlock bool
 	// NsPerInsn is the virtual cost of one instruction (default 1), for
 	// the time stamps of events.
 	NsPerInsn int64
@@ -225,7 +229,7 @@ func New(opts Options) (*Engine, error) {
 	if opts.NsPerInsn > 0 {
 		e.st.ns_per_insn = C.int64_t(opts.NsPerInsn)
 	}
-	if inlineCounting {
+	if !opts.HookEveryBlock {
 		e.st.inline_on = 1
 	}
 	bare := C.int(0)

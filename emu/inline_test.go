@@ -29,8 +29,7 @@ type slice struct {
 // inline.
 func runSlices(t *testing.T, on bool, opts Options, code []byte, budget uint64) ([]slice, uint64) {
 	t.Helper()
-	defer func(was bool) { inlineCounting = was }(inlineCounting)
-	inlineCounting = on
+	opts.HookEveryBlock = !on
 	e := newEngine(t, opts, code)
 	var out []slice
 	pc := uint64(codeAddr)

@@ -127,10 +127,6 @@ func (e *Engine) run(pc, budget uint64) cpu.Stop {
 	return s
 }
 
-// inlineCounting: engines count instructions in their generated code
-// where Unicorn is 2.0.1 (inline.c); tests turn it off to compare.
-var inlineCounting = true
-
 // InlineCounted returns how many translations count their block's
 // instructions themselves (0 when the engine calls its block hook at
 // every block).
