@@ -24,6 +24,8 @@ serial 50
 pause 60
 branch.bits 2
 branch.penalty 10
+branch.indirect.bits 2
+branch.indirect.history 0
 line 64
 l1.size 128
 l1.ways 1
@@ -238,7 +240,7 @@ func TestFalseSharingSerialized(t *testing.T) {
 }
 
 func TestBranchPredictor(t *testing.T) {
-	p := newPredictor(2)
+	p := newPredictor(2, 2, 0)
 	var miss []bool
 	for i := 0; i < 6; i++ {
 		miss = append(miss, p.next(trace.EndCond, 0x100, 0x102, 0x200, false))
@@ -249,7 +251,7 @@ func TestBranchPredictor(t *testing.T) {
 	if want := []bool{true, true, true, true, false, false}; !slices.Equal(miss, want) {
 		t.Errorf("always taken: %v; want %v", miss, want)
 	}
-	r := newPredictor(2)
+	r := newPredictor(2, 2, 0)
 	if r.next(trace.EndCall, 0x10, 0x15, 0x400, false) {
 		t.Error("direct call mispredicted")
 	}
@@ -261,6 +263,49 @@ func TestBranchPredictor(t *testing.T) {
 	}
 	if !r.next(trace.EndJump, 0x20, 0x22, 0x500, true) || r.next(trace.EndJump, 0x20, 0x22, 0x500, true) || !r.next(trace.EndJump, 0x20, 0x22, 0x600, true) {
 		t.Error("indirect jump: want a miss on first sight, a hit on the same target, a miss on a new one")
+	}
+}
+
+// TestIndirectPath: an interpreter's dispatch site cycling through three
+// targets. The last target mispredicts every time; the path-keyed table
+// (one target of history) learns each target from its predecessor in one
+// round and then predicts them all.
+func TestIndirectPath(t *testing.T) {
+	for _, c := range []struct {
+		hist int
+		want []bool
+	}{
+		{0, []bool{true, true, true, true, true, true, true, true, true}},
+		{1, []bool{true, true, true, true, false, false, false, false, false}},
+	} {
+		p := newPredictor(2, 4, c.hist)
+		var miss []bool
+		for i := 0; i < 9; i++ {
+			target := []uint64{0x1000, 0x2000, 0x3000}[i%3]
+			miss = append(miss, p.next(trace.EndCall, 0x50, 0x55, target, true))
+		}
+		if !slices.Equal(miss, c.want) {
+			t.Errorf("history %d: %v; want %v", c.hist, miss, c.want)
+		}
+	}
+	// A direct-mapped table of one entry: two sites' paths evict each
+	// other, and an evicted path falls back to the last target.
+	p := newPredictor(2, 0, 1)
+	seq := []struct {
+		pc, target uint64
+		want       bool
+	}{
+		{0x50, 0x1000, true},  // cold: allocates (0x50, 0) -> 0x1000
+		{0x50, 0x2000, true},  // last target 0x1000 wrong: (0x50, 0x1000) -> 0x2000 replaces it
+		{0x50, 0x1000, true},  // (0x50, 0x2000) unknown, last target 0x2000 wrong: allocates
+		{0x50, 0x2000, true},  // (0x50, 0x1000) was evicted; last target 0x1000 wrong
+		{0x60, 0x7000, true},  // cold
+		{0x60, 0x7000, false}, // last target right: no allocation
+	}
+	for i, s := range seq {
+		if got := p.next(trace.EndJump, s.pc, s.pc+2, s.target, true); got != s.want {
+			t.Errorf("one entry, step %d: mispredicted %v; want %v", i, got, s.want)
+		}
 	}
 }
 

@@ -167,8 +167,8 @@ int main(void) {
 		double d = best(chase);
 		printf("load-to-use %s\t%.1f ns\t%.0f cycles\n", names[i], d, d / ns);
 	}
-	size_t pages[] = {32, 256, 2048, 8192};
-	for (int i = 0; i < 4; i++) {
+	size_t pages[] = {32, 64, 128, 256, 512, 1024, 1536, 2048, 3072, 4096, 8192};
+	for (int i = 0; i < 11; i++) {
 		tlb_lines = pages[i];
 		tlb_spread = 0;
 		double packed = best(tlbchase);
