@@ -16,7 +16,8 @@ to the calling routine, so it has no such entry: the kernel's share is lost
 to the overlap by construction).
 
 overlap = |top10(emuprof) ∩ top10(perf)|; mass = Σ over routines of
-min(share_emuprof, share_perf), in % (100: the same distribution).
+min(share_emuprof, share_perf), in % (100: the same distribution);
+user mass: the same with perf's shares of its user-space samples.
 Usage: shares.py EMUPROF [PERF_RUNS] [MODELS] > shares.tsv (MODELS: zen4,insns)"""
 import bisect, collections, os, re, shutil, subprocess, sys, tempfile
 
@@ -166,7 +167,7 @@ def main():
     tmp = tempfile.mkdtemp()
     detail = os.environ.get("SHARES_DETAIL")  # a file for the per-routine lists
     dout = open(detail, "w") if detail else None
-    print("program\tmodel\toverlap\tmass_pct\tkernel_pct\temuprof_top3\tperf_top3")
+    print("program\tmodel\toverlap\tmass_pct\tkernel_pct\tuser_mass_pct\temuprof_top3\tperf_top3")
     only = os.environ.get("SHARES_ONLY", "").split(",")  # a subset of the programs
     for name, cmd in programs(tmp):
         if only != [""] and name not in only:
@@ -179,8 +180,11 @@ def main():
             te, tn = top(emu), top(nat)
             overlap = len(set(te) & set(tn))
             mass = sum(min(s, nat.get(k, 0)) for k, s in emu.items())
+            # the same with perf's user-space samples only (renormalized)
+            user = 1 - nat.get("[kernel]", 0)
+            umass = sum(min(s, nat.get(k, 0) / user) for k, s in emu.items())
             fmt = lambda ks, sh: ", ".join(f"{k} {100*sh.get(k, 0):.0f}" for k in ks[:3])
-            print(f"{name}\t{model}\t{overlap}\t{100*mass:.1f}\t{100*nat.get('[kernel]', 0):.1f}\t{fmt(te, emu)}\t{fmt(tn, nat)}",
+            print(f"{name}\t{model}\t{overlap}\t{100*mass:.1f}\t{100*nat.get('[kernel]', 0):.1f}\t{100*umass:.1f}\t{fmt(te, emu)}\t{fmt(tn, nat)}",
                   flush=True)
             if dout:
                 print(f"## {name} {model}", file=dout)
