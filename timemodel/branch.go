@@ -89,10 +89,8 @@ func (p *predictor) next(end trace.End, pc, fall, addr uint64, indirect bool) bo
 // take no room), and updated when it was used.
 func (p *predictor) target(pc, addr uint64) bool {
 	last, ok := p.targets[pc]
+	p.targets[pc] = addr
 	miss := !ok || last != addr
-	if miss {
-		p.targets[pc] = addr // a hit leaves it: no second map access
-	}
 	if p.tagged == nil {
 		return miss
 	}
