@@ -400,3 +400,24 @@ func TestFractionsCarry(t *testing.T) {
 		t.Errorf("two half-ns blocks: %d ns; want 1", total)
 	}
 }
+
+// TestPageSet: first touches counted once per page across chunks, including
+// chunks that share a slot of the recent-chunk cache (0 and 8) and the last
+// page short-cut.
+func TestPageSet(t *testing.T) {
+	h := newHierarchy(table(t, "kernel.pagefault 7"))
+	pages := []uint64{0, 0, 1, 63, 64, pageChunk * 8, 0, pageChunk*8 + 1, pageChunk * 8, pageChunk - 1, 1, pageChunk}
+	want := []bool{true, false, true, true, true, true, false, true, false, true, false, true}
+	for i, p := range pages {
+		if got := h.touch(p); got != want[i] {
+			t.Errorf("touch %d (page %#x): first %v; want %v", i, p, got, want[i])
+		}
+	}
+	// Through access: an 8-byte access straddling pages 2 and 3 faults twice.
+	if ps := h.access(1, 3*4096-4, 8, false, 0); ps != 2*7*1000+2*100*1000 { // ps: 7 ns per fault, 100 ns per line
+		t.Errorf("straddling access: %d ps; want two faults and two lines from memory", ps)
+	}
+	if h.PageFaults != 2 {
+		t.Errorf("page faults %d; want 2 (touch alone counts none)", h.PageFaults)
+	}
+}
