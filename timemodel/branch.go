@@ -4,21 +4,37 @@ import "emuprof/trace"
 
 // predictor is one core's branch predictor: gshare for conditional
 // branches (2-bit counters indexed by the branch's address xor the global
-// history of outcomes), a last-target buffer for indirect jumps and calls,
-// and a return stack.
+// history of outcomes), a return stack, and for indirect jumps and calls a
+// two-component ITTAGE-like predictor: a last-target buffer, overridden by
+// a tagged table keyed by the branch address and the targets of the last
+// few indirect branches (an interpreter's dispatch site has one target per
+// opcode, which its predecessors predict: the last target alone does not).
 type predictor struct {
 	bits         uint
 	counters     []uint8 // 0, 1: predict not taken; 2, 3: taken
 	history      uint64
 	targets      map[uint64]uint64 // indirect branch address -> last target
+	path         []uint64          // the last indirect targets, the latest last
+	tagged       []taggedTarget    // by hash of address and path
 	stack        []uint64          // return addresses, the latest last
 	Mispredicted uint64
 }
 
+// taggedTarget is an entry of the path-keyed indirect table: the full key
+// as its tag (so that aliasing never predicts, only evicts) and a target.
+type taggedTarget struct{ key, target uint64 }
+
 const returnStack = 32
 
-func newPredictor(bits int) *predictor {
-	return &predictor{bits: uint(bits), counters: make([]uint8, 1<<bits), targets: map[uint64]uint64{}}
+// newPredictor returns a predictor with 2^bits gshare counters and 2^ibits
+// path-keyed indirect entries over a path of ihist targets (0: last target
+// only).
+func newPredictor(bits, ibits, ihist int) *predictor {
+	p := &predictor{bits: uint(bits), counters: make([]uint8, 1<<bits), targets: map[uint64]uint64{}}
+	if ihist > 0 {
+		p.path, p.tagged = make([]uint64, ihist), make([]taggedTarget, 1<<ibits)
+	}
+	return p
 }
 
 // next reports whether the transfer from block prev (ending in end at
@@ -66,10 +82,33 @@ func (p *predictor) next(end trace.End, pc, fall, addr uint64, indirect bool) bo
 	return miss
 }
 
+// target predicts indirect branch pc, learns that it went to addr and
+// reports a misprediction. The tagged entry of (pc, path) predicts when
+// present, else the last target; an entry is allocated only when the
+// prediction was wrong (ITTAGE's rule: paths the last target predicts
+// take no room), and updated when it was used.
 func (p *predictor) target(pc, addr uint64) bool {
 	last, ok := p.targets[pc]
 	p.targets[pc] = addr
-	return !ok || last != addr
+	miss := !ok || last != addr
+	if p.tagged == nil {
+		return miss
+	}
+	key := pc
+	for _, t := range p.path {
+		key = (key ^ t) * 0x9e3779b97f4a7c15
+	}
+	key |= 1 // 0 is an empty entry
+	e := &p.tagged[(key>>32^key)&uint64(len(p.tagged)-1)]
+	if e.key == key {
+		miss = e.target != addr
+		e.target = addr
+	} else if miss {
+		*e = taggedTarget{key, addr}
+	}
+	copy(p.path, p.path[1:])
+	p.path[len(p.path)-1] = addr
+	return miss
 }
 
 func b2u(b bool) uint64 {

@@ -82,7 +82,11 @@ type hierarchy struct {
 	order                  []*core // cores in creation order (invalidations)
 	ids                    []uint32
 	lines                  map[uint64]lineState // lines written while more than one core exists
-	pages                  map[uint64]bool      // pages touched
+	pages                  map[uint64]*pageSet  // pages touched, by chunk of pageChunk pages
+	recent                 [8]recentChunk       // chunks looked up lately, by number mod 8 (stack and heap alternate)
+	lastPage               uint64               // the page last touched + 1 (0: none)
+	lastID                 uint32               // the core last looked up (lastCore)
+	lastCore               *core
 	pageps                 int64
 	Misses                 [4]uint64 // accesses served by L2, L3, memory, another core
 	Prefetched, PageFaults uint64
@@ -90,7 +94,7 @@ type hierarchy struct {
 
 func newHierarchy(t *Table) *hierarchy {
 	h := &hierarchy{t: t, l3: newCache(t.L3Size, t.L3Ways, t.Line), cores: map[uint32]*core{},
-		lines: map[uint64]lineState{}, pages: map[uint64]bool{},
+		lines: map[uint64]lineState{}, pages: map[uint64]*pageSet{},
 		l2ps: t.ps(t.L2Latency) * 100 / t.MLP, l3ps: t.ps(t.L3Latency) * 100 / t.MLP, memps: t.ps(t.MemLatency) * 100 / t.MLP,
 		prefps: t.ps(t.PrefetchCost), cohps: t.ps(t.CoherenceLatency), pageps: t.PageFault * 1000}
 	for l := t.Line; l > 1; l >>= 1 {
@@ -99,7 +103,45 @@ func newHierarchy(t *Table) *hierarchy {
 	return h
 }
 
+// pageSet is a bitmap of the pages of one chunk that were touched: a bit
+// test instead of a map lookup per access (the model's dearest step).
+type pageSet [pageChunk / 64]uint64
+
+const pageChunk = 1 << 15 // pages per chunk (128 MiB)
+
+type recentChunk struct {
+	key uint64 // chunk number + 1 (0: none)
+	set *pageSet
+}
+
+// touch marks page p touched and reports whether it was the first time.
+func (h *hierarchy) touch(p uint64) bool {
+	if p+1 == h.lastPage {
+		return false
+	}
+	h.lastPage = p + 1
+	k := p/pageChunk + 1
+	r := &h.recent[k%uint64(len(h.recent))]
+	if r.key != k {
+		r.set = h.pages[k]
+		if r.set == nil {
+			r.set = new(pageSet)
+			h.pages[k] = r.set
+		}
+		r.key = k
+	}
+	w, b := &r.set[p%pageChunk/64], uint64(1)<<(p%64)
+	if *w&b != 0 {
+		return false
+	}
+	*w |= b
+	return true
+}
+
 func (h *hierarchy) core(id uint32) *core {
+	if h.lastCore != nil && id == h.lastID {
+		return h.lastCore
+	}
 	c := h.cores[id]
 	if c == nil {
 		c = &core{l1: newCache(h.t.L1Size, h.t.L1Ways, h.t.Line), l2: newCache(h.t.L2Size, h.t.L2Ways, h.t.Line),
@@ -108,6 +150,7 @@ func (h *hierarchy) core(id uint32) *core {
 		h.order = append(h.order, c)
 		h.ids = append(h.ids, id)
 	}
+	h.lastID, h.lastCore = id, c
 	return c
 }
 
@@ -125,8 +168,7 @@ func (h *hierarchy) access(id uint32, addr uint64, size uint32, write bool, now 
 		ps += h.line(id, c, line, write, now)
 	}
 	for p := addr >> 12; p <= (addr+uint64(size)-1)>>12; p++ {
-		if !h.pages[p] {
-			h.pages[p] = true
+		if h.touch(p) {
 			h.PageFaults++
 			ps += h.pageps
 		}

@@ -73,7 +73,7 @@ func (m *Model) Table() *Table { return m.t }
 func (m *Model) thread(tid uint32) *thread {
 	th := m.thr[tid]
 	if th == nil {
-		th = &thread{pred: newPredictor(m.t.BranchBits)}
+		th = &thread{pred: newPredictor(m.t.BranchBits, m.t.IndirectBits, m.t.IndirectHistory)}
 		m.thr[tid] = th
 	}
 	return th

@@ -24,6 +24,8 @@ serial 50
 pause 60
 branch.bits 2
 branch.penalty 10
+branch.indirect.bits 2
+branch.indirect.history 0
 line 64
 l1.size 128
 l1.ways 1
@@ -239,7 +241,7 @@ func TestFalseSharingSerialized(t *testing.T) {
 }
 
 func TestBranchPredictor(t *testing.T) {
-	p := newPredictor(2)
+	p := newPredictor(2, 2, 0)
 	var miss []bool
 	for i := 0; i < 6; i++ {
 		miss = append(miss, p.next(trace.EndCond, 0x100, 0x102, 0x200, false))
@@ -250,7 +252,7 @@ func TestBranchPredictor(t *testing.T) {
 	if want := []bool{true, true, true, true, false, false}; !slices.Equal(miss, want) {
 		t.Errorf("always taken: %v; want %v", miss, want)
 	}
-	r := newPredictor(2)
+	r := newPredictor(2, 2, 0)
 	if r.next(trace.EndCall, 0x10, 0x15, 0x400, false) {
 		t.Error("direct call mispredicted")
 	}
@@ -262,6 +264,49 @@ func TestBranchPredictor(t *testing.T) {
 	}
 	if !r.next(trace.EndJump, 0x20, 0x22, 0x500, true) || r.next(trace.EndJump, 0x20, 0x22, 0x500, true) || !r.next(trace.EndJump, 0x20, 0x22, 0x600, true) {
 		t.Error("indirect jump: want a miss on first sight, a hit on the same target, a miss on a new one")
+	}
+}
+
+// TestIndirectPath: an interpreter's dispatch site cycling through three
+// targets. The last target mispredicts every time; the path-keyed table
+// (one target of history) learns each target from its predecessor in one
+// round and then predicts them all.
+func TestIndirectPath(t *testing.T) {
+	for _, c := range []struct {
+		hist int
+		want []bool
+	}{
+		{0, []bool{true, true, true, true, true, true, true, true, true}},
+		{1, []bool{true, true, true, true, false, false, false, false, false}},
+	} {
+		p := newPredictor(2, 4, c.hist)
+		var miss []bool
+		for i := 0; i < 9; i++ {
+			target := []uint64{0x1000, 0x2000, 0x3000}[i%3]
+			miss = append(miss, p.next(trace.EndCall, 0x50, 0x55, target, true))
+		}
+		if !slices.Equal(miss, c.want) {
+			t.Errorf("history %d: %v; want %v", c.hist, miss, c.want)
+		}
+	}
+	// A direct-mapped table of one entry: two sites' paths evict each
+	// other, and an evicted path falls back to the last target.
+	p := newPredictor(2, 0, 1)
+	seq := []struct {
+		pc, target uint64
+		want       bool
+	}{
+		{0x50, 0x1000, true},  // cold: allocates (0x50, 0) -> 0x1000
+		{0x50, 0x2000, true},  // last target 0x1000 wrong: (0x50, 0x1000) -> 0x2000 replaces it
+		{0x50, 0x1000, true},  // (0x50, 0x2000) unknown, last target 0x2000 wrong: allocates
+		{0x50, 0x2000, true},  // (0x50, 0x1000) was evicted; last target 0x1000 wrong
+		{0x60, 0x7000, true},  // cold
+		{0x60, 0x7000, false}, // last target right: no allocation
+	}
+	for i, s := range seq {
+		if got := p.next(trace.EndJump, s.pc, s.pc+2, s.target, true); got != s.want {
+			t.Errorf("one entry, step %d: mispredicted %v; want %v", i, got, s.want)
+		}
 	}
 }
 
@@ -386,5 +431,26 @@ func TestFractionsCarry(t *testing.T) {
 	}
 	if total != 1 {
 		t.Errorf("two half-ns blocks: %d ns; want 1", total)
+	}
+}
+
+// TestPageSet: first touches counted once per page across chunks, including
+// chunks that share a slot of the recent-chunk cache (0 and 8) and the last
+// page short-cut.
+func TestPageSet(t *testing.T) {
+	h := newHierarchy(table(t, "kernel.pagefault 7"))
+	pages := []uint64{0, 0, 1, 63, 64, pageChunk * 8, 0, pageChunk*8 + 1, pageChunk * 8, pageChunk - 1, 1, pageChunk}
+	want := []bool{true, false, true, true, true, true, false, true, false, true, false, true}
+	for i, p := range pages {
+		if got := h.touch(p); got != want[i] {
+			t.Errorf("touch %d (page %#x): first %v; want %v", i, p, got, want[i])
+		}
+	}
+	// Through access: an 8-byte access straddling pages 2 and 3 faults twice.
+	if ps := h.access(1, 3*4096-4, 8, false, 0); ps != 2*7*1000+2*100*1000 { // ps: 7 ns per fault, 100 ns per line
+		t.Errorf("straddling access: %d ps; want two faults and two lines from memory", ps)
+	}
+	if h.PageFaults != 2 {
+		t.Errorf("page faults %d; want 2 (touch alone counts none)", h.PageFaults)
 	}
 }

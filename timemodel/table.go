@@ -43,8 +43,10 @@ type Table struct {
 
 	Int, Mul, Div, FP, SIMD, FPDiv, String, Atomic, Serial, Pause int64 // centicycles
 
-	BranchBits    int
-	BranchPenalty int64 // centicycles
+	BranchBits      int
+	BranchPenalty   int64 // centicycles
+	IndirectBits    int   // log2 of the path-keyed indirect entries
+	IndirectHistory int   // indirect targets in the path (0: last target only)
 
 	Line                    int
 	L1Size, L1Ways          int
@@ -115,41 +117,43 @@ func Parse(r io.Reader, src string) (*Table, error) {
 		}
 	}
 	keys := map[string]func(string) error{
-		"name":              func(v string) error { t.Name = v; return nil },
-		"mhz":               num(&t.MHz),
-		"int":               cyc(&t.Int),
-		"mul":               cyc(&t.Mul),
-		"div":               cyc(&t.Div),
-		"fp":                cyc(&t.FP),
-		"simd":              cyc(&t.SIMD),
-		"fpdiv":             cyc(&t.FPDiv),
-		"string":            cyc(&t.String),
-		"atomic":            cyc(&t.Atomic),
-		"serial":            cyc(&t.Serial),
-		"pause":             cyc(&t.Pause),
-		"branch.bits":       size(&t.BranchBits),
-		"branch.penalty":    cyc(&t.BranchPenalty),
-		"line":              size(&t.Line),
-		"l1.size":           size(&t.L1Size),
-		"l1.ways":           size(&t.L1Ways),
-		"l2.size":           size(&t.L2Size),
-		"l2.ways":           size(&t.L2Ways),
-		"l2.latency":        cyc(&t.L2Latency),
-		"l3.size":           size(&t.L3Size),
-		"l3.ways":           size(&t.L3Ways),
-		"l3.latency":        cyc(&t.L3Latency),
-		"mem.latency":       cyc(&t.MemLatency),
-		"mlp":               cyc(&t.MLP),
-		"prefetch.streams":  count(&t.PrefetchStreams),
-		"prefetch.cost":     cyc(&t.PrefetchCost),
-		"coherence.latency": cyc(&t.CoherenceLatency),
-		"kernel.syscall":    num(&t.Syscall),
-		"kernel.futex.wake": num(&t.FutexWake),
-		"kernel.futex.wait": num(&t.FutexWait),
-		"kernel.switch":     num(&t.Switch),
-		"kernel.slice":      num(&t.Slice),
-		"kernel.pagefault":  num(&t.PageFault),
-		"kernel.bytes":      num(&t.BytesPer1000),
+		"name":                    func(v string) error { t.Name = v; return nil },
+		"mhz":                     num(&t.MHz),
+		"int":                     cyc(&t.Int),
+		"mul":                     cyc(&t.Mul),
+		"div":                     cyc(&t.Div),
+		"fp":                      cyc(&t.FP),
+		"simd":                    cyc(&t.SIMD),
+		"fpdiv":                   cyc(&t.FPDiv),
+		"string":                  cyc(&t.String),
+		"atomic":                  cyc(&t.Atomic),
+		"serial":                  cyc(&t.Serial),
+		"pause":                   cyc(&t.Pause),
+		"branch.bits":             size(&t.BranchBits),
+		"branch.penalty":          cyc(&t.BranchPenalty),
+		"branch.indirect.bits":    size(&t.IndirectBits),
+		"branch.indirect.history": count(&t.IndirectHistory),
+		"line":                    size(&t.Line),
+		"l1.size":                 size(&t.L1Size),
+		"l1.ways":                 size(&t.L1Ways),
+		"l2.size":                 size(&t.L2Size),
+		"l2.ways":                 size(&t.L2Ways),
+		"l2.latency":              cyc(&t.L2Latency),
+		"l3.size":                 size(&t.L3Size),
+		"l3.ways":                 size(&t.L3Ways),
+		"l3.latency":              cyc(&t.L3Latency),
+		"mem.latency":             cyc(&t.MemLatency),
+		"mlp":                     cyc(&t.MLP),
+		"prefetch.streams":        count(&t.PrefetchStreams),
+		"prefetch.cost":           cyc(&t.PrefetchCost),
+		"coherence.latency":       cyc(&t.CoherenceLatency),
+		"kernel.syscall":          num(&t.Syscall),
+		"kernel.futex.wake":       num(&t.FutexWake),
+		"kernel.futex.wait":       num(&t.FutexWait),
+		"kernel.switch":           num(&t.Switch),
+		"kernel.slice":            num(&t.Slice),
+		"kernel.pagefault":        num(&t.PageFault),
+		"kernel.bytes":            num(&t.BytesPer1000),
 	}
 	seen := map[string]bool{}
 	sc := bufio.NewScanner(r)
@@ -176,7 +180,7 @@ func Parse(r io.Reader, src string) (*Table, error) {
 		return nil, fmt.Errorf("time model %s: %w", src, err)
 	}
 	for _, k := range []string{"name", "mhz", "int", "mul", "div", "fp", "simd", "fpdiv", "string", "atomic", "serial", "pause",
-		"branch.bits", "branch.penalty", "line", "l1.size", "l1.ways", "l2.size", "l2.ways", "l2.latency", "l3.size",
+		"branch.bits", "branch.penalty", "branch.indirect.bits", "branch.indirect.history", "line", "l1.size", "l1.ways", "l2.size", "l2.ways", "l2.latency", "l3.size",
 		"l3.ways", "l3.latency", "mem.latency", "mlp", "prefetch.streams", "prefetch.cost", "coherence.latency",
 		"kernel.syscall", "kernel.futex.wake", "kernel.futex.wait", "kernel.switch", "kernel.slice", "kernel.pagefault", "kernel.bytes"} {
 		if !seen[k] {
@@ -197,6 +201,9 @@ func Parse(r io.Reader, src string) (*Table, error) {
 	}
 	if t.BranchBits > 24 {
 		return nil, fmt.Errorf("time model %s: branch.bits %d: at most 24", src, t.BranchBits)
+	}
+	if t.IndirectBits > 24 || t.IndirectHistory > 64 {
+		return nil, fmt.Errorf("time model %s: branch.indirect.bits %d, branch.indirect.history %d: at most 24 and 64", src, t.IndirectBits, t.IndirectHistory)
 	}
 	for _, c := range []struct {
 		name       string

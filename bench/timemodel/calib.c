@@ -60,6 +60,36 @@ static double chase(void) {
 	return d;
 }
 
+// TLB: a chase over n lines, one per page (at a random line of it) or
+// packed (n consecutive lines): the same cache footprint, different page
+// counts, so the difference is the translation's cost.
+static size_t tlb_lines;
+static int tlb_spread;
+static double tlbchase(void) {
+	size_t n = tlb_lines, stride = tlb_spread ? 4096 : 64;
+	char *buf = mmap(0, n * stride + 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	madvise(buf, n * stride + 4096, MADV_NOHUGEPAGE); // 4 KiB pages, as the guest's
+	size_t *perm = malloc(n * sizeof *perm);
+	for (size_t i = 0; i < n; i++) perm[i] = i;
+	srand(2);
+	for (size_t i = n - 1; i > 0; i--) {
+		size_t j = (size_t)rand() % (i + 1), t = perm[i];
+		perm[i] = perm[j], perm[j] = t;
+	}
+	char **at = malloc(n * sizeof *at);
+	for (size_t i = 0; i < n; i++) at[i] = buf + perm[i] * stride + (tlb_spread ? (perm[i] * 7 % 64) * 64 : 0);
+	for (size_t i = 0; i < n; i++) *(char **)at[i] = at[(i + 1) % n];
+	char *p = at[0];
+	for (size_t i = 0; i < 2 * n; i++) p = *(char **)p;
+	long steps = 4000000;
+	double t = now();
+	for (long i = 0; i < steps; i++) p = *(char **)p;
+	double d = (now() - t) / steps;
+	if (p == 0) puts("");
+	munmap(buf, n * stride + 4096), free(perm), free(at);
+	return d;
+}
+
 static double stream(void) {
 	size_t n = 64 << 20;
 	static char *buf;
@@ -136,6 +166,16 @@ int main(void) {
 		chase_bytes = sizes[i];
 		double d = best(chase);
 		printf("load-to-use %s\t%.1f ns\t%.0f cycles\n", names[i], d, d / ns);
+	}
+	size_t pages[] = {32, 64, 128, 256, 512, 1024, 1536, 2048, 3072, 4096, 8192};
+	for (int i = 0; i < 11; i++) {
+		tlb_lines = pages[i];
+		tlb_spread = 0;
+		double packed = best(tlbchase);
+		tlb_spread = 1;
+		double spread = best(tlbchase);
+		printf("TLB: %zu lines, one per page\t%.1f ns\t%.0f cycles\tpacked %.1f ns\t+%.0f cycles\n", pages[i], spread, spread / ns, packed,
+		       (spread - packed) / ns);
 	}
 	printf("streamed line (64 MiB, one load per line)\t%.1f ns\t%.0f cycles\n", best(stream), best(stream) / ns);
 	printf("syscall (getppid)\t%.0f ns\n", best(sys));
