@@ -187,7 +187,7 @@ func BuildDAG(cfg *CFG, heads, tails []int32) *DAG {
 			edges = append(edges, Edge{int32(v), w})
 		}
 	}
-	g, err := NewGraph(nb+2, edges)
+	g, err := newGraph(nb+2, edges, true)
 	if err != nil {
 		panic(err) // the DFS removed every cycle
 	}

@@ -224,9 +224,16 @@ func (p *Profiler) rebuildWith(rt *routine, update func()) {
 		}
 		rt.number()
 	}
+	oldTrie := rt.tr
 	rt.tr = nil
 	if rt.big {
-		rt.tr = newTrie()
+		// The old paths make about as many nodes again: a map sized
+		// for them does not grow while they are walked.
+		n := 0
+		if oldTrie != nil {
+			n = len(oldTrie.parent)
+		}
+		rt.tr = newTrieSize(n)
 	}
 	rt.resetCounts()
 	p.accountBuild(rt)

@@ -165,15 +165,7 @@ func (rt *routine) number() {
 }
 
 // bigNonZero is the probe flags (label != 0) of an overflowing numbering.
-func (rt *routine) bigNonZero() []uint64 {
-	nz := make([]uint64, len(rt.dag.G.Edges))
-	for i, v := range rt.dag.Num.BigVal {
-		if v.Sign() != 0 {
-			nz[i] = 1
-		}
-	}
-	return nz
-}
+func (rt *routine) bigNonZero() []uint64 { return rt.dag.Num.NonZero() }
 
 // markNonZero sets the probe flags of the run-time tables: from nz (one per
 // edge) when given, else from the labels themselves.
@@ -361,7 +353,12 @@ type trie struct {
 	child  map[uint64]int32
 }
 
-func newTrie() *trie { return &trie{child: map[uint64]int32{}} }
+func newTrie() *trie { return newTrieSize(0) }
+
+// newTrieSize returns a trie with room for n nodes.
+func newTrieSize(n int) *trie {
+	return &trie{child: make(map[uint64]int32, n), parent: make([]int32, 0, n), block: make([]int32, 0, n)}
+}
 
 // next returns the node of node's sequence followed by block b (node -1:
 // the sequence of b alone).
