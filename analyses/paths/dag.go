@@ -70,10 +70,29 @@ func newGraph(n int, edges []Edge, unique bool) (*Graph, error) {
 			}
 			seen[e] = true
 		}
-		id := int32(len(g.Edges))
 		g.Edges = append(g.Edges, e)
-		g.Out[e.From] = append(g.Out[e.From], id)
-		g.In[e.To] = append(g.In[e.To], id)
+	}
+	// The per-vertex lists share two arrays, each list with the capacity
+	// of its degree (a routine renumbered per learnt edge grew them one
+	// append at a time).
+	outDeg, inDeg := make([]int32, n), make([]int32, n)
+	for _, e := range g.Edges {
+		outDeg[e.From]++
+		inDeg[e.To]++
+	}
+	outs, ins := make([]int32, len(g.Edges)), make([]int32, len(g.Edges))
+	for v, o, i := 0, int32(0), int32(0); v < n; v++ {
+		if outDeg[v] > 0 {
+			g.Out[v] = outs[o : o : o+outDeg[v]]
+		}
+		if inDeg[v] > 0 {
+			g.In[v] = ins[i : i : i+inDeg[v]]
+		}
+		o, i = o+outDeg[v], i+inDeg[v]
+	}
+	for id, e := range g.Edges {
+		g.Out[e.From] = append(g.Out[e.From], int32(id))
+		g.In[e.To] = append(g.In[e.To], int32(id))
 	}
 	if err := g.sortTopo(); err != nil {
 		return nil, err
