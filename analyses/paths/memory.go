@@ -13,7 +13,6 @@ const (
 	frameBytes     = 72  // a frame of a thread's stack
 	cacheBytes     = 64  // a cache entry of an emulator block, with its static blocks
 	truncBaseBytes = 128 // a truncated path's record and key, besides its blocks
-	insnBytes      = 300 // a decoded instruction kept for the routine's next recovery
 )
 
 // builtBytes estimates what rt's last build holds.
@@ -23,7 +22,6 @@ func (rt *routine) builtBytes() uint64 {
 		n += uint64(len(rt.cfg.Blocks)) * blockBytes
 	}
 	n += uint64(len(rt.extents)) * mapEntryBytes
-	n += uint64(len(rt.decoded)) * insnBytes
 	return n
 }
 

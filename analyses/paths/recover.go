@@ -49,11 +49,6 @@ type Recovery struct {
 	// the run: targets of jumps the static recovery did not resolve,
 	// landing sites).
 	Roots []uint64
-	// decoded, when not nil, keeps the instructions decoded by earlier
-	// recoveries of the routine (decoding is a function of the code
-	// alone): a routine recovered again for every leader the run finds
-	// decodes each instruction once.
-	decoded map[uint64]insn
 }
 
 // Recovered is the result of Recover.
@@ -143,15 +138,7 @@ func (r *recoverer) traverse() {
 			if _, done := r.insns[a]; done {
 				break
 			}
-			var in *insn
-			if c, ok := r.in.decoded[a]; ok {
-				in = &c
-			} else {
-				in = r.decode(a)
-				if r.in.decoded != nil {
-					r.in.decoded[a] = *in
-				}
-			}
+			in := r.decode(a)
 			r.insns[a] = in
 			if in.kind == kBad {
 				break

@@ -42,7 +42,6 @@ type routine struct {
 	rootSet  map[uint64]bool      // roots as a set
 	dynRoots map[uint64]bool      // roots a transition inside the routine needed
 	reps     map[uint64]uint64    // rep string instruction lengths by address (0: not one)
-	decoded  map[uint64]insn      // instructions decoded by recoveries after the first
 	version  int                  // bumped on every rebuild
 	cfg      *CFG                 // current CFG
 	dag      *DAG                 // current DAG and numbering
@@ -86,11 +85,7 @@ func (rt *routine) cfgKind() string {
 func (rt *routine) build() {
 	var cfg *CFG
 	if rt.code != nil {
-		if rt.cfg != nil && rt.decoded == nil {
-			// Recovered again: keep the decoded instructions from now.
-			rt.decoded = map[uint64]insn{}
-		}
-		res := Recover(Recovery{Entry: rt.info.Entry, End: rt.end, Code: rt.code, NoReturn: rt.noReturn, Roots: rt.roots, decoded: rt.decoded})
+		res := Recover(Recovery{Entry: rt.info.Entry, End: rt.end, Code: rt.code, NoReturn: rt.noReturn, Roots: rt.roots})
 		cfg = res.CFG
 		rt.tables, rt.unres = res.Tables, res.Unresolved
 	} else {
