@@ -84,6 +84,10 @@ type Profile struct {
 	fnOf     map[fnKey]fnID
 	routineF []fnID
 	blockF   []fnID
+	// bySite indexes edges by call site block id: the site's block gives
+	// the caller, so an edge is its site's and callee's, found without
+	// hashing (the edges' map is read when the profile is written).
+	bySite [][]siteEdge
 
 	// mapping, when set, locates code in its object file, whose bytes
 	// give each instruction's address (SetMapper).
@@ -362,15 +366,37 @@ func (p *Profile) pop(t *thread) {
 	if f.site == 0 {
 		return
 	}
+	e := p.edge(f)
+	e.calls++
+	e.ir += t.ir - f.ir
+	e.bb += t.bb - f.bb
+}
+
+type siteEdge struct {
+	callee fnID
+	cost   *edgeCost
+}
+
+// edge returns the cost of frame f's call edge.
+func (p *Profile) edge(f frame) *edgeCost {
+	if int(f.site) < len(p.bySite) {
+		for _, se := range p.bySite[f.site] {
+			if se.callee == f.callee {
+				return se.cost
+			}
+		}
+	}
 	k := edgeKey{caller: f.caller, callee: f.callee, site: f.site}
 	e := p.edges[k]
 	if e == nil {
 		e = &edgeCost{}
 		p.edges[k] = e
 	}
-	e.calls++
-	e.ir += t.ir - f.ir
-	e.bb += t.bb - f.bb
+	if int(f.site) >= len(p.bySite) {
+		p.bySite = slices.Grow(p.bySite, int(f.site)+1-len(p.bySite))[:f.site+1]
+	}
+	p.bySite[f.site] = append(p.bySite[f.site], siteEdge{f.callee, e})
+	return e
 }
 
 // Finish ends the activations still open (a program that exits from
