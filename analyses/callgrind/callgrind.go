@@ -30,11 +30,16 @@ type fnKey struct {
 	entry        uint64
 }
 
+// fnID is a function interned by the profile (Profile.fns): a call and a
+// return then cost no string work (routineKey formats names, and edges
+// keyed by names hashed four strings per return).
+type fnID int32
+
 // frame is one activation on a thread's shadow stack.
 type frame struct {
 	ctx      calls.NodeID // its calling context
-	callee   fnKey
-	caller   fnKey
+	callee   fnID
+	caller   fnID
 	site     uint32 // block id of the call site (the caller's last block), 0: none (a root)
 	ir, bb   uint64 // the thread's counters when it was entered
 	returned bool
@@ -48,7 +53,7 @@ type thread struct {
 
 // edgeKey is a call edge: caller function, call site block, callee.
 type edgeKey struct {
-	caller, callee fnKey
+	caller, callee fnID
 	site           uint32
 }
 
@@ -71,6 +76,18 @@ type Profile struct {
 	total   uint64 // instructions
 	blocks  uint64
 	entries map[fnKey]cost // calleeFile's cache
+
+	// The interned functions, and which one each routine id and block
+	// id belongs to (fnID+1; 0: not seen yet). Routines and blocks never
+	// change under an id (trace.BlockTable, calls.Routines).
+	fns      []fnKey
+	fnOf     map[fnKey]fnID
+	routineF []fnID
+	blockF   []fnID
+	// bySite indexes edges by call site block id: the site's block gives
+	// the caller, so an edge is its site's and callee's, found without
+	// hashing (the edges' map is read when the profile is written).
+	bySite [][]siteEdge
 
 	// mapping, when set, locates code in its object file, whose bytes
 	// give each instruction's address (SetMapper).
@@ -160,7 +177,45 @@ func appendInsns(costs []cost, b *trace.BlockInfo, starts []uint32, n uint64) []
 // cct are the call-tracking stage's routine table and calling context
 // tree (Call events index them).
 func New(block func(uint32) *trace.BlockInfo, routines func() *calls.Routines, cct func() *calls.CCT) *Profile {
-	return &Profile{block: block, routines: routines, cct: cct, threads: map[uint32]*thread{}, edges: map[edgeKey]*edgeCost{}}
+	return &Profile{block: block, routines: routines, cct: cct, threads: map[uint32]*thread{}, edges: map[edgeKey]*edgeCost{}, fnOf: map[fnKey]fnID{}}
+}
+
+// intern returns the id of function k.
+func (p *Profile) intern(k fnKey) fnID {
+	if id, ok := p.fnOf[k]; ok {
+		return id
+	}
+	id := fnID(len(p.fns))
+	p.fns = append(p.fns, k)
+	p.fnOf[k] = id
+	return id
+}
+
+// routineFn returns the function of routine r.
+func (p *Profile) routineFn(r calls.RoutineID) fnID {
+	if int(r) < len(p.routineF) && p.routineF[r] != 0 {
+		return p.routineF[r] - 1
+	}
+	rt := p.routines().Get(r)
+	id := p.intern(routineKey(trace.Routine{Entry: rt.Entry, Name: rt.Name, Object: rt.Object}))
+	if int(r) >= len(p.routineF) {
+		p.routineF = slices.Grow(p.routineF, int(r)+1-len(p.routineF))[:r+1]
+	}
+	p.routineF[r] = id + 1
+	return id
+}
+
+// blockFn returns the function of block id, whose table entry is b.
+func (p *Profile) blockFn(id uint32, b *trace.BlockInfo) fnID {
+	if int(id) < len(p.blockF) && p.blockF[id] != 0 {
+		return p.blockF[id] - 1
+	}
+	f := p.intern(routineKey(b.Routine))
+	if int(id) >= len(p.blockF) {
+		p.blockF = slices.Grow(p.blockF, int(id)+1-len(p.blockF))[:id+1]
+	}
+	p.blockF[id] = f + 1
+	return f
 }
 
 // Needs: blocks with their lines, and calls, marked on blocks (no stack
@@ -272,10 +327,9 @@ func (p *Profile) blockEvent(ev *trace.Event, n uint64) {
 
 // call enters routine r in calling context ctx on thread t.
 func (p *Profile) call(t *thread, r calls.RoutineID, ctx calls.NodeID) {
-	rt := p.routines().Get(r)
-	f := frame{ctx: ctx, callee: routineKey(trace.Routine{Entry: rt.Entry, Name: rt.Name, Object: rt.Object}), ir: t.ir, bb: t.bb}
+	f := frame{ctx: ctx, callee: p.routineFn(r), ir: t.ir, bb: t.bb}
 	if b := p.block(t.last); b != nil && len(t.stack) > 0 {
-		f.caller, f.site = routineKey(b.Routine), t.last
+		f.caller, f.site = p.blockFn(t.last, b), t.last
 	}
 	t.stack = append(t.stack, f)
 }
@@ -312,15 +366,37 @@ func (p *Profile) pop(t *thread) {
 	if f.site == 0 {
 		return
 	}
+	e := p.edge(f)
+	e.calls++
+	e.ir += t.ir - f.ir
+	e.bb += t.bb - f.bb
+}
+
+type siteEdge struct {
+	callee fnID
+	cost   *edgeCost
+}
+
+// edge returns the cost of frame f's call edge.
+func (p *Profile) edge(f frame) *edgeCost {
+	if int(f.site) < len(p.bySite) {
+		for _, se := range p.bySite[f.site] {
+			if se.callee == f.callee {
+				return se.cost
+			}
+		}
+	}
 	k := edgeKey{caller: f.caller, callee: f.callee, site: f.site}
 	e := p.edges[k]
 	if e == nil {
 		e = &edgeCost{}
 		p.edges[k] = e
 	}
-	e.calls++
-	e.ir += t.ir - f.ir
-	e.bb += t.bb - f.bb
+	if int(f.site) >= len(p.bySite) {
+		p.bySite = slices.Grow(p.bySite, int(f.site)+1-len(p.bySite))[:f.site+1]
+	}
+	p.bySite[f.site] = append(p.bySite[f.site], siteEdge{f.callee, e})
+	return e
 }
 
 // Finish ends the activations still open (a program that exits from
@@ -407,7 +483,7 @@ func (p *Profile) functions() []*fnData {
 		}
 	}
 	for k, e := range p.edges {
-		f := get(k.caller)
+		f := get(p.fns[k.caller])
 		site := cost{file: "", ir: e.ir, bb: e.bb}
 		if b := p.block(k.site); b != nil {
 			// The call is the block's last instruction.
@@ -420,7 +496,7 @@ func (p *Profile) functions() []*fnData {
 				site.addr = b.Addr + uint64(starts[len(starts)-1])
 			}
 		}
-		f.calls = append(f.calls, call{callee: k.callee, site: site, calls: e.calls})
+		f.calls = append(f.calls, call{callee: p.fns[k.callee], site: site, calls: e.calls})
 	}
 	out := make([]*fnData, 0, len(fns))
 	for _, f := range fns {

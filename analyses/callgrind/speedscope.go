@@ -25,7 +25,11 @@ func (p *Profile) WriteSpeedscope(w io.Writer, name string) error {
 		cct = p.cct()
 	}
 	frames := map[string]int{}
+	byRoutine := map[calls.RoutineID]int{} // every stack names its routines again: one name each
 	frame := func(r calls.RoutineID) int {
+		if i, ok := byRoutine[r]; ok {
+			return i
+		}
 		rt := p.routines().Get(r)
 		n := routineKey(trace.Routine{Entry: rt.Entry, Name: rt.Name, Object: rt.Object}).name
 		i, ok := frames[n]
@@ -34,6 +38,7 @@ func (p *Profile) WriteSpeedscope(w io.Writer, name string) error {
 			frames[n] = i
 			f.Shared.Frames = append(f.Shared.Frames, report.SpeedscopeFrame{Name: n})
 		}
+		byRoutine[r] = i
 		return i
 	}
 	for ctx, self := range p.ctxSelf {

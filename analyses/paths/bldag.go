@@ -146,6 +146,16 @@ func BuildDAG(cfg *CFG, heads, tails []int32) *DAG {
 		}
 	}
 	out := make([][]int32, nb+2) // targets per vertex
+	// In one array, each block's with room for its successors and EXIT.
+	nt := 0
+	for i := range cfg.Blocks {
+		nt += len(cfg.Blocks[i].Succ) + 1
+	}
+	targets := make([]int32, 0, nt)
+	for i := range cfg.Blocks {
+		k := len(cfg.Blocks[i].Succ) + 1
+		out[BlockVertex(int32(i))], targets = targets[len(targets):len(targets):len(targets)+k], targets[:len(targets)+k]
+	}
 	for i := range cfg.Blocks {
 		b := int32(i)
 		if color[b] == white {
@@ -178,7 +188,7 @@ func BuildDAG(cfg *CFG, heads, tails []int32) *DAG {
 			out[v] = append(out[v], exit)
 		}
 	}
-	var edges []Edge
+	edges := make([]Edge, 0, nt+len(out[Entry]))
 	for v := range out {
 		ts := out[v]
 		slices.Sort(ts)
@@ -187,7 +197,7 @@ func BuildDAG(cfg *CFG, heads, tails []int32) *DAG {
 			edges = append(edges, Edge{int32(v), w})
 		}
 	}
-	g, err := NewGraph(nb+2, edges)
+	g, err := newGraph(nb+2, edges, true)
 	if err != nil {
 		panic(err) // the DFS removed every cycle
 	}
@@ -222,6 +232,14 @@ type rtEdge struct {
 func (d *DAG) runtime(labels []uint64) []vinfo {
 	g := d.G
 	vi := make([]vinfo, len(d.CFG.Blocks))
+	// Every block's successors in one array, each with room for its own.
+	n := 0
+	for i := range d.CFG.Blocks {
+		if d.Reached[i] {
+			n += len(g.Out[BlockVertex(int32(i))]) + len(d.Back[i])
+		}
+	}
+	all := make([]rtEdge, 0, n)
 	for _, ei := range g.Out[Entry] {
 		b := VertexBlock(g.Edges[ei].To)
 		vi[b].isHead, vi[b].headVal = true, labels[ei]
@@ -231,6 +249,8 @@ func (d *DAG) runtime(labels []uint64) []vinfo {
 		if !d.Reached[b] {
 			continue
 		}
+		k := len(g.Out[BlockVertex(b)]) + len(d.Back[b])
+		vi[b].succ, all = all[len(all):len(all):len(all)+k], all[:len(all)+k]
 		for _, ei := range g.Out[BlockVertex(b)] {
 			e := g.Edges[ei]
 			if e.To == g.Exit() {

@@ -46,21 +46,53 @@ func (g *Graph) Exit() int32 { return int32(g.N - 1) }
 // NewGraph returns the graph with n vertices and the given edges; each
 // vertex's out-edges keep the order in which they appear in edges.
 // Duplicate edges are kept once. It fails if the graph has a cycle.
-func NewGraph(n int, edges []Edge) (*Graph, error) {
+func NewGraph(n int, edges []Edge) (*Graph, error) { return newGraph(n, edges, false) }
+
+// newGraph is NewGraph; unique says edges has no duplicates (BuildDAG's,
+// made per vertex sorted and compacted), so that no set of edges is kept:
+// it was half of BuildDAG's time on a routine renumbered per learnt edge.
+func newGraph(n int, edges []Edge, unique bool) (*Graph, error) {
 	g := &Graph{N: n, Out: make([][]int32, n), In: make([][]int32, n)}
-	seen := map[Edge]bool{}
+	if len(edges) > 0 {
+		g.Edges = make([]Edge, 0, len(edges))
+	}
+	var seen map[Edge]bool
+	if !unique {
+		seen = map[Edge]bool{}
+	}
 	for _, e := range edges {
 		if e.From < 0 || int(e.From) >= n || e.To < 0 || int(e.To) >= n {
 			return nil, fmt.Errorf("paths: edge %d->%d outside %d vertices", e.From, e.To, n)
 		}
-		if seen[e] {
-			continue
+		if !unique {
+			if seen[e] {
+				continue
+			}
+			seen[e] = true
 		}
-		seen[e] = true
-		id := int32(len(g.Edges))
 		g.Edges = append(g.Edges, e)
-		g.Out[e.From] = append(g.Out[e.From], id)
-		g.In[e.To] = append(g.In[e.To], id)
+	}
+	// The per-vertex lists share two arrays, each list with the capacity
+	// of its degree (a routine renumbered per learnt edge grew them one
+	// append at a time).
+	outDeg, inDeg := make([]int32, n), make([]int32, n)
+	for _, e := range g.Edges {
+		outDeg[e.From]++
+		inDeg[e.To]++
+	}
+	outs, ins := make([]int32, len(g.Edges)), make([]int32, len(g.Edges))
+	for v, o, i := 0, int32(0), int32(0); v < n; v++ {
+		if outDeg[v] > 0 {
+			g.Out[v] = outs[o : o : o+outDeg[v]]
+		}
+		if inDeg[v] > 0 {
+			g.In[v] = ins[i : i : i+inDeg[v]]
+		}
+		o, i = o+outDeg[v], i+inDeg[v]
+	}
+	for id, e := range g.Edges {
+		g.Out[e.From] = append(g.Out[e.From], int32(id))
+		g.In[e.To] = append(g.In[e.To], int32(id))
 	}
 	if err := g.sortTopo(); err != nil {
 		return nil, err
@@ -111,10 +143,14 @@ type Numbering struct {
 	NumPaths []uint64 // per vertex; meaningless where Overflow
 	Val      []uint64 // per edge
 	// Overflow: NumPaths(ENTRY) does not fit in 63 bits. Val and NumPaths
-	// are then not usable as uint64; BigNumPaths and BigVal are.
-	Overflow    bool
-	BigNumPaths []*big.Int
-	BigVal      []*big.Int
+	// are then not usable as uint64; the big numbers (bigs) are.
+	Overflow bool
+	// bigNumPaths and bigVal are computed on first use (bigs): a routine
+	// whose numbering overflows is renumbered on every edge the run
+	// teaches, and the run itself needs only which labels are non-zero
+	// (NonZero), not the labels.
+	bigNumPaths []*big.Int
+	bigVal      []*big.Int
 }
 
 // MaxPaths bounds NumPaths(ENTRY) for 64-bit path registers (spec §1.3:
@@ -146,16 +182,18 @@ func BallLarus(g *Graph) *Numbering {
 		}
 		n.NumPaths[v] = np
 	}
-	if n.Overflow {
-		n.bigNumbers()
-	}
 	return n
 }
 
-func (n *Numbering) bigNumbers() {
+// bigs returns the exact labels and path counts of an overflowing
+// numbering, computing them on first use.
+func (n *Numbering) bigs() (numPaths, val []*big.Int) {
+	if n.bigVal != nil {
+		return n.bigNumPaths, n.bigVal
+	}
 	g := n.G
-	n.BigNumPaths = make([]*big.Int, g.N)
-	n.BigVal = make([]*big.Int, len(g.Edges))
+	n.bigNumPaths = make([]*big.Int, g.N)
+	n.bigVal = make([]*big.Int, len(g.Edges))
 	for i := len(g.topo) - 1; i >= 0; i-- {
 		v := g.topo[i]
 		np := new(big.Int)
@@ -163,18 +201,42 @@ func (n *Numbering) bigNumbers() {
 			np.SetInt64(1)
 		}
 		for _, ei := range g.Out[v] {
-			n.BigVal[ei] = new(big.Int).Set(np)
-			np.Add(np, n.BigNumPaths[g.Edges[ei].To])
+			n.bigVal[ei] = new(big.Int).Set(np)
+			np.Add(np, n.bigNumPaths[g.Edges[ei].To])
 		}
-		n.BigNumPaths[v] = np
+		n.bigNumPaths[v] = np
 	}
+	return n.bigNumPaths, n.bigVal
+}
+
+// NonZero returns, per edge, 1 where the edge's exact label is non-zero
+// (a probe), 0 elsewhere, without the labels: Val(e) is the sum of
+// NumPaths over the targets of v's earlier out-edges, so it is non-zero
+// exactly when one of them reaches EXIT.
+func (n *Numbering) NonZero() []uint64 {
+	g := n.G
+	reach := make([]bool, g.N)
+	nz := make([]uint64, len(g.Edges))
+	for i := len(g.topo) - 1; i >= 0; i-- {
+		v := g.topo[i]
+		r := v == g.Exit()
+		for _, ei := range g.Out[v] {
+			if r {
+				nz[ei] = 1
+			}
+			r = r || reach[g.Edges[ei].To]
+		}
+		reach[v] = r
+	}
+	return nz
 }
 
 // Total returns NumPaths(ENTRY) as a decimal string (exact also when it
 // overflows 64 bits).
 func (n *Numbering) Total() string {
 	if n.Overflow {
-		return n.BigNumPaths[Entry].String()
+		np, _ := n.bigs()
+		return np[Entry].String()
 	}
 	return fmt.Sprint(n.NumPaths[Entry])
 }
@@ -218,7 +280,8 @@ func (n *Numbering) EncodeBig(path []int32) (*big.Int, bool) {
 			return nil, false
 		}
 		if n.Overflow {
-			id.Add(id, n.BigVal[ei])
+			_, val := n.bigs()
+			id.Add(id, val[ei])
 		} else {
 			id.Add(id, new(big.Int).SetUint64(n.Val[ei]))
 		}
@@ -267,7 +330,8 @@ func (n *Numbering) DecodeBig(id *big.Int) ([]int32, error) {
 		return n.Decode(id.Uint64())
 	}
 	g := n.G
-	if id.Sign() < 0 || id.Cmp(n.BigNumPaths[Entry]) >= 0 {
+	numPaths, val := n.bigs()
+	if id.Sign() < 0 || id.Cmp(numPaths[Entry]) >= 0 {
 		return nil, fmt.Errorf("paths: id %s out of range", id)
 	}
 	v, r := int32(Entry), new(big.Int).Set(id)
@@ -275,14 +339,14 @@ func (n *Numbering) DecodeBig(id *big.Int) ([]int32, error) {
 	for v != g.Exit() {
 		best := int32(-1)
 		for _, ei := range g.Out[v] {
-			if n.BigVal[ei].Cmp(r) <= 0 && (best < 0 || n.BigVal[ei].Cmp(n.BigVal[best]) >= 0) {
+			if val[ei].Cmp(r) <= 0 && (best < 0 || val[ei].Cmp(val[best]) >= 0) {
 				best = ei
 			}
 		}
 		if best < 0 {
 			return nil, fmt.Errorf("paths: id %s: stuck at vertex %d", id, v)
 		}
-		r.Sub(r, n.BigVal[best])
+		r.Sub(r, val[best])
 		v = g.Edges[best].To
 		path = append(path, v)
 	}

@@ -174,3 +174,62 @@ func TestBallLarusOverflow(t *testing.T) {
 		t.Fatalf("decode: %v %v", back, err)
 	}
 }
+
+// NonZero, computed without the labels, flags exactly the edges whose
+// exact (big) label is non-zero, on random DAGs of BuildDAG and on random
+// graphs with vertices that do not reach EXIT (NumPaths 0); and the big
+// numbers, computed on first use, agree with the 64-bit ones.
+func TestNonZeroMatchesBigLabels(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	check := func(iter int, n *Numbering) {
+		t.Helper()
+		nz := n.NonZero()
+		numPaths, val := n.bigs()
+		for ei, v := range val {
+			if want := uint64(min(v.Sign(), 1)); nz[ei] != want {
+				t.Fatalf("iter %d: edge %d: NonZero %d, label %s", iter, ei, nz[ei], v)
+			}
+			if !n.Overflow && v.Uint64() != n.Val[ei] {
+				t.Fatalf("iter %d: edge %d: big label %s, Val %d", iter, ei, v, n.Val[ei])
+			}
+		}
+		if !n.Overflow && numPaths[Entry].Uint64() != n.NumPaths[Entry] {
+			t.Fatalf("iter %d: NumPaths %s against %d", iter, numPaths[Entry], n.NumPaths[Entry])
+		}
+	}
+	for iter := 0; iter < 500; iter++ {
+		cfg := randomCFG(r, 1+r.Intn(12))
+		var heads, tails []int32
+		for range r.Intn(3) {
+			heads = append(heads, int32(r.Intn(len(cfg.Blocks))))
+			tails = append(tails, int32(r.Intn(len(cfg.Blocks))))
+		}
+		check(iter, BuildDAG(cfg, heads, tails).Num)
+		// A random DAG (edges from lower to higher vertices), EXIT the
+		// last vertex, some vertices without a way to it.
+		nv := 2 + r.Intn(10)
+		var edges []Edge
+		for v := 0; v < nv-1; v++ {
+			for range r.Intn(4) {
+				edges = append(edges, Edge{int32(v), int32(v + 1 + r.Intn(nv-1-v))})
+			}
+		}
+		g, err := NewGraph(nv, edges)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(iter, BallLarus(g))
+	}
+	// The chain of 70 diamonds overflows: every second out-edge is a probe.
+	var succ [][]int32
+	for i := 0; i < 70; i++ {
+		b := int32(len(succ))
+		succ = append(succ, []int32{b + 1, b + 2}, []int32{b + 3}, []int32{b + 3})
+	}
+	succ = append(succ, nil)
+	d := BuildDAG(cfgOf(succ, int32(len(succ)-1)), nil, nil)
+	if !d.Num.Overflow {
+		t.Fatal("no overflow")
+	}
+	check(-1, d.Num)
+}

@@ -50,7 +50,7 @@ func (p *Profiler) MemoryBytes() uint64 {
 			n += uint64(len(rt.counts)) * mapEntryBytes
 		}
 		if rt.tr != nil {
-			n += uint64(len(rt.tr.parent)) * trieNodeBytes
+			n += uint64(rt.tr.size) * trieNodeBytes
 		}
 	}
 	for _, th := range p.threads {

@@ -150,11 +150,78 @@ func sameBlocks(a, b *CFG) bool {
 	return true
 }
 
+// Tests: testNoRerank turns rebuildWith's rerank off, testReranks counts
+// the reranks.
+var (
+	testNoRerank bool
+	testReranks  int
+)
+
+// keepsPaths reports whether the run-time tables now (vi) keep every edge
+// of the old ones (old) with its kind (DAG or back edge), every head and
+// every exit: every counted path and every path in progress is then a
+// path (or a prefix) of the new DAG as it is, with no new cut, head or
+// tail (rebuildWith would walk each to itself).
+func keepsPaths(old, vi []vinfo) bool {
+	if len(old) != len(vi) {
+		return false
+	}
+	for b := range old {
+		o, n := &old[b], &vi[b]
+		if o.isHead && !n.isHead || o.hasExit && !n.hasExit {
+			return false
+		}
+	next:
+		for _, e := range o.succ {
+			for _, f := range n.succ {
+				if f.to == e.to {
+					if f.back != e.back {
+						return false
+					}
+					continue next
+				}
+			}
+			return false
+		}
+	}
+	return true
+}
+
 // rebuildWith is rebuild with update making rt's new CFG and DAG, called
 // once the old paths are read (their blocks come from the old DAG and
 // CFG).
 func (p *Profiler) rebuildWith(rt *routine, update func()) {
-	oldCFG := rt.cfg
+	oldCFG, oldVI := rt.cfg, rt.vi
+	updated, newBig := false, false
+	if rt.big && rt.tr != nil {
+		// A big routine's paths are trie nodes, not numbers: the
+		// renumbering changes none of them when the new DAG keeps every
+		// edge, head and exit of the old one as it was (a learnt edge
+		// that leaves the DFS as it was, the common case), and then
+		// only the trie's order is rebuilt (rerank), not the trie and
+		// the counts (which walked every path again: python3's eval
+		// loop is renumbered once per learnt edge).
+		update()
+		if rt.big && !testNoRerank && sameBlocks(oldCFG, rt.cfg) && keepsPaths(oldVI, rt.vi) {
+			testReranks++
+			keys, _ := rt.sortedCounts()
+			var lives []int32
+			for _, t := range p.sortedThreads() {
+				for i := range t.frames {
+					if f := &t.frames[i]; f.rt == rt && f.cur >= 0 {
+						lives = append(lives, int32(f.r))
+					}
+				}
+			}
+			rt.tr.rerank(keys, lives)
+			p.accountBuild(rt)
+			return
+		}
+		// The paths are read from the trie, which the update left as
+		// it was (as from a big routine's, whatever the new DAG is).
+		updated, newBig = true, rt.big
+		rt.big = true
+	}
 	type counted struct {
 		seq   []int32
 		count uint64
@@ -189,7 +256,11 @@ func (p *Profiler) rebuildWith(rt *routine, update func()) {
 			lives = append(lives, live{f, seq})
 		}
 	}
-	update()
+	if updated {
+		rt.big = newBig
+	} else {
+		update()
+	}
 	if !sameBlocks(oldCFG, rt.cfg) {
 		for i := range olds {
 			olds[i].seq = rt.expand(oldCFG, olds[i].seq, 0)
@@ -224,9 +295,16 @@ func (p *Profiler) rebuildWith(rt *routine, update func()) {
 		}
 		rt.number()
 	}
+	oldTrie := rt.tr
 	rt.tr = nil
 	if rt.big {
-		rt.tr = newTrie()
+		// The old paths make about as many nodes again: a map sized
+		// for them does not grow while they are walked.
+		n := 0
+		if oldTrie != nil {
+			n = oldTrie.size
+		}
+		rt.tr = newTrieSize(n)
 	}
 	rt.resetCounts()
 	p.accountBuild(rt)

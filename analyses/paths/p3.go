@@ -286,15 +286,7 @@ func taskCosts(ts []Task) []int {
 	return cs
 }
 
-func bigNonZero(n *Numbering) []uint64 {
-	nz := make([]uint64, len(n.BigVal))
-	for i, v := range n.BigVal {
-		if v.Sign() != 0 {
-			nz[i] = 1
-		}
-	}
-	return nz
-}
+func bigNonZero(n *Numbering) []uint64 { return n.NonZero() }
 
 // copyProc is Algorithm 2 lines 18-22 for copy c and procedure pi: the
 // union of the copy's tasks of the procedure, profiled with Ball-Larus if

@@ -61,6 +61,10 @@ type Profiler struct {
 	// paths' records, the routines whose counts are in maps.
 	built, truncBytes uint64
 	growing           []*routine
+	// noRet caches NoReturn per routine id of Call events (1: returns,
+	// 2: never returns, 0: not known yet): a name lookup per call was a
+	// string hash per call.
+	noRet []uint8
 }
 
 type rkey struct {
@@ -224,7 +228,7 @@ func (p *Profiler) call(ev *trace.Event) {
 				}
 				s[f.lastEnd] = true
 			}
-			if p.opt.Routines != nil && int(ev.Block) < p.opt.Routines().Len() {
+			if p.opt.Routines != nil && int(ev.Block) < p.opt.Routines().Len() && p.noReturnID(calls.RoutineID(ev.Block)) {
 				p.noReturnCall(f, p.opt.Routines().Get(calls.RoutineID(ev.Block)).Name)
 			}
 		}
@@ -859,6 +863,20 @@ func (rt *routine) hasEdgeTo(b int32, addr uint64) bool {
 		}
 	}
 	return false
+}
+
+// noReturnID reports whether the routine of Call events' id never returns.
+func (p *Profiler) noReturnID(id calls.RoutineID) bool {
+	if int(id) >= len(p.noRet) {
+		p.noRet = append(p.noRet, make([]uint8, int(id)+1-len(p.noRet))...)
+	}
+	if p.noRet[id] == 0 {
+		p.noRet[id] = 1
+		if NoReturn(p.opt.Routines().Get(id).Name) {
+			p.noRet[id] = 2
+		}
+	}
+	return p.noRet[id] == 2
 }
 
 // noReturnCall handles f's call of the routine called name: a call of a

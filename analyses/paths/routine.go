@@ -137,6 +137,9 @@ func (rt *routine) linkBlocks(from, to int32) {
 	rt.number()
 }
 
+// testBig makes every routine big (paths as trie nodes) in tests.
+var testBig bool
+
 // number builds the DAG of the current CFG with the current heads and tails.
 func (rt *routine) number() {
 	cfg := rt.cfg
@@ -152,7 +155,7 @@ func (rt *routine) number() {
 		}
 	}
 	rt.dag = BuildDAG(cfg, heads, tails)
-	rt.big = rt.dag.Num.Overflow
+	rt.big = rt.dag.Num.Overflow || testBig
 	if rt.big {
 		rt.vi = rt.dag.runtime(make([]uint64, len(rt.dag.G.Edges)))
 		nz := rt.bigNonZero()
@@ -165,15 +168,7 @@ func (rt *routine) number() {
 }
 
 // bigNonZero is the probe flags (label != 0) of an overflowing numbering.
-func (rt *routine) bigNonZero() []uint64 {
-	nz := make([]uint64, len(rt.dag.G.Edges))
-	for i, v := range rt.dag.Num.BigVal {
-		if v.Sign() != 0 {
-			nz[i] = 1
-		}
-	}
-	return nz
-}
+func (rt *routine) bigNonZero() []uint64 { return rt.dag.Num.NonZero() }
 
 // markNonZero sets the probe flags of the run-time tables: from nz (one per
 // edge) when given, else from the labels themselves.
@@ -355,26 +350,77 @@ func (rt *routine) addTail(end uint64) bool {
 // trie interns block sequences (paths of routines whose ids do not fit in
 // 64 bits): a node is a sequence, its parent the sequence without its last
 // block.
+//
+// A node keeps its index for good, and rank is the index it would have if
+// the trie were built anew at every renumbering that changes no path
+// (rerank): the old paths in order of their ranks, then the paths in
+// progress, a node for every prefix in order of first sight, and after it
+// new nodes in order of creation. The count keys are in rank order as
+// they were when every renumbering rebuilt the trie, so what depends on
+// that order (the heads and tails a later renumbering adds for the old
+// paths, in their order) is unchanged.
 type trie struct {
 	parent []int32
 	block  []int32
 	child  map[uint64]int32
+	rank   []int32 // per node: its rank, -1 when the rebuilt trie would not have it
+	size   int     // nodes the rebuilt trie would have (ranks 0..size-1)
 }
 
-func newTrie() *trie { return &trie{child: map[uint64]int32{}} }
+func newTrie() *trie { return newTrieSize(0) }
+
+// newTrieSize returns a trie with room for n nodes.
+func newTrieSize(n int) *trie {
+	return &trie{child: make(map[uint64]int32, n), parent: make([]int32, 0, n), block: make([]int32, 0, n), rank: make([]int32, 0, n)}
+}
 
 // next returns the node of node's sequence followed by block b (node -1:
 // the sequence of b alone).
 func (t *trie) next(node, b int32) int32 {
 	k := uint64(uint32(node))<<32 | uint64(uint32(b))
 	if n, ok := t.child[k]; ok {
+		if t.rank[n] < 0 {
+			// Dropped by the last rerank: a rebuilt trie would make
+			// the node now.
+			t.rank[n] = int32(t.size)
+			t.size++
+		}
 		return n
 	}
 	n := int32(len(t.parent))
 	t.parent = append(t.parent, node)
 	t.block = append(t.block, b)
+	t.rank = append(t.rank, int32(t.size))
+	t.size++
 	t.child[k] = n
 	return n
+}
+
+// rerank gives the nodes the ranks that a trie built anew from the
+// sequences of keys (in order), then of lives, would give them as
+// indices: each sequence's prefixes that have none yet, shortest first.
+func (t *trie) rerank(keys []uint64, lives []int32) {
+	for i := range t.rank {
+		t.rank[i] = -1
+	}
+	t.size = 0
+	var chain []int32
+	visit := func(n int32) {
+		chain = chain[:0]
+		for m := n; m >= 0 && t.rank[m] < 0; m = t.parent[m] {
+			chain = append(chain, m)
+		}
+		for i := len(chain) - 1; i >= 0; i-- {
+			t.rank[chain[i]] = int32(t.size)
+			t.size++
+		}
+	}
+	for _, k := range keys {
+		visit(int32(k))
+	}
+	for _, n := range lives {
+		visit(n)
+	}
 }
 
 // seq returns node's block sequence.
@@ -413,7 +459,13 @@ func (rt *routine) sortedCounts() (keys, counts []uint64) {
 	for k := range rt.counts {
 		keys = append(keys, k)
 	}
-	slices.Sort(keys)
+	if rt.big && rt.tr != nil {
+		// Trie nodes, in the order of their ranks (trie).
+		r := rt.tr.rank
+		slices.SortFunc(keys, func(a, b uint64) int { return int(r[a]) - int(r[b]) })
+	} else {
+		slices.Sort(keys)
+	}
 	for _, k := range keys {
 		counts = append(counts, rt.counts[k])
 	}

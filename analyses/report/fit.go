@@ -3,9 +3,11 @@
 package report
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 )
 
 // PowerFit is a least-squares fit of y = A + B·x^C.
@@ -30,6 +32,50 @@ const (
 // golden-section search around the best grid point. x values must be
 // non-negative.
 func FitPower(xs, ys []float64) (PowerFit, error) {
+	// A fit is a pure function of the points, and emuprof profile fits
+	// every routine's points twice: for the text summary at the end of
+	// the run, and for report.html from the files it wrote (trms). The
+	// second is read from fits.
+	key := make([]byte, 0, 16*len(xs)+8)
+	key = binary.LittleEndian.AppendUint64(key, uint64(len(xs)))
+	for i := range xs {
+		key = binary.LittleEndian.AppendUint64(key, math.Float64bits(xs[i]))
+	}
+	for i := range ys {
+		key = binary.LittleEndian.AppendUint64(key, math.Float64bits(ys[i]))
+	}
+	fitsMu.Lock()
+	r, ok := fits[string(key)]
+	fitsMu.Unlock()
+	if ok {
+		return r.fit, r.err
+	}
+	fit, err := fitPower(xs, ys)
+	if len(xs) >= 3 {
+		fitsMu.Lock()
+		if len(fits) >= maxFits {
+			clear(fits)
+		}
+		fits[string(key)] = fitResult{fit, err}
+		fitsMu.Unlock()
+	}
+	return fit, err
+}
+
+// fits remembers FitPower's results by their points (at most maxFits).
+var (
+	fitsMu sync.Mutex
+	fits   = map[string]fitResult{}
+)
+
+const maxFits = 1 << 16
+
+type fitResult struct {
+	fit PowerFit
+	err error
+}
+
+func fitPower(xs, ys []float64) (PowerFit, error) {
 	if len(xs) != len(ys) {
 		return PowerFit{}, fmt.Errorf("report: fit: %d x values but %d y values", len(xs), len(ys))
 	}
