@@ -222,6 +222,9 @@ uc_err emu_mem_unmap(uc_engine *uc, uint64_t addr, size_t n);
 uc_err emu_mem_protect(uc_engine *uc, uint64_t addr, size_t n, uint32_t perms);
 uc_err emu_close(uc_engine *uc);
 uint64_t *emu_rsp_slot(uc_engine *uc);
+// emu_read_self copies n bytes of this process at src into dst, or
+// returns 0 where they cannot be read (unicornfix.c).
+int emu_read_self(void *dst, const void *src, size_t n);
 uint64_t emu_page_collections(void);
 uint64_t emu_mapping_hits(void);
 // uc_emu_start(uc, pc, 0, 0, 0), with the engine known to the TLB fill;

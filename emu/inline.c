@@ -206,16 +206,6 @@ void uc_add_inline_hook_x86_64(struct uc_struct *uc, struct hook201 *hk, void **
 	real(uc, hk, args, n);
 }
 
-static int read_self(void *dst, const void *src, size_t n) {
-	int fds[2];
-	if (pipe(fds) != 0)
-		return 0;
-	int ok = write(fds[1], src, n) == (ssize_t)n && read(fds[0], dst, n) == (ssize_t)n;
-	close(fds[0]);
-	close(fds[1]);
-	return ok;
-}
-
 // emu_inline_check runs once hook_count is added to s's engine as h: the
 // hook's fields must read back where 2.0.1 keeps them, and uc->tcg_ctx
 // must be where 2.0.1 keeps it (the context's uc points back). Else
@@ -226,10 +216,10 @@ void emu_inline_check(struct emu_state *s, uc_hook h, void *callback) {
 		struct hook201 got;
 		char *ctx = NULL;
 		void *back = NULL;
-		int ok = uc_version(NULL, NULL) >> 8 == UC201_VERSION && read_self(&got, (void *)h, sizeof got) &&
+		int ok = uc_version(NULL, NULL) >> 8 == UC201_VERSION && emu_read_self(&got, (void *)h, sizeof got) &&
 		         got.type == UC_HOOK_BLOCK && got.callback == callback && got.user_data == s && got.begin == 1 &&
-		         got.end == 0 && read_self(&ctx, (char *)s->uc + UC201_TCG_CTX, sizeof ctx) && ctx != NULL &&
-		         read_self(&back, ctx + UC201_CTX_UC, sizeof back) && back == (void *)s->uc;
+		         got.end == 0 && emu_read_self(&ctx, (char *)s->uc + UC201_TCG_CTX, sizeof ctx) && ctx != NULL &&
+		         emu_read_self(&back, ctx + UC201_CTX_UC, sizeof back) && back == (void *)s->uc;
 		void **fn = (void **)&tcg;
 		for (size_t i = 0; ok && i < sizeof tcg_names / sizeof tcg_names[0]; i++)
 			ok = (fn[i] = dlsym(RTLD_DEFAULT, tcg_names[i])) != NULL;

@@ -144,12 +144,12 @@ uint64_t emu_mapping_hits(void) { return mapping_hits; }
 #define UC201_CPU 384            // offsetof(struct uc_struct, cpu)
 #define UC201_RSP 34672          // offsetof(X86CPU, env.regs[R_ESP])
 
-// read_self copies n bytes (at most a pipe's buffer) at src, or reports
+// emu_read_self copies n bytes (at most a pipe's buffer) at src, or reports
 // that it cannot: a wrong guess of a layout reads nothing instead of
 // faulting. write(2) checks the source like any system call (EFAULT),
 // and a pipe needs no permission (process_vm_readv would, under some
 // seccomp profiles).
-static int read_self(void *dst, const void *src, size_t n) {
+int emu_read_self(void *dst, const void *src, size_t n) {
 	int fds[2];
 	if (pipe(fds) != 0)
 		return 0;
@@ -163,7 +163,7 @@ uint64_t *emu_rsp_slot(uc_engine *uc) {
 	if (uc_version(NULL, NULL) >> 8 != UC201_VERSION)
 		return NULL;
 	char *cpu;
-	if (!read_self(&cpu, (char *)uc + UC201_CPU, sizeof cpu) || !cpu)
+	if (!emu_read_self(&cpu, (char *)uc + UC201_CPU, sizeof cpu) || !cpu)
 		return NULL;
 	uint64_t *slot = (uint64_t *)(cpu + UC201_RSP);
 	static const uint64_t probes[2] = {0x5a17e0f1d2c3b4a5ull, 0x0123456789abcdefull};
@@ -172,7 +172,7 @@ uint64_t *emu_rsp_slot(uc_engine *uc) {
 		return NULL;
 	for (int i = 0; i < 2; i++) {
 		if (uc_reg_write(uc, UC_X86_REG_RSP, &probes[i]) != UC_ERR_OK ||
-		    !read_self(&got, slot, sizeof got) || got != probes[i]) {
+		    !emu_read_self(&got, slot, sizeof got) || got != probes[i]) {
 			slot = NULL;
 			break;
 		}
@@ -355,8 +355,8 @@ static void check_layout(struct uc_struct *uc, uint64_t addr, size_t n, uint32_t
 		void *uc;
 		uint32_t perms;
 	} got;
-	ok = mr && read_self(&got.addr, mr + UC201_MR_ADDR, 8) && read_self(&got.end, mr + UC201_MR_END, 8) &&
-	     read_self(&got.uc, mr + UC201_MR_UC, 8) && read_self(&got.perms, mr + UC201_MR_PERMS, 4) &&
+	ok = mr && emu_read_self(&got.addr, mr + UC201_MR_ADDR, 8) && emu_read_self(&got.end, mr + UC201_MR_END, 8) &&
+	     emu_read_self(&got.uc, mr + UC201_MR_UC, 8) && emu_read_self(&got.perms, mr + UC201_MR_PERMS, 4) &&
 	     got.addr == addr && got.end == addr + n && got.uc == uc && got.perms == perms;
 	if (ok) {
 		real_set_page = sp;
