@@ -150,13 +150,6 @@ func sameBlocks(a, b *CFG) bool {
 	return true
 }
 
-// Tests: testNoRerank turns rebuildWith's rerank off, testReranks counts
-// the reranks.
-var (
-	testNoRerank bool
-	testReranks  int
-)
-
 // keepsPaths reports whether the run-time tables now (vi) keep every edge
 // of the old ones (old) with its kind (DAG or back edge), every head and
 // every exit: every counted path and every path in progress is then a
@@ -202,8 +195,8 @@ func (p *Profiler) rebuildWith(rt *routine, update func()) {
 		// the counts (which walked every path again: python3's eval
 		// loop is renumbered once per learnt edge).
 		update()
-		if rt.big && !testNoRerank && sameBlocks(oldCFG, rt.cfg) && keepsPaths(oldVI, rt.vi) {
-			testReranks++
+		if rt.big && !p.noRerank && sameBlocks(oldCFG, rt.cfg) && keepsPaths(oldVI, rt.vi) {
+			p.reranks++
 			keys, _ := rt.sortedCounts()
 			var lives []int32
 			for _, t := range p.sortedThreads() {

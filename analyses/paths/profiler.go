@@ -41,6 +41,10 @@ type Profiler struct {
 	cache    []cacheEntry
 	threads  map[uint32]*thread
 	cur      *thread
+	// For tests: allBig makes every routine big (paths as trie nodes),
+	// noRerank turns rebuildWith's rerank off; reranks counts them.
+	allBig, noRerank bool
+	reranks          int
 	// Hits is the hit count ([P3] §4): executions of edges with a
 	// non-zero label, dummy edges included.
 	Hits uint64
@@ -463,7 +467,7 @@ func (p *Profiler) routineOf(bi *trace.BlockInfo) *routine {
 	if rt := p.routines[k]; rt != nil {
 		return rt
 	}
-	rt := &routine{seq: len(p.list), info: bi.Routine, trunc: map[string]*truncRec{}}
+	rt := &routine{seq: len(p.list), info: bi.Routine, trunc: map[string]*truncRec{}, allBig: p.allBig}
 	rt.end = routineEnd(p.opt.Symbols, bi.Routine.Entry, bi.Addr+uint64(bi.Len))
 	var code Code
 	var oc *objCode

@@ -41,8 +41,6 @@ func profileState(t *testing.T, p *Profiler) string {
 // and the counted paths in key order are those of rebuilding the trie at
 // every renumbering.
 func TestRerankAsRebuild(t *testing.T) {
-	testBig = true
-	defer func() { testBig, testNoRerank, testReranks = false, false, 0 }()
 	rnd := rand.New(rand.NewSource(11))
 	reranked, rebuilt := 0, 0
 	for iter := 0; iter < 400; iter++ {
@@ -72,8 +70,8 @@ func TestRerankAsRebuild(t *testing.T) {
 		}
 		rnd.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		run := func(rerank bool) (string, int) {
-			testNoRerank, testReranks = !rerank, 0
 			rn := newRunner(p)
+			rn.allBig, rn.noRerank = true, !rerank
 			pos := make([]int, len(walks))
 			for _, i := range order {
 				rn.run(uint32(i+1), walks[i][pos[i]])
@@ -85,7 +83,7 @@ func TestRerankAsRebuild(t *testing.T) {
 					t.Fatalf("iter %d: %s is not big", iter, rt.info.Name)
 				}
 			}
-			return profileState(t, prof), testReranks
+			return profileState(t, prof), prof.reranks
 		}
 		want, _ := run(false)
 		got, n := run(true)

@@ -21,6 +21,8 @@ type routine struct {
 	info trace.Routine
 	end  uint64 // range end (exclusive)
 	code Code   // nil: no code on disk (CFG from execution only)
+	// allBig (tests) makes the routine big whatever its path count.
+	allBig bool
 	// noReturn tells whether a direct call target never returns.
 	noReturn func(uint64) bool
 
@@ -137,9 +139,6 @@ func (rt *routine) linkBlocks(from, to int32) {
 	rt.number()
 }
 
-// testBig makes every routine big (paths as trie nodes) in tests.
-var testBig bool
-
 // number builds the DAG of the current CFG with the current heads and tails.
 func (rt *routine) number() {
 	cfg := rt.cfg
@@ -155,7 +154,7 @@ func (rt *routine) number() {
 		}
 	}
 	rt.dag = BuildDAG(cfg, heads, tails)
-	rt.big = rt.dag.Num.Overflow || testBig
+	rt.big = rt.dag.Num.Overflow || rt.allBig
 	if rt.big {
 		rt.vi = rt.dag.runtime(make([]uint64, len(rt.dag.G.Edges)))
 		nz := rt.bigNonZero()
