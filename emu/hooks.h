@@ -148,8 +148,8 @@ struct emu_state {
 		uint32_t insns;
 	} hot[HOT_SLOTS];
 	// Inline counting (inline.c): the generated code of a block counts it
-	// itself while insns + its count <= inline_budget (the budget, capped;
-	// 0 when every block must call the hook), else calls the hook. Each
+	// itself while insns + its count <= inline_budget (the budget, capped),
+	// else calls the hook. Each
 	// translation's count is a slot in slot chunks, 1<<63 until the hook
 	// has found the block in the table (reset with it).
 	uint64_t inline_budget;

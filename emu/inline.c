@@ -18,9 +18,9 @@
 // (the Go decoder's, so virtual time is unchanged), SLOT_UNKNOWN until
 // the first call found the block there with no speedup saving. The fast
 // path is taken only where hook_count would count the block as it is:
-// inline_budget is at most the budget, and 0 when memory events want
-// each block's time (eager_time); SLOT_UNKNOWN (1<<63) passes any
-// inline_budget (capped at 1<<62). The hook's other bookkeeping
+// inline_budget is at most the budget, and SLOT_UNKNOWN (1<<63) passes
+// any inline_budget (capped at 1<<62); engines whose memory events take
+// each block's time (eager_time) never count inline (emu_install_base). The hook's other bookkeeping
 // (no_event, its cache of counts) serves events, which an engine with
 // hook_count makes only for memory, and those engines keep the hook. A block the hook stops leaves
 // last_block and last_len at it: they are read only after a fault, and

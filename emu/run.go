@@ -75,9 +75,6 @@ func (e *Engine) run(pc, budget uint64) cpu.Stop {
 	// Inline counting (inline.c) takes its fast path only below this: a
 	// slot's SLOT_UNKNOWN (1<<63) must pass it.
 	e.st.inline_budget = C.uint64_t(min(budget, 1<<62))
-	if e.st.eager_time != 0 {
-		e.st.inline_budget = 0
-	}
 	e.st.reason = C.STOP_NONE
 	e.st.fault_pc = 0
 	e.st.last_block, e.st.last_len = 0, 0
