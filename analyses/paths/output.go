@@ -150,7 +150,7 @@ func (p *Profiler) routineProfile(rt *routine, execs []pathExec, lost uint64) Ro
 		}
 	}
 	if rt.big {
-		r.Probes = Probes(rt.bigNonZero())
+		r.Probes = Probes(rt.dag.Num.NonZero())
 	} else {
 		r.Probes = Probes(rt.dag.Num.Val)
 	}

@@ -253,7 +253,7 @@ func planWith(procs []Proc, k int, opt PlanOptions, threshK int) *Plan {
 			}
 			cost := 0
 			if p.BL.Overflow {
-				cost = Probes(bigNonZero(p.BL))
+				cost = Probes(p.BL.NonZero())
 			} else {
 				cost = Probes(p.BL.Val)
 			}
@@ -286,8 +286,6 @@ func taskCosts(ts []Task) []int {
 	return cs
 }
 
-func bigNonZero(n *Numbering) []uint64 { return n.NonZero() }
-
 // copyProc is Algorithm 2 lines 18-22 for copy c and procedure pi: the
 // union of the copy's tasks of the procedure, profiled with Ball-Larus if
 // it is every edge, with PSPP otherwise, not at all if empty.
@@ -312,7 +310,7 @@ func (pl *Plan) copyProc(c, pi int) CopyProc {
 		if p.BL.Overflow {
 			// Ids beyond 64 bits: the copy counts block sequences
 			// (CopyProfile.BigCounts); Labels only flag the probes.
-			cp.Labels = bigNonZero(p.BL)
+			cp.Labels = p.BL.NonZero()
 		}
 		if labels, ok := hotLabels(p, pl.Weights[pi]); ok {
 			cp.Labels, cp.Hot = labels, true
@@ -1009,7 +1007,7 @@ func profileCost(p Proc, t Task, whole bool, weights []uint64) int {
 	var labels []uint64
 	switch {
 	case whole && p.BL.Overflow:
-		labels = bigNonZero(p.BL)
+		labels = p.BL.NonZero()
 	case whole:
 		labels = p.BL.Val
 		if l, ok := hotLabels(p, weights); ok {

@@ -157,7 +157,7 @@ func (rt *routine) number() {
 	rt.big = rt.dag.Num.Overflow || rt.allBig
 	if rt.big {
 		rt.vi = rt.dag.runtime(make([]uint64, len(rt.dag.G.Edges)))
-		nz := rt.bigNonZero()
+		nz := rt.dag.Num.NonZero()
 		rt.markNonZero(nz)
 	} else {
 		rt.vi = rt.dag.runtime(rt.dag.Num.Val)
@@ -165,9 +165,6 @@ func (rt *routine) number() {
 	}
 	rt.version++
 }
-
-// bigNonZero is the probe flags (label != 0) of an overflowing numbering.
-func (rt *routine) bigNonZero() []uint64 { return rt.dag.Num.NonZero() }
 
 // markNonZero sets the probe flags of the run-time tables: from nz (one per
 // edge) when given, else from the labels themselves.
