@@ -193,29 +193,29 @@ func (p *Profile) intern(k fnKey) fnID {
 
 // routineFn returns the function of routine r.
 func (p *Profile) routineFn(r calls.RoutineID) fnID {
-	if int(r) < len(p.routineF) && p.routineF[r] != 0 {
-		return p.routineF[r] - 1
-	}
-	rt := p.routines().Get(r)
-	id := p.intern(routineKey(trace.Routine{Entry: rt.Entry, Name: rt.Name, Object: rt.Object}))
-	if int(r) >= len(p.routineF) {
-		p.routineF = slices.Grow(p.routineF, int(r)+1-len(p.routineF))[:r+1]
-	}
-	p.routineF[r] = id + 1
-	return id
+	return p.memoFn(&p.routineF, int(r), func() fnKey {
+		rt := p.routines().Get(r)
+		return routineKey(trace.Routine{Entry: rt.Entry, Name: rt.Name, Object: rt.Object})
+	})
 }
 
 // blockFn returns the function of block id, whose table entry is b.
 func (p *Profile) blockFn(id uint32, b *trace.BlockInfo) fnID {
-	if int(id) < len(p.blockF) && p.blockF[id] != 0 {
-		return p.blockF[id] - 1
+	return p.memoFn(&p.blockF, int(id), func() fnKey { return routineKey(b.Routine) })
+}
+
+// memoFn returns the function remembered at (*tbl)[i] (fnID+1; 0: not
+// yet), interning key() there on first use.
+func (p *Profile) memoFn(tbl *[]fnID, i int, key func() fnKey) fnID {
+	if i < len(*tbl) && (*tbl)[i] != 0 {
+		return (*tbl)[i] - 1
 	}
-	f := p.intern(routineKey(b.Routine))
-	if int(id) >= len(p.blockF) {
-		p.blockF = slices.Grow(p.blockF, int(id)+1-len(p.blockF))[:id+1]
+	id := p.intern(key())
+	if i >= len(*tbl) {
+		*tbl = slices.Grow(*tbl, i+1-len(*tbl))[:i+1]
 	}
-	p.blockF[id] = f + 1
-	return f
+	(*tbl)[i] = id + 1
+	return id
 }
 
 // Needs: blocks with their lines, and calls, marked on blocks (no stack
