@@ -56,7 +56,10 @@ type Config struct {
 	// TimeModel, when set, prices virtual time with this core's table
 	// (--time-model) instead of NsPerInsn per instruction; the engines
 	// must then report Block, Read and Write events, unfolded.
-	TimeModel   *timemodel.Table
+	TimeModel *timemodel.Table
+	// Speedup is the first engine's actual speedups (emu.Options.Speedup,
+	// emuprof run --speedup), which the time model applies to its costs.
+	Speedup     func(addr uint64) int
 	TraceDigest bool // hash the executed block sequence and syscall results
 	Analyses    []trace.Analysis
 	Needs       trace.Needs // hooks the analyses need

@@ -119,7 +119,7 @@ func (p *Process) fork(t *sched.Thread, c *syscalls.Call, r *cpu.Regs, flags, sp
 	q.syms = syms
 	q.kernel = p.kernel.Fork(t.Tid, pid, as)
 	q.bindKernel()
-	q.model = newModel(cfg, c2)
+	q.model = newModel(cfg, c2, nil) // a child's engine has no speedups (session.otherEngines)
 	c2.SetSink(q.deliver)
 	c2.SetRDTSC(q.rdtsc)
 

@@ -162,7 +162,7 @@ func Load(cfg Config, c cpu.CPU) (*Process, error) {
 	if cfg.TraceDigest {
 		p.digest = sha256.New()
 	}
-	p.model = newModel(cfg, c)
+	p.model = newModel(cfg, c, cfg.Speedup)
 	c.SetSink(p.deliver)
 	c.SetRDTSC(p.rdtsc)
 	if err := p.startMain(); err != nil {
@@ -257,12 +257,14 @@ func (p *Process) hash(vals ...uint64) {
 }
 
 // newModel returns the time model of a process on engine c, nil without
-// --time-model.
-func newModel(cfg Config, c cpu.CPU) *timemodel.Model {
+// --time-model; speedup is the engine's actual speedups (nil: none).
+func newModel(cfg Config, c cpu.CPU, speedup func(addr uint64) int) *timemodel.Model {
 	if cfg.TimeModel == nil {
 		return nil
 	}
-	return timemodel.New(cfg.TimeModel, c.Blocks(), c.ReadMem)
+	m := timemodel.New(cfg.TimeModel, c.Blocks(), c.ReadMem)
+	m.SetSpeedup(speedup)
+	return m
 }
 
 // modelStats sums the time model's statistics over the processes.

@@ -45,6 +45,9 @@ type runRecord struct {
 	Instructions    uint64 `json:"instructions"`
 	Threads         int    `json:"threads"`
 	CPUs            int    `json:"cpus"`
+	// TimeModel is the --time-model in effect (the flag's or the
+	// command's default): virtual_ns and every duration are its.
+	TimeModel string `json:"time_model,omitempty"`
 }
 
 // flagsNotRecorded change where or how the outputs are computed, not what
@@ -64,6 +67,8 @@ type RunInfo struct {
 	Flags   *pflag.FlagSet // the command's (nil: none)
 	CPUs    int            // --cpus
 	Args    []string       // the program and its arguments
+	// TimeModel is the --time-model in effect.
+	TimeModel string
 }
 
 // WriteReport writes <app>_run.json and report.html into out after the
@@ -102,7 +107,7 @@ func WriteReport(out string, info RunInfo, plugins []platform.Plugin, insts []pl
 func newRunRecord(info RunInfo, plugins []platform.Plugin, res *guest.Result) runRecord {
 	args := info.Args
 	rec := runRecord{Emuprof: info.Version, Args: args, Flags: []string{}, ExitStatus: res.ExitStatus,
-		VirtualNs: res.Makespan, Instructions: res.Insns, Threads: len(res.Threads), CPUs: info.CPUs}
+		VirtualNs: res.Makespan, Instructions: res.Insns, Threads: len(res.Threads), CPUs: info.CPUs, TimeModel: info.TimeModel}
 	if len(args) > 0 {
 		rec.Program = args[0]
 	}
@@ -257,6 +262,9 @@ func runFacts(page *report.Page, r runRecord, n int) {
 		report.Fact{Key: "virtual CPUs", Value: fmt.Sprint(r.CPUs)},
 		report.Fact{Key: "emuprof version", Value: r.Emuprof},
 	)
+	if r.TimeModel != "" { // records before the field: insns
+		page.Run = append(page.Run, report.Fact{Key: "time model", Value: r.TimeModel})
+	}
 	if r.NotReproducible != "" {
 		page.Run = append(page.Run, report.Fact{Key: "not reproducible", Value: r.NotReproducible})
 	}

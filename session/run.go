@@ -50,6 +50,7 @@ func Run(cfg guest.Config, f *Options, pipeline func(*trace.BlockTable) *platfor
 	defer warnSpeedup()
 	first := hooks
 	first.Symbols, first.Speedup, first.BlockFilter = blockSyms, speedup, needs.BlockFilter
+	cfg.Speedup = speedup
 	engine, err := emu.New(first)
 	if err != nil {
 		return nil, fmt.Errorf("starting the emulator: %w", err)

@@ -3,6 +3,8 @@ package timemodel
 import (
 	"fmt"
 
+	"golang.org/x/arch/x86/x86asm"
+
 	"emuprof/trace"
 )
 
@@ -26,12 +28,17 @@ type Model struct {
 	h      *hierarchy
 	thr    map[uint32]*thread
 	code   []byte
+	// speedup, when set, gives each instruction's actual speedup in %
+	// (emuprof run --speedup): a block's cost shrinks by its instructions'
+	// mean speedup.
+	speedup func(addr uint64) int
 
 	cur       *thread
 	base      int64 // the slice's start (ns)
 	cum       int64 // ps since base, from the thread's carry
 	open      int   // index in the current batch of the block being costed, or -1
 	openStart int64 // cum at that block's start
+	openKeep  int64 // that block's share of its cost kept, in 1/keepUnit (keepUnit: not sped up)
 	openTime  int64
 	Stats     Stats
 }
@@ -45,6 +52,7 @@ type Stats struct {
 
 type blockCost struct {
 	known    bool
+	keep     int64 // share of the block's cost its speedups keep, in 1/keepUnit
 	ps       int64
 	pc       uint64 // address of the last instruction
 	fall     uint64 // address after the block
@@ -66,6 +74,17 @@ type thread struct {
 func New(t *Table, table *trace.BlockTable, read func(addr uint64, p []byte) error) *Model {
 	return &Model{t: t, read: read, table: table, h: newHierarchy(t), thr: map[uint32]*thread{}, open: -1}
 }
+
+// keepUnit is a whole block's cost in blockCost.keep.
+const keepUnit = 1 << 20
+
+// SetSpeedup applies actual speedups (emu.Options.Speedup, emuprof run
+// --speedup; nil: none) to the blocks priced from now on: a block whose
+// instructions are sped up by p_i % costs (1 − mean p_i/100) of what it
+// would, its memory accesses and the branch that led to it included. That
+// is how causal shares a block's cost among its lines (by instruction
+// count), so that a virtual speedup and the actual one it predicts agree.
+func (m *Model) SetSpeedup(speedup func(addr uint64) int) { m.speedup = speedup }
 
 // Table returns the model's table.
 func (m *Model) Table() *Table { return m.t }
@@ -123,7 +142,7 @@ func (m *Model) Events(batch []trace.Event) {
 			}
 			th.prev = b
 			m.Stats.Blocks++
-			m.open, m.openStart = i, m.cum
+			m.open, m.openStart, m.openKeep = i, m.cum, b.keep
 			m.openTime = m.base + m.cum/1000
 			ev.Time = m.openTime
 			m.cum += ps
@@ -136,9 +155,13 @@ func (m *Model) Events(batch []trace.Event) {
 	m.close(batch)
 }
 
-// close sets the open block's Size to its cost so far.
+// close sets the open block's Size to its cost so far, less its speedups'
+// saving.
 func (m *Model) close(batch []trace.Event) {
 	if m.open >= 0 {
+		if m.openKeep != keepUnit {
+			m.cum = m.openStart + (m.cum-m.openStart)*m.openKeep/keepUnit
+		}
 		batch[m.open].Size = uint32(m.cum/1000 - m.openStart/1000)
 		m.open = -1
 	}
@@ -158,6 +181,7 @@ func (m *Model) block(id uint32) *blockCost {
 	}
 	info := m.view.Get(id)
 	b.known = true
+	b.keep = keepUnit
 	if info == nil {
 		return b
 	}
@@ -173,7 +197,29 @@ func (m *Model) block(id uint32) *blockCost {
 	}
 	c := m.t.decodeBlock(code)
 	b.ps, b.pc, b.indirect = c.ps, info.Addr+uint64(c.last), c.indirect
+	if m.speedup != nil {
+		b.keep = keepOf(code, info.Addr, m.speedup)
+	}
 	return b
+}
+
+// keepOf is the share (in 1/keepUnit) of the cost of the block of code at
+// addr that its instructions' speedups keep: 1 − their mean speedup.
+func keepOf(code []byte, addr uint64, speedup func(uint64) int) int64 {
+	var n, pct int64
+	for off := 0; off < len(code); {
+		n++
+		pct += int64(min(max(speedup(addr+uint64(off)), 0), 100))
+		in, err := x86asm.Decode(code[off:], 64)
+		if err != nil || in.Len == 0 {
+			break // as decode.Block: the rest is one instruction
+		}
+		off += in.Len
+	}
+	if n == 0 {
+		return keepUnit
+	}
+	return keepUnit - pct*keepUnit/(100*n)
 }
 
 // Syscall returns the kernel's cost in ns of system call nr with first

@@ -69,6 +69,7 @@ type Profile struct {
 	ctxSelf  []uint64 // per calling context: its own instructions
 
 	execs   []uint64 // per block id: times run
+	insns   []uint32 // per block id: its instructions (0: not looked up yet)
 	threads map[uint32]*thread
 	cur     *thread
 	curTid  uint32
@@ -303,8 +304,14 @@ func (p *Profile) blockEvent(ev *trace.Event, n uint64) {
 	id := ev.Block
 	if int(id) >= len(p.execs) {
 		p.execs = slices.Grow(p.execs, int(id)+1-len(p.execs))[:id+1]
+		p.insns = slices.Grow(p.insns, int(id)+1-len(p.insns))[:id+1]
 	}
-	ir := n * uint64(ev.Size)
+	// The block table's count, not the event's Size: under a time model
+	// (--time-model) Size is the block's cost in ns.
+	if p.insns[id] == 0 {
+		p.insns[id] = p.block(id).Insns
+	}
+	ir := n * uint64(p.insns[id])
 	p.execs[id] += n
 	t.ir += ir
 	t.bb += n

@@ -117,6 +117,25 @@ func TestProfileFile(t *testing.T) {
 	}
 }
 
+// Under a time model a Block event's Size is its cost in ns, not its
+// instructions: the file is the same, its Ir the block table's.
+func TestTimedSizesAreNotInstructions(t *testing.T) {
+	tr := newTrace()
+	want := write(t, func() *Profile { p := tr.profile(); p.Events(tr.events()); p.Finish(); return p }())
+	evs := tr.events()
+	for i := range evs {
+		if evs[i].Kind == trace.KindBlock {
+			evs[i].Size = 1000 + uint32(i) // ns
+		}
+	}
+	p := tr.profile()
+	p.Events(evs)
+	p.Finish()
+	if got := write(t, p); got != want {
+		t.Errorf("with ns sizes:\n%s\nwant:\n%s", got, want)
+	}
+}
+
 // The same run with its calls and returns marked on blocks (call marks)
 // and a Repeat event gives the file of the written-out stream.
 func TestCallMarksAndRepeats(t *testing.T) {

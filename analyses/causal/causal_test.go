@@ -731,4 +731,21 @@ func TestSplitBlockTimed(t *testing.T) {
 	if got, want := feed(p, tr, &from, clk), []delay{{2, 10}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("lines 20 then 10: delays %v, want %v", got, want)
 	}
+	// A block of 1 ns whose 17 instructions are 6 of line 20, 5 of line
+	// 10, 6 of line 20: line 10's share, 5/17 ns, is carried from one
+	// execution to the next (in 1/65536 ns), so 170 executions charge it
+	// 50 ns less the truncation of 170 shares, under 1 ns (split anew at
+	// each block, it would get 0 every time).
+	split(0x3000, trace.LineSpan{File: "/src/p.c", Line: 20, Insns: 6}, trace.LineSpan{File: "/src/p.c", Line: 10, Insns: 5, Off: 24},
+		trace.LineSpan{File: "/src/p.c", Line: 20, Insns: 6, Off: 44})
+	var sum int64
+	for i := 0; i < 170; i++ {
+		tr.Block(1, 0x3000, 0, 1, 68, trace.EndOther)
+		for _, d := range feed(p, tr, &from, clk) {
+			sum += d.ns
+		}
+	}
+	if sum != 49 {
+		t.Errorf("1 ns blocks: line 10 charged %d ns in 170, want 49 (50 less under 1 ns)", sum)
+	}
 }

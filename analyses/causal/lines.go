@@ -32,7 +32,13 @@ type lineInfo struct {
 	base, pend int64
 	epoch      int
 	recent     int // == Profiler.recentGen: executed since the last experiment began
+	// frac is the line's share of time-model block costs below a whole
+	// ns, in 1/fracUnit ns, carried to its next execution (blockSpans).
+	frac int64
 }
+
+// fracUnit is a ns in lineInfo.frac.
+const fracUnit = 1 << 16
 
 type blockData struct {
 	done  bool
@@ -90,10 +96,19 @@ func (p *Profiler) blockSpans(ev *trace.Event, t *thread, bd *blockData) {
 		line := p.lineOf(t, sp.scope, ev.Flags)
 		cost := int64(sp.insns) * p.opt.NsPerInsn
 		if total > 0 {
-			// The model's cost of the block, split by instructions
-			// with no ns lost to rounding.
+			// The model's cost of the block, split by instructions.
+			// A block costs a few ns, so a line's share is often below
+			// one: each line carries its fraction to its next
+			// execution (rounding each block's split would give a
+			// line that is never last nothing, ever).
 			size := int64(ev.Size)
-			cost = size*(done+int64(sp.insns))/total - size*done/total
+			if line != 0 {
+				li := &p.lines[line]
+				share := size*int64(sp.insns)*fracUnit/total + li.frac
+				cost, li.frac = share/fracUnit, share%fracUnit
+			} else {
+				cost = size*(done+int64(sp.insns))/total - size*done/total
+			}
 			done += int64(sp.insns)
 		}
 		if line != 0 {

@@ -33,6 +33,7 @@ runs one whole execution per (line, speedup) pair, --shard I/K a share of them (
 joins the shards). Writes profile.coz (Coz's format, for its viewer), <app>_causal.json
 (curves per line) and a summary per line.`,
 	Flags:  flags,
+	InTime: platform.Always,
 	Render: RenderHTML,
 }
 

@@ -35,6 +35,7 @@ Prints Table 1's verdict for the program and its hot contexts, and writes
 metric, for speedscope) and <app>_parallel.json. Contexts are logical: a thread's calls follow the context that created
 it, and runtime frames are collapsed into the call that entered the runtime.`,
 	Flags:  flags,
+	InTime: platform.Always,
 	Render: RenderHTML,
 }
 

@@ -271,4 +271,12 @@ type Plugin struct {
 	// MultiRun, optional, declares a mode in which the analysis measures
 	// several runs of the program instead of one (multirun.go).
 	MultiRun *MultiRunMode
+	// InTime, optional, says whether the analysis's answer, with the flags
+	// of fs (its own, parsed), is a duration: then the run's default time
+	// model is the reference core's (timemodel.Zen4), which predicts the
+	// host, instead of insns (docs/TIME-MODEL.md).
+	InTime func(fs *pflag.FlagSet) bool
 }
+
+// Always is an InTime for an analysis whose answer is always a duration.
+func Always(*pflag.FlagSet) bool { return true }

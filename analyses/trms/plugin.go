@@ -24,6 +24,13 @@ other threads and the kernel (read, mmap...) wrote. Writes aprof version-6 repor
 (<app>_<thread>_<k>_rms.aprof and _drms.aprof), a JSON profile, and a summary on stdout.`,
 	Flags:  flags,
 	Render: RenderHTML,
+	InTime: costIsTime,
+}
+
+// costIsTime: --cost time is a duration.
+func costIsTime(fs *pflag.FlagSet) bool {
+	f := fs.Lookup("cost")
+	return f != nil && f.Value.String() == CostTime
 }
 
 func flags(fs *pflag.FlagSet) platform.Factory {

@@ -30,7 +30,8 @@ func annotateIr(t *testing.T, out, suffix string) uint64 {
 // TestCallgrindAnnotate: callgrind_annotate (valgrind's) reads the
 // callgrind.out.<pid> of a run: its total is --stats' instruction count,
 // str_tolower's inclusive cost is the parallel analysis's inclusive work
-// of that context (one thread, 1 ns an instruction: the same instructions,
+// of that context (one thread, 1 ns an instruction under --time-model
+// insns: the same instructions,
 // counted by another analysis), and --auto=yes annotates the guest's
 // source with the exact count of the strlen loop's calls; on every build
 // of the guest (static glibc and musl, dynamic, static-pie).
@@ -41,7 +42,7 @@ func TestCallgrindAnnotate(t *testing.T) {
 			total, _ := statsInsns(t, prog)
 			want := uint64(total)
 			dir := t.TempDir()
-			o := run(t, nil, dir, emuprofBin, "profile", "--analyses", "parallel", "--callgrind", "--clear-env", "--out", dir, "--", prog)
+			o := run(t, nil, dir, emuprofBin, "profile", "--analyses", "parallel", "--callgrind", "--time-model", "insns", "--clear-env", "--out", dir, "--", prog)
 			if o.code != 0 {
 				t.Fatalf("profile: exit %d: %s", o.code, o.stderr)
 			}

@@ -201,6 +201,11 @@ func (f *profileFlags) profile(list string, args []string) error {
 	if err != nil {
 		return err
 	}
+	for _, p := range plugins {
+		if p.InTime != nil && p.InTime(f.pluginFlags[p.Name]) {
+			f.run.inTime = true
+		}
+	}
 	cfg, err := f.run.config(args)
 	if err != nil {
 		return err
@@ -243,7 +248,7 @@ func (f *profileFlags) profile(list string, args []string) error {
 		return fmt.Errorf("--out %s: %v", f.out, session.HostErr(err))
 	}
 	outs := session.WriteProfiles(f.out, plugins, insts, fw, res)
-	ps, err := session.WriteReport(f.out, session.RunInfo{Version: Version(), Flags: f.fs, CPUs: f.run.cpus, Args: args},
+	ps, err := session.WriteReport(f.out, session.RunInfo{Version: Version(), Flags: f.fs, CPUs: f.run.cpus, Args: args, TimeModel: f.run.modelName()},
 		plugins, insts, outs.Paths, res)
 	outs.Paths = append(outs.Paths, ps...)
 	if err != nil {

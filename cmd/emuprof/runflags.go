@@ -32,11 +32,15 @@ type runFlags struct {
 	unsupported string
 	net         string // --net
 	traceDigest bool
-	timeModel   string // --time-model
-	cpus        int
-	quantum     uint64
-	schedSeed   uint64
-	memHooks    bool
+	timeModel   string // --time-model ("": the command's default, modelName)
+	// inTime says the command's answer is a duration (causal, parallel,
+	// run --stats or --speedup...): its default time model is then the
+	// reference core's.
+	inTime    bool
+	cpus      int
+	quantum   uint64
+	schedSeed uint64
+	memHooks  bool
 	// dryFS and fsOverlay keep the guest's file changes in an overlay
 	// (syscalls.Overlay): a temporary one, discarded, or one in the given
 	// directory, saved for `paths --copies` to commit; ov is it.
@@ -62,7 +66,7 @@ func (f *runFlags) registerInto(fl *pflag.FlagSet) {
 	fl.BoolVar(&f.Stats, "stats", false, "print the virtual duration and per-thread figures")
 	fl.BoolVarP(&f.Quiet, "quiet", "q", false, "no live status line on stderr (shown only when stderr is a terminal, for runs longer than a second)")
 	fl.IntVar(&f.cpus, "cpus", defaults.CPUs, "virtual CPUs: at most this many threads advance in the same virtual time")
-	fl.StringVar(&f.timeModel, "time-model", timemodel.Insns, "virtual time: insns (1 ns per instruction), zen4 (instruction classes, caches, branches and kernel costs of an AMD Zen 4 core: docs/TIME-MODEL.md) or a table file in zen4's format")
+	fl.StringVar(&f.timeModel, "time-model", "", "virtual time: insns (1 ns per instruction), zen4 (instruction classes, caches, branches and kernel costs of an AMD Zen 4 core: docs/TIME-MODEL.md) or a table file in zen4's format (default: zen4 where the answer is a duration, causal, parallel, profile, trms --cost time, run --stats or --speedup; insns otherwise)")
 	fl.Uint64Var(&f.quantum, "quantum", defaults.Quantum, "scheduling quantum in guest instructions")
 	fl.Uint64Var(&f.schedSeed, "sched-seed", 0, "perturb the schedule deterministically (0: unperturbed)")
 	fl.BoolVar(&f.Bare, "bare-engine", false, "benchmarking only: no block hook (no virtual time, no scheduling, one thread)")
@@ -91,7 +95,7 @@ func (f *runFlags) config(args []string) (guest.Config, error) {
 		return guest.Config{}, err
 	}
 	maxMem, _ := maxMemory(f.maxMemory) // validated
-	model, err := timemodel.Load(f.timeModel)
+	model, err := timemodel.Load(f.modelName())
 	if err != nil {
 		return guest.Config{}, &exitError{Code: 2, Msg: "--time-model: " + err.Error()}
 	}
@@ -136,6 +140,20 @@ func (f *runFlags) config(args []string) (guest.Config, error) {
 		// Regular files are the guest's as they are (syscalls/stdio.go).
 		HostStd: [3]*os.File{os.Stdin, os.Stdout, os.Stderr},
 	}, nil
+}
+
+// modelName is the --time-model in effect: the flag's, else the command's
+// default. A duration is only right under a model of a real core (the
+// validation in docs/TIME-MODEL.md: insns misses memory and kernel costs
+// by up to 60 points); elsewhere insns costs nothing and changes no answer.
+func (f *runFlags) modelName() string {
+	switch {
+	case f.timeModel != "":
+		return f.timeModel
+	case f.inTime:
+		return timemodel.Zen4
+	}
+	return timemodel.Insns
 }
 
 // Bounds of the run flags.
@@ -223,6 +241,7 @@ func runCommand(stops *session.Stopper) *cobra.Command {
 		Short: "Run a program on the emulator, like running it natively, deterministically",
 		Args:  cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			f.inTime = f.Stats || len(f.Speedups)+len(progress.progress)+len(progress.latency) > 0
 			cfg, err := f.config(args)
 			if err != nil {
 				return err

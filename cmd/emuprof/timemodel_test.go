@@ -113,3 +113,65 @@ func TestTimeModelDeterministic(t *testing.T) {
 		t.Error("the zen4 profile is the insns one: the model did not reach the analysis")
 	}
 }
+
+// TestTimeModelDefaults: with no --time-model, a command whose answer is a
+// duration runs under zen4 and every other command under insns. The guest
+// (vclock, which prints the virtual ns of a loop of cache misses) shows
+// which model ran it, and the run record names it; --time-model overrides
+// the default.
+func TestTimeModelDefaults(t *testing.T) {
+	prog := filepath.Join(guestDir, "glibc-static", "vclock")
+	ticks := map[string]string{}
+	for _, m := range []string{"insns", "zen4"} {
+		o := run(t, nil, t.TempDir(), emuprofBin, "run", "-q", "--time-model", m, "--", prog)
+		if o.code != 0 || !strings.HasPrefix(o.stdout, "loop took time\n") {
+			t.Fatalf("run --time-model %s: %d %q %s", m, o.code, o.stdout, o.stderr)
+		}
+		ticks[m] = o.stdout
+	}
+	if ticks["insns"] == ticks["zen4"] {
+		t.Fatalf("the two models give the guest the same ticks: %q", ticks["insns"])
+	}
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run"}, "insns"},
+		{[]string{"run", "--stats"}, "zen4"},
+		{[]string{"run", "--speedup", "vclock.c:17=0"}, "zen4"},
+		{[]string{"run", "--stats", "--time-model", "insns"}, "insns"},
+		{[]string{"parallel"}, "zen4"},
+		{[]string{"parallel", "--time-model", "insns"}, "insns"},
+		{[]string{"causal", "--end-to-end", "--fixed-line", "vclock.c:17", "--fixed-speedup", "0"}, "zen4"},
+		{[]string{"trms"}, "insns"},
+		{[]string{"trms", "--cost", "time"}, "zen4"},
+		{[]string{"paths"}, "insns"},
+		{[]string{"profile"}, "zen4"},
+		{[]string{"profile", "--analyses", "trms,paths"}, "insns"},
+	}
+	for _, c := range cases {
+		dir := t.TempDir()
+		args := append([]string{}, c.args...)
+		profiles := args[0] != "run"
+		if profiles {
+			args = append(args, "--out", filepath.Join(dir, "out"))
+		}
+		o := run(t, nil, dir, emuprofBin, append(append(args, "-q", "--"), prog)...)
+		if o.code != 0 {
+			t.Errorf("%v: exit %d: %s", c.args, o.code, o.stderr)
+			continue
+		}
+		if o.stdout != ticks[c.want] {
+			t.Errorf("%v: the guest printed %q, which is %s's %q", c.args, o.stdout, c.want, ticks[c.want])
+		}
+		if !profiles {
+			continue
+		}
+		rec, err := os.ReadFile(filepath.Join(dir, "out", "vclock_run.json"))
+		if err != nil {
+			t.Errorf("%v: %v", c.args, err)
+		} else if !bytes.Contains(rec, []byte(`"time_model": "`+c.want+`"`)) {
+			t.Errorf("%v: the run record does not name %s:\n%s", c.args, c.want, rec)
+		}
+	}
+}
