@@ -103,6 +103,7 @@ type threadState struct {
 	// (syscalls.ReadyWait).
 	retry bool
 	sig   sigThread // signal.go
+	tsc   int64     // the last rdtsc under a time model: the TSC never stands still
 }
 
 // Load prepares a process: parses the program, maps it, builds the stack.
@@ -304,6 +305,20 @@ func (p *Process) rdtsc(sliceInsns uint64) uint64 {
 		return 0
 	}
 	// 1 GHz virtual TSC: one tick per virtual ns.
+	if p.model != nil {
+		// The model's time so far in the slice: its events priced now.
+		// (A thread alone runs until its next system call: a slice can
+		// be the whole program.)
+		p.cpu.Drain()
+		now := p.model.Now()
+		if ts := p.threads[p.m.cur.Tid]; ts != nil {
+			// A few instructions cost under a ns: two reads in a row
+			// still differ, as on a real core.
+			now = max(now, ts.tsc+1)
+			ts.tsc = now
+		}
+		return uint64(now)
+	}
 	return uint64(p.m.cur.Clock + int64(sliceInsns)*p.cfg.NsPerInsn)
 }
 

@@ -107,6 +107,10 @@ func (m *Model) Begin(tid uint32, base int64) {
 	m.openStart, m.openTime = m.cum, base
 }
 
+// Now is the virtual time (ns) the slice has reached: its start and the
+// cost of the events priced so far.
+func (m *Model) Now() int64 { return m.base + m.cum/1000 }
+
 // End ends the slice and returns its cost in whole ns; the fraction of a ns
 // left goes to the thread's next slice.
 func (m *Model) End() int64 {

@@ -32,10 +32,12 @@ type parRun struct {
 
 var statsRE = regexp.MustCompile(`virtual duration (\d+) ns \(makespan\), (\d+) instructions`)
 
+// runParallel runs parallel under insns, the ideal machine whose exact
+// figures (every instruction once, 1 ns each) the tests check.
 func runParallel(t *testing.T, flags []string, prog string, args ...string) parRun {
 	t.Helper()
 	dir := t.TempDir()
-	a := append([]string{"parallel", "--out", dir, "--clear-env", "--stats"}, flags...)
+	a := append([]string{"parallel", "--time-model", "insns", "--out", dir, "--clear-env", "--stats"}, flags...)
 	a = append(append(a, "--", prog), args...)
 	out := run(t, nil, dir, emuprofBin, a...)
 	if out.code != 0 {

@@ -66,7 +66,7 @@ func (f *runFlags) registerInto(fl *pflag.FlagSet) {
 	fl.BoolVar(&f.Stats, "stats", false, "print the virtual duration and per-thread figures")
 	fl.BoolVarP(&f.Quiet, "quiet", "q", false, "no live status line on stderr (shown only when stderr is a terminal, for runs longer than a second)")
 	fl.IntVar(&f.cpus, "cpus", defaults.CPUs, "virtual CPUs: at most this many threads advance in the same virtual time")
-	fl.StringVar(&f.timeModel, "time-model", "", "virtual time: insns (1 ns per instruction), zen4 (instruction classes, caches, branches and kernel costs of an AMD Zen 4 core: docs/TIME-MODEL.md) or a table file in zen4's format (default: zen4 where the answer is a duration, causal, parallel, profile, trms --cost time, run --stats or --speedup; insns otherwise)")
+	fl.StringVar(&f.timeModel, "time-model", "", "virtual time: insns (1 ns per instruction), zen4 (instruction classes, caches, branches and kernel costs of an AMD Zen 4 core: docs/TIME-MODEL.md) or a table file in zen4's format (default: zen4 where the answer is a duration, causal, parallel, profile, trms's time cost, run --stats or --speedup; insns otherwise)")
 	fl.Uint64Var(&f.quantum, "quantum", defaults.Quantum, "scheduling quantum in guest instructions")
 	fl.Uint64Var(&f.schedSeed, "sched-seed", 0, "perturb the schedule deterministically (0: unperturbed)")
 	fl.BoolVar(&f.Bare, "bare-engine", false, "benchmarking only: no block hook (no virtual time, no scheduling, one thread)")

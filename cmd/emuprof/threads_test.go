@@ -162,7 +162,7 @@ func TestParallelCompressors(t *testing.T) {
 func TestCPUModelMakespan(t *testing.T) {
 	re := regexp.MustCompile(`virtual duration (\d+) ns \(makespan\), (\d+) instructions`)
 	makespan := func(cpus string) (ms, insns int64) {
-		out := run(t, nil, t.TempDir(), emuprofBin, append(emuArgs("--stats", "--cpus", cpus), guestBin(t, "glibc-static", "coz_fig1"))...)
+		out := run(t, nil, t.TempDir(), emuprofBin, append(emuArgs("--stats", "--time-model", "insns", "--cpus", cpus), guestBin(t, "glibc-static", "coz_fig1"))...)
 		m := re.FindStringSubmatch(out.stderr)
 		if m == nil {
 			t.Fatalf("--cpus %s: no stats in %q", cpus, out.stderr)

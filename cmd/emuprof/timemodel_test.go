@@ -175,3 +175,17 @@ func TestTimeModelDefaults(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeModelTSC: under a time model rdtsc reads the model's time even
+// inside one slice (a thread alone runs to its next system call): the
+// loop's ticks are the model's, not its instruction count, the counter
+// still increases between two reads in a row, and runs agree.
+func TestTimeModelTSC(t *testing.T) {
+	prog := filepath.Join(guestDir, "glibc-static", "rdtsc")
+	ins := run(t, nil, t.TempDir(), emuprofBin, "run", "-q", "--time-model", "insns", "--", prog)
+	a := run(t, nil, t.TempDir(), emuprofBin, "run", "-q", "--time-model", "zen4", "--", prog)
+	b := run(t, nil, t.TempDir(), emuprofBin, "run", "-q", "--time-model", "zen4", "--", prog)
+	if a.code != 0 || !strings.HasPrefix(a.stdout, "increasing: yes\n") || a.stdout != b.stdout || a.stdout == ins.stdout {
+		t.Errorf("zen4 printed %q and %q; insns %q", a.stdout, b.stdout, ins.stdout)
+	}
+}
