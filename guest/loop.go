@@ -169,7 +169,7 @@ func (p *Process) slice(t *sched.Thread) *Result {
 	p.cpu.SetClock(start)
 	ran := t.RunNs
 	if p.model != nil {
-		p.model.Begin(uint32(t.Tid), start)
+		p.model.Begin(uint32(t.Tid), start, p.sched.Alone(t))
 	}
 	stop := p.cpu.Run(p.cpu.PC(), budget)
 	p.m.insns += stop.Insns

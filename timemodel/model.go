@@ -41,6 +41,7 @@ type Stats struct {
 	Blocks, Accesses, Mispredicted, Syscalls, Wakes   uint64
 	Preempted                                         uint64 // time-slice switches
 	L2, L3, Memory, Coherence, Prefetched, PageFaults uint64
+	Contended, Locked                                 uint64 // accesses to a line both cores keep writing; locked ones
 }
 
 type blockCost struct {
@@ -49,6 +50,7 @@ type blockCost struct {
 	pc       uint64 // address of the last instruction
 	fall     uint64 // address after the block
 	indirect bool   // the last instruction's target is computed
+	atomics  uint8  // locked instructions
 	endKind  trace.End
 }
 
@@ -79,10 +81,13 @@ func (m *Model) thread(tid uint32) *thread {
 	return th
 }
 
-// Begin starts a run slice of thread tid at virtual time base (ns).
-func (m *Model) Begin(tid uint32, base int64) {
+// Begin starts a run slice of thread tid at virtual time base (ns); alone
+// says that no other thread can run before the slice ends (coherence: the
+// other threads' writes are over).
+func (m *Model) Begin(tid uint32, base int64, alone bool) {
 	m.cur = m.thread(tid)
 	m.base = base
+	m.h.base, m.h.alone = base, alone
 	m.cum = m.cur.carry
 	m.open = -1
 	m.openStart, m.openTime = m.cum, base
@@ -122,6 +127,7 @@ func (m *Model) Events(batch []trace.Event) {
 				}
 			}
 			th.prev = b
+			m.h.atomics, m.h.atomLine = int(b.atomics), ^uint64(0)
 			m.Stats.Blocks++
 			m.open, m.openStart = i, m.cum
 			m.openTime = m.base + m.cum/1000
@@ -172,7 +178,7 @@ func (m *Model) block(id uint32) *blockCost {
 		return b
 	}
 	c := m.t.decodeBlock(code)
-	b.ps, b.pc, b.indirect = c.ps, info.Addr+uint64(c.last), c.indirect
+	b.ps, b.pc, b.indirect, b.atomics = c.ps, info.Addr+uint64(c.last), c.indirect, c.atomics
 	return b
 }
 
@@ -232,13 +238,14 @@ func (m *Model) Totals() Stats {
 	s := m.Stats
 	s.L2, s.L3, s.Memory, s.Coherence = m.h.Misses[0], m.h.Misses[1], m.h.Misses[2], m.h.Misses[3]
 	s.Prefetched, s.PageFaults = m.h.Prefetched, m.h.PageFaults
+	s.Contended, s.Locked = m.h.Contended, m.h.Locked
 	return s
 }
 
 // String summarizes the statistics for --stats.
 func (s Stats) String() string {
-	return fmt.Sprintf("%d blocks, %d memory accesses (%d from L2, %d from L3, %d from memory, %d prefetched, %d from another core), %d mispredicted branches, %d page faults, %d syscalls, %d wakes, %d time-slice switches",
-		s.Blocks, s.Accesses, s.L2, s.L3, s.Memory, s.Prefetched, s.Coherence, s.Mispredicted, s.PageFaults, s.Syscalls, s.Wakes, s.Preempted)
+	return fmt.Sprintf("%d blocks, %d memory accesses (%d from L2, %d from L3, %d from memory, %d prefetched, %d from another core, %d to a line both cores write, %d of them locked), %d mispredicted branches, %d page faults, %d syscalls, %d wakes, %d time-slice switches",
+		s.Blocks, s.Accesses, s.L2, s.L3, s.Memory, s.Prefetched, s.Coherence, s.Contended, s.Locked, s.Mispredicted, s.PageFaults, s.Syscalls, s.Wakes, s.Preempted)
 }
 
 // Add adds o's counts to s.
@@ -255,4 +262,6 @@ func (s *Stats) Add(o Stats) {
 	s.Coherence += o.Coherence
 	s.Prefetched += o.Prefetched
 	s.PageFaults += o.PageFaults
+	s.Contended += o.Contended
+	s.Locked += o.Locked
 }
