@@ -163,7 +163,7 @@ func (p *Process) slice(t *sched.Thread) *Result {
 		budget = p.timerBudget(t, budget)
 	}
 	if p.model != nil {
-		p.sched.Charge(t, p.model.Resume(uint32(t.Tid), t.Wakeups, t.RunNs, t.QueuedNs))
+		p.sched.Charge(t, p.model.Resume(uint32(t.Tid), t.Wakeups, t.RunNs, t.QueuedNs, t.BlockedNs))
 	}
 	start := p.sched.StartTime(t)
 	p.cpu.SetClock(start)

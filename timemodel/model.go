@@ -40,6 +40,7 @@ type Model struct {
 type Stats struct {
 	Blocks, Accesses, Mispredicted, Syscalls, Wakes   uint64
 	Preempted                                         uint64 // time-slice switches
+	Unslept                                           uint64 // wakes before the waiter had blocked any time
 	L2, L3, Memory, Coherence, Prefetched, PageFaults uint64
 	Contended, Locked                                 uint64 // accesses to a line both cores keep writing; locked ones
 }
@@ -60,6 +61,7 @@ type thread struct {
 	pred    *predictor
 	wakeups uint64
 	queued  int64 // the scheduler's QueuedNs at the last Resume
+	blocked int64 // and its BlockedNs
 	slice   int64 // the scheduler's RunNs when the thread's kernel time slice began
 }
 
@@ -207,21 +209,30 @@ func (m *Model) Syscall(nr, a0 uint64, ret int64) int64 {
 }
 
 // Resume returns what thread tid pays in ns when it runs again, given its
-// scheduler wake count, CPU work (RunNs) and time spent waiting for a CPU
-// (QueuedNs): a wake-up and a context switch per wake since it last ran;
-// else, if it has waited for a CPU since then, one switch per time slice
-// of CPU work it has had since its slice began. The engine time-slices
-// runnable threads in quanta of a few µs, the kernel in slices of
-// kernel.slice: a thread sharing a CPU is switched out once per slice
-// it runs, not once per quantum. A wake begins a new slice.
-func (m *Model) Resume(tid uint32, wakeups uint64, runNs, queuedNs int64) int64 {
+// scheduler wake count, CPU work (RunNs), time spent waiting for a CPU
+// (QueuedNs) and blocked (BlockedNs): a wake-up and a context switch per
+// wake since it last ran, unless its one wake came before it had blocked
+// for any virtual time (the waker changed the futex word before the
+// waiter's kernel entry was over: natively the wait returns without
+// sleeping); else, if it has waited for a CPU since then, one switch per
+// time slice of CPU work it has had since its slice began. The engine
+// time-slices runnable threads in quanta of a few µs, the kernel in
+// slices of kernel.slice: a thread sharing a CPU is switched out once per
+// slice it runs, not once per quantum. A wake begins a new slice.
+func (m *Model) Resume(tid uint32, wakeups uint64, runNs, queuedNs, blockedNs int64) int64 {
 	th := m.thread(tid)
 	n := wakeups - th.wakeups
 	th.wakeups = wakeups
 	waited := queuedNs > th.queued
 	th.queued = queuedNs
+	slept := blockedNs > th.blocked
+	th.blocked = blockedNs
 	if n > 0 {
 		th.slice = runNs
+		if n == 1 && !slept {
+			m.Stats.Unslept++
+			return 0
+		}
 		m.Stats.Wakes += n
 		return int64(n) * (m.t.FutexWait + m.t.Switch)
 	}
@@ -244,8 +255,8 @@ func (m *Model) Totals() Stats {
 
 // String summarizes the statistics for --stats.
 func (s Stats) String() string {
-	return fmt.Sprintf("%d blocks, %d memory accesses (%d from L2, %d from L3, %d from memory, %d prefetched, %d from another core, %d to a line both cores write, %d of them locked), %d mispredicted branches, %d page faults, %d syscalls, %d wakes, %d time-slice switches",
-		s.Blocks, s.Accesses, s.L2, s.L3, s.Memory, s.Prefetched, s.Coherence, s.Contended, s.Locked, s.Mispredicted, s.PageFaults, s.Syscalls, s.Wakes, s.Preempted)
+	return fmt.Sprintf("%d blocks, %d memory accesses (%d from L2, %d from L3, %d from memory, %d prefetched, %d from another core, %d to a line both cores write, %d of them locked), %d mispredicted branches, %d page faults, %d syscalls, %d wakes (and %d before the waiter slept), %d time-slice switches",
+		s.Blocks, s.Accesses, s.L2, s.L3, s.Memory, s.Prefetched, s.Coherence, s.Contended, s.Locked, s.Mispredicted, s.PageFaults, s.Syscalls, s.Wakes, s.Unslept, s.Preempted)
 }
 
 // Add adds o's counts to s.
@@ -256,6 +267,7 @@ func (s *Stats) Add(o Stats) {
 	s.Syscalls += o.Syscalls
 	s.Wakes += o.Wakes
 	s.Preempted += o.Preempted
+	s.Unslept += o.Unslept
 	s.L2 += o.L2
 	s.L3 += o.L3
 	s.Memory += o.Memory

@@ -485,14 +485,40 @@ func TestKernelCosts(t *testing.T) {
 			t.Errorf("syscall %d(%#x) = %d: %d ns; want %d", c.nr, c.a0, c.ret, got, c.want)
 		}
 	}
-	if got := m.Resume(5, 0, 0, 0); got != 0 {
+	if got := m.Resume(5, 0, 0, 0, 0); got != 0 {
 		t.Errorf("never woken: %d ns", got)
 	}
-	if got := m.Resume(5, 2, 100, 0); got != 2*(1000+500) {
+	if got := m.Resume(5, 2, 100, 0, 0); got != 2*(1000+500) {
 		t.Errorf("woken twice: %d ns; want 3000", got)
 	}
-	if got := m.Resume(5, 2, 200, 0); got != 0 {
+	if got := m.Resume(5, 2, 200, 0, 0); got != 0 {
 		t.Errorf("no new wake: %d ns", got)
+	}
+}
+
+// TestWakeBeforeSleep: a wait woken before it had blocked for any
+// virtual time (the waker's clock was not past the waiter's) did not
+// sleep natively (the futex word changed during the waiter's kernel
+// entry): no futex.wait, no switch (1000 + 500 in the test table).
+func TestWakeBeforeSleep(t *testing.T) {
+	m := New(table(t), trace.NewBlockTable(), nil)
+	for i, c := range []struct {
+		wakeups        uint64
+		blocked, want  int64
+		wakes, unslept uint64
+	}{
+		{1, 0, 0, 0, 1},       // woken, 0 ns blocked: did not sleep
+		{2, 700, 1500, 1, 1},  // blocked 700 ns: slept
+		{3, 700, 0, 1, 2},     // woken again at once
+		{5, 700, 3000, 3, 2},  // two wakes since it last ran: it slept
+		{6, 1200, 1500, 4, 2}, // blocked 500 ns more
+	} {
+		if got := m.Resume(4, c.wakeups, 0, 0, c.blocked); got != c.want {
+			t.Errorf("%d: %d ns; want %d", i, got, c.want)
+		}
+		if s := m.Totals(); s.Wakes != c.wakes || s.Unslept != c.unslept {
+			t.Errorf("%d: %d wakes, %d unslept; want %d, %d", i, s.Wakes, s.Unslept, c.wakes, c.unslept)
+		}
 	}
 }
 
@@ -519,7 +545,7 @@ func TestTimeSliceSwitches(t *testing.T) {
 		{1, 11000, 4000, 0, "queued, 2000 ns into the slice the wake began", 1, 2},
 		{1, 12000, 5000, 500, "queued, 3000 ns into it", 1, 3},
 	} {
-		if got := m.Resume(9, c.wakeups, c.run, c.queued); got != c.want {
+		if got := m.Resume(9, c.wakeups, c.run, c.queued, c.run); got != c.want {
 			t.Errorf("%d (%s): %d ns; want %d", i, c.what, got, c.want)
 		}
 		if s := m.Totals(); s.Wakes != c.wakes || s.Preempted != c.preempt {
