@@ -163,13 +163,13 @@ func (p *Process) slice(t *sched.Thread) *Result {
 		budget = p.timerBudget(t, budget)
 	}
 	if p.model != nil {
-		p.sched.Charge(t, p.model.Resume(uint32(t.Tid), t.Wakeups, t.RunNs, t.QueuedNs))
+		p.sched.Charge(t, p.model.Resume(uint32(t.Tid), t.Wakeups, t.RunNs, t.QueuedNs, t.BlockedNs))
 	}
 	start := p.sched.StartTime(t)
 	p.cpu.SetClock(start)
 	ran := t.RunNs
 	if p.model != nil {
-		p.model.Begin(uint32(t.Tid), start)
+		p.model.Begin(uint32(t.Tid), start, p.sched.Alone(t))
 	}
 	stop := p.cpu.Run(p.cpu.PC(), budget)
 	p.m.insns += stop.Insns

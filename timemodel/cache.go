@@ -53,12 +53,13 @@ type core struct {
 
 // lineState is the coherence state of a line some core wrote: its last
 // writer with the span of virtual time over which that core kept writing
-// it, and the previous writer's span.
+// it, and the other writer's span (a span goes on while the core writes
+// the line at least once per coherence.window ns).
 type lineState struct {
 	owner         uint32 // the core that last wrote it
 	shared        bool   // another core read it since
-	first, last   int64  // virtual ns of the owner's first and latest write
-	prev          uint32 // the writer before owner (0: none)
+	first, last   int64  // virtual ns of the owner's span
+	prev          uint32 // the other writer (0: none)
 	pfirst, plast int64
 }
 
@@ -68,6 +69,33 @@ func (st *lineState) other(id uint32) (uint32, int64, int64) {
 		return st.owner, st.first, st.last
 	}
 	return st.prev, st.pfirst, st.plast
+}
+
+// own returns core id's span, ok false if it is neither writer.
+func (st *lineState) own(id uint32) (first, last int64, ok bool) {
+	switch id {
+	case st.owner:
+		return st.first, st.last, true
+	case st.prev:
+		return st.pfirst, st.plast, true
+	}
+	return 0, 0, false
+}
+
+// wrote records core id's write at now: it becomes the owner, its span
+// going on if it wrote within win ns, the other writer kept as prev.
+func (st *lineState) wrote(id uint32, now, win int64) {
+	if st.owner != id {
+		if st.prev == id {
+			st.owner, st.first, st.last, st.prev, st.pfirst, st.plast = id, st.pfirst, st.plast, st.owner, st.first, st.last
+		} else {
+			st.owner, st.first, st.last, st.prev, st.pfirst, st.plast = id, now, now, st.owner, st.first, st.last
+		}
+	}
+	if now > st.last+win || now < st.first-win {
+		st.first, st.last = now, now
+	}
+	st.first, st.last = min(st.first, now), max(st.last, now)
 }
 
 // hierarchy is the cache model of one address space: private L1D and L2
@@ -88,6 +116,12 @@ type hierarchy struct {
 	lastID                 uint32               // the core last looked up (lastCore)
 	lastCore               *core
 	pageps                 int64
+	win, contps, lockps    int64 // coherence.window (ns), .contended and .locked (ps)
+	base                   int64 // the running slice's start (ns)
+	alone                  bool  // no other thread can run during the slice
+	atomics                int   // locked instructions of the running block not yet matched to an access
+	atomLine               uint64
+	Contended, Locked      uint64    // accesses to a line both cores write; of them, locked ones
 	Misses                 [4]uint64 // accesses served by L2, L3, memory, another core
 	Prefetched, PageFaults uint64
 }
@@ -96,7 +130,8 @@ func newHierarchy(t *Table) *hierarchy {
 	h := &hierarchy{t: t, l3: newCache(t.L3Size, t.L3Ways, t.Line), cores: map[uint32]*core{},
 		lines: map[uint64]lineState{}, pages: map[uint64]*pageSet{},
 		l2ps: t.ps(t.L2Latency) * 100 / t.MLP, l3ps: t.ps(t.L3Latency) * 100 / t.MLP, memps: t.ps(t.MemLatency) * 100 / t.MLP,
-		prefps: t.ps(t.PrefetchCost), cohps: t.ps(t.CoherenceLatency), pageps: t.PageFault * 1000}
+		prefps: t.ps(t.PrefetchCost), cohps: t.ps(t.CoherenceLatency), pageps: t.PageFault * 1000,
+		atomLine: ^uint64(0), win: t.CoherenceWindow, contps: t.ps(t.CoherenceContended), lockps: t.ps(t.CoherenceLocked)}
 	for l := t.Line; l > 1; l >>= 1 {
 		h.shift++
 	}
@@ -188,27 +223,44 @@ func (h *hierarchy) line(id uint32, c *core, line uint64, write bool, now int64)
 	remote := false
 	if len(h.order) > 1 {
 		st, known := h.lines[line]
-		if known {
-			if o, f, l := st.other(id); o != 0 && now >= f && now <= l {
-				remote = true
-				c.l1.drop(line)
-			} else if st.owner != id && !st.shared {
-				remote = true // modified in another core's cache
+		var extra int64
+		contended := known && h.contended(&st, id, now)
+		if contended {
+			// Both cores keep writing the line (a ping-pong, or a
+			// mutex both take): natively a store to it waits in the
+			// store queue and a load of it forwards from there, so a
+			// transfer per access is far too dear; what an access
+			// pays is the average calibthreads.c measures per kind.
+			h.Contended++
+			switch {
+			case line == h.atomLine: // the locked op's other half
+				h.atomLine = ^uint64(0)
+			case h.atomics > 0:
+				h.atomics--
+				h.atomLine = line
+				h.Locked++
+				extra = h.lockps
+			case !write && h.writer(&st, id, now):
+				extra = h.contps
 			}
+		} else if known && st.owner != id && !st.shared {
+			remote = true // modified in another core's cache
 		}
 		switch {
-		case write && known && st.owner == id:
-			if st.shared {
+		case write:
+			if !known || st.owner != id || st.shared {
 				h.invalidate(id, line)
 			}
-			st.last, st.shared = now, false
+			st.shared = false
+			st.wrote(id, now, h.win)
 			h.lines[line] = st
-		case write:
-			h.invalidate(id, line)
-			h.lines[line] = lineState{owner: id, first: now, last: now, prev: st.owner, pfirst: st.first, plast: st.last}
 		case known && st.owner != id && !st.shared:
 			st.shared = true
 			h.lines[line] = st
+		}
+		if contended {
+			c.l1.access(line)
+			return extra
 		}
 	}
 	if c.l1.access(line) {
@@ -241,6 +293,26 @@ func (h *hierarchy) line(id uint32, c *core, line uint64, write bool, now int64)
 		ps = h.prefps
 	}
 	return ps
+}
+
+// contended says whether another core keeps writing line over the
+// virtual time core id accesses it at now. The engine runs one thread's
+// quantum, then another's over the same virtual time: a span of the other
+// core's writes that reaches now (within coherence.window) is known; the
+// other core's writes over the rest of this slice are not yet, so a span
+// that reached the slice's start is taken to go on through it unless the
+// slice runs alone (every other thread blocked: their spans are over).
+func (h *hierarchy) contended(st *lineState, id uint32, now int64) bool {
+	o, f, l := st.other(id)
+	return o != 0 && now >= f-h.win && (now <= l+h.win || !h.alone && l >= h.base-h.win)
+}
+
+// writer says whether core id itself keeps writing line at now (its
+// reads then wait for the line's round trips; a core that only reads a
+// line another writes reads a shared copy, cheaply).
+func (h *hierarchy) writer(st *lineState, id uint32, now int64) bool {
+	f, l, ok := st.own(id)
+	return ok && now >= f-h.win && (now <= l+h.win || l >= h.base-h.win)
 }
 
 // physical returns the line number in the pseudo-physical address space:

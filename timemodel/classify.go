@@ -104,6 +104,7 @@ type decoded struct {
 	insns    uint32 // instructions
 	last     uint32 // offset of the last instruction
 	indirect bool   // the last instruction is a jump or call through a register or memory
+	atomics  uint8  // locked instructions (coherence.locked)
 }
 
 func (t *Table) decodeBlock(code []byte) decoded {
@@ -118,7 +119,11 @@ func (t *Table) decodeBlock(code []byte) decoded {
 			sum += cost[cInt] // as decode.Block: the rest is one instruction
 			break
 		}
-		sum += cost[classOf(&in)]
+		cl := classOf(&in)
+		sum += cost[cl]
+		if cl == cAtomic && d.atomics < 255 {
+			d.atomics++
+		}
 		d.indirect = false
 		if in.Op == x86asm.JMP || in.Op == x86asm.CALL {
 			_, rel := in.Args[0].(x86asm.Rel)

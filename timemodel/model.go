@@ -47,7 +47,9 @@ type Model struct {
 type Stats struct {
 	Blocks, Accesses, Mispredicted, Syscalls, Wakes   uint64
 	Preempted                                         uint64 // time-slice switches
+	Unslept                                           uint64 // wakes before the waiter had blocked any time
 	L2, L3, Memory, Coherence, Prefetched, PageFaults uint64
+	Contended, Locked                                 uint64 // accesses to a line both cores keep writing; locked ones
 }
 
 type blockCost struct {
@@ -57,6 +59,7 @@ type blockCost struct {
 	pc       uint64 // address of the last instruction
 	fall     uint64 // address after the block
 	indirect bool   // the last instruction's target is computed
+	atomics  uint8  // locked instructions
 	endKind  trace.End
 }
 
@@ -66,6 +69,7 @@ type thread struct {
 	pred    *predictor
 	wakeups uint64
 	queued  int64 // the scheduler's QueuedNs at the last Resume
+	blocked int64 // and its BlockedNs
 	slice   int64 // the scheduler's RunNs when the thread's kernel time slice began
 }
 
@@ -98,10 +102,13 @@ func (m *Model) thread(tid uint32) *thread {
 	return th
 }
 
-// Begin starts a run slice of thread tid at virtual time base (ns).
-func (m *Model) Begin(tid uint32, base int64) {
+// Begin starts a run slice of thread tid at virtual time base (ns); alone
+// says that no other thread can run before the slice ends (coherence: the
+// other threads' writes are over).
+func (m *Model) Begin(tid uint32, base int64, alone bool) {
 	m.cur = m.thread(tid)
 	m.base = base
+	m.h.base, m.h.alone = base, alone
 	m.cum = m.cur.carry
 	m.open = -1
 	m.openStart, m.openTime = m.cum, base
@@ -145,6 +152,7 @@ func (m *Model) Events(batch []trace.Event) {
 				}
 			}
 			th.prev = b
+			m.h.atomics, m.h.atomLine = int(b.atomics), ^uint64(0)
 			m.Stats.Blocks++
 			m.open, m.openStart, m.openKeep = i, m.cum, b.keep
 			m.openTime = m.base + m.cum/1000
@@ -200,7 +208,7 @@ func (m *Model) block(id uint32) *blockCost {
 		return b
 	}
 	c := m.t.decodeBlock(code)
-	b.ps, b.pc, b.indirect = c.ps, info.Addr+uint64(c.last), c.indirect
+	b.ps, b.pc, b.indirect, b.atomics = c.ps, info.Addr+uint64(c.last), c.indirect, c.atomics
 	if m.speedup != nil {
 		b.keep = keepOf(code, info.Addr, m.speedup)
 	}
@@ -251,21 +259,30 @@ func (m *Model) Syscall(nr, a0 uint64, ret int64) int64 {
 }
 
 // Resume returns what thread tid pays in ns when it runs again, given its
-// scheduler wake count, CPU work (RunNs) and time spent waiting for a CPU
-// (QueuedNs): a wake-up and a context switch per wake since it last ran;
-// else, if it has waited for a CPU since then, one switch per time slice
-// of CPU work it has had since its slice began. The engine time-slices
-// runnable threads in quanta of a few µs, the kernel in slices of
-// kernel.slice: a thread sharing a CPU is switched out once per slice
-// it runs, not once per quantum. A wake begins a new slice.
-func (m *Model) Resume(tid uint32, wakeups uint64, runNs, queuedNs int64) int64 {
+// scheduler wake count, CPU work (RunNs), time spent waiting for a CPU
+// (QueuedNs) and blocked (BlockedNs): a wake-up and a context switch per
+// wake since it last ran, unless its one wake came before it had blocked
+// for any virtual time (the waker changed the futex word before the
+// waiter's kernel entry was over: natively the wait returns without
+// sleeping); else, if it has waited for a CPU since then, one switch per
+// time slice of CPU work it has had since its slice began. The engine
+// time-slices runnable threads in quanta of a few µs, the kernel in
+// slices of kernel.slice: a thread sharing a CPU is switched out once per
+// slice it runs, not once per quantum. A wake begins a new slice.
+func (m *Model) Resume(tid uint32, wakeups uint64, runNs, queuedNs, blockedNs int64) int64 {
 	th := m.thread(tid)
 	n := wakeups - th.wakeups
 	th.wakeups = wakeups
 	waited := queuedNs > th.queued
 	th.queued = queuedNs
+	slept := blockedNs > th.blocked
+	th.blocked = blockedNs
 	if n > 0 {
 		th.slice = runNs
+		if n == 1 && !slept {
+			m.Stats.Unslept++
+			return 0
+		}
 		m.Stats.Wakes += n
 		return int64(n) * (m.t.FutexWait + m.t.Switch)
 	}
@@ -282,13 +299,14 @@ func (m *Model) Totals() Stats {
 	s := m.Stats
 	s.L2, s.L3, s.Memory, s.Coherence = m.h.Misses[0], m.h.Misses[1], m.h.Misses[2], m.h.Misses[3]
 	s.Prefetched, s.PageFaults = m.h.Prefetched, m.h.PageFaults
+	s.Contended, s.Locked = m.h.Contended, m.h.Locked
 	return s
 }
 
 // String summarizes the statistics for --stats.
 func (s Stats) String() string {
-	return fmt.Sprintf("%d blocks, %d memory accesses (%d from L2, %d from L3, %d from memory, %d prefetched, %d from another core), %d mispredicted branches, %d page faults, %d syscalls, %d wakes, %d time-slice switches",
-		s.Blocks, s.Accesses, s.L2, s.L3, s.Memory, s.Prefetched, s.Coherence, s.Mispredicted, s.PageFaults, s.Syscalls, s.Wakes, s.Preempted)
+	return fmt.Sprintf("%d blocks, %d memory accesses (%d from L2, %d from L3, %d from memory, %d prefetched, %d from another core, %d to a line both cores write, %d of them locked), %d mispredicted branches, %d page faults, %d syscalls, %d wakes (and %d before the waiter slept), %d time-slice switches",
+		s.Blocks, s.Accesses, s.L2, s.L3, s.Memory, s.Prefetched, s.Coherence, s.Contended, s.Locked, s.Mispredicted, s.PageFaults, s.Syscalls, s.Wakes, s.Unslept, s.Preempted)
 }
 
 // Add adds o's counts to s.
@@ -299,10 +317,13 @@ func (s *Stats) Add(o Stats) {
 	s.Syscalls += o.Syscalls
 	s.Wakes += o.Wakes
 	s.Preempted += o.Preempted
+	s.Unslept += o.Unslept
 	s.L2 += o.L2
 	s.L3 += o.L3
 	s.Memory += o.Memory
 	s.Coherence += o.Coherence
 	s.Prefetched += o.Prefetched
 	s.PageFaults += o.PageFaults
+	s.Contended += o.Contended
+	s.Locked += o.Locked
 }

@@ -41,6 +41,9 @@ mlp 1
 prefetch.streams 0
 prefetch.cost 2
 coherence.latency 40
+coherence.window 3
+coherence.contended 7
+coherence.locked 30
 kernel.syscall 100
 kernel.futex.wake 300
 kernel.futex.wait 1000
@@ -186,10 +189,31 @@ func TestFalseSharing(t *testing.T) {
 	}
 	// Core 1 misses to memory; core 2 finds the line in L3 (coherence is
 	// tracked once a second core exists: a one-thread program pays
-	// nothing for it); from then on each write invalidated the other
-	// core's copy, and the line moves between the cores.
-	if want := []int64{100, 20, 40, 40}; !slices.Equal(got, want) {
-		t.Errorf("false sharing: %v ns; want %v", got, want)
+	// nothing for it); from then on both cores keep writing the line
+	// (each within coherence.window, 3 ns): stores wait in the store
+	// queue, they pay nothing more.
+	if want := []int64{100, 20, 0, 0}; !slices.Equal(got, want) {
+		t.Errorf("false sharing, stores: %v ns; want %v", got, want)
+	}
+	// Increments (a read, then a write) of the two counters in turn: core
+	// 2's first read is of a line only core 1 writes (a shared copy,
+	// free); once both write it, each read pays coherence.contended (7).
+	h = newHierarchy(table(t))
+	h.core(1)
+	h.core(2)
+	got = got[:0]
+	for i := 0; i < 4; i++ {
+		id, addr, now := uint32(1+i%2), uint64(8*(i%2)), int64(i)
+		got = append(got, h.access(id, addr, 8, false, now)/1000)
+		if ps := h.access(id, addr, 8, true, now); ps != 0 {
+			t.Errorf("increment %d: its write %d ps; want 0", i, ps)
+		}
+	}
+	if want := []int64{100, 0, 7, 7}; !slices.Equal(got, want) {
+		t.Errorf("false sharing, increments: %v ns; want %v", got, want)
+	}
+	if h.Contended != 6 {
+		t.Errorf("%d contended accesses; want 6", h.Contended)
 	}
 	// Padded: each core's counter in its own line; after the first miss
 	// each write hits its L1.
@@ -210,34 +234,121 @@ func TestFalseSharing(t *testing.T) {
 	if want := []int64{100, 20, 0, 0}; !slices.Equal(got, want) {
 		t.Errorf("shared reads: %v ns; want %v", got, want)
 	}
+	// Writes far apart in virtual time (more than the window): a single
+	// transfer each, coherence.latency (40), as MESI says.
+	h = newHierarchy(table(t))
+	h.core(1)
+	h.core(2)
+	got = got[:0]
+	h.alone = true
+	for i := 0; i < 4; i++ {
+		got = append(got, h.access(uint32(1+i%2), uint64(8*(i%2)), 8, true, int64(100*i))/1000)
+	}
+	if want := []int64{100, 40, 40, 40}; !slices.Equal(got, want) {
+		t.Errorf("hand-offs: %v ns; want %v", got, want)
+	}
 }
 
 // TestFalseSharingSerialized: the engine runs one thread's quantum, then
-// the other's over the same virtual time; the second thread's writes fall
-// inside the span over which the first kept writing the line, so each is a
-// coherence miss, as if the two had run interleaved. Padded, they are not.
+// the other's over the same virtual time. The second thread's increments
+// fall inside the span over which the first kept writing the line; past
+// it, the first thread's span is taken to go on through the slice unless
+// the slice runs alone. Padded, nothing is shared.
 func TestFalseSharingSerialized(t *testing.T) {
 	for _, c := range []struct {
 		stride uint64
+		alone  bool
 		want   []int64
 	}{
-		// One line: at 9 core 2 takes it from core 1 (modified there);
-		// over 10..12 it ping-pongs; at 13 core 1's span is over.
-		{8, []int64{40, 40, 40, 40, 0}},
-		{64, []int64{100, 0, 0, 0, 0}}, // padded: core 2's own line, from memory once
+		// One line: at 9 core 2 reads a line only core 1 writes (free) and
+		// writes it; from 10 both write it, each read 7; at 20 core 1's
+		// span (10..12, reaching the slice's start at 9) goes on.
+		{8, false, []int64{0, 7, 7, 7, 7, 7}},
+		// Alone: at 20 core 1's span is over (12 + 3 < 20); core 2's
+		// own copy hits.
+		{8, true, []int64{0, 7, 7, 7, 7, 0}},
+		{64, false, []int64{100, 0, 0, 0, 0, 0}}, // padded: core 2's own line, from memory once
 	} {
 		h := newHierarchy(table(t))
+		h.core(1)
 		h.core(2) // both threads exist
-		for now := int64(0); now < 3; now++ {
-			h.access(1, 0, 8, true, 10+now) // core 1's quantum: writes at 10, 11, 12
+		h.base = 10
+		var first []int64
+		for now := int64(10); now < 13; now++ { // core 1's quantum: increments at 10, 11, 12
+			first = append(first, h.access(1, 0, 8, false, now)/1000)
+			h.access(1, 0, 8, true, now)
 		}
+		if want := []int64{100, 0, 0}; !slices.Equal(first, want) {
+			t.Errorf("stride %d: core 1 %v ns; want %v", c.stride, first, want)
+		}
+		h.base, h.alone = 9, c.alone
 		var got []int64
-		for _, now := range []int64{9, 10, 11, 12, 13} { // core 2's, over the same time
-			got = append(got, h.access(2, c.stride, 8, true, now)/1000)
+		for _, now := range []int64{9, 10, 11, 12, 13, 20} { // core 2's, over the same time
+			got = append(got, h.access(2, c.stride, 8, false, now)/1000)
+			if ps := h.access(2, c.stride, 8, true, now); ps != 0 {
+				t.Errorf("stride %d at %d: write %d ps; want 0", c.stride, now, ps)
+			}
 		}
 		if !slices.Equal(got, c.want) {
-			t.Errorf("stride %d: %v ns; want %v", c.stride, got, c.want)
+			t.Errorf("stride %d alone %v: %v ns; want %v", c.stride, c.alone, got, c.want)
 		}
+	}
+}
+
+// TestLockedContended: a locked instruction (its block's atomics count)
+// on a line both cores keep writing pays coherence.locked (30) once, its
+// read and write halves together; the block's next access to the line is
+// an ordinary contended one.
+func TestLockedContended(t *testing.T) {
+	h := newHierarchy(table(t))
+	h.core(1)
+	h.core(2)
+	h.access(1, 0, 4, true, 0) // core 1 took the mutex at 0 ...
+	h.access(2, 0, 4, true, 1) // ... core 2 at 1: both write the line
+	h.atomics, h.atomLine = 1, ^uint64(0)
+	got := []int64{h.access(1, 0, 4, false, 2) / 1000, h.access(1, 0, 4, true, 2) / 1000, h.access(1, 8, 8, false, 2) / 1000, h.access(1, 8, 8, true, 2) / 1000}
+	if want := []int64{30, 0, 7, 0}; !slices.Equal(got, want) {
+		t.Errorf("lock cmpxchg, then a load: %v ns; want %v", got, want)
+	}
+	if h.Locked != 1 {
+		t.Errorf("%d locked; want 1", h.Locked)
+	}
+	// The same instruction on a line the other core does not keep
+	// writing: no lock charge, the transfer only (40).
+	h.atomics, h.atomLine = 1, ^uint64(0)
+	if got := h.access(2, 256, 4, true, 50) / 1000; got != 100 {
+		t.Errorf("a fresh line: %d; want 100 (memory)", got)
+	}
+	h.atomics, h.atomLine, h.base = 1, ^uint64(0), 200
+	if got := h.access(1, 256, 4, false, 200) / 1000; got != 40 {
+		t.Errorf("a hand-off long after: %d; want 40", got)
+	}
+}
+
+// TestModelLocked: the model counts a block's locked instructions when it
+// decodes it and hands them to the hierarchy with each Block event.
+func TestModelLocked(t *testing.T) {
+	code := []byte{0xf0, 0x48, 0x0f, 0xb1, 0x0e, 0xc3} // lock cmpxchg [rsi],rcx; ret: 8 + 1 ns
+	bt := trace.NewBlockTable()
+	id := bt.Add(trace.BlockInfo{Addr: 0x1000, Len: uint32(len(code)), Insns: 2, End: trace.EndRet})
+	m := New(table(t, "coherence.window 1000"), bt, func(_ uint64, p []byte) error { copy(p, code); return nil })
+	var clock [2]int64
+	for _, base := range []int64{0, 200} { // two rounds, each thread's slice over the same time
+		for i, tid := range []uint32{1, 2} {
+			m.Begin(tid, base, false)
+			m.Events([]trace.Event{{Kind: trace.KindBlock, Block: id, Addr: 0x1000, Tid: tid},
+				{Kind: trace.KindRead, Addr: 0x9000, Size: 8, Tid: tid}, {Kind: trace.KindWrite, Addr: 0x9000, Size: 8, Tid: tid}})
+			clock[i] += m.End()
+		}
+	}
+	// Round 0: thread 1 9 + memory 100 (one core yet, no coherence),
+	// thread 2 9 + L3 20. Round 1: ret mispredicted (10) + 9, and the
+	// lock cmpxchg on the line both write within the window: 30 each.
+	if clock != [2]int64{109 + 19 + 30, 29 + 19 + 30} {
+		t.Errorf("clocks %v; want [158 78]", clock)
+	}
+	if s := m.Totals(); s.Locked != 2 || s.Contended != 4 {
+		t.Errorf("stats %+v: want 2 locked, 4 contended", s)
 	}
 }
 
@@ -322,7 +433,7 @@ func TestModelTrace(t *testing.T) {
 	a := bt.Add(trace.BlockInfo{Addr: 0x1000, Len: 9, Insns: 3, End: trace.EndCond})
 	b := bt.Add(trace.BlockInfo{Addr: 0x1009, Len: 4, Insns: 2, End: trace.EndRet})
 	m := New(table(t), bt, func(addr uint64, p []byte) error { copy(p, code[addr]); return nil })
-	m.Begin(7, 1000)
+	m.Begin(7, 1000, false)
 	batch := []trace.Event{
 		{Kind: trace.KindSyscall, Tid: 7, Time: 999}, // not the slice's: unchanged
 		{Kind: trace.KindBlock, Block: a, Addr: 0x1000, Size: 3, Tid: 7},
@@ -347,7 +458,7 @@ func TestModelTrace(t *testing.T) {
 	}
 	// The next slice: block a again after b's ret with an empty return
 	// stack (mispredicted, 10 ns): 5 + 10, its read now an L1 hit.
-	m.Begin(7, 2000)
+	m.Begin(7, 2000, false)
 	batch = []trace.Event{{Kind: trace.KindBlock, Block: a, Addr: 0x1000, Tid: 7}, {Kind: trace.KindRead, Addr: 0x8000, Size: 8, Tid: 7}}
 	m.Events(batch)
 	if batch[0].Time != 2000 || batch[0].Size != 15 || m.End() != 15 {
@@ -375,14 +486,40 @@ func TestKernelCosts(t *testing.T) {
 			t.Errorf("syscall %d(%#x) = %d: %d ns; want %d", c.nr, c.a0, c.ret, got, c.want)
 		}
 	}
-	if got := m.Resume(5, 0, 0, 0); got != 0 {
+	if got := m.Resume(5, 0, 0, 0, 0); got != 0 {
 		t.Errorf("never woken: %d ns", got)
 	}
-	if got := m.Resume(5, 2, 100, 0); got != 2*(1000+500) {
+	if got := m.Resume(5, 2, 100, 0, 0); got != 2*(1000+500) {
 		t.Errorf("woken twice: %d ns; want 3000", got)
 	}
-	if got := m.Resume(5, 2, 200, 0); got != 0 {
+	if got := m.Resume(5, 2, 200, 0, 0); got != 0 {
 		t.Errorf("no new wake: %d ns", got)
+	}
+}
+
+// TestWakeBeforeSleep: a wait woken before it had blocked for any
+// virtual time (the waker's clock was not past the waiter's) did not
+// sleep natively (the futex word changed during the waiter's kernel
+// entry): no futex.wait, no switch (1000 + 500 in the test table).
+func TestWakeBeforeSleep(t *testing.T) {
+	m := New(table(t), trace.NewBlockTable(), nil)
+	for i, c := range []struct {
+		wakeups        uint64
+		blocked, want  int64
+		wakes, unslept uint64
+	}{
+		{1, 0, 0, 0, 1},       // woken, 0 ns blocked: did not sleep
+		{2, 700, 1500, 1, 1},  // blocked 700 ns: slept
+		{3, 700, 0, 1, 2},     // woken again at once
+		{5, 700, 3000, 3, 2},  // two wakes since it last ran: it slept
+		{6, 1200, 1500, 4, 2}, // blocked 500 ns more
+	} {
+		if got := m.Resume(4, c.wakeups, 0, 0, c.blocked); got != c.want {
+			t.Errorf("%d: %d ns; want %d", i, got, c.want)
+		}
+		if s := m.Totals(); s.Wakes != c.wakes || s.Unslept != c.unslept {
+			t.Errorf("%d: %d wakes, %d unslept; want %d, %d", i, s.Wakes, s.Unslept, c.wakes, c.unslept)
+		}
 	}
 }
 
@@ -409,7 +546,7 @@ func TestTimeSliceSwitches(t *testing.T) {
 		{1, 11000, 4000, 0, "queued, 2000 ns into the slice the wake began", 1, 2},
 		{1, 12000, 5000, 500, "queued, 3000 ns into it", 1, 3},
 	} {
-		if got := m.Resume(9, c.wakeups, c.run, c.queued); got != c.want {
+		if got := m.Resume(9, c.wakeups, c.run, c.queued, c.run); got != c.want {
 			t.Errorf("%d (%s): %d ns; want %d", i, c.what, got, c.want)
 		}
 		if s := m.Totals(); s.Wakes != c.wakes || s.Preempted != c.preempt {
@@ -426,7 +563,7 @@ func TestFractionsCarry(t *testing.T) {
 	m := New(tb, bt, func(_ uint64, p []byte) error { copy(p, []byte{0x48, 0x01, 0xd8}); return nil })
 	var total int64
 	for i := 0; i < 2; i++ {
-		m.Begin(1, total)
+		m.Begin(1, total, false)
 		m.Events([]trace.Event{{Kind: trace.KindBlock, Block: id, Tid: 1}})
 		total += m.End()
 	}
@@ -470,7 +607,7 @@ func TestSpeedupScalesBlock(t *testing.T) {
 		ib := bt.Add(trace.BlockInfo{Addr: 0x1009, Len: 4, Insns: 2, End: trace.EndRet})
 		m := New(table(t), bt, func(addr uint64, p []byte) error { copy(p, code[addr]); return nil })
 		m.SetSpeedup(speedup)
-		m.Begin(7, 1000)
+		m.Begin(7, 1000, true)
 		batch := []trace.Event{
 			{Kind: trace.KindBlock, Block: ia, Addr: 0x1000, Tid: 7},
 			{Kind: trace.KindRead, Addr: 0x8000, Size: 8, Tid: 7},

@@ -58,6 +58,9 @@ type Table struct {
 	PrefetchStreams         int
 	PrefetchCost            int64 // centicycles
 	CoherenceLatency        int64 // centicycles
+	CoherenceWindow         int64 // ns: a core that writes a line at least this often keeps writing it
+	CoherenceContended      int64 // centicycles: a load of a line both cores keep writing
+	CoherenceLocked         int64 // centicycles: a locked instruction on a line another core keeps writing
 	Syscall, FutexWake      int64 // ns
 	FutexWait, Switch       int64 // ns
 	Slice                   int64 // ns: the kernel's time slice among threads that share a CPU
@@ -147,6 +150,9 @@ func Parse(r io.Reader, src string) (*Table, error) {
 		"prefetch.streams":        count(&t.PrefetchStreams),
 		"prefetch.cost":           cyc(&t.PrefetchCost),
 		"coherence.latency":       cyc(&t.CoherenceLatency),
+		"coherence.window":        num(&t.CoherenceWindow),
+		"coherence.contended":     cyc(&t.CoherenceContended),
+		"coherence.locked":        cyc(&t.CoherenceLocked),
 		"kernel.syscall":          num(&t.Syscall),
 		"kernel.futex.wake":       num(&t.FutexWake),
 		"kernel.futex.wait":       num(&t.FutexWait),
@@ -182,6 +188,7 @@ func Parse(r io.Reader, src string) (*Table, error) {
 	for _, k := range []string{"name", "mhz", "int", "mul", "div", "fp", "simd", "fpdiv", "string", "atomic", "serial", "pause",
 		"branch.bits", "branch.penalty", "branch.indirect.bits", "branch.indirect.history", "line", "l1.size", "l1.ways", "l2.size", "l2.ways", "l2.latency", "l3.size",
 		"l3.ways", "l3.latency", "mem.latency", "mlp", "prefetch.streams", "prefetch.cost", "coherence.latency",
+		"coherence.window", "coherence.contended", "coherence.locked",
 		"kernel.syscall", "kernel.futex.wake", "kernel.futex.wait", "kernel.switch", "kernel.slice", "kernel.pagefault", "kernel.bytes"} {
 		if !seen[k] {
 			return nil, fmt.Errorf("time model %s: %s missing", src, k)
@@ -246,6 +253,6 @@ func (t *Table) ps(centicycles int64) int64 { return centicycles * 10000 / t.MHz
 // page. (Analyses size their windows with it.)
 func (t *Table) MaxInsnNs() int64 {
 	c := max(t.Int, t.Mul, t.Div, t.FP, t.SIMD, t.FPDiv, t.String, t.Atomic, t.Serial, t.Pause) + t.BranchPenalty +
-		2*max(t.MemLatency, t.CoherenceLatency, t.L3Latency)
+		2*max(t.MemLatency, t.CoherenceLatency, t.L3Latency, t.CoherenceLocked)
 	return t.ps(c)/1000 + 1 + 2*t.PageFault
 }

@@ -146,10 +146,79 @@ static void slices(int me) {
 }
 static int cmpd(const void *a, const void *b) { double x = *(double *)a, y = *(double *)b; return (x > y) - (x < y); }
 
+// Sharing shapes (`calibthreads share`): each thread runs SHITER iterations
+// of one loop on its own 8-byte word, the two words in one line
+// (shared) or a line apart (padded); the per-iteration cost of each
+// shape says what a contended line costs an access of that kind.
+#define SHITER 4000000L
+static struct { volatile long w[2]; char pad[48]; volatile long w2; } sh __attribute__((aligned(64)));
+static int shape;
+static const char *shapes[] = {"load+add+store (falseshare)", "load+add+store+load (coz_fig1)", "store only", "add [mem],1",
+			       "lock add [mem],1", "load only (other stores)", "lock add, same word"};
+static void sharing(int me) {
+	volatile long *p = me == 0 || shape == 6 ? &sh.w[0] : padded ? &sh.w2 : &sh.w[1];
+	long n = SHITER, v = 0;
+	switch (shape) {
+	case 0: __asm__ volatile("1: mov (%1),%%rax\n add $1,%%rax\n mov %%rax,(%1)\n sub $1,%0\n jne 1b" : "+r"(n) : "r"(p) : "rax", "memory"); break;
+	case 1: __asm__ volatile("1: mov (%1),%%rax\n add $1,%%rax\n mov %%rax,(%1)\n mov (%1),%%rax\n sub $1,%0\n jne 1b" : "+r"(n) : "r"(p) : "rax", "memory"); break;
+	case 2: __asm__ volatile("1: mov %0,(%1)\n sub $1,%0\n jne 1b" : "+r"(n) : "r"(p) : "memory"); break;
+	case 3: __asm__ volatile("1: addq $1,(%1)\n sub $1,%0\n jne 1b" : "+r"(n) : "r"(p) : "memory"); break;
+	case 4: case 6: __asm__ volatile("1: lock addq $1,(%1)\n sub $1,%0\n jne 1b" : "+r"(n) : "r"(p) : "memory"); break;
+	case 5:
+		if (me) __asm__ volatile("1: mov %0,(%1)\n sub $1,%0\n jne 1b" : "+r"(n) : "r"(p) : "memory");
+		else __asm__ volatile("1: add (%2),%1\n sub $1,%0\n jne 1b" : "+r"(n), "+r"(v) : "r"(p) : "memory");
+		break;
+	}
+}
+// Contended mutex: both threads lock, update a table line of their own
+// (locksplit.c's critical section), unlock, MXITER times.
+#define MXITER 400000L
+static pthread_mutex_t mx[2] = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER};
+static long mtab[2][512];
+static int split;
+static void mutexes(int me) {
+	pthread_mutex_t *m = split ? &mx[me] : &mx[0];
+	for (long k = 0; k < MXITER; k++) {
+		pthread_mutex_lock(m);
+		mtab[me][(k * 7) & 511] += k;
+		pthread_mutex_unlock(m);
+	}
+}
+
 #define BEST(expr) ({ double _b = 1e30; for (int _i = 0; _i < 7; _i++) { double _v = (expr); if (_v < _b) _b = _v; } _b; })
 
-int main(void) {
+static void share_main(void) {
+	double cs;
+	for (shape = 0; shape < 7; shape++)
+		for (padded = 0; padded < 2; padded++) {
+			if (shape == 6 && padded) continue;
+			double bw = 1e30, bc = 0, bo = 0;
+			for (int i = 0; i < 7; i++) {
+				double w = pair(sharing, 0, 1, &cs);
+				if (w < bw) bw = w, bc = cs, bo = other_cpu;
+			}
+			double alone = BEST(({ pin(0); double t = cpu(); sharing(0); cpu() - t; }));
+			printf("%s, %s, per iteration\t%.2f ns wall\t%.2f / %.2f ns CPU\talone %.2f ns\n", shapes[shape], shape == 6 ? "one word" : padded ? "padded" : "one line",
+			       bw / SHITER, bc / SHITER, bo / SHITER, alone / SHITER);
+		}
+	for (split = 0; split < 2; split++) {
+		double bw = 1e30, bc = 0, bo = 0;
+		for (int i = 0; i < 7; i++) {
+			double w = pair(mutexes, 0, 1, &cs);
+			if (w < bw) bw = w, bc = cs, bo = other_cpu;
+		}
+		double alone = BEST(({ pin(0); double t = cpu(); mutexes(0); cpu() - t; }));
+		printf("mutex lock+update+unlock, %s, per iteration\t%.2f ns wall\t%.2f / %.2f ns CPU\talone %.2f ns\n", split ? "a mutex each" : "one mutex",
+		       bw / MXITER, bc / MXITER, bo / MXITER, alone / MXITER);
+	}
+}
+
+int main(int argc, char **argv) {
 	setvbuf(stdout, 0, _IOLBF, 0);
+	if (argc > 1 && argv[1][0] == 's') { // `calibthreads share`: the sharing shapes only
+		share_main();
+		return 0;
+	}
 	double c0;
 	double pp = BEST((turn = 0, pair(pingpong_line, 0, 1, 0) / (2.0 * TURNS)));
 	printf("line ping-pong CPU0<->CPU1 (one transfer)\t%.1f ns\n", pp);

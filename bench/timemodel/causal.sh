@@ -6,7 +6,7 @@
 # p = 1 - cost(opt)/cost(base), and the prediction is the program speedup
 # `emuprof causal` measures on the unmodified program with the line sped up
 # by p. pipeline's change (a second transform worker) halves the stage:
-# p = 50. Usage: causal.sh EMUPROF MODEL > causal.tsv
+# p = 50. Usage: [PAIRS="prog:file.c:line ..."] causal.sh EMUPROF MODEL > causal.tsv
 emuprof=$1 model=${2:-zen4}
 dur() { # PROG LINE SPEEDUP: the experiment's virtual duration
 	d=$(mktemp -d)
@@ -16,7 +16,7 @@ dur() { # PROG LINE SPEEDUP: the experiment's virtual duration
 }
 total() { "$emuprof" run -q --stats --cpus 2 --time-model "$model" -- "$1" 2>&1 >/dev/null | sed -n 's/^emuprof: virtual duration \([0-9]*\) ns.*/\1/p'; }
 printf 'program\tline\tline_speedup_pct\tpredicted_pct\n'
-for pl in interchange:interchange.c:17 soa:soa.c:17 falseshare:falseshare.c:13 locksplit:locksplit.c:17 hash:hash.c:29 pipeline:pipeline.c:36; do
+for pl in ${PAIRS:-interchange:interchange.c:17 soa:soa.c:17 falseshare:falseshare.c:13 locksplit:locksplit.c:17 hash:hash.c:29 pipeline:pipeline.c:36}; do
 	p=${pl%%:*} line=${pl#*:}
 	tb=$(total bin/$p)
 	if [ "$p" = pipeline ]; then
