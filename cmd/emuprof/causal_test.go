@@ -266,26 +266,28 @@ func TestCausalValidate(t *testing.T) {
 }
 
 // TestCausalValidateTimeModel: under the default model of causal and of
-// run --speedup (zen4), causal's predictions for single-threaded programs
-// are what the actual speedups measure, within 0.2 points: the model
-// prices a sped-up block as causal shares a block's cost among its lines,
-// by instruction count, memory stalls included (causal_split's block
-// holds three lines). Threads that share a written line are another
-// matter (docs/TIME-MODEL.md): a line's cost then depends on the schedule.
+// run --speedup (zen4), causal's predictions are what the actual speedups
+// measure, within 0.5 points: the model prices a sped-up block as causal
+// shares a block's cost among its lines, by instruction count, memory
+// stalls included (causal_split's block holds three lines), and a line
+// two threads write costs per access, not by when the other thread ran
+// (coz_rounds' two loops write adjacent counters: each slows the other).
 func TestCausalValidateTimeModel(t *testing.T) {
 	single := guestBin(t, "glibc-static", "causal_single")
 	split := guestBin(t, "glibc-static", "causal_split")
 	for _, c := range []struct {
 		prog, point, line string
-	}{{single, "step_done", "causal_single.c:22"}, {split, "step_done", "causal_split.c:23"}} {
-		r := runCausal(t, []string{"--time-model", "", "--progress", c.point, "--fixed-line", c.line, "--validate", "1"}, c.prog, "600")
+		arg               string
+	}{{single, "step_done", "causal_single.c:22", "600"}, {split, "step_done", "causal_split.c:23", "600"},
+		{guestBin(t, "glibc-static", "coz_rounds"), "round_done", "coz_rounds.c:15", "600"}} {
+		r := runCausal(t, []string{"--time-model", "", "--progress", c.point, "--fixed-line", c.line, "--validate", "1"}, c.prog, c.arg)
 		var wants []validWant
 		for _, s := range []int{5, 25, 50, 100} {
 			wants = append(wants, validWant{filepath.Base(c.line) + "@" + strconv.Itoa(s), 0.001, 1})
 		}
 		checkValidation(t, filepath.Base(c.prog), r, wants)
 		for k, v := range validation(t, r) {
-			if d := math.Abs(v.Predicted - v.Actual); d > 0.002 {
+			if d := math.Abs(v.Predicted - v.Actual); d > 0.005 {
 				t.Errorf("%s: predicted %.4f, actual %.4f", k, v.Predicted, v.Actual)
 			}
 		}
