@@ -10,11 +10,11 @@
 emuprof=$1 model=${2:-zen4}
 dur() { # PROG LINE SPEEDUP: the experiment's virtual duration
 	d=$(mktemp -d)
-	"$emuprof" causal -q --out "$d" --cpus 2 --time-model "$model" --exact --fixed-line "$2" --fixed-speedup "$3" -- "$1" >/dev/null 2>&1
+	"$emuprof" causal -q --clear-env --out "$d" --cpus 2 --time-model "$model" --exact --fixed-line "$2" --fixed-speedup "$3" -- "$1" >/dev/null 2>&1
 	sed -n 's/.*"type":"experiment".*"duration":\([0-9]*\).*/\1/p' "$d/profile.coz"
 	rm -rf "$d"
 }
-total() { "$emuprof" run -q --stats --cpus 2 --time-model "$model" -- "$1" 2>&1 >/dev/null | sed -n 's/^emuprof: virtual duration \([0-9]*\) ns.*/\1/p'; }
+total() { "$emuprof" run -q --clear-env --stats --cpus 2 --time-model "$model" -- "$1" 2>&1 >/dev/null | sed -n 's/^emuprof: virtual duration \([0-9]*\) ns.*/\1/p'; }
 printf 'program\tline\tline_speedup_pct\tpredicted_pct\n'
 for pl in ${PAIRS:-interchange:interchange.c:17 soa:soa.c:17 falseshare:falseshare.c:13 locksplit:locksplit.c:17 hash:hash.c:29 pipeline:pipeline.c:36}; do
 	p=${pl%%:*} line=${pl#*:}

@@ -7,8 +7,8 @@ models=${*:-insns zen4}
 printf 'program\tmodel\tbase_ns\topt_ns\tspeedup_pct\n'
 for p in interchange soa falseshare hoist locksplit batchwrite hash pipeline; do
 	for m in $models; do
-		b=$("$emuprof" run -q --stats --cpus 2 --time-model "$m" -- bin/$p 2>&1 >/dev/null | sed -n 's/^emuprof: virtual duration \([0-9]*\) ns.*/\1/p')
-		o=$("$emuprof" run -q --stats --cpus 2 --time-model "$m" -- bin/$p-opt 2>&1 >/dev/null | sed -n 's/^emuprof: virtual duration \([0-9]*\) ns.*/\1/p')
+		b=$("$emuprof" run -q --clear-env --stats --cpus 2 --time-model "$m" -- bin/$p 2>&1 >/dev/null | sed -n 's/^emuprof: virtual duration \([0-9]*\) ns.*/\1/p')
+		o=$("$emuprof" run -q --clear-env --stats --cpus 2 --time-model "$m" -- bin/$p-opt 2>&1 >/dev/null | sed -n 's/^emuprof: virtual duration \([0-9]*\) ns.*/\1/p')
 		printf '%s\t%s\t%s\t%s\t%s\n' "$p" "$m" "$b" "$o" "$(echo "$b $o" | awk '{printf "%.1f", 100*(1-$2/$1)}')"
 	done
 done
