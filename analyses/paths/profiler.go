@@ -84,9 +84,10 @@ type cacheEntry struct {
 	verts   []int32 // static blocks the emulator block covers, in order
 	leader  bool    // the emulator block starts at a static block's start
 	n       uint32  // the emulator block's length (BlockInfo.Len)
-	// from and edge: the last step into verts[0] came from static block
-	// from (-1: none yet) along its edge succ[edge] (stepInto).
-	from, edge int32
+	// The last step into verts[0] came from static block from (-1: none
+	// yet) along edge, a copy of the run-time table's (stepInto).
+	from int32
+	edge rtEdge
 }
 
 type thread struct {
@@ -430,7 +431,7 @@ func (p *Profiler) step(f *frame, w int32) bool {
 	if i < 0 {
 		return false
 	}
-	p.take(f, i, w)
+	p.take(f, &f.rt.vi[f.cur].succ[i], w)
 	return true
 }
 
@@ -438,18 +439,19 @@ func (p *Profiler) step(f *frame, w int32) bool {
 // remembers the edge it took: a block is nearly always entered from the
 // same block, and an interpreter's dispatch block has hundreds of
 // successors (sqlite3's opcode switch) that step would scan at every
-// opcode. The memo is e's, so a new CFG (version) forgets it.
+// opcode; the copy saves reading the table. The memo is e's, so a new
+// CFG (version) forgets it.
 func (p *Profiler) stepInto(f *frame, w int32, e *cacheEntry) bool {
 	if e.from == f.cur {
-		p.take(f, int(e.edge), w)
+		p.take(f, &e.edge, w)
 		return true
 	}
 	i := f.rt.vi[f.cur].edgeTo(w)
 	if i < 0 {
 		return false
 	}
-	e.from, e.edge = f.cur, int32(i)
-	p.take(f, i, w)
+	e.from, e.edge = f.cur, f.rt.vi[f.cur].succ[i]
+	p.take(f, &e.edge, w)
 	return true
 }
 
@@ -463,10 +465,9 @@ func (v *vinfo) edgeTo(w int32) int {
 	return -1
 }
 
-// take moves f from its block to w along its edge succ[i].
-func (p *Profiler) take(f *frame, i int, w int32) {
+// take moves f from its block to w along edge e.
+func (p *Profiler) take(f *frame, e *rtEdge, w int32) {
 	rt := f.rt
-	e := &rt.vi[f.cur].succ[i]
 	if e.back {
 		// Back edge v->w: the path ends through the dummy v->EXIT,
 		// the next starts through the dummy ENTRY->w (spec §1.4).
