@@ -45,6 +45,8 @@ type Profiler struct {
 	// noRerank turns rebuildWith's rerank off; reranks counts them.
 	allBig, noRerank bool
 	reranks          int
+	// noMemo (tests) turns stepInto's memo off.
+	noMemo bool
 	// Hits is the hit count ([P3] §4): executions of edges with a
 	// non-zero label, dummy edges included.
 	Hits uint64
@@ -449,6 +451,10 @@ func (p *Profiler) stepInto(f *frame, w int32, e *cacheEntry) bool {
 	i := f.rt.vi[f.cur].edgeTo(w)
 	if i < 0 {
 		return false
+	}
+	if p.noMemo {
+		p.take(f, &f.rt.vi[f.cur].succ[i], w)
+		return true
 	}
 	e.from, e.edge = f.cur, f.rt.vi[f.cur].succ[i]
 	p.take(f, &e.edge, w)
