@@ -3,6 +3,7 @@ package paths
 import (
 	"math/rand"
 	"testing"
+	"unsafe"
 )
 
 // The memo of the edge into an emulator block (stepInto) changes nothing:
@@ -68,5 +69,13 @@ func TestEdgeMemoAsScan(t *testing.T) {
 	}
 	if used < 200 {
 		t.Errorf("the memo held an edge in only %d programs", used)
+	}
+}
+
+// A cache entry is read at every Block event: it stays one cache line
+// (and memory.go's cacheBytes counts it so).
+func TestCacheEntrySize(t *testing.T) {
+	if n := unsafe.Sizeof(cacheEntry{}); n != cacheBytes {
+		t.Errorf("cacheEntry is %d bytes, not %d", n, cacheBytes)
 	}
 }

@@ -84,12 +84,15 @@ type cacheEntry struct {
 	rt      *routine
 	version int
 	verts   []int32 // static blocks the emulator block covers, in order
-	leader  bool    // the emulator block starts at a static block's start
 	n       uint32  // the emulator block's length (BlockInfo.Len)
 	// The last step into verts[0] came from static block from (-1: none
-	// yet) along edge, a copy of the run-time table's (stepInto).
-	from int32
-	edge rtEdge
+	// yet) along the edge with label val and flags back and nz, copied
+	// from the run-time table (stepInto). The fields are laid out so that
+	// an entry is 64 bytes, one cache line.
+	from     int32
+	val      uint64
+	leader   bool // the emulator block starts at a static block's start
+	back, nz bool
 }
 
 type thread struct {
@@ -445,19 +448,18 @@ func (p *Profiler) step(f *frame, w int32) bool {
 // CFG (version) forgets it.
 func (p *Profiler) stepInto(f *frame, w int32, e *cacheEntry) bool {
 	if e.from == f.cur {
-		p.take(f, &e.edge, w)
+		p.take(f, &rtEdge{to: w, back: e.back, val: e.val, nz: e.nz}, w)
 		return true
 	}
 	i := f.rt.vi[f.cur].edgeTo(w)
 	if i < 0 {
 		return false
 	}
-	if p.noMemo {
-		p.take(f, &f.rt.vi[f.cur].succ[i], w)
-		return true
+	ed := &f.rt.vi[f.cur].succ[i]
+	if !p.noMemo {
+		e.from, e.back, e.val, e.nz = f.cur, ed.back, ed.val, ed.nz
 	}
-	e.from, e.edge = f.cur, f.rt.vi[f.cur].succ[i]
-	p.take(f, &e.edge, w)
+	p.take(f, ed, w)
 	return true
 }
 
