@@ -178,8 +178,8 @@ type runner struct {
 	tr    *tracetest.Trace
 	sp    map[uint32]uint64
 	prevE map[uint32]trace.End
-	// allBig and noRerank set the Profiler's test switches.
-	allBig, noRerank bool
+	// allBig, noRerank and noMemo set the Profiler's test switches.
+	allBig, noRerank, noMemo bool
 }
 
 func newRunner(p *program) *runner {
@@ -237,7 +237,7 @@ func (r *runner) profileP3(t *testing.T, p3 P3Config) *Profiler {
 	prof := New(Options{Symbols: r.p, Block: env.Block, Routines: env.Routines,
 		Code: func(trace.Routine) (Code, error) { return r.p, nil }})
 	prof.P3 = p3
-	prof.allBig, prof.noRerank = r.allBig, r.noRerank
+	prof.allBig, prof.noRerank, prof.noMemo = r.allBig, r.noRerank, r.noMemo
 	inst := NewInstance(prof, "prog", 10)
 	pl := platform.NewPipeline(env, r.tr.Blocks, []platform.Instance{inst}, false)
 	pl.Events(r.tr.Events)

@@ -45,6 +45,8 @@ type Profiler struct {
 	// noRerank turns rebuildWith's rerank off; reranks counts them.
 	allBig, noRerank bool
 	reranks          int
+	// noMemo (tests) turns stepInto's memo off.
+	noMemo bool
 	// Hits is the hit count ([P3] §4): executions of edges with a
 	// non-zero label, dummy edges included.
 	Hits uint64
@@ -82,7 +84,15 @@ type cacheEntry struct {
 	rt      *routine
 	version int
 	verts   []int32 // static blocks the emulator block covers, in order
-	leader  bool    // the emulator block starts at a static block's start
+	n       uint32  // the emulator block's length (BlockInfo.Len)
+	// The last step into verts[0] came from static block from (-1: none
+	// yet) along the edge with label val and flags back and nz, copied
+	// from the run-time table (stepInto). The fields are laid out so that
+	// an entry is 64 bytes, one cache line.
+	from     int32
+	val      uint64
+	leader   bool // the emulator block starts at a static block's start
+	back, nz bool
 }
 
 type thread struct {
@@ -422,32 +432,66 @@ func (p *Profiler) startAt(f *frame, w int32) {
 // step moves f from its block to w along a CFG edge; false if there is no
 // such edge (the caller adds it).
 func (p *Profiler) step(f *frame, w int32) bool {
-	rt := f.rt
-	v := &rt.vi[f.cur]
-	for i := range v.succ {
-		e := &v.succ[i]
-		if e.to != w {
-			continue
-		}
-		if e.back {
-			// Back edge v->w: the path ends through the dummy v->EXIT,
-			// the next starts through the dummy ENTRY->w (spec §1.4).
-			p.complete(f)
-			p.startAt(f, w)
-			return true
-		}
-		if rt.big {
-			f.r = uint64(rt.tr.next(int32(f.r), w))
-		} else {
-			f.r += e.val
-		}
-		if e.nz {
-			p.Hits++
-		}
-		f.cur = w
+	i := f.rt.vi[f.cur].edgeTo(w)
+	if i < 0 {
+		return false
+	}
+	p.take(f, &f.rt.vi[f.cur].succ[i], w)
+	return true
+}
+
+// stepInto is step into emulator block e's first static block w, which
+// remembers the edge it took: a block is nearly always entered from the
+// same block, and an interpreter's dispatch block has hundreds of
+// successors (sqlite3's opcode switch) that step would scan at every
+// opcode; the copy saves reading the table. The memo is e's, so a new
+// CFG (version) forgets it.
+func (p *Profiler) stepInto(f *frame, w int32, e *cacheEntry) bool {
+	if e.from == f.cur {
+		p.take(f, &rtEdge{to: w, back: e.back, val: e.val, nz: e.nz}, w)
 		return true
 	}
-	return false
+	i := f.rt.vi[f.cur].edgeTo(w)
+	if i < 0 {
+		return false
+	}
+	ed := &f.rt.vi[f.cur].succ[i]
+	if !p.noMemo {
+		e.from, e.back, e.val, e.nz = f.cur, ed.back, ed.val, ed.nz
+	}
+	p.take(f, ed, w)
+	return true
+}
+
+// edgeTo returns the index in v.succ of the edge to w, or -1.
+func (v *vinfo) edgeTo(w int32) int {
+	for i := range v.succ {
+		if v.succ[i].to == w {
+			return i
+		}
+	}
+	return -1
+}
+
+// take moves f from its block to w along edge e.
+func (p *Profiler) take(f *frame, e *rtEdge, w int32) {
+	rt := f.rt
+	if e.back {
+		// Back edge v->w: the path ends through the dummy v->EXIT,
+		// the next starts through the dummy ENTRY->w (spec §1.4).
+		p.complete(f)
+		p.startAt(f, w)
+		return
+	}
+	if rt.big {
+		f.r = uint64(rt.tr.next(int32(f.r), w))
+	} else {
+		f.r += e.val
+	}
+	if e.nz {
+		p.Hits++
+	}
+	f.cur = w
 }
 
 // routineOfBlock returns the state of the routine of block id (bi),
@@ -562,7 +606,7 @@ func (p *Profiler) entry(id uint32, rt *routine, addr uint64, n uint32) *cacheEn
 	if e.rt == rt && e.version == rt.version {
 		return e
 	}
-	*e = cacheEntry{rt: rt, version: rt.version}
+	*e = cacheEntry{rt: rt, version: rt.version, from: -1, n: n}
 	cfg := rt.cfg
 	first, ok := cfg.Find(addr)
 	if !ok {
@@ -579,14 +623,24 @@ func (p *Profiler) entry(id uint32, rt *routine, addr uint64, n uint32) *cacheEn
 // block handles a Block event of a visible routine.
 func (p *Profiler) block(ev *trace.Event) {
 	var bi *trace.BlockInfo
-	if p.opt.Block != nil {
-		bi = p.opt.Block(ev.Block)
-	}
-	if bi == nil || bi.Routine.Name == "" || bi.Routine.Kind.Transparent() {
-		// Linker stubs (a PLT entry reached by a jump) and the
-		// lazy-binding resolver are glue, not routines of the program:
-		// the frame's path goes on in its routine.
-		return
+	var rt *routine
+	var n uint32 // the block's length
+	if id := ev.Block; int(id) < len(p.cache) && p.cache[id].rt != nil && p.cache[id].rt.code != nil {
+		// A block seen before, of a visible routine with code: the
+		// cache has what the block table would give (block ids never
+		// change), without reading the table's entry.
+		rt, n = p.cache[id].rt, p.cache[id].n
+	} else {
+		if p.opt.Block != nil {
+			bi = p.opt.Block(ev.Block)
+		}
+		if bi == nil || bi.Routine.Name == "" || bi.Routine.Kind.Transparent() {
+			// Linker stubs (a PLT entry reached by a jump) and the
+			// lazy-binding resolver are glue, not routines of the program:
+			// the frame's path goes on in its routine.
+			return
+		}
+		rt, n = p.routineOfBlock(ev.Block, bi), bi.Len
 	}
 	t := p.thread(ev.Tid)
 	if n := len(t.frames); n > 0 && t.frames[n-1].barrier {
@@ -596,7 +650,6 @@ func (p *Profiler) block(ev *trace.Event) {
 		t.frames = append(t.frames, frame{cur: -1})
 	}
 	f := &t.frames[len(t.frames)-1]
-	rt := p.routineOfBlock(ev.Block, bi)
 	if f.rt != rt {
 		// The activation runs another routine's code without a call (a
 		// jump into it that is not a tail call, e.g. back from a .cold
@@ -614,7 +667,7 @@ func (p *Profiler) block(ev *trace.Event) {
 	}
 	var e *cacheEntry
 	for try := 0; ; try++ {
-		e = p.entry(ev.Block, rt, ev.Addr, bi.Len)
+		e = p.entry(ev.Block, rt, ev.Addr, n)
 		placed, learnt := p.enter(f, ev, e)
 		if placed {
 			break
@@ -626,11 +679,11 @@ func (p *Profiler) block(ev *trace.Event) {
 			// repeat the same DAG on every execution. The path in
 			// progress ends here, cut short, and is counted as lost
 			// rather than guessed.
-			p.lose(f, rt, ev.Addr+uint64(bi.Len))
+			p.lose(f, rt, ev.Addr+uint64(n))
 			return
 		}
 	}
-	f.lastEnd = ev.Addr + uint64(bi.Len)
+	f.lastEnd = ev.Addr + uint64(n)
 	f.retAddr = 0
 	// Static blocks further inside the emulator block: fall-throughs.
 	for k := 1; k < len(e.verts); k++ {
@@ -639,11 +692,11 @@ func (p *Profiler) block(ev *trace.Event) {
 		}
 		from := rt.cfg.Blocks[f.cur]
 		if !rt.addEdge(from.End, rt.cfg.Blocks[e.verts[k]].Start) {
-			p.lose(f, rt, ev.Addr+uint64(bi.Len)) // known and still not placed: as above
+			p.lose(f, rt, ev.Addr+uint64(n)) // known and still not placed: as above
 			return
 		}
 		p.rebuildWith(rt, func() { rt.linkBlocks(f.cur, e.verts[k]) })
-		e = p.entry(ev.Block, rt, ev.Addr, bi.Len)
+		e = p.entry(ev.Block, rt, ev.Addr, n)
 		k = indexOf(e.verts, f.cur) // retry the step from where f is
 		if k < 0 {
 			break
@@ -710,7 +763,7 @@ func (p *Profiler) enter(f *frame, ev *trace.Event, e *cacheEntry) (placed, lear
 		p.startAt(f, w)
 		return true, false
 	}
-	if p.step(f, w) {
+	if p.stepInto(f, w, e) {
 		return true, false
 	}
 	if !rt.addEdge(rt.cfg.Blocks[f.cur].End, ev.Addr) {

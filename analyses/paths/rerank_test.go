@@ -24,7 +24,11 @@ func profileState(t *testing.T, p *Profiler) string {
 	s := fmt.Sprintf("%s\nhits %d completions %d truncations %d\n", js, p.Hits, p.Completions, p.Truncations)
 	for _, rt := range p.list {
 		keys, cs := rt.sortedCounts()
-		s += fmt.Sprintf("%s: heads %x tails %x lost %d trie %d\n", rt.info.Name, rt.heads, rt.tails, rt.lost, rt.tr.size)
+		trie := -1 // a small routine: no trie
+		if rt.tr != nil {
+			trie = rt.tr.size
+		}
+		s += fmt.Sprintf("%s: heads %x tails %x lost %d trie %d\n", rt.info.Name, rt.heads, rt.tails, rt.lost, trie)
 		for i, k := range keys {
 			seq, _ := rt.pathOf(k)
 			s += fmt.Sprintf("  %v %d\n", seq, cs[i])

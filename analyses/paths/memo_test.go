@@ -1,0 +1,81 @@
+package paths
+
+import (
+	"math/rand"
+	"testing"
+	"unsafe"
+)
+
+// The memo of the edge into an emulator block (stepInto) changes nothing:
+// on random routines whose indirect jumps teach the run edges and leaders
+// (so the CFG, its labels and the edges' copies change under the memo),
+// with threads interleaved, the profile, the counters and the counted
+// paths are those of scanning the block's successors at every step, for
+// small routines (labels) and big ones (trie nodes).
+func TestEdgeMemoAsScan(t *testing.T) {
+	rnd := rand.New(rand.NewSource(7))
+	used := 0
+	for iter := 0; iter < 400; iter++ {
+		p, nops := randomProgram(rnd)
+		var walks [][]uint64
+		for th := 0; th < 1+rnd.Intn(3); th++ {
+			var w []uint64
+			for range 1 + rnd.Intn(4) {
+				w = append(w, walk(rnd, p, nops)...)
+			}
+			if len(w) > 0 {
+				walks = append(walks, w)
+			}
+		}
+		if len(walks) == 0 {
+			continue
+		}
+		var order []int
+		for i, w := range walks {
+			for range w {
+				order = append(order, i)
+			}
+		}
+		rnd.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		big := iter%2 == 1
+		run := func(memo bool) (string, int) {
+			rn := newRunner(p)
+			rn.allBig, rn.noMemo = big, !memo
+			pos := make([]int, len(walks))
+			for _, i := range order {
+				rn.run(uint32(i+1), walks[i][pos[i]])
+				pos[i]++
+			}
+			prof := rn.profile(t)
+			memos := 0
+			for _, e := range prof.cache {
+				if e.from >= 0 && e.rt != nil {
+					memos++
+				}
+			}
+			return profileState(t, prof), memos
+		}
+		want, none := run(false)
+		got, memos := run(true)
+		if none != 0 {
+			t.Fatalf("iter %d: %d memos with the memo off", iter, none)
+		}
+		if got != want {
+			t.Fatalf("iter %d (big %v): with the memo:\n%s\nscanning:\n%s", iter, big, got, want)
+		}
+		if memos > 0 {
+			used++
+		}
+	}
+	if used < 200 {
+		t.Errorf("the memo held an edge in only %d programs", used)
+	}
+}
+
+// A cache entry is read at every Block event: it stays one cache line
+// (and memory.go's cacheBytes counts it so).
+func TestCacheEntrySize(t *testing.T) {
+	if n := unsafe.Sizeof(cacheEntry{}); n != cacheBytes {
+		t.Errorf("cacheEntry is %d bytes, not %d", n, cacheBytes)
+	}
+}
