@@ -48,7 +48,16 @@ static void hook_mem(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, i
 	e->folded = 0;
 }
 
+// emu_install_mem gives s memory events: from its generated code
+// (meminline.c) where s->mem_inline asks for it and Unicorn allows it,
+// else from hook_mem.
 uc_err emu_install_mem(struct emu_state *s) {
+	if (s->mem_inline && !s->mem_merge)
+		emu_mem_inline_check(s);
+	else
+		s->mem_inline = 0;
+	if (s->mem_inline)
+		return UC_ERR_OK;
 	uc_hook h;
 	return uc_hook_add(s->uc, &h, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, hook_mem, s, 1, 0);
 }

@@ -6,10 +6,16 @@
 #include "hooks.h"
 #include "_cgo_export.h"
 
+void emu_settle(struct emu_state *s);
+
 static inline struct emu_event *push(struct emu_state *s) {
-	if (s->n == s->cap) {
-		s->drains++;
-		emuDrain(s->handle); // rare: once per buffer; Go empties it
+	if (s->n >= s->cap) {
+		if (s->n > s->cap) {
+			emu_settle(s); // the generated code wrote past cap (meminline.c)
+		} else {
+			s->drains++;
+			emuDrain(s->handle); // rare: once per buffer; Go empties it
+		}
 	}
 	return &s->buf[s->n++];
 }
