@@ -57,12 +57,14 @@ void emu_settle(struct emu_state *s) {
 		s->mem_lost += n - (s->cap + MEM_SLACK); // cannot happen (MEM_SLACK's bound): Go reports it
 		n = s->cap + MEM_SLACK;
 	}
-	s->n = s->cap;
-	s->drains++;
-	emuDrain(s->handle); // swaps buf and spare; the batch is spare[0..cap)
-	uint32_t rest = n - s->cap;
-	memcpy(s->buf, s->spare + s->cap, (size_t)rest * sizeof *s->buf);
-	s->n = rest;
+	while (n > s->cap) { // more than once only with a buffer smaller than a block's events
+		s->n = s->cap;
+		s->drains++;
+		emuDrain(s->handle); // swaps buf and spare; the batch is spare[0..cap)
+		n -= s->cap;
+		memcpy(s->buf, s->spare + s->cap, (size_t)n * sizeof *s->buf);
+		s->n = n;
+	}
 	s->mem_halves = 0;
 }
 
