@@ -53,8 +53,8 @@ type Options struct {
 	// Block or memory events: inline.c); tests compare the two.
 	HookEveryBlock bool
 	// MemoryHook takes memory events from Unicorn's memory hooks even
-	// where the generated code can write them itself (Unicorn 2.0.1,
-	// without MergeMemory: meminline.c); tests compare the two.
+	// where the generated code can write them itself (Unicorn 2.0.1:
+	// meminline.c); tests compare the two.
 	MemoryHook bool
 	// NsPerInsn is the virtual cost of one instruction (default 1), for
 	// the time stamps of events.
@@ -200,7 +200,7 @@ func New(opts Options) (*Engine, error) {
 	}
 	e.handle = cgo.NewHandle(e)
 	slack := C.uint32_t(0)
-	if opts.Memory && !opts.MergeMemory && !opts.MemoryHook && !memoryHookEnv {
+	if opts.Memory && !opts.MemoryHook && !memoryHookEnv {
 		slack = C.MEM_SLACK // room for the generated code's events (meminline.c)
 	}
 	e.st = C.emu_state_new(e.uc, C.uintptr_t(e.handle), C.uint32_t(opts.BufferEvents), slack)

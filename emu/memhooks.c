@@ -30,6 +30,24 @@ static int merge_access(struct emu_state *s, uint8_t kind, uint64_t addr, uint32
 	return 0;
 }
 
+// emu_compact merges the inline memory events the generated code wrote
+// since mem_raw (meminline.c: it cannot merge) as hook_mem would have,
+// one by one, and drains where push would have: into s->buf from the
+// event at mem_raw on, reading ahead of the writes.
+void emu_compact(struct emu_state *s) {
+	uint32_t n = s->n;
+	const struct emu_event *src = s->buf; // after a drain, the batch's buffer: read past the batch only
+	s->n = s->mem_raw;
+	for (uint32_t i = s->mem_raw; i < n; i++) {
+		struct emu_event ev = src[i];
+		if (s->win_at < s->n && merge_access(s, ev.kind, ev.addr, ev.size))
+			continue;
+		*push(s) = ev;
+	}
+	s->mem_raw = s->n;
+	s->mem_halves = 0;
+}
+
 static void hook_mem(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value, void *user) {
 	struct emu_state *s = user;
 	uint8_t kind = type == UC_MEM_WRITE ? EV_WRITE : EV_READ;
@@ -52,10 +70,8 @@ static void hook_mem(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, i
 // (meminline.c) where s->mem_inline asks for it and Unicorn allows it,
 // else from hook_mem.
 uc_err emu_install_mem(struct emu_state *s) {
-	if (s->mem_inline && !s->mem_merge)
+	if (s->mem_inline)
 		emu_mem_inline_check(s);
-	else
-		s->mem_inline = 0;
 	if (s->mem_inline)
 		return UC_ERR_OK;
 	uc_hook h;

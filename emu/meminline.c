@@ -37,9 +37,9 @@
 //     have made (emu_mem_fault). A store's event came before any check:
 //     nothing to take back.
 // The opcode numbers and the TCGContext layout are 2.0.1's (inline.c
-// checks the layout); any other Unicorn, or a merging engine
-// (Options.MergeMemory, which looks at the previous event), keeps
-// hook_mem.
+// checks the layout); any other Unicorn keeps hook_mem. A merging
+// engine (Options.MergeMemory) merges the code's events at the next
+// block hook, as hook_mem would have one by one (emu_compact).
 #define _GNU_SOURCE
 #include <stddef.h>
 #include <string.h>
@@ -182,8 +182,8 @@ GEN(tcg_gen_qemu_st_i64_x86_64, real_st64, EV_WRITE)
 // into the slack when the generated code may have written there.
 static void append(struct emu_state *s, uint8_t kind, uint64_t addr, uint32_t size) {
 	if (s->n >= s->cap + MEM_SLACK / 2)
-		emu_settle(s);
-	struct emu_event *e = s->n < s->cap ? push(s) : &s->buf[s->n++];
+		emu_flush_raw(s);
+	struct emu_event *e = &s->buf[s->n++]; // as the generated code's (emu_flush_raw takes them)
 	e->addr = addr;
 	e->aux = 0;
 	e->time = s->cur_time;
@@ -289,6 +289,8 @@ void emu_mem_fault(struct emu_state *s, int type, uint64_t addr, uint32_t size) 
 	} else if (n >= 1 && s->buf[n - 1].kind == EV_READ && s->buf[n - 1].addr == addr && s->buf[n - 1].size == size) {
 		back = unmapped;
 	}
+	if (s->mem_merge && back > n - s->mem_raw)
+		back = 0; // merged already (a flush in a block of MEM_SLACK/2 events: never)
 	s->n = n - back;
 	s->mem_halves = 0;
 }
@@ -316,9 +318,11 @@ uc_err emu_run(struct emu_state *s, uint64_t pc) {
 	running = s;
 	in_helper = 0;
 	s->mem_halves = 0;
+	s->mem_raw = s->n; // Go appended or drained since
 	uc_err err = emu_emu_start(s->uc, pc);
 	running = was;
-	emu_settle(s);
+	if (s->mem_inline)
+		emu_flush_raw(s);
 	return err;
 }
 

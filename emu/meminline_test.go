@@ -70,18 +70,31 @@ func runMem(t *testing.T, opts Options, code []byte, budget uint64, hook bool) m
 // The generated code's memory events are the hook's, field for field and
 // in the same batches' order, with Block events or without, across small
 // buffers (the slack's settling) and slices; and on Unicorn 2.0.1 the
-// engine does write them inline (MemoryHook or MergeMemory keep the hook).
+// engine does write them inline (MemoryHook keeps the hook). Merged
+// (MergeMemory) and folded (FoldMemory) streams too.
 func TestMemoryInlineMatchesHook(t *testing.T) {
 	skipUnlessUnicorn201(t)
-	for _, o := range []struct {
+	type config struct {
 		name string
 		opts Options
-	}{
+	}
+	configs := []config{
 		{"memory", Options{}},
 		{"memory and blocks", Options{Blocks: true, StackPointer: true}},
 		{"small buffer", Options{Blocks: true, BufferEvents: 7}},
 		{"small buffer, no blocks", Options{BufferEvents: 3}},
-	} {
+	}
+	for _, c := range configs[:] {
+		// Merged (emu_compact), and merged and folded.
+		c.name += ", merged"
+		c.opts.MergeMemory = true
+		configs = append(configs, c)
+		c.name += " and folded"
+		c.opts.Fold, c.opts.FoldMemory = func(*trace.BlockInfo) bool { return true }, true
+		c.opts.Symbols = foldSyms{func(uint64) int { return 1 }}
+		configs = append(configs, c)
+	}
+	for _, o := range configs {
 		for _, budget := range []uint64{0, 1, 5} {
 			with := runMem(t, o.opts, memInlineCode, budget, false)
 			without := runMem(t, o.opts, memInlineCode, budget, true)
@@ -94,11 +107,6 @@ func TestMemoryInlineMatchesHook(t *testing.T) {
 			}
 		}
 	}
-	merging := Options{}
-	merging.MergeMemory = true
-	if r := runMem(t, merging, memInlineCode, 0, false); r.inline {
-		t.Fatal("MergeMemory: memory events written inline")
-	}
 }
 
 // A faulting access is reported as the hook reports it: a read of an
@@ -108,9 +116,14 @@ func TestMemoryInlineMatchesHook(t *testing.T) {
 func TestMemoryInlineFaults(t *testing.T) {
 	skipUnlessUnicorn201(t)
 	for _, c := range memFaultCode {
+		for _, merge := range []bool{false, true} {
+			o := Options{Blocks: true}
+			o.MergeMemory = merge
+			with := runMem(t, o, c.code, 0, false)
+			without := runMem(t, o, c.code, 0, true)
+			compareMem(t, c.name, 0, with, without)
+		}
 		with := runMem(t, Options{Blocks: true}, c.code, 0, false)
-		without := runMem(t, Options{Blocks: true}, c.code, 0, true)
-		compareMem(t, c.name, 0, with, without)
 		if last := with.stops[len(with.stops)-1]; last.Reason != cpu.StopFault {
 			t.Fatalf("%s: stop %+v", c.name, last)
 		}
