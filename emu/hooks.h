@@ -160,6 +160,7 @@ struct emu_state {
 	// them, into buf[cap..cap+MEM_SLACK) too, until emu_settle.
 	int mem_inline;
 	uint32_t mem_halves; // n after a crossing load's halves (emu_mem_fault)
+	uint64_t *rip;       // where 2.0.1 keeps RIP, which the code stores before each access
 	uint32_t mem_raw;    // with mem_merge: buf[mem_raw..n) are not merged yet (emu_compact)
 	uint64_t mem_lost;   // events past the slack (never: MEM_SLACK's bound)
 	char *arena;       // where buf, spare and the first table are (arena_alloc), or NULL

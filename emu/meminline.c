@@ -100,6 +100,23 @@ static const char *const tcg_names[] = {"tcg_gen_op3_x86_64",       "tcg_const_i
                                         "tcg_gen_ori_i64_x86_64",   "tcg_gen_addi_i64_x86_64",
                                         "tcg_gen_movcond_i64_x86_64"};
 
+enum { OP_INSN_START = 129 };
+
+// The translator's current instruction (its insn_start op): the generated
+// code stores it as RIP before an access, as 2.0.1's gen_op_ld_v and
+// gen_op_st_v do when a memory hook exists, so that a fault's RIP is the
+// instruction's (faults.c), as with the hook.
+static __thread uint64_t insn_pc;
+typedef void (*op2_fn)(TCGContext *, int, TCGArg, TCGArg);
+void tcg_gen_op2_x86_64(TCGContext *c, int opc, TCGArg a1, TCGArg a2) {
+	static op2_fn real;
+	if (!real && !(real = (op2_fn)dlsym(RTLD_NEXT, "tcg_gen_op2_x86_64")))
+		abort(); // libunicorn calls this one, so it has its own
+	if (opc == OP_INSN_START)
+		insn_pc = a1;
+	real(c, opc, a1, a2);
+}
+
 typedef void (*gen_fn)(TCGContext *, TCGv val, TCGv addr, TCGArg idx, int memop);
 static gen_fn real_ld32, real_st32, real_ld64, real_st64;
 
@@ -120,6 +137,10 @@ static void emit_event(TCGContext *c, struct emu_state *s, TCGv addr, int memop,
 	TCGv p = tcg.const_i64(c, (int64_t)(uintptr_t)s);
 	TCGv n = new_i64(c), at = new_i64(c), e = new_i64(c), w = new_i64(c);
 	TCGv lim = tcg.const_i64(c, (int64_t)s->cap + MEM_SLACK - 1);
+	TCGv rip = tcg.const_i64(c, (int64_t)(uintptr_t)s->rip), pc = tcg.const_i64(c, (int64_t)insn_pc);
+	tcg.op3(c, OP_ST_I64, arg(c, pc), arg(c, rip), 0);
+	free_temp(c, pc);
+	free_temp(c, rip);
 	tcg.op3(c, OP_LD32U_I64, arg(c, n), arg(c, p), offsetof(struct emu_state, n));
 	tcg.movcond_i64(c, COND_LTU, at, n, lim, n, lim);
 	tcg.muli_i64(c, at, at, sizeof(struct emu_event));
@@ -295,13 +316,26 @@ void emu_mem_fault(struct emu_state *s, int type, uint64_t addr, uint32_t size) 
 	s->mem_halves = 0;
 }
 
+// rip_slot finds where 2.0.1 keeps RIP (env.eip, after the 16 registers
+// of which RSP is the fifth: emu_rsp_slot), checked against uc_reg_write.
+static int rip_slot(struct emu_state *s) {
+	uint64_t *rsp = emu_rsp_slot(s->uc), was = 0, probe = 0x5a17e0f1d2c3b4a0ull, got = 0;
+	if (!rsp || uc_reg_read(s->uc, UC_X86_REG_RIP, &was) != UC_ERR_OK)
+		return 0;
+	uint64_t *rip = rsp + 12;
+	int ok = uc_reg_write(s->uc, UC_X86_REG_RIP, &probe) == UC_ERR_OK && emu_read_self(&got, rip, sizeof got) && got == probe;
+	uc_reg_write(s->uc, UC_X86_REG_RIP, &was);
+	s->rip = ok ? rip : NULL;
+	return ok;
+}
+
 // emu_mem_inline_check turns s's inline memory events off unless
 // Unicorn is 2.0.1 with every function found and its TCGContext where
 // inline.c expects it (s->uc's tcg_ctx points back at it).
 void emu_mem_inline_check(struct emu_state *s) {
 	int state = atomic_load_explicit(&usable, memory_order_acquire);
 	if (state == 0) {
-		int ok = uc_version(NULL, NULL) >> 8 == UC201_VERSION && emu_tcg_ctx_ok(s);
+		int ok = uc_version(NULL, NULL) >> 8 == UC201_VERSION && emu_tcg_ctx_ok(s) && rip_slot(s);
 		void **fn = (void **)&tcg;
 		for (size_t i = 0; ok && i < sizeof tcg_names / sizeof tcg_names[0]; i++)
 			ok = (fn[i] = dlsym(RTLD_DEFAULT, tcg_names[i])) != NULL;
@@ -309,7 +343,7 @@ void emu_mem_inline_check(struct emu_state *s) {
 		atomic_compare_exchange_strong(&usable, &unknown, ok ? 1 : -1);
 		state = atomic_load_explicit(&usable, memory_order_acquire);
 	}
-	if (state != 1)
+	if (state != 1 || !rip_slot(s))
 		s->mem_inline = 0;
 }
 
