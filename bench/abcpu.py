@@ -34,7 +34,7 @@ def cpu(cmd):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("-n", type=int, default=11, help="rounds (default 11)")
-    ap.add_argument("-c", default="parallel", help="the emuprof command to compare (default parallel)")
+    ap.add_argument("-c", default="parallel", help="the emuprof command to compare, with any flags (default parallel)")
     ap.add_argument("--same", action="store_true", help="check that A and B write the same files")
     ap.add_argument("a")
     ap.add_argument("b")
@@ -52,7 +52,10 @@ def main():
                 d = os.path.join(out, name)
                 shutil.rmtree(d, ignore_errors=True)
                 os.makedirs(d)
-                row[name] = cpu([binary, args.c, "--clear-env", "--out", d, "--"] + guest)
+                # -c may carry flags ("run --time-model zen4"); run writes no --out.
+                cmd = args.c.split()
+                out_flag = [] if cmd[0] == "run" else ["--out", d]
+                row[name] = cpu([binary] + cmd + ["--clear-env"] + out_flag + ["--"] + guest)
             rows.append(row)
             if args.same:
                 same(os.path.join(out, "a"), os.path.join(out, "b"))

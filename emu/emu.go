@@ -26,6 +26,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"os"
 	"runtime/cgo"
 	"sync"
 	"unsafe"
@@ -51,6 +52,10 @@ type Options struct {
 	// generated code can count instructions itself (Unicorn 2.0.1 without
 	// Block or memory events: inline.c); tests compare the two.
 	HookEveryBlock bool
+	// MemoryHook takes memory events from Unicorn's memory hooks even
+	// where the generated code can write them itself (Unicorn 2.0.1:
+	// meminline.c); tests compare the two.
+	MemoryHook bool
 	// NsPerInsn is the virtual cost of one instruction (default 1), for
 	// the time stamps of events.
 	NsPerInsn int64
@@ -148,6 +153,10 @@ func ucErr(op string, e C.uc_err) error {
 	return fmt.Errorf("%s: %s", op, C.GoString(C.uc_strerror(e)))
 }
 
+// memoryHookEnv: EMUPROF_MEMORY_HOOK=1 sets Options.MemoryHook for every
+// engine (benchmarks and stream comparisons of the two paths only).
+var memoryHookEnv = os.Getenv("EMUPROF_MEMORY_HOOK") == "1"
+
 // New opens an x86-64 engine.
 func New(opts Options) (*Engine, error) {
 	if err := loadUnicorn(); err != nil {
@@ -190,7 +199,11 @@ func New(opts Options) (*Engine, error) {
 		return nil, err
 	}
 	e.handle = cgo.NewHandle(e)
-	e.st = C.emu_state_new(e.uc, C.uintptr_t(e.handle), C.uint32_t(opts.BufferEvents))
+	slack := C.uint32_t(0)
+	if opts.Memory && !opts.MemoryHook && !memoryHookEnv {
+		slack = C.MEM_SLACK // room for the generated code's events (meminline.c)
+	}
+	e.st = C.emu_state_new(e.uc, C.uintptr_t(e.handle), C.uint32_t(opts.BufferEvents), slack)
 	if e.st == nil {
 		e.Close()
 		return nil, errors.New("emu: out of memory")
@@ -241,6 +254,9 @@ func New(opts Options) (*Engine, error) {
 		return nil, err
 	}
 	if opts.Memory {
+		if slack != 0 {
+			e.st.mem_inline = 1
+		}
 		if err := ucErr("installing memory hooks", C.emu_install_mem(e.st)); err != nil {
 			e.Close()
 			return nil, err

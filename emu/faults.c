@@ -12,6 +12,7 @@ static bool hook_invalid(uc_engine *uc, uc_mem_type type, uint64_t addr, int siz
 	if (s->want_touch && (type == UC_MEM_READ_UNMAPPED || type == UC_MEM_WRITE_UNMAPPED) &&
 	    emuTouch(s->handle, addr, size))
 		return true;
+	emu_mem_fault(s, type, addr, (uint32_t)size); // inline memory events made before the access
 	s->reason = STOP_FAULT;
 	s->fault_addr = addr;
 	s->fault_type = type;

@@ -21,6 +21,8 @@
 // the Block event (not for a block folded into a run, nor under
 // `emuprof run`).
 static inline __attribute__((always_inline)) struct emu_block *block_enter(uc_engine *uc, struct emu_state *s, uint64_t addr, uint32_t len, int64_t *units) {
+	if (s->mem_inline)
+		emu_flush_raw(s); // the last block's inline memory events (meminline.c)
 	struct emu_block *b = table_find(s, addr, len);
 	if (!b) {
 		emuBlockMiss(s->handle, addr, len);

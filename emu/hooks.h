@@ -156,13 +156,22 @@ struct emu_state {
 	struct emu_slots *slots;
 	int inline_on;            // this engine's blocks are translated with inline counting
 	uint64_t inline_blocks;   // translations made so
+	// Inline memory events (meminline.c): the generated code writes
+	// them, into buf[cap..cap+MEM_SLACK) too, until emu_settle.
+	int mem_inline;
+	uint32_t mem_halves; // n after a crossing load's halves (emu_mem_fault)
+	uint64_t *rip;       // where 2.0.1 keeps RIP, which the code stores before each access
+	uint32_t mem_raw;    // with mem_merge: buf[mem_raw..n) are not merged yet (emu_compact)
+	uint64_t mem_lost;   // events past the slack (never: MEM_SLACK's bound)
 	char *arena;       // where buf, spare and the first table are (arena_alloc), or NULL
 	size_t arena_size;
 	uint64_t tmask;
 	uint64_t tcount;
 };
 
-struct emu_state *emu_state_new(uc_engine *uc, uintptr_t handle, uint32_t cap);
+// MEM_SLACK: events past cap in buf and spare (meminline.c).
+#define MEM_SLACK (1u << 16)
+struct emu_state *emu_state_new(uc_engine *uc, uintptr_t handle, uint32_t cap, uint32_t slack);
 void emu_state_free(struct emu_state *s);
 uc_err emu_install_base(struct emu_state *s, int bare);
 uc_err emu_install_mem(struct emu_state *s);
@@ -185,6 +194,23 @@ uint64_t *emu_slot_new(struct emu_state *s);
 void emu_slots_reset(struct emu_state *s);
 void emu_slots_free(struct emu_state *s);
 void emu_inline_check(struct emu_state *s, uc_hook h, void *callback);
+int emu_tcg_ctx_ok(struct emu_state *s);
+// meminline.c: inline memory events.
+void emu_mem_inline_check(struct emu_state *s);
+void emu_settle(struct emu_state *s);
+void emu_compact(struct emu_state *s);
+void emu_mem_fault(struct emu_state *s, int type, uint64_t addr, uint32_t size);
+uc_err emu_run(struct emu_state *s, uint64_t pc);
+// emu_flush_raw makes the generated code's events since the last call
+// events as hook_mem's: merged (mem_merge) and in batches of cap.
+static inline void emu_flush_raw(struct emu_state *s) {
+	if (s->mem_merge) {
+		if (s->n != s->mem_raw)
+			emu_compact(s);
+	} else if (s->n > s->cap) {
+		emu_settle(s);
+	}
+}
 
 // A thread's part of the fold state (fold.h), which Go keeps while
 // another thread runs: its Repeats ring.

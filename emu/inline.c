@@ -206,6 +206,15 @@ void uc_add_inline_hook_x86_64(struct uc_struct *uc, struct hook201 *hk, void **
 	real(uc, hk, args, n);
 }
 
+// emu_tcg_ctx_ok reports whether uc->tcg_ctx is where 2.0.1 keeps it:
+// the context's uc points back (meminline.c relies on it too).
+int emu_tcg_ctx_ok(struct emu_state *s) {
+	char *ctx = NULL;
+	void *back = NULL;
+	return emu_read_self(&ctx, (char *)s->uc + UC201_TCG_CTX, sizeof ctx) && ctx != NULL &&
+	       emu_read_self(&back, ctx + UC201_CTX_UC, sizeof back) && back == (void *)s->uc;
+}
+
 // emu_inline_check runs once hook_count is added to s's engine as h: the
 // hook's fields must read back where 2.0.1 keeps them, and uc->tcg_ctx
 // must be where 2.0.1 keeps it (the context's uc points back). Else
@@ -214,12 +223,9 @@ void emu_inline_check(struct emu_state *s, uc_hook h, void *callback) {
 	int state = atomic_load_explicit(&usable, memory_order_acquire);
 	if (state == 0) {
 		struct hook201 got;
-		char *ctx = NULL;
-		void *back = NULL;
 		int ok = uc_version(NULL, NULL) >> 8 == UC201_VERSION && emu_read_self(&got, (void *)h, sizeof got) &&
 		         got.type == UC_HOOK_BLOCK && got.callback == callback && got.user_data == s && got.begin == 1 &&
-		         got.end == 0 && emu_read_self(&ctx, (char *)s->uc + UC201_TCG_CTX, sizeof ctx) && ctx != NULL &&
-		         emu_read_self(&back, ctx + UC201_CTX_UC, sizeof back) && back == (void *)s->uc;
+		         got.end == 0 && emu_tcg_ctx_ok(s);
 		void **fn = (void **)&tcg;
 		for (size_t i = 0; ok && i < sizeof tcg_names / sizeof tcg_names[0]; i++)
 			ok = (fn[i] = dlsym(RTLD_DEFAULT, tcg_names[i])) != NULL;

@@ -30,6 +30,24 @@ static int merge_access(struct emu_state *s, uint8_t kind, uint64_t addr, uint32
 	return 0;
 }
 
+// emu_compact merges the inline memory events the generated code wrote
+// since mem_raw (meminline.c: it cannot merge) as hook_mem would have,
+// one by one, and drains where push would have: into s->buf from the
+// event at mem_raw on, reading ahead of the writes.
+void emu_compact(struct emu_state *s) {
+	uint32_t n = s->n;
+	const struct emu_event *src = s->buf; // after a drain, the batch's buffer: read past the batch only
+	s->n = s->mem_raw;
+	for (uint32_t i = s->mem_raw; i < n; i++) {
+		struct emu_event ev = src[i];
+		if (s->win_at < s->n && merge_access(s, ev.kind, ev.addr, ev.size))
+			continue;
+		*push(s) = ev;
+	}
+	s->mem_raw = s->n;
+	s->mem_halves = 0;
+}
+
 static void hook_mem(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value, void *user) {
 	struct emu_state *s = user;
 	uint8_t kind = type == UC_MEM_WRITE ? EV_WRITE : EV_READ;
@@ -48,7 +66,14 @@ static void hook_mem(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, i
 	e->folded = 0;
 }
 
+// emu_install_mem gives s memory events: from its generated code
+// (meminline.c) where s->mem_inline asks for it and Unicorn allows it,
+// else from hook_mem.
 uc_err emu_install_mem(struct emu_state *s) {
+	if (s->mem_inline)
+		emu_mem_inline_check(s);
+	if (s->mem_inline)
+		return UC_ERR_OK;
 	uc_hook h;
 	return uc_hook_add(s->uc, &h, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, hook_mem, s, 1, 0);
 }

@@ -6,7 +6,10 @@ package emu
 #include "hooks.h"
 */
 import "C"
-import "emuprof/cpu"
+import (
+	"emuprof/cpu"
+	"errors"
+)
 
 // Run executes from pc until a syscall, the instruction budget runs out, a
 // fault, or an exception. budget 0 means no limit.
@@ -79,12 +82,16 @@ func (e *Engine) run(pc, budget uint64) cpu.Stop {
 	e.st.fault_pc = 0
 	e.st.last_block, e.st.last_len = 0, 0
 	C.emu_replay_begin(e.st)
-	err := C.emu_emu_start(e.uc, C.uint64_t(pc))
+	err := C.emu_run(e.st, C.uint64_t(pc))
 	C.emu_replay_end(e.st) // before Go emits or drains
 	s := cpu.Stop{Reason: cpu.StopReason(e.st.reason), Insns: uint64(e.st.insns), Blocks: uint64(e.st.blocks), Saved: uint64(e.st.saved),
 		IntNo: uint32(e.st.intno)}
 	if e.failure != nil {
 		s.Err, e.failure = e.failure, nil
+		return s
+	}
+	if e.st.mem_lost != 0 {
+		s.Err = errors.New("emu: a block made more memory events than the buffer's slack holds")
 		return s
 	}
 	switch err {
@@ -128,3 +135,7 @@ func (e *Engine) run(pc, budget uint64) cpu.Stop {
 // instructions themselves (0 when the engine calls its block hook at
 // every block).
 func (e *Engine) InlineCounted() uint64 { return uint64(e.st.inline_blocks) }
+
+// MemoryInline reports whether the engine's generated code writes its
+// memory events (meminline.c) instead of Unicorn's memory hooks.
+func (e *Engine) MemoryInline() bool { return e.st.mem_inline != 0 }

@@ -6,12 +6,22 @@
 #include "hooks.h"
 #include "_cgo_export.h"
 
+void emu_settle(struct emu_state *s);
+
+// push appends an event. An inline memory event engine's hooks push only
+// once emu_flush_raw has taken the generated code's events (n <= cap).
 static inline struct emu_event *push(struct emu_state *s) {
-	if (s->n == s->cap) {
-		s->drains++;
-		emuDrain(s->handle); // rare: once per buffer; Go empties it
+	if (s->n >= s->cap) {
+		if (s->n > s->cap) {
+			emu_settle(s); // cannot happen (above); kept safe
+		} else {
+			s->drains++;
+			emuDrain(s->handle); // rare: once per buffer; Go empties it
+		}
 	}
-	return &s->buf[s->n++];
+	struct emu_event *e = &s->buf[s->n++];
+	s->mem_raw = s->n; // the inline memory events after it are the generated code's
+	return e;
 }
 
 // read_sp returns the guest's RSP (at a block's start, in a block hook).

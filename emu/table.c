@@ -93,7 +93,7 @@ void emu_table_clear(struct emu_state *s) {
 	s->hist_n = 0;
 }
 
-struct emu_state *emu_state_new(uc_engine *uc, uintptr_t handle, uint32_t cap) {
+struct emu_state *emu_state_new(uc_engine *uc, uintptr_t handle, uint32_t cap, uint32_t slack) {
 	struct emu_state *s = calloc(1, sizeof *s);
 	if (!s)
 		return NULL;
@@ -102,12 +102,13 @@ struct emu_state *emu_state_new(uc_engine *uc, uintptr_t handle, uint32_t cap) {
 	s->cap = cap;
 	s->ns_per_insn = 1;
 	s->tmask = (1u << 14) - 1;
-	size_t bufs = 2 * (((size_t)cap * sizeof *s->buf + 63) & ~(size_t)63), tab = (s->tmask + 1) * sizeof *s->table;
+	size_t room = (size_t)cap + slack; // slack: inline memory events (meminline.c)
+	size_t bufs = 2 * ((room * sizeof *s->buf + 63) & ~(size_t)63), tab = (s->tmask + 1) * sizeof *s->table;
 	if (bufs + tab <= ARENA_ALIGN)
 		arena_reserve(s, bufs + tab);
 	size_t at = 0;
-	s->buf = arena_calloc(s, &at, (size_t)cap * sizeof *s->buf);
-	s->spare = arena_calloc(s, &at, (size_t)cap * sizeof *s->spare);
+	s->buf = arena_calloc(s, &at, room * sizeof *s->buf);
+	s->spare = arena_calloc(s, &at, room * sizeof *s->spare);
 	s->table = arena_calloc(s, &at, (s->tmask + 1) * sizeof *s->table);
 	if (!s->buf || !s->spare || !s->table) {
 		emu_state_free(s);
