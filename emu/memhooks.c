@@ -53,17 +53,7 @@ static void hook_mem(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, i
 	uint8_t kind = type == UC_MEM_WRITE ? EV_WRITE : EV_READ;
 	if (s->mem_merge && s->win_at < s->n && merge_access(s, kind, addr, (uint32_t)size))
 		return;
-	struct emu_event *e = push(s);
-	e->addr = addr;
-	e->aux = 0;
-	e->time = s->cur_time;
-	e->size = (uint32_t)size;
-	e->tid = s->tid;
-	e->block = 0;
-	e->kind = kind;
-	e->end = 0;
-	e->flags = 0;
-	e->folded = 0;
+	set_mem_event(s, push(s), kind, addr, (uint32_t)size);
 }
 
 // emu_install_mem gives s memory events: from its generated code

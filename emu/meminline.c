@@ -205,16 +205,7 @@ static void append(struct emu_state *s, uint8_t kind, uint64_t addr, uint32_t si
 	if (s->n >= s->cap + MEM_SLACK / 2)
 		emu_flush_raw(s);
 	struct emu_event *e = &s->buf[s->n++]; // as the generated code's (emu_flush_raw takes them)
-	e->addr = addr;
-	e->aux = 0;
-	e->time = s->cur_time;
-	e->size = size;
-	e->tid = s->tid;
-	e->block = 0;
-	e->kind = kind;
-	e->end = 0;
-	e->flags = 0;
-	e->folded = 0;
+	set_mem_event(s, e, kind, addr, size);
 }
 
 // crossing reports whether a load of size bytes at addr spans two pages

@@ -24,6 +24,21 @@ static inline struct emu_event *push(struct emu_state *s) {
 	return e;
 }
 
+// set_mem_event makes e a memory event of the running block: kind
+// (EV_READ or EV_WRITE) of size bytes at addr.
+static inline void set_mem_event(struct emu_state *s, struct emu_event *e, uint8_t kind, uint64_t addr, uint32_t size) {
+	e->addr = addr;
+	e->aux = 0;
+	e->time = s->cur_time;
+	e->size = size;
+	e->tid = s->tid;
+	e->block = 0;
+	e->kind = kind;
+	e->end = 0;
+	e->flags = 0;
+	e->folded = 0;
+}
+
 // read_sp returns the guest's RSP (at a block's start, in a block hook).
 static inline uint64_t read_sp(uc_engine *uc, const struct emu_state *s) {
 	uint64_t sp = 0;

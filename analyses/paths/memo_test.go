@@ -17,26 +17,10 @@ func TestEdgeMemoAsScan(t *testing.T) {
 	used := 0
 	for iter := 0; iter < 400; iter++ {
 		p, nops := randomProgram(rnd)
-		var walks [][]uint64
-		for th := 0; th < 1+rnd.Intn(3); th++ {
-			var w []uint64
-			for range 1 + rnd.Intn(4) {
-				w = append(w, walk(rnd, p, nops)...)
-			}
-			if len(w) > 0 {
-				walks = append(walks, w)
-			}
-		}
-		if len(walks) == 0 {
+		walks, order := randomThreads(rnd, p, nops, 3)
+		if walks == nil {
 			continue
 		}
-		var order []int
-		for i, w := range walks {
-			for range w {
-				order = append(order, i)
-			}
-		}
-		rnd.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		big := iter%2 == 1
 		run := func(memo bool) (string, int) {
 			rn := newRunner(p)

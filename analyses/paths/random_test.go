@@ -148,3 +148,27 @@ func TestProfileRandom(t *testing.T) {
 		t.Errorf("too few renumberings exercised: %d, %d", dynamic, split)
 	}
 }
+
+// randomThreads draws 1 to maxThreads threads of walks through p, each of
+// 1 to 4 activations, and an order interleaving their blocks at random
+// (the same in every run of a test). walks is nil when none walked.
+func randomThreads(rnd *rand.Rand, p *program, nops []uint64, maxThreads int) (walks [][]uint64, order []int) {
+	for th := 0; th < 1+rnd.Intn(maxThreads); th++ {
+		var w []uint64
+		for range 1 + rnd.Intn(4) { // several activations per thread
+			if a := walk(rnd, p, nops); a != nil {
+				w = append(w, a...)
+			}
+		}
+		if w != nil {
+			walks = append(walks, w)
+		}
+	}
+	for i, w := range walks {
+		for range w {
+			order = append(order, i)
+		}
+	}
+	rnd.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+	return walks, order
+}

@@ -49,30 +49,10 @@ func TestRerankAsRebuild(t *testing.T) {
 	reranked, rebuilt := 0, 0
 	for iter := 0; iter < 400; iter++ {
 		p, nops := randomProgram(rnd)
-		var walks [][]uint64
-		for th := 0; th < 1+rnd.Intn(4); th++ {
-			var w []uint64
-			for range 1 + rnd.Intn(4) { // several activations per thread
-				if a := walk(rnd, p, nops); a != nil {
-					w = append(w, a...)
-				}
-			}
-			if w != nil {
-				walks = append(walks, w)
-			}
-		}
-		if len(walks) == 0 {
+		walks, order := randomThreads(rnd, p, nops, 4)
+		if walks == nil {
 			continue
 		}
-		// The threads' blocks interleaved at random, the same way in
-		// both runs.
-		var order []int
-		for i, w := range walks {
-			for range w {
-				order = append(order, i)
-			}
-		}
-		rnd.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		run := func(rerank bool) (string, int) {
 			rn := newRunner(p)
 			rn.allBig, rn.noRerank = true, !rerank
