@@ -422,17 +422,24 @@ func TestIndirectPath(t *testing.T) {
 	}
 }
 
+// twoBlocks returns a model of the test table over two blocks, a at
+// 0x1000 (add; imul; je +16: 1+3+1 = 5 ns) and b at 0x1009 (div; ret:
+// 21 ns).
+func twoBlocks(t *testing.T) (m *Model, a, b uint32) {
+	code := map[uint64][]byte{
+		0x1000: {0x48, 0x01, 0xd8, 0x48, 0x0f, 0xaf, 0xc3, 0x74, 0x10},
+		0x1009: {0x48, 0xf7, 0xf3, 0xc3},
+	}
+	bt := trace.NewBlockTable()
+	a = bt.Add(trace.BlockInfo{Addr: 0x1000, Len: 9, Insns: 3, End: trace.EndCond})
+	b = bt.Add(trace.BlockInfo{Addr: 0x1009, Len: 4, Insns: 2, End: trace.EndRet})
+	return New(table(t), bt, func(addr uint64, p []byte) error { copy(p, code[addr]); return nil }), a, b
+}
+
 // TestModelTrace prices a hand-written slice: the Block events get the
 // model's start times and costs, the Read event its block's time.
 func TestModelTrace(t *testing.T) {
-	code := map[uint64][]byte{
-		0x1000: {0x48, 0x01, 0xd8, 0x48, 0x0f, 0xaf, 0xc3, 0x74, 0x10}, // add; imul; je +16: 1+3+1 = 5 ns
-		0x1009: {0x48, 0xf7, 0xf3, 0xc3},                               // div; ret: 21 ns
-	}
-	bt := trace.NewBlockTable()
-	a := bt.Add(trace.BlockInfo{Addr: 0x1000, Len: 9, Insns: 3, End: trace.EndCond})
-	b := bt.Add(trace.BlockInfo{Addr: 0x1009, Len: 4, Insns: 2, End: trace.EndRet})
-	m := New(table(t), bt, func(addr uint64, p []byte) error { copy(p, code[addr]); return nil })
+	m, a, b := twoBlocks(t)
 	m.Begin(7, 1000, false)
 	batch := []trace.Event{
 		{Kind: trace.KindSyscall, Tid: 7, Time: 999}, // not the slice's: unchanged
@@ -597,15 +604,8 @@ func TestPageSet(t *testing.T) {
 // block's three instructions by 60 % takes a fifth off the block's whole
 // cost, its memory stall included, and leaves the other block alone.
 func TestSpeedupScalesBlock(t *testing.T) {
-	code := map[uint64][]byte{
-		0x1000: {0x48, 0x01, 0xd8, 0x48, 0x0f, 0xaf, 0xc3, 0x74, 0x10}, // add; imul; je +16
-		0x1009: {0x48, 0xf7, 0xf3, 0xc3},                               // div; ret
-	}
 	sizes := func(speedup func(uint64) int) (a, b uint32) {
-		bt := trace.NewBlockTable()
-		ia := bt.Add(trace.BlockInfo{Addr: 0x1000, Len: 9, Insns: 3, End: trace.EndCond})
-		ib := bt.Add(trace.BlockInfo{Addr: 0x1009, Len: 4, Insns: 2, End: trace.EndRet})
-		m := New(table(t), bt, func(addr uint64, p []byte) error { copy(p, code[addr]); return nil })
+		m, ia, ib := twoBlocks(t)
 		m.SetSpeedup(speedup)
 		m.Begin(7, 1000, true)
 		batch := []trace.Event{

@@ -25,11 +25,7 @@ func TestEdgeMemoAsScan(t *testing.T) {
 		run := func(memo bool) (string, int) {
 			rn := newRunner(p)
 			rn.allBig, rn.noMemo = big, !memo
-			pos := make([]int, len(walks))
-			for _, i := range order {
-				rn.run(uint32(i+1), walks[i][pos[i]])
-				pos[i]++
-			}
+			interleave(rn, walks, order)
 			prof := rn.profile(t)
 			memos := 0
 			for _, e := range prof.cache {

@@ -172,3 +172,13 @@ func randomThreads(rnd *rand.Rand, p *program, nops []uint64, maxThreads int) (w
 	rnd.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 	return walks, order
 }
+
+// interleave runs the threads' walks on rn in order (randomThreads'): the
+// next block of thread order[k] at step k.
+func interleave(rn *runner, walks [][]uint64, order []int) {
+	pos := make([]int, len(walks))
+	for _, i := range order {
+		rn.run(uint32(i+1), walks[i][pos[i]])
+		pos[i]++
+	}
+}

@@ -56,11 +56,7 @@ func TestRerankAsRebuild(t *testing.T) {
 		run := func(rerank bool) (string, int) {
 			rn := newRunner(p)
 			rn.allBig, rn.noRerank = true, !rerank
-			pos := make([]int, len(walks))
-			for _, i := range order {
-				rn.run(uint32(i+1), walks[i][pos[i]])
-				pos[i]++
-			}
+			interleave(rn, walks, order)
 			prof := rn.profile(t)
 			for _, rt := range prof.list {
 				if !rt.big {
