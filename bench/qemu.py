@@ -18,6 +18,14 @@ Goals (issue 26): run/qemu <= 1.5 on each, geometric mean <= 1.3; run/bare <= 1.
 instead measures the analyses over `emuprof run` on the same programs: run, memory
 tracing alone (run --bench-mem-hooks), trms, paths, parallel, causal and profile
 (trms+paths+parallel), CPU medians of alternated rounds and each one's ratio to run.
+
+    bench/qemu.py --aprof [-n ROUNDS] [PROGRAM ...]     APROF_VALGRIND=valgrind
+
+instead sets `emuprof trms` against aprof (`valgrind --tool=aprof --drms=yes`, the
+TRMS of its paper) on the same programs and testdata's mallocstress: native, aprof,
+trms, trms/aprof, and their geometric mean (issue 26: trms at or below aprof).
+aprof is not packaged by Debian; APROF_VALGRIND names a valgrind that has it, and
+both tools' stdout are checked against the native run's.
 """
 import argparse
 import hashlib
@@ -63,6 +71,14 @@ def inputs(work):
     }
 
 
+def aprof_inputs(work):
+    """The programs of --aprof: the engine's, and an allocator-heavy guest."""
+    progs = inputs(work)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    progs["mallocstress"] = [os.path.join(root, "testdata/bin/glibc-static/mallocstress")]
+    return progs
+
+
 def cpu(cmd, cwd, keep=False):
     """CPU seconds of cmd, and the digest of its stdout when keep."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -77,10 +93,13 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("-n", type=int, default=3, help="rounds (default 3)")
     ap.add_argument("--analyses", action="store_true", help="the analyses over run instead")
+    ap.add_argument("--aprof", action="store_true", help="trms against aprof --drms=yes instead")
     ap.add_argument("programs", nargs="*")
     args = ap.parse_args()
     emuprof = os.path.abspath(os.environ.get("EMUPROF", "./emuprof"))
     qemu = os.environ.get("QEMU_BIN", "qemu-x86_64")
+    if args.aprof:
+        return against_aprof(emuprof, os.environ.get("APROF_VALGRIND", "valgrind"), args.programs, args.n)
     if not shutil.which(qemu):
         sys.exit(f"bench/qemu.py: {qemu} not found (scripts/deps.sh installs qemu-user)")
     work = tempfile.mkdtemp(prefix="emuprof-qemu-")
@@ -140,6 +159,48 @@ def analyses(emuprof, progs, names, rounds, work):
         m = {c: statistics.median(v) for c, v in times.items()}
         cells = [f"{m['run']:15.3f}"] + [f"{m[c]:7.2f} ({m[c] / m['run']:4.1f}x)" for c, _ in cols[1:]]
         print(f"{n:<12} " + " ".join(cells), flush=True)
+
+
+def against_aprof(emuprof, valgrind, names, rounds):
+    probe = subprocess.run([valgrind, "--tool=aprof", "--help"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) \
+        if shutil.which(valgrind) else None
+    if probe is None or probe.returncode != 0:
+        sys.exit(f"bench/qemu.py --aprof: {valgrind} has no aprof tool (aprof is not packaged: "
+                 "set APROF_VALGRIND to a valgrind built with it)")
+    work = tempfile.mkdtemp(prefix="emuprof-aprof-")
+    try:
+        progs = aprof_inputs(work)
+        names = names or list(progs)
+        out = os.path.join(work, "out")
+        kinds = {
+            "native": lambda c: c,
+            "aprof": lambda c: [valgrind, "--tool=aprof", "--drms=yes", "--log-dir=" + out] + c,
+            "trms": lambda c: [emuprof, "trms", "-q", "--out", out, "--"] + c,
+        }
+        print(f"# {rounds} rounds, CPU s (user+sys) medians, {os.cpu_count()} host CPUs")
+        print(f"{'program':<12} {'native':>8} {'aprof':>8} {'trms':>8} {'trms/aprof':>11}")
+        ratios = []
+        for n in names:
+            times = {k: [] for k in kinds}
+            bad = []
+            for r in range(rounds):
+                digests = {}
+                for k, wrap in kinds.items():
+                    shutil.rmtree(out, ignore_errors=True)
+                    os.makedirs(out)
+                    t, d, rc = cpu(wrap(progs[n]), work, keep=(r == 0))
+                    times[k].append(t)
+                    digests[k] = (d, rc)
+                if r == 0:
+                    bad = [k for k in kinds if digests[k] != digests["native"]]
+            m = {k: statistics.median(v) for k, v in times.items()}
+            ratios.append(m["trms"] / m["aprof"])
+            mark = "  ! output differs: " + ",".join(bad) if bad else ""
+            print(f"{n:<12} {m['native']:8.3f} {m['aprof']:8.3f} {m['trms']:8.3f} {ratios[-1]:10.2f}x{mark}", flush=True)
+        g = math.exp(sum(map(math.log, ratios)) / len(ratios))
+        print(f"{'geomean':<12} {'':8} {'':8} {'':8} {g:10.2f}x")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

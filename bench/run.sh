@@ -12,7 +12,8 @@
 #                                   bare, run, run/qemu, run/bare and geometric means, CPU
 #                                   medians of alternated rounds (ROUNDS, default 3;
 #                                   bench/qemu.py); ANALYSES=1 with QEMU=1: the analyses
-#                                   over run on the same programs
+#                                   over run on the same programs; `QEMU=1 bench/run.sh --aprof`: trms
+#                                   against aprof --drms=yes (APROF_VALGRIND)
 #   PARALLEL=1 bench/run.sh         `emuprof parallel` over `emuprof run` on the threaded
 #                                   guests, xz -T2 and pigz, CPU and wall time, medians of
 #                                   paired rounds (bench/parallel.py; issue 13's goal: 1.2x)
@@ -29,7 +30,9 @@
 #   run/bare, trms/memhooks        the two ratios the issues set goals for
 #   MIPS        guest instructions per second under `emuprof run`
 #   RSS MB      peak resident memory: guest native, emuprof trms
-#   aprof       valgrind --tool=aprof, when installed (not packaged: "-" otherwise)
+#   aprof       valgrind --tool=aprof --drms=yes, when installed (not packaged: "-" otherwise;
+#               APROF_VALGRIND names a valgrind built with it; `QEMU=1 bench/run.sh --aprof`
+#               sets trms against it on real programs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPS=${REPS:-3}
@@ -47,7 +50,8 @@ have_valgrind=$(command -v valgrind >/dev/null && echo 1 || echo 0)
 # aprof (a valgrind tool, not packaged by Debian): its reference figure
 # when it is installed, "-" otherwise.
 have_aprof=0
-if [ "$have_valgrind" = 1 ] && valgrind --tool=aprof --help >/dev/null 2>&1; then have_aprof=1; fi
+APROF_VALGRIND=${APROF_VALGRIND:-valgrind}
+if "$APROF_VALGRIND" --tool=aprof --help >/dev/null 2>&1; then have_aprof=1; fi
 
 . bench/lib.sh
 ratio() { echo "scale=1; $1 / $2" | bc -l; }
@@ -103,7 +107,7 @@ for g in "${guests[@]}"; do
 	fi
 	aprof=-
 	if [ "$have_aprof" = 1 ]; then
-		ap=$( (cd /tmp && best valgrind --tool=aprof "$OLDPWD/$prog"))
+		ap=$( (cd /tmp && best "$APROF_VALGRIND" --tool=aprof --drms=yes "$OLDPWD/$prog"))
 		aprof="$(ratio "$ap" "$n")x"
 	fi
 	insns=$($EMUPROF run --stats -- "$prog" 2>&1 >/dev/null | sed -n 's/.*ns (makespan), \([0-9]*\) instructions.*/\1/p')
