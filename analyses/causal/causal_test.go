@@ -699,11 +699,9 @@ func TestLineOutsideExperiment(t *testing.T) {
 	}
 }
 
-// TestSplitBlockTimed: under a time model a Block event's Size is its cost
-// in ns, shared among the block's lines by their instructions: 20 ns for 4
-// instructions of line 10 and 6 of line 20 charge line 10 8 ns; 16 ns for 3
-// of line 20 then 5 of line 10 charge it 16 − 16×3/8 = 10 ns.
-func TestSplitBlockTimed(t *testing.T) {
+// timedProf returns a profiler under a time model (Timed) with line 10 of
+// p.c sped up by 100 % end to end.
+func timedProf(t *testing.T) (*tracetest.Trace, *fakeClock, *Profiler) {
 	tr := tracetest.New(syms{})
 	clk := &fakeClock{}
 	p, err := New(Config{FixedLine: "p.c:10", FixedSpeedup: 100, EndToEnd: true},
@@ -711,6 +709,15 @@ func TestSplitBlockTimed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return tr, clk, p
+}
+
+// TestSplitBlockTimed: under a time model a Block event's Size is its cost
+// in ns, shared among the block's lines by their instructions: 20 ns for 4
+// instructions of line 10 and 6 of line 20 charge line 10 8 ns; 16 ns for 3
+// of line 20 then 5 of line 10 charge it 16 − 16×3/8 = 10 ns.
+func TestSplitBlockTimed(t *testing.T) {
+	tr, clk, p := timedProf(t)
 	split := func(addr uint64, spans ...trace.LineSpan) {
 		var n uint32
 		for _, s := range spans {
@@ -759,13 +766,7 @@ func TestSplitBlockTimed(t *testing.T) {
 // block is shared as the rest is. Accesses dearer than the block's Size
 // (rounded down by the model) scale down to it.
 func TestSplitBlockTimedAccesses(t *testing.T) {
-	tr := tracetest.New(syms{})
-	clk := &fakeClock{}
-	p, err := New(Config{FixedLine: "p.c:10", FixedSpeedup: 100, EndToEnd: true},
-		Options{Block: func(id uint32) *trace.BlockInfo { return tr.Blocks.View().Get(id) }, Clock: clk, Program: "/bin/p", Timed: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr, clk, p := timedProf(t)
 	id := tr.BlockID(0x1000, 40, 10, trace.EndOther)
 	tr.Blocks.View().Get(id).Lines = []trace.LineSpan{{File: "/src/p.c", Line: 10, Insns: 4}, {File: "/src/p.c", Line: 20, Insns: 6, Off: 16}}
 	from := 0
