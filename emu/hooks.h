@@ -161,6 +161,11 @@ struct emu_state {
 	int mem_inline;
 	uint32_t mem_halves; // n after a crossing load's halves (emu_mem_fault)
 	uint64_t *rip;       // where 2.0.1 keeps RIP, which the code stores before each access
+	// The instruction of each memory event (Aux): the code stores its PC as
+	// RIP before each access (for hook_mem too), and in helper_pc before
+	// each helper call, which helper_call says is running (meminline.c).
+	uint64_t helper_pc;
+	int helper_call;
 	uint32_t mem_raw;    // with mem_merge: buf[mem_raw..n) are not merged yet (emu_compact)
 	uint64_t mem_lost;   // events past the slack (never: MEM_SLACK's bound)
 	char *arena;       // where buf, spare and the first table are (arena_alloc), or NULL
@@ -197,6 +202,7 @@ void emu_inline_check(struct emu_state *s, uc_hook h, void *callback);
 int emu_tcg_ctx_ok(struct emu_state *s);
 // meminline.c: inline memory events.
 void emu_mem_inline_check(struct emu_state *s);
+void emu_mem_pc_check(struct emu_state *s);
 void emu_settle(struct emu_state *s);
 void emu_compact(struct emu_state *s);
 void emu_mem_fault(struct emu_state *s, int type, uint64_t addr, uint32_t size);

@@ -64,6 +64,7 @@ uc_err emu_install_mem(struct emu_state *s) {
 		emu_mem_inline_check(s);
 	if (s->mem_inline)
 		return UC_ERR_OK;
+	emu_mem_pc_check(s);
 	uc_hook h;
 	return uc_hook_add(s->uc, &h, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, hook_mem, s, 1, 0);
 }

@@ -13,8 +13,14 @@
 // event hook_mem would push:
 //
 //	e = &s->buf[min(s->n, s->cap + MEM_SLACK - 1)]; s->n++;
-//	*e = {addr, 0, s->cur_time, size, s->tid, 0, kind, 0, 0, 0}
+//	*e = {addr, pc, s->cur_time, size, s->tid, 0, kind, 0, 0, 0}
 //
+// where pc is the instruction's address (the translator's last
+// insn_start), also stored as RIP. An engine with hook_mem gets the same
+// Aux: the code stores the PC as RIP before every access (2.0.1's
+// gen_op_ld_v/st_v do it for most, not for SSE's or the helpers'), and
+// before each helper call in s->helper_pc, which a helper's accesses
+// take (access_pc).
 // with no branch: a branch in the middle of a block would end the
 // translator's temps. The buffer has MEM_SLACK events beyond cap that
 // the code may fill; the next block hook (or push, or the end of the
@@ -131,24 +137,35 @@ static TCGArg arg(TCGContext *c, TCGv v) { return (TCGArg)temp(c, v); }
 static TCGv new_i64(TCGContext *c) { return (TCGv)((char *)tcg.temp_new(c, TYPE_I64, 0) - (char *)c); }
 static void free_temp(TCGContext *c, TCGv v) { tcg.temp_free(c, temp(c, v)); }
 
+// store_const emits *to = v.
+static void store_const(TCGContext *c, TCGv v, void *to) {
+	TCGv p = tcg.const_i64(c, (int64_t)(uintptr_t)to);
+	tcg.op3(c, OP_ST_I64, arg(c, v), arg(c, p), 0);
+	free_temp(c, p);
+}
+
+// store_pc emits *to = the translator's current instruction.
+static void store_pc(TCGContext *c, void *to) {
+	TCGv pc = tcg.const_i64(c, (int64_t)insn_pc);
+	store_const(c, pc, to);
+	free_temp(c, pc);
+}
+
 // emit_event emits the event write above for an access of 1 << (memop & 3) bytes at addr.
 static void emit_event(TCGContext *c, struct emu_state *s, TCGv addr, int memop, uint8_t kind) {
 	uint32_t size = 1u << (memop & 3);
 	TCGv p = tcg.const_i64(c, (int64_t)(uintptr_t)s);
 	TCGv n = new_i64(c), at = new_i64(c), e = new_i64(c), w = new_i64(c);
 	TCGv lim = tcg.const_i64(c, (int64_t)s->cap + MEM_SLACK - 1);
-	TCGv rip = tcg.const_i64(c, (int64_t)(uintptr_t)s->rip), pc = tcg.const_i64(c, (int64_t)insn_pc);
-	tcg.op3(c, OP_ST_I64, arg(c, pc), arg(c, rip), 0);
-	free_temp(c, pc);
-	free_temp(c, rip);
+	TCGv pc = tcg.const_i64(c, (int64_t)insn_pc);
+	store_const(c, pc, s->rip);
 	tcg.op3(c, OP_LD32U_I64, arg(c, n), arg(c, p), offsetof(struct emu_state, n));
 	tcg.movcond_i64(c, COND_LTU, at, n, lim, n, lim);
 	tcg.muli_i64(c, at, at, sizeof(struct emu_event));
 	tcg.op3(c, OP_LD_I64, arg(c, e), arg(c, p), offsetof(struct emu_state, buf));
 	tcg.op3(c, OP_ADD_I64, arg(c, e), arg(c, e), arg(c, at));
 	tcg.op3(c, OP_ST_I64, arg(c, addr), arg(c, e), offsetof(struct emu_event, addr));
-	TCGv zero = tcg.const_i64(c, 0);
-	tcg.op3(c, OP_ST_I64, arg(c, zero), arg(c, e), offsetof(struct emu_event, aux));
+	tcg.op3(c, OP_ST_I64, arg(c, pc), arg(c, e), offsetof(struct emu_event, aux));
 	tcg.op3(c, OP_LD_I64, arg(c, w), arg(c, p), offsetof(struct emu_state, cur_time));
 	tcg.op3(c, OP_ST_I64, arg(c, w), arg(c, e), offsetof(struct emu_event, time));
 	// size and tid, then block and kind..folded, as two words.
@@ -161,7 +178,7 @@ static void emit_event(TCGContext *c, struct emu_state *s, TCGv addr, int memop,
 	tcg.addi_i64(c, n, n, 1);
 	tcg.op3(c, OP_ST32_I64, arg(c, n), arg(c, p), offsetof(struct emu_state, n));
 	free_temp(c, k);
-	free_temp(c, zero);
+	free_temp(c, pc);
 	free_temp(c, lim);
 	free_temp(c, w);
 	free_temp(c, e);
@@ -170,10 +187,12 @@ static void emit_event(TCGContext *c, struct emu_state *s, TCGv addr, int memop,
 	free_temp(c, p);
 }
 
-// translating returns the engine whose block c translates, if it wants inline memory events.
+// translating returns the engine whose block c translates, if it wants
+// memory events with their instructions (inline, or hook_mem's with
+// s->rip).
 static struct emu_state *translating(TCGContext *c) {
 	struct emu_state *s = running;
-	if (!s || !s->mem_inline || *(void **)((char *)c + UC201_CTX_UC) != (void *)s->uc)
+	if (!s || !s->rip || *(void **)((char *)c + UC201_CTX_UC) != (void *)s->uc)
 		return NULL;
 	return s;
 }
@@ -190,14 +209,30 @@ static gen_fn find(const char *name) {
 		if (!real)                                                              \
 			real = find(#name);                                             \
 		struct emu_state *s = translating(c);                                   \
-		if (s)                                                                  \
+		if (s && s->mem_inline)                                                 \
 			emit_event(c, s, addr, memop, kind);                            \
+		else if (s)                                                             \
+			store_pc(c, s->rip); /* for hook_mem (access_pc) */             \
 		real(c, val, addr, idx, memop);                                         \
 	}
 GEN(tcg_gen_qemu_ld_i32_x86_64, real_ld32, EV_READ)
 GEN(tcg_gen_qemu_st_i32_x86_64, real_st32, EV_WRITE)
 GEN(tcg_gen_qemu_ld_i64_x86_64, real_ld64, EV_READ)
 GEN(tcg_gen_qemu_st_i64_x86_64, real_st64, EV_WRITE)
+
+// Every helper call stores its instruction in s->helper_pc first (not in
+// RIP: helper_lookup_tb_ptr and others read RIP as the translator left
+// it), for the accesses a helper makes (fxsave, fldt, cmpxchg16b, ...).
+typedef void (*call_fn)(TCGContext *, void *func, TCGTemp *ret, int nargs, TCGTemp **args);
+void tcg_gen_callN_x86_64(TCGContext *c, void *func, TCGTemp *ret, int nargs, TCGTemp **args) {
+	static call_fn real;
+	if (!real)
+		real = (call_fn)find("tcg_gen_callN_x86_64");
+	struct emu_state *s = translating(c);
+	if (s)
+		store_pc(c, &s->helper_pc);
+	real(c, func, ret, nargs, args);
+}
 
 // append adds an event as hook_mem does (no merging: such engines keep it),
 // into the slack when the generated code may have written there.
@@ -226,6 +261,13 @@ static struct emu_state *helping(void) {
 	return s && s->mem_inline ? s : NULL;
 }
 
+// calling returns the running engine if its memory events carry their
+// instructions (access_pc).
+static struct emu_state *calling(void) {
+	struct emu_state *s = running;
+	return s && s->rip ? s : NULL;
+}
+
 // The code's loads that miss the TLB fast path (every crossing one).
 typedef uint64_t (*ld_mmu_fn)(void *env, uint64_t addr, uint32_t oi, uintptr_t ra);
 #define LD_MMU(name, size)                                                      \
@@ -250,15 +292,19 @@ typedef void (*cpu_st_fn)(void *env, uint64_t addr, uint64_t val, int mmu_idx, u
 		static cpu_ld_fn real;                                          \
 		if (!real)                                                      \
 			real = (cpu_ld_fn)find(#name);                          \
-		struct emu_state *s = helping();                                \
-		if (!s)                                                         \
-			return (type)real(env, addr, mmu_idx, ra);              \
-		append(s, EV_READ, addr, size);                                 \
-		if (crossing(addr, size))                                       \
-			halves(s, addr, size);                                  \
-		in_helper = 1;                                                  \
+		struct emu_state *s = helping(), *h = calling();                \
+		if (h)                                                          \
+			h->helper_call = 1;                                     \
+		if (s) {                                                        \
+			append(s, EV_READ, addr, size);                         \
+			if (crossing(addr, size))                               \
+				halves(s, addr, size);                          \
+			in_helper = 1;                                          \
+		}                                                               \
 		type v = (type)real(env, addr, mmu_idx, ra);                    \
 		in_helper = 0;                                                  \
+		if (h)                                                          \
+			h->helper_call = 0;                                     \
 		return v;                                                       \
 	}
 CPU_LD(cpu_ldub_mmuidx_ra_x86_64, uint32_t, 1)
@@ -272,10 +318,14 @@ CPU_LD(cpu_ldq_mmuidx_ra_x86_64, uint64_t, 8)
 		static cpu_st_fn real;                                                  \
 		if (!real)                                                              \
 			real = (cpu_st_fn)find(#name);                                  \
-		struct emu_state *s = helping();                                        \
+		struct emu_state *s = helping(), *h = calling();                        \
+		if (h)                                                                  \
+			h->helper_call = 1;                                             \
 		if (s)                                                                  \
 			append(s, EV_WRITE, addr, size);                                \
 		real(env, addr, (uint64_t)val, mmu_idx, ra);                            \
+		if (h)                                                                  \
+			h->helper_call = 0;                                             \
 	}
 CPU_ST(cpu_stb_mmuidx_ra_x86_64, uint32_t, 1)
 CPU_ST(cpu_stw_mmuidx_ra_x86_64, uint32_t, 2)
@@ -289,6 +339,7 @@ CPU_ST(cpu_stq_mmuidx_ra_x86_64, uint64_t, 8)
 // the access's and its first half's before the second page's check.
 void emu_mem_fault(struct emu_state *s, int type, uint64_t addr, uint32_t size) {
 	in_helper = 0; // the fault leaves the helper
+	s->helper_call = 0;
 	if (!s->mem_inline || (type != UC_MEM_READ_UNMAPPED && type != UC_MEM_READ_PROT))
 		return;
 	int unmapped = type == UC_MEM_READ_UNMAPPED;
@@ -320,10 +371,10 @@ static int rip_slot(struct emu_state *s) {
 	return ok;
 }
 
-// emu_mem_inline_check turns s's inline memory events off unless
-// Unicorn is 2.0.1 with every function found and its TCGContext where
-// inline.c expects it (s->uc's tcg_ctx points back at it).
-void emu_mem_inline_check(struct emu_state *s) {
+// mem_usable says whether Unicorn is 2.0.1 with every function found and
+// its TCGContext where inline.c expects it (s->uc's tcg_ctx points back at
+// it), and finds s->rip.
+static int mem_usable(struct emu_state *s) {
 	int state = atomic_load_explicit(&usable, memory_order_acquire);
 	if (state == 0) {
 		int ok = uc_version(NULL, NULL) >> 8 == UC201_VERSION && emu_tcg_ctx_ok(s) && rip_slot(s);
@@ -334,14 +385,29 @@ void emu_mem_inline_check(struct emu_state *s) {
 		atomic_compare_exchange_strong(&usable, &unknown, ok ? 1 : -1);
 		state = atomic_load_explicit(&usable, memory_order_acquire);
 	}
-	if (state != 1 || !rip_slot(s))
+	if (state != 1 || !rip_slot(s)) {
+		s->rip = NULL;
+		return 0;
+	}
+	return 1;
+}
+
+// emu_mem_inline_check turns s's inline memory events off unless
+// mem_usable.
+void emu_mem_inline_check(struct emu_state *s) {
+	if (!mem_usable(s))
 		s->mem_inline = 0;
 }
+
+// emu_mem_pc_check gives hook_mem's events their instructions where
+// mem_usable (else Aux 0).
+void emu_mem_pc_check(struct emu_state *s) { (void)mem_usable(s); }
 
 uc_err emu_run(struct emu_state *s, uint64_t pc) {
 	struct emu_state *was = running;
 	running = s;
 	in_helper = 0;
+	s->helper_call = 0;
 	s->mem_halves = 0;
 	s->mem_raw = s->n; // Go appended or drained since
 	uc_err err = emu_emu_start(s->uc, pc);
@@ -356,5 +422,6 @@ void emu_mem_fault(struct emu_state *s, int type, uint64_t addr, uint32_t size) 
 	(void)s, (void)type, (void)addr, (void)size;
 }
 void emu_mem_inline_check(struct emu_state *s) { s->mem_inline = 0; }
+void emu_mem_pc_check(struct emu_state *s) { s->rip = NULL; }
 uc_err emu_run(struct emu_state *s, uint64_t pc) { return emu_emu_start(s->uc, pc); }
 #endif

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 
+	"golang.org/x/arch/x86/x86asm"
+
 	"emuprof/cpu"
 	"emuprof/mm"
 	"emuprof/trace"
@@ -168,4 +170,96 @@ func at(evs []trace.Event, i int) any {
 		return evs[i]
 	}
 	return "none"
+}
+
+// Every memory event's Aux is the address of the instruction that made
+// it, with the hook as inline: a plain load, SSE's (which 2.0.1 does not
+// store RIP before), a crossing load's three events, the helpers'
+// (fxsave, fxrstor, fld/fstp tbyte, cmpxchg16b), push, rep movsb.
+func TestMemoryEventInstruction(t *testing.T) {
+	skipUnlessUnicorn201(t)
+	type insn struct {
+		off uint64
+		in  x86asm.Inst
+	}
+	var insns []insn
+	for off := 0; off < len(memInlineCode); {
+		in, err := x86asm.Decode(memInlineCode[off:], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		insns = append(insns, insn{uint64(off), in})
+		off += in.Len
+	}
+	// find returns the address of the first instruction op whose memory
+	// operand has displacement disp.
+	find := func(op x86asm.Op, disp int64) uint64 {
+		for _, i := range insns {
+			if i.in.Op != op {
+				continue
+			}
+			for _, a := range i.in.Args {
+				if m, ok := a.(x86asm.Mem); ok && m.Disp == disp {
+					return codeAddr + i.off
+				}
+			}
+		}
+		t.Fatalf("no %v with displacement %#x", op, disp)
+		return 0
+	}
+	want := []struct {
+		kind     trace.Kind
+		lo, hi   uint64 // the event's address in [lo, hi)
+		pc       uint64
+		min, max int // events
+	}{
+		{trace.KindRead, 0x20000, 0x20001, find(x86asm.MOV, 0), 1, 1},
+		{trace.KindRead, 0x20020, 0x20030, find(x86asm.MOVDQU, 0x20), 2, 2},
+		{trace.KindWrite, 0x20030, 0x20040, find(x86asm.MOVDQU, 0x30), 2, 2},
+		{trace.KindWrite, 0x20200, 0x20400, find(x86asm.FXSAVE, 0x200), 10, 100},
+		{trace.KindRead, 0x20200, 0x20400, find(x86asm.FXRSTOR, 0x200), 10, 100},
+		{trace.KindRead, 0x20400, 0x20410, find(x86asm.FLD, 0x400), 1, 2},
+		{trace.KindWrite, 0x20410, 0x20420, find(x86asm.FSTP, 0x410), 1, 2},
+		{trace.KindRead, 0x20a00, 0x20a10, find(x86asm.CMPXCHG16B, 0xa00), 1, 2},
+	}
+	starts := map[uint64]bool{}
+	for _, i := range insns {
+		starts[codeAddr+i.off] = true
+	}
+	for _, hook := range []bool{false, true} {
+		r := runMem(t, Options{Blocks: true}, memInlineCode, 0, hook)
+		n := make([]int, len(want))
+		crossing := find(x86asm.MOV, 0xffd)
+		for i, ev := range r.events {
+			if ev.Kind == trace.KindRead && ev.Addr == 0x20ffd { // the load, then its halves
+				if i+2 >= len(r.events) || r.events[i+1].Addr != 0x20ff8 || r.events[i+2].Addr != 0x21000 {
+					t.Fatalf("hook %v: the crossing load's halves are not after it", hook)
+				}
+				for _, h := range r.events[i : i+3] {
+					if h.Aux != crossing {
+						t.Errorf("hook %v: crossing read at %#x: Aux %#x, want %#x", hook, h.Addr, h.Aux, crossing)
+					}
+				}
+			}
+			if ev.Kind != trace.KindRead && ev.Kind != trace.KindWrite {
+				continue
+			}
+			if !starts[ev.Aux] {
+				t.Fatalf("hook %v: %v of %d bytes at %#x: Aux %#x is no instruction", hook, ev.Kind, ev.Size, ev.Addr, ev.Aux)
+			}
+			for i, w := range want {
+				if ev.Kind == w.kind && w.lo <= ev.Addr && ev.Addr < w.hi {
+					n[i]++
+					if ev.Aux != w.pc {
+						t.Errorf("hook %v: %v at %#x: Aux %#x, want %#x", hook, ev.Kind, ev.Addr, ev.Aux, w.pc)
+					}
+				}
+			}
+		}
+		for i, w := range want {
+			if n[i] < w.min || n[i] > w.max {
+				t.Errorf("hook %v: %d %v events in [%#x, %#x), want %d..%d", hook, n[i], w.kind, w.lo, w.hi, w.min, w.max)
+			}
+		}
+	}
 }

@@ -24,11 +24,21 @@ static inline struct emu_event *push(struct emu_state *s) {
 	return e;
 }
 
+// access_pc is the address of the instruction making an access (0:
+// unknown, a Unicorn other than 2.0.1): a helper's (fxsave, cmpxchg16b,
+// ...) from its call, else the RIP the code stored before the access.
+static inline uint64_t access_pc(const struct emu_state *s) {
+	if (s->helper_call)
+		return s->helper_pc;
+	return s->rip ? *s->rip : 0;
+}
+
 // set_mem_event makes e a memory event of the running block: kind
-// (EV_READ or EV_WRITE) of size bytes at addr.
+// (EV_READ or EV_WRITE) of size bytes at addr, by the instruction at
+// access_pc.
 static inline void set_mem_event(struct emu_state *s, struct emu_event *e, uint8_t kind, uint64_t addr, uint32_t size) {
 	e->addr = addr;
-	e->aux = 0;
+	e->aux = access_pc(s);
 	e->time = s->cur_time;
 	e->size = size;
 	e->tid = s->tid;

@@ -2,6 +2,7 @@ package timemodel
 
 import (
 	"fmt"
+	"math"
 
 	"golang.org/x/arch/x86/x86asm"
 
@@ -18,7 +19,10 @@ import (
 // model's time and Size to its cost in ns (instruction classes, the branch
 // that led to it, its memory accesses): analyses that take a block's cost as
 // Size × ns per instruction take the model's with 1 ns per instruction.
-// Read and Write events get their block's Time.
+// Read and Write events get their block's Time, and in Block their own
+// cost in ps (a share of their block's Size): with their Aux, the
+// instruction that made them, analyses charge a miss to its instruction's
+// line (causal).
 type Model struct {
 	t      *Table
 	read   func(addr uint64, p []byte) error
@@ -29,7 +33,8 @@ type Model struct {
 	thr    map[uint32]*thread
 	code   []byte
 	// speedup, when set, gives each instruction's actual speedup in %
-	// (emuprof run --speedup): a block's cost shrinks by its instructions'
+	// (emuprof run --speedup): a memory access's cost shrinks by its
+	// instruction's speedup, the rest of a block's by its instructions'
 	// mean speedup.
 	speedup func(addr uint64) int
 
@@ -40,7 +45,11 @@ type Model struct {
 	openStart int64 // cum at that block's start
 	openKeep  int64 // that block's share of its cost kept, in 1/keepUnit (keepUnit: not sped up)
 	openTime  int64
-	Stats     Stats
+	openBlock *blockCost
+	// With speedups: the open block's accesses' cost (ps), and what their
+	// instructions' speedups keep of it.
+	openMem, openMemKept int64
+	Stats                Stats
 }
 
 // Stats counts what the model charged.
@@ -56,6 +65,7 @@ type blockCost struct {
 	known    bool
 	keep     int64 // share of the block's cost its speedups keep, in 1/keepUnit
 	ps       int64
+	addr     uint64 // the first instruction's address
 	pc       uint64 // address of the last instruction
 	fall     uint64 // address after the block
 	indirect bool   // the last instruction's target is computed
@@ -83,11 +93,14 @@ func New(t *Table, table *trace.BlockTable, read func(addr uint64, p []byte) err
 const keepUnit = 1 << 20
 
 // SetSpeedup applies actual speedups (emu.Options.Speedup, emuprof run
-// --speedup; nil: none) to the blocks priced from now on: a block whose
-// instructions are sped up by p_i % costs (1 − mean p_i/100) of what it
-// would, its memory accesses and the branch that led to it included. That
-// is how causal shares a block's cost among its lines (by instruction
-// count), so that a virtual speedup and the actual one it predicts agree.
+// --speedup; nil: none) to the blocks priced from now on: a memory access
+// made by an instruction sped up by p % costs (1 − p/100) of its price;
+// the rest of a block whose instructions are sped up by p_i % (its
+// instruction classes and the branch that led to it, and accesses of no
+// known instruction of the block) costs (1 − mean p_i/100) of it. That is
+// how causal shares a block's cost among its lines (an access's to its
+// instruction's, the rest by instruction count), so that a virtual speedup
+// and the actual one it predicts agree.
 func (m *Model) SetSpeedup(speedup func(addr uint64) int) { m.speedup = speedup }
 
 // Table returns the model's table.
@@ -154,25 +167,43 @@ func (m *Model) Events(batch []trace.Event) {
 			th.prev = b
 			m.h.atomics, m.h.atomLine = int(b.atomics), ^uint64(0)
 			m.Stats.Blocks++
-			m.open, m.openStart, m.openKeep = i, m.cum, b.keep
+			m.open, m.openStart, m.openKeep, m.openBlock = i, m.cum, b.keep, b
+			m.openMem, m.openMemKept = 0, 0
 			m.openTime = m.base + m.cum/1000
 			ev.Time = m.openTime
 			m.cum += ps
 		case trace.KindRead, trace.KindWrite:
 			m.Stats.Accesses++
-			m.cum += m.h.access(ev.Tid, ev.Addr, ev.Size, ev.Kind == trace.KindWrite, m.base+m.cum/1000)
+			ps := m.h.access(ev.Tid, ev.Addr, ev.Size, ev.Kind == trace.KindWrite, m.base+m.cum/1000)
+			m.cum += ps
 			ev.Time = m.openTime
+			ev.Block = uint32(min(ps, math.MaxUint32))
+			if m.speedup != nil && m.open >= 0 {
+				m.openMem += ps
+				m.openMemKept += ps * m.keepAt(ev.Aux) / keepUnit
+			}
 		}
 	}
 	m.close(batch)
+}
+
+// keepAt is what the speedup of the instruction at addr keeps of an access
+// it made, in 1/keepUnit: the open block's mean keep for an address
+// outside the block (0: the engine did not say).
+func (m *Model) keepAt(addr uint64) int64 {
+	b := m.openBlock
+	if addr < b.addr || addr >= b.fall {
+		return m.openKeep
+	}
+	return keepUnit - int64(min(max(m.speedup(addr), 0), 100))*keepUnit/100
 }
 
 // close sets the open block's Size to its cost so far, less its speedups'
 // saving.
 func (m *Model) close(batch []trace.Event) {
 	if m.open >= 0 {
-		if m.openKeep != keepUnit {
-			m.cum = m.openStart + (m.cum-m.openStart)*m.openKeep/keepUnit
+		if m.openKeep != keepUnit || m.openMemKept != m.openMem {
+			m.cum = m.openStart + (m.cum-m.openStart-m.openMem)*m.openKeep/keepUnit + m.openMemKept
 		}
 		batch[m.open].Size = uint32(m.cum/1000 - m.openStart/1000)
 		m.open = -1
@@ -201,7 +232,7 @@ func (m *Model) block(id uint32) *blockCost {
 		m.code = make([]byte, info.Len)
 	}
 	code := m.code[:info.Len]
-	b.fall = info.Addr + uint64(info.Len)
+	b.addr, b.fall = info.Addr, info.Addr+uint64(info.Len)
 	b.endKind = info.End
 	if err := m.read(info.Addr, code); err != nil {
 		b.ps = int64(info.Insns) * m.t.ps(m.t.Int)

@@ -628,3 +628,48 @@ func TestSpeedupScalesBlock(t *testing.T) {
 		t.Errorf("sped-up block %d ns (was %d, want %.1f), other block %d (was %d)", a1, a0, want, b1, b0)
 	}
 }
+
+// TestSpeedupScalesAccess: an access's cost is in its event (Block, ps)
+// and shrinks by its own instruction's speedup, the rest of the block by
+// its instructions' mean: block a (add; imul; je: 5 ns) whose load, made
+// by the imul at 0x1003, misses (100 ns). The imul sped up by 60 %: 5 ×
+// (1 − 0.6/3) + 100 × 0.4 = 44 ns (by the block's mean alone: 84); the add
+// by 100 %: 5 × 2/3 + 100 = 103.3; a load of no instruction of the block
+// (Aux 0) keeps the mean: 105 × 0.8 = 84.
+func TestSpeedupScalesAccess(t *testing.T) {
+	size := func(aux uint64, speedup func(uint64) int) (uint32, uint32) {
+		m, ia, _ := twoBlocks(t)
+		m.SetSpeedup(speedup)
+		m.Begin(7, 1000, true)
+		batch := []trace.Event{
+			{Kind: trace.KindBlock, Block: ia, Addr: 0x1000, Tid: 7},
+			{Kind: trace.KindRead, Addr: 0x8000, Size: 8, Tid: 7, Aux: aux},
+		}
+		m.Events(batch)
+		m.End()
+		return batch[0].Size, batch[1].Block
+	}
+	at := func(addr uint64, pct int) func(uint64) int {
+		return func(a uint64) int {
+			if a == addr {
+				return pct
+			}
+			return 0
+		}
+	}
+	for _, c := range []struct {
+		name      string
+		aux       uint64
+		speedup   func(uint64) int
+		size, mem uint32
+	}{
+		{"none", 0x1003, nil, 105, 100000},
+		{"the loading imul 60 %", 0x1003, at(0x1003, 60), 44, 100000},
+		{"the add 100 %", 0x1003, at(0x1000, 100), 103, 100000},
+		{"the imul 60 %, a load of no instruction", 0, at(0x1003, 60), 84, 100000},
+	} {
+		if s, mem := size(c.aux, c.speedup); s != c.size || mem != c.mem {
+			t.Errorf("%s: block %d ns, access %d ps; want %d, %d", c.name, s, mem, c.size, c.mem)
+		}
+	}
+}

@@ -112,7 +112,7 @@ func (e *Event) CallMarks() (returns, call uint32) { return uint32(e.Aux >> 32),
 // Field use by kind:
 //
 //	Block:        Block = block id (BlockTable), Addr = first instruction, Aux = stack pointer at entry, Size = instructions, End = terminator
-//	Read/Write:   Addr = address, Size = bytes
+//	Read/Write:   Addr = address, Size = bytes, Aux = the instruction's address (0: unknown: a Unicorn other than 2.0.1), Block = its cost in ps under a time model (timemodel.Model; 0 otherwise)
 //	KernelRead/Write: Addr = address, Size = bytes
 //	Syscall:      Addr = number, Aux = result (as the guest sees it in rax)
 //	ThreadStart:  Aux = parent tid (0 for the first thread)

@@ -177,6 +177,11 @@ type Profiler struct {
 	anyIDs   map[lineKey]int32
 	blocks   []blockData
 	routHits map[uint32][]hit
+	// pend is a block of several lines under a time model, charged once
+	// its memory accesses (the events after it) are known (pendMem: their
+	// cost in ps by span, then the accesses of no known instruction).
+	pend    *trace.Event
+	pendMem []int64
 	// recent lists the lines executed since the last experiment began
 	// (lineInfo.recent == recentGen marks them: no map write per block).
 	recent    []int32
@@ -326,6 +331,13 @@ func (p *Profiler) Events(batch []trace.Event) {
 	}
 	for i := range batch {
 		ev := &batch[i]
+		if p.pend != nil {
+			if ev.Kind == trace.KindRead || ev.Kind == trace.KindWrite {
+				p.access(ev)
+				continue
+			}
+			p.settle()
+		}
 		if ev.Time > p.now {
 			p.now = ev.Time
 		}
@@ -387,6 +399,9 @@ func (p *Profiler) Events(batch []trace.Event) {
 			// everything inserted meanwhile, as Coz does after blocking I/O.
 			t.blocked = false
 		}
+	}
+	if p.pend != nil {
+		p.settle() // the model priced the block's accesses of this batch only
 	}
 	p.pay()
 }

@@ -699,11 +699,9 @@ func TestLineOutsideExperiment(t *testing.T) {
 	}
 }
 
-// TestSplitBlockTimed: under a time model a Block event's Size is its cost
-// in ns, shared among the block's lines by their instructions: 20 ns for 4
-// instructions of line 10 and 6 of line 20 charge line 10 8 ns; 16 ns for 3
-// of line 20 then 5 of line 10 charge it 16 − 16×3/8 = 10 ns.
-func TestSplitBlockTimed(t *testing.T) {
+// timedProf returns a profiler under a time model (Timed) with line 10 of
+// p.c sped up by 100 % end to end.
+func timedProf(t *testing.T) (*tracetest.Trace, *fakeClock, *Profiler) {
 	tr := tracetest.New(syms{})
 	clk := &fakeClock{}
 	p, err := New(Config{FixedLine: "p.c:10", FixedSpeedup: 100, EndToEnd: true},
@@ -711,6 +709,15 @@ func TestSplitBlockTimed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return tr, clk, p
+}
+
+// TestSplitBlockTimed: under a time model a Block event's Size is its cost
+// in ns, shared among the block's lines by their instructions: 20 ns for 4
+// instructions of line 10 and 6 of line 20 charge line 10 8 ns; 16 ns for 3
+// of line 20 then 5 of line 10 charge it 16 − 16×3/8 = 10 ns.
+func TestSplitBlockTimed(t *testing.T) {
+	tr, clk, p := timedProf(t)
 	split := func(addr uint64, spans ...trace.LineSpan) {
 		var n uint32
 		for _, s := range spans {
@@ -747,5 +754,46 @@ func TestSplitBlockTimed(t *testing.T) {
 	}
 	if sum != 49 {
 		t.Errorf("1 ns blocks: line 10 charged %d ns in 170, want 49 (50 less under 1 ns)", sum)
+	}
+}
+
+// TestSplitBlockTimedAccesses: under a time model a block's memory
+// accesses (their Aux the instruction, Block their cost in ps) are charged
+// to their instructions' lines, the rest of its Size by instructions: a
+// 110 ns block of 4 instructions of line 10 and 6 of line 20 whose line-20
+// load misses (100 ns) charges line 10 4 ns (by instructions alone: 44),
+// and 104 when the load is line 10's; an access of no instruction of the
+// block is shared as the rest is. Accesses dearer than the block's Size
+// (rounded down by the model) scale down to it.
+func TestSplitBlockTimedAccesses(t *testing.T) {
+	tr, clk, p := timedProf(t)
+	id := tr.BlockID(0x1000, 40, 10, trace.EndOther)
+	tr.Blocks.View().Get(id).Lines = []trace.LineSpan{{File: "/src/p.c", Line: 10, Insns: 4}, {File: "/src/p.c", Line: 20, Insns: 6, Off: 16}}
+	from := 0
+	tr.Other(trace.KindThreadStart, 1, 0, 0).Other(trace.KindThreadStart, 2, 0, 1)
+	block := func(size uint32, accesses ...[2]uint64) []delay {
+		tr.Block(1, 0x1000, 0, size, 40, trace.EndOther)
+		for _, a := range accesses {
+			tr.Mem(trace.KindRead, 1, 0x8000, 8)
+			ev := &tr.Events[len(tr.Events)-1]
+			ev.Aux, ev.Block = a[0], uint32(a[1])
+		}
+		return feed(p, tr, &from, clk)
+	}
+	for _, c := range []struct {
+		name     string
+		size     uint32
+		accesses [][2]uint64
+		want     []delay
+	}{
+		{"line 20's load misses", 110, [][2]uint64{{0x1014, 100000}, {0x1000, 0}}, []delay{{2, 4}}},
+		{"line 10's load misses", 110, [][2]uint64{{0x1010 - 1, 100000}}, []delay{{2, 104}}},
+		{"a load of no instruction of the block", 110, [][2]uint64{{0x2000, 100000}}, []delay{{2, 44}}},
+		{"a load the engine did not place", 110, [][2]uint64{{0, 100000}}, []delay{{2, 44}}},
+		{"accesses over the block's Size", 3, [][2]uint64{{0x1000, 2000}, {0x1018, 2000}}, []delay{{2, 1}}},
+	} {
+		if got := block(c.size, c.accesses...); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: delays %v, want %v", c.name, got, c.want)
+		}
 	}
 }

@@ -48,12 +48,15 @@ type blockData struct {
 	// spans: a block on several lines (BlockInfo.Lines), each charged
 	// its own instructions; nil for a block on one line.
 	spans []span
+	addr  uint64 // the block's first instruction
+	len   uint32 // and its bytes
 }
 
 // span is a run of a block's instructions on one line.
 type span struct {
 	scope, any int32
 	insns      uint32
+	off        uint32 // its first instruction, in bytes from the block's
 }
 
 func (p *Profiler) block(ev *trace.Event) {
@@ -64,7 +67,14 @@ func (p *Profiler) block(ev *trace.Event) {
 	}
 	bd := p.blockData(ev.Block)
 	if bd.spans != nil {
-		p.blockSpans(ev, t, bd)
+		if p.opt.Timed {
+			// Its accesses' costs (the events after it) go to their
+			// instructions' lines: charged when they are known.
+			p.pend = ev
+			p.pendMem = append(p.pendMem[:0], make([]int64, len(bd.spans)+1)...)
+			return
+		}
+		p.blockSpans(ev, t, bd, nil)
 		return
 	}
 	line := p.lineOf(t, bd.scope, ev.Flags)
@@ -81,35 +91,69 @@ func (p *Profiler) block(ev *trace.Event) {
 	t.prevAny = bd.any
 }
 
-// blockSpans handles a block whose instructions come from several lines:
-// each line is charged its own instructions, in order (the actual speedup
-// of emuprof run --speedup is per instruction too).
-func (p *Profiler) blockSpans(ev *trace.Event, t *thread, bd *blockData) {
-	at := ev.Time
-	var total, done int64 // instructions, under a time model
-	if p.opt.Timed {
-		for _, sp := range bd.spans {
-			total += int64(sp.insns)
+// access adds a memory access of the pending block (a Read or Write
+// event: Aux its instruction, Block its cost in ps under a time model) to
+// the span of its instruction, or to the block's last slot when the
+// instruction is not the block's.
+func (p *Profiler) access(ev *trace.Event) {
+	bd := &p.blocks[p.pend.Block]
+	k := len(bd.spans)
+	if off := ev.Aux - bd.addr; ev.Aux >= bd.addr && off < uint64(bd.len) {
+		for k = len(bd.spans) - 1; k > 0 && uint64(bd.spans[k].off) > off; k-- {
 		}
 	}
-	for _, sp := range bd.spans {
+	p.pendMem[k] += int64(ev.Block)
+}
+
+// settle charges the pending block.
+func (p *Profiler) settle() {
+	ev := p.pend
+	p.pend = nil
+	p.blockSpans(ev, p.thread(ev.Tid), &p.blocks[ev.Block], p.pendMem)
+}
+
+// blockSpans handles a block whose instructions come from several lines:
+// each line is charged its own instructions, in order (the actual speedup
+// of emuprof run --speedup is per instruction too). Under a time model
+// mem holds the cost in ps of the block's accesses by span (the last
+// slot: of no known instruction of the block).
+func (p *Profiler) blockSpans(ev *trace.Event, t *thread, bd *blockData, mem []int64) {
+	at := ev.Time
+	var total, insns int64 // instructions, under a time model
+	// The model's cost of the block (1/fracUnit ns), less its accesses'
+	// that their lines take (memF): the rest (rest) is split by
+	// instructions. Accesses priced above the block's Size (a block of
+	// less than a ns of instructions, the rest rounded away) scale down.
+	var sizeF, memF, rest, done int64
+	if p.opt.Timed {
+		for k, sp := range bd.spans {
+			total += int64(sp.insns)
+			memF += mem[k] * fracUnit / 1000
+		}
+		sizeF = int64(ev.Size) * fracUnit
+		rest = max(sizeF-memF, 0)
+	}
+	for k, sp := range bd.spans {
 		line := p.lineOf(t, sp.scope, ev.Flags)
 		cost := int64(sp.insns) * p.opt.NsPerInsn
 		if total > 0 {
-			// The model's cost of the block, split by instructions.
 			// A block costs a few ns, so a line's share is often below
 			// one: each line carries its fraction to its next
 			// execution (rounding each block's split would give a
 			// line that is never last nothing, ever).
-			size := int64(ev.Size)
+			m := mem[k] * fracUnit / 1000
+			if memF > sizeF {
+				m = m * sizeF / memF
+			}
+			was := done + rest*insns/total
+			done, insns = done+m, insns+int64(sp.insns)
 			if line != 0 {
 				li := &p.lines[line]
-				share := size*int64(sp.insns)*fracUnit/total + li.frac
+				share := m + rest*int64(sp.insns)/total + li.frac
 				cost, li.frac = share/fracUnit, share%fracUnit
-			} else {
-				cost = size*(done+int64(sp.insns))/total - size*done/total
+			} else { // the block's sum so far rounded, less its sum before
+				cost = (done+rest*insns/total)/fracUnit - was/fracUnit
 			}
-			done += int64(sp.insns)
 		}
 		if line != 0 {
 			p.charge(t, line, cost, at)
@@ -159,8 +203,9 @@ func (p *Profiler) blockData(id uint32) *blockData {
 		return bd
 	}
 	bd.scope, bd.any = p.lineIDsOf(bi, bi.File, bi.Line)
+	bd.addr, bd.len = bi.Addr, bi.Len
 	for _, ls := range bi.Lines {
-		sp := span{insns: ls.Insns}
+		sp := span{insns: ls.Insns, off: ls.Off}
 		sp.scope, sp.any = p.lineIDsOf(bi, ls.File, ls.Line)
 		bd.spans = append(bd.spans, sp)
 		bd.any = sp.any // the last instruction's line
