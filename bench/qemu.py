@@ -7,6 +7,9 @@ run/qemu and run/bare per program and their geometric means.
 
     bench/qemu.py [-n ROUNDS] [PROGRAM ...]     (default: all, 3 rounds)
     EMUPROF=./emuprof  QEMU_BIN=qemu-x86_64     the binaries measured
+    QEMU_CPU=Nehalem                            qemu's -cpu (default: its own, qemu64,
+                                                which has no SSSE3; emuprof's cpuid is
+                                                x86-64-v2, as Nehalem: see PERFORMANCE.md)
 
 CPU time is user + sys of the finished child (getrusage, microseconds). Each
 program's stdout under qemu and emuprof is checked against the native run's
@@ -113,7 +116,7 @@ def main():
             return analyses(emuprof, progs, names, args.n, work)
         kinds = {
             "native": lambda c: c,
-            "qemu": lambda c: [qemu] + c,
+            "qemu": lambda c: [qemu] + (["-cpu", os.environ["QEMU_CPU"]] if os.environ.get("QEMU_CPU") else []) + c,
             "bare": lambda c: [emuprof, "run", "-q", "--bare-engine", "--"] + c,
             "run": lambda c: [emuprof, "run", "-q", "--"] + c,
         }
