@@ -7,9 +7,10 @@ run/qemu and run/bare per program and their geometric means.
 
     bench/qemu.py [-n ROUNDS] [PROGRAM ...]     (default: all, 3 rounds)
     EMUPROF=./emuprof  QEMU_BIN=qemu-x86_64     the binaries measured
-    QEMU_CPU=Nehalem                            qemu's -cpu (default: its own, qemu64,
-                                                which has no SSSE3; emuprof's cpuid is
-                                                x86-64-v2, as Nehalem: see PERFORMANCE.md)
+    QEMU_CPU=Nehalem                            qemu's -cpu (the default: emuprof's cpuid is
+                                                x86-64-v2, as Nehalem, so both run the same
+                                                code; QEMU_CPU= for qemu's own qemu64, which
+                                                has no SSSE3: see PERFORMANCE.md, item 10)
 
 CPU time is user + sys of the finished child (getrusage, microseconds). Each
 program's stdout under qemu and emuprof is checked against the native run's
@@ -101,6 +102,7 @@ def main():
     args = ap.parse_args()
     emuprof = os.path.abspath(os.environ.get("EMUPROF", "./emuprof"))
     qemu = os.environ.get("QEMU_BIN", "qemu-x86_64")
+    qemu_cpu = os.environ.get("QEMU_CPU", "Nehalem")
     if args.aprof:
         return against_aprof(emuprof, os.environ.get("APROF_VALGRIND", "valgrind"), args.programs, args.n)
     if not shutil.which(qemu):
@@ -116,7 +118,7 @@ def main():
             return analyses(emuprof, progs, names, args.n, work)
         kinds = {
             "native": lambda c: c,
-            "qemu": lambda c: [qemu] + (["-cpu", os.environ["QEMU_CPU"]] if os.environ.get("QEMU_CPU") else []) + c,
+            "qemu": lambda c: [qemu] + (["-cpu", qemu_cpu] if qemu_cpu else []) + c,
             "bare": lambda c: [emuprof, "run", "-q", "--bare-engine", "--"] + c,
             "run": lambda c: [emuprof, "run", "-q", "--"] + c,
         }
