@@ -238,7 +238,7 @@ type Scheduler struct {
 	spare  []*waitQueue           // emptied queues kept for reuse
 	moved  []*Thread              // scratch for FutexRequeue
 
-	cpuFree []int64 // per virtual CPU: the virtual time it becomes free
+	cpuFree []int64   // per virtual CPU: the virtual time it becomes free
 	cpuLast []*Thread // per virtual CPU: the thread whose work it ran last (Pause)
 
 	cur      *Thread // last thread returned by Pick
