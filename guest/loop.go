@@ -53,7 +53,7 @@ func (p *Process) loop() *Result {
 			p.cpu.Drain()
 			for _, d := range p.cfg.TimeControl() {
 				if th := p.sched.Thread(int(d.Tid)); th != nil && th.State != sched.Exited {
-					p.sched.Delay(th, d.Ns)
+					p.sched.Pause(th, d.Ns)
 				}
 			}
 		}

@@ -238,7 +238,8 @@ type Scheduler struct {
 	spare  []*waitQueue           // emptied queues kept for reuse
 	moved  []*Thread              // scratch for FutexRequeue
 
-	cpuFree []int64 // per virtual CPU: the virtual time it becomes free
+	cpuFree []int64   // per virtual CPU: the virtual time it becomes free
+	cpuLast []*Thread // per virtual CPU: the thread whose work it ran last (Pause)
 
 	cur      *Thread // last thread returned by Pick
 	now      int64   // clock of the last picked thread (never decreases)
@@ -265,6 +266,7 @@ func New(cfg Config) *Scheduler {
 		byTid:   make(map[int]*Thread),
 		queues:  make(map[waitKey]*waitQueue),
 		cpuFree: make([]int64, cfg.CPUs),
+		cpuLast: make([]*Thread, cfg.CPUs),
 	}
 	if cfg.Seed != 0 {
 		s.quantumRNG = newPCG32(cfg.Seed, 1)
@@ -493,6 +495,7 @@ func (s *Scheduler) Charge(t *Thread, ns int64) {
 	t.RunNs += ns
 	end := start + ns
 	s.cpuFree[c] = end
+	s.cpuLast[c] = t
 	t.Clock = end
 	s.bump(end)
 }
@@ -534,6 +537,27 @@ func (s *Scheduler) Delay(t *Thread, ns int64) {
 	t.Clock += ns
 	t.DelayedNs += ns
 	s.bump(t.Clock)
+}
+
+// Pause is Delay for a pause of causal profiling's virtual speedup (Coz
+// §4.4: while one thread runs the selected line, every other thread
+// pauses). The threads pause together, so a CPU that t holds (its last work
+// was t's and ends at t's clock) runs nothing during t's pause: its free
+// time moves with t's clock, and a thread queued behind t, pausing too,
+// starts that much later, as it would natively. With Delay alone the
+// pauses of threads that share a CPU would overlap their waits for it and
+// vanish: a virtual speedup on a machine with more runnable threads than
+// CPUs would not slow the others at all.
+func (s *Scheduler) Pause(t *Thread, ns int64) {
+	if ns <= 0 {
+		return
+	}
+	for c, u := range s.cpuLast {
+		if u == t && s.cpuFree[c] == t.Clock {
+			s.cpuFree[c] += ns
+		}
+	}
+	s.Delay(t, ns)
 }
 
 // Exit marks t exited. A blocked thread (e.g. killed by exit_group) leaves
