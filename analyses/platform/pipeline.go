@@ -32,11 +32,11 @@ type Pipeline struct {
 	anyNoMem   bool
 	blocksOnly []trace.Event
 	work       chan job
-	done   chan struct{} // one receive per job
-	busy   bool          // a job was sent and not yet received from done
-	mem    uint64        // the analyses' memory after the last processed batch (MemoryBytes)
-	err    error         // a panic in an analysis (reported once)
-	failed bool
+	done       chan struct{} // one receive per job
+	busy       bool          // a job was sent and not yet received from done
+	mem        uint64        // the analyses' memory after the last processed batch (MemoryBytes)
+	err        error         // a panic in an analysis (reported once)
+	failed     bool
 }
 
 type job struct {
