@@ -29,7 +29,6 @@ type Pipeline struct {
 	// noMem[i]: list[i] takes no Read or Write events, which deliver
 	// leaves out of what it hands it (into blocksOnly, when any).
 	noMem      []bool
-	anyNoMem   bool
 	blocksOnly []trace.Event
 	work       chan job
 	done       chan struct{} // one receive per job
@@ -52,7 +51,6 @@ func NewPipeline(env *Env, blocks *trace.BlockTable, list []Instance, async bool
 		n := a.Needs()
 		p.calls = p.calls || n.Calls
 		p.noMem = append(p.noMem, !n.Memory)
-		p.anyNoMem = p.anyNoMem || !n.Memory
 	}
 	env.stage.SetCallMarks(NeedsOf(list).CallMarks)
 	if async {
