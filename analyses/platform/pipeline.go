@@ -26,16 +26,12 @@ type Pipeline struct {
 	async bool
 
 	blocks *trace.BlockTable
-	// noMem[i]: list[i] takes no Read or Write events, which deliver
-	// leaves out of what it hands it (into blocksOnly, when any).
-	noMem      []bool
-	blocksOnly []trace.Event
-	work       chan job
-	done       chan struct{} // one receive per job
-	busy       bool          // a job was sent and not yet received from done
-	mem        uint64        // the analyses' memory after the last processed batch (MemoryBytes)
-	err        error         // a panic in an analysis (reported once)
-	failed     bool
+	work   chan job
+	done   chan struct{} // one receive per job
+	busy   bool          // a job was sent and not yet received from done
+	mem    uint64        // the analyses' memory after the last processed batch (MemoryBytes)
+	err    error         // a panic in an analysis (reported once)
+	failed bool
 }
 
 type job struct {
@@ -48,9 +44,7 @@ type job struct {
 func NewPipeline(env *Env, blocks *trace.BlockTable, list []Instance, async bool) *Pipeline {
 	p := &Pipeline{env: env, list: list, blocks: blocks, async: async}
 	for _, a := range list {
-		n := a.Needs()
-		p.calls = p.calls || n.Calls
-		p.noMem = append(p.noMem, !n.Memory)
+		p.calls = p.calls || a.Needs().Calls
 	}
 	env.stage.SetCallMarks(NeedsOf(list).CallMarks)
 	if async {
@@ -96,45 +90,11 @@ func (p *Pipeline) process(j job) {
 	})
 }
 
-// deliver hands a piece of the stream to every analysis: to those that
-// take no memory events, without its Read and Write events (most of a
-// memory-traced stream: each such analysis would otherwise step over
-// them), copied once for all of them.
+// deliver hands a piece of the stream to every analysis.
 func (p *Pipeline) deliver(evs []trace.Event) {
-	var short []trace.Event
-	filtered := false
-	for i, a := range p.list {
-		if !p.noMem[i] {
-			a.Events(evs)
-			continue
-		}
-		if !filtered {
-			short, filtered = p.withoutMemory(evs), true
-		}
-		if len(short) > 0 {
-			a.Events(short)
-		}
+	for _, a := range p.list {
+		a.Events(evs)
 	}
-}
-
-// withoutMemory returns evs without its Read and Write events: evs itself
-// when it has none, else a copy in p.blocksOnly.
-func (p *Pipeline) withoutMemory(evs []trace.Event) []trace.Event {
-	i := 0
-	for i < len(evs) && evs[i].Kind != trace.KindRead && evs[i].Kind != trace.KindWrite {
-		i++
-	}
-	if i == len(evs) {
-		return evs
-	}
-	out := append(p.blocksOnly[:0], evs[:i]...)
-	for j := i + 1; j < len(evs); j++ {
-		if k := evs[j].Kind; k != trace.KindRead && k != trace.KindWrite {
-			out = append(out, evs[j])
-		}
-	}
-	p.blocksOnly = out
-	return out
 }
 
 // guard runs f unless an analysis failed before. A panic in an analysis (a

@@ -281,35 +281,6 @@ func TestExpandCallMarks(t *testing.T) {
 	}
 }
 
-// An analysis that takes no memory events is handed the stream without its
-// Read and Write events, and one that takes them the whole stream, in
-// random batches, with and without the call stage: the same events, in
-// the same order, as the whole stream less its accesses.
-func TestPipelineLeavesOutMemory(t *testing.T) {
-	for seed := range uint64(6) {
-		tr := randomTrace(seed)
-		for _, stage := range []bool{false, true} {
-			env := NewEnv(syms{}, "prog", nil)
-			w := trace.Wants{Memory: true, Calls: stage}
-			all := &streamRecorder{recorder: recorder{env: env, needs: trace.Needs{Wants: w}}}
-			w.Memory = false
-			some := &streamRecorder{recorder: recorder{env: env, needs: trace.Needs{Wants: w}}}
-			p := NewPipeline(env, tr.Blocks, []Instance{some, all}, false)
-			feedRandom(p, slices.Clone(tr.Events), rand.New(rand.NewPCG(seed, 7)))
-			p.Finish()
-			want := slices.DeleteFunc(slices.Clone(all.evs), func(e trace.Event) bool {
-				return e.Kind == trace.KindRead || e.Kind == trace.KindWrite
-			})
-			if len(want) == len(all.evs) || len(all.evs) < len(tr.Events) {
-				t.Fatalf("seed %d: %d events of %d, %d without accesses", seed, len(all.evs), len(tr.Events), len(want))
-			}
-			if !slices.Equal(some.evs, want) {
-				t.Fatalf("seed %d, stage %v: %d events without memory, want %d", seed, stage, len(some.evs), len(want))
-			}
-		}
-	}
-}
-
 // feedRandom hands evs to p in batches of 1 to 100 events, at random.
 func feedRandom(p *Pipeline, evs []trace.Event, rng *rand.Rand) {
 	for len(evs) > 0 {
