@@ -106,7 +106,10 @@ func (s *Stage) run(batch []trace.Event, blocks trace.BlockView) {
 			// its routine).
 			var h bool
 			tr := s.tracker
-			s.marking = s.marks
+			// A thread a signal handler ran on gets no marks: path
+			// profiling reads its blocks' stack pointers from then on
+			// (a signal's barrier, paths.Profiler.signal).
+			s.marking = s.marks && (tr.signals == 0 || !tr.signalled(ev.Tid))
 			if id := ev.Block; id != 0 && int(id) < len(tr.infos) && tr.infos[id].known {
 				bi := &tr.infos[id]
 				h = tr.block(ev, bi, bi.named && bi.rentry == ev.Addr)
@@ -133,6 +136,16 @@ func (s *Stage) run(batch []trace.Event, blocks trace.BlockView) {
 			switch ev.Addr {
 			case trace.SyscallSignalEntry:
 				s.tracker.SignalEntry(ev.Tid, ev.Aux, ev.Size&trace.SignalOnAltStack != 0)
+				if s.marks {
+					// Handed on now, while Tracker.LastSP is the
+					// stack pointer of the thread's last block,
+					// which a mark may have replaced in its event.
+					s.cur = i + 1
+					if s.cur > s.start {
+						s.putRun()
+					}
+					s.flush()
+				}
 			case trace.SyscallSigreturn:
 				s.tracker.Sigreturn(ev.Tid)
 			}

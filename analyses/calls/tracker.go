@@ -49,6 +49,9 @@ type stack struct {
 	resumed  bool
 	prevKind trace.RoutineKind // kind of the previous block's routine
 	lastSP   uint64            // stack pointer at the previous block
+	// signalled: a signal handler ran on the thread (SignalEntry); the
+	// stage marks none of its blocks since (Stage.run).
+	signalled bool
 }
 
 // Tracker maintains a shadow stack per thread from Block events.
@@ -90,6 +93,7 @@ type Tracker struct {
 	threads    map[uint32]*stack
 	cur        *stack
 	listener   Listener
+	signals    int // SignalEntry calls so far: while 0, no thread is signalled
 }
 
 // blockInfo is what call tracking needs to know about a block.
@@ -168,6 +172,22 @@ func (t *Tracker) InResolver(tid uint32) bool {
 	return s != nil && s.hidden > 0
 }
 
+// LastSP returns the stack pointer of thread tid's last Block event, as
+// the event came (before the stage marked calls on it), if the thread has
+// a stack.
+func (t *Tracker) LastSP(tid uint32) (uint64, bool) {
+	if s := t.stackOf(tid, false); s != nil {
+		return s.lastSP, true
+	}
+	return 0, false
+}
+
+// signalled reports whether a signal handler ran on thread tid.
+func (t *Tracker) signalled(tid uint32) bool {
+	s := t.stackOf(tid, false)
+	return s != nil && s.signalled
+}
+
 // Depth is the number of frames (hidden ones included) on tid's stack.
 func (t *Tracker) Depth(tid uint32) int {
 	if s := t.stackOf(tid, false); s != nil {
@@ -233,7 +253,8 @@ func (t *Tracker) unchanged(tid uint32, snap *stackSnapshot) bool {
 	}
 	o := &snap.st
 	return s.hidden == o.hidden && s.prevEnd == o.prevEnd && s.prevNext == o.prevNext && s.prevAddr == o.prevAddr &&
-		s.resumed == o.resumed && s.prevKind == o.prevKind && s.lastSP == o.lastSP && slices.Equal(s.frames, snap.frames)
+		s.resumed == o.resumed && s.prevKind == o.prevKind && s.lastSP == o.lastSP && s.signalled == o.signalled &&
+		slices.Equal(s.frames, snap.frames)
 }
 
 // info returns what the tracker knows of block b (event ev's block),
@@ -365,6 +386,8 @@ func PopsReturn(name string) bool {
 // thread's stack), only rt_sigreturn ends it.
 func (t *Tracker) SignalEntry(tid uint32, restorer uint64, onAltStack bool) {
 	s := t.stackOf(tid, true)
+	s.signalled = true
+	t.signals++
 	n := len(s.frames)
 	if n == 0 {
 		return

@@ -3,6 +3,7 @@ package paths
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sort"
 	"testing"
 
@@ -230,22 +231,67 @@ func (r *runner) setSP(tid uint32, sp uint64) *runner {
 // included) into a path profiler and returns the profiler.
 func (r *runner) profile(t *testing.T) *Profiler { return r.profileP3(t, P3Config{}) }
 
-// profileP3 is profile with P3 planning.
+// profileP3 is profile with P3 planning. It runs the stream twice, with
+// Call and Return events and with calls marked on Block events
+// (Options.CCT and LastSP), and fails unless the two profiles are the
+// same; it returns the first.
 func (r *runner) profileP3(t *testing.T, p3 P3Config) *Profiler {
 	t.Helper()
+	plain, _ := r.profileMode(t, p3, false)
+	marked, _ := r.profileMode(t, p3, true)
+	if p3.PlanOut == "" { // the plan file is written by the first run (and would be again)
+		a, errA := plain.Profile("prog")
+		b, errB := marked.Profile("prog")
+		if errA != nil || errB != nil {
+			t.Fatalf("profiles: %v, %v", errA, errB)
+		}
+		ja, _ := a.Marshal()
+		jb, _ := b.Marshal()
+		if string(ja) != string(jb) || plain.Hits != marked.Hits || plain.Truncations != marked.Truncations {
+			t.Fatalf("with call marks the profile differs (hits %d/%d, truncations %d/%d):\nevents\n%s\nmarks\n%s",
+				plain.Hits, marked.Hits, plain.Truncations, marked.Truncations, ja, jb)
+		}
+	}
+	return plain
+}
+
+// profileMode runs the stream (a copy of it: the stage marks events in
+// place) into a path profiler that takes call marks or not; it returns
+// the profiler and how many of the Block events it saw were marked.
+func (r *runner) profileMode(t *testing.T, p3 P3Config, marks bool) (*Profiler, int) {
+	t.Helper()
 	env := platform.NewEnv(r.p, "prog", nil)
-	prof := New(Options{Symbols: r.p, Block: env.Block, Routines: env.Routines,
-		Code: func(trace.Routine) (Code, error) { return r.p, nil }})
+	opt := Options{Symbols: r.p, Block: env.Block, Routines: env.Routines,
+		Code: func(trace.Routine) (Code, error) { return r.p, nil }}
+	if marks {
+		opt.CCT, opt.LastSP = env.CCT, env.Tracker().LastSP
+	}
+	prof := New(opt)
 	prof.P3 = p3
 	prof.allBig, prof.noRerank, prof.noMemo = r.allBig, r.noRerank, r.noMemo
-	inst := NewInstance(prof, "prog", 10)
+	inst := &markCounter{Instance: NewInstance(prof, "prog", 10)}
 	pl := platform.NewPipeline(env, r.tr.Blocks, []platform.Instance{inst}, false)
-	pl.Events(r.tr.Events)
+	pl.Events(slices.Clone(r.tr.Events))
 	pl.Finish()
 	if err := pl.Err(); err != nil {
 		t.Fatal(err)
 	}
-	return prof
+	return prof, inst.marked
+}
+
+// markCounter counts the marked Block events an instance is handed.
+type markCounter struct {
+	platform.Instance
+	marked int
+}
+
+func (m *markCounter) Events(evs []trace.Event) {
+	for i := range evs {
+		if evs[i].Kind == trace.KindBlock && evs[i].Flags&trace.FlagCalls != 0 {
+			m.marked++
+		}
+	}
+	m.Instance.Events(evs)
 }
 
 // counts returns routine name's path counts by id.

@@ -55,7 +55,7 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 			// shard would overwrite the first process's (same file) and
 			// a copy would check the child's CFGs against the plan of
 			// another process (fork guests refused with "CFG differs").
-			p := New(Options{Symbols: env.Symbols, Block: env.Block, Routines: env.Routines})
+			p := New(Options{Symbols: env.Symbols, Block: env.Block, Routines: env.Routines, CCT: env.CCT, LastSP: env.Tracker().LastSP})
 			return &instance{Profiler: p, program: env.Program, app: env.AppName(), top: top}, nil
 		}
 		if copySpec != "" {
@@ -102,7 +102,7 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 		if p3.PBL && p3.K == 0 {
 			return nil, platform.BadFlag("pbl", true, "needs --p3 K")
 		}
-		p := New(Options{Symbols: env.Symbols, Block: env.Block, Routines: env.Routines})
+		p := New(Options{Symbols: env.Symbols, Block: env.Block, Routines: env.Routines, CCT: env.CCT, LastSP: env.Tracker().LastSP})
 		p.P3 = p3
 		return &instance{Profiler: p, program: env.Program, app: env.AppName(), top: top}, nil
 	}
@@ -145,7 +145,7 @@ func (i *instance) Needs() trace.Needs {
 			Encoding: trace.Encoding{BlockFilter: cr.Wants},
 		}
 	}
-	return trace.Needs{Wants: trace.Wants{Blocks: true, Calls: true, Threads: true}}
+	return trace.Needs{Wants: trace.Wants{Blocks: true, Calls: true, Threads: true}, Encoding: trace.Encoding{CallMarks: i.CallMarks()}}
 }
 
 // CopiesFlag is the flag that runs P3's copies as separate emulations

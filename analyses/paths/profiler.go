@@ -26,6 +26,21 @@ type Options struct {
 	// only the blocks of the routines they profile, without the call
 	// stage.
 	SPFrames bool
+	// CCT and LastSP, both given (with Routines, not SPFrames), make the
+	// profiler take the call stage's calls and returns marked on Block
+	// events (trace.Encoding.CallMarks, CallMarks): CCT names a mark's
+	// routine, and LastSP gives the stack pointer of a thread's last
+	// Block event, which a mark replaced in the event, at a signal's
+	// entry (calls.Tracker.LastSP; the stage marks no block of the
+	// thread after that).
+	CCT    func() *calls.CCT
+	LastSP func(tid uint32) (uint64, bool)
+}
+
+// CallMarks reports whether the profiler takes calls and returns marked
+// on Block events (Options.CCT and LastSP).
+func (p *Profiler) CallMarks() bool {
+	return p.opt.CCT != nil && p.opt.LastSP != nil && p.opt.Routines != nil && !p.opt.SPFrames
 }
 
 // Profiler is Ball-Larus path profiling over the event stream (SBL: every
@@ -104,9 +119,11 @@ type thread struct {
 	hiddenSP                      uint64
 	resolver                      rkey
 	// lastSP is the stack pointer of the thread's last Block event
-	// (spKnown: there was one): where a signal's barrier goes.
-	lastSP  uint64
-	spKnown bool
+	// (spKnown: there was one): where a signal's barrier goes. spMarked:
+	// that event was marked with calls (its Aux is no stack pointer), so
+	// the stage knows it (Options.LastSP).
+	lastSP            uint64
+	spKnown, spMarked bool
 }
 
 // frame is one activation: the routine whose CFG it walks, the block it is
@@ -143,8 +160,11 @@ func (p *Profiler) Events(batch []trace.Event) {
 		ev := &batch[i]
 		switch ev.Kind {
 		case trace.KindBlock:
-			if t := p.thread(ev.Tid); true {
-				t.lastSP, t.spKnown = ev.Aux, true
+			if t := p.thread(ev.Tid); ev.Flags&trace.FlagCalls != 0 {
+				t.spMarked = true
+				p.callMarks(ev)
+			} else {
+				t.lastSP, t.spKnown, t.spMarked = ev.Aux, true, false
 			}
 			if p.opt.SPFrames && !p.spFrames(ev) {
 				continue
@@ -225,25 +245,40 @@ func (p *Profiler) thread(tid uint32) *thread {
 	return t
 }
 
-func (p *Profiler) call(ev *trace.Event) {
-	t := p.thread(ev.Tid)
+// callMarks handles the returns and the call marked on Block event ev
+// (trace.FlagCalls) as the Return and Call events they stand for.
+func (p *Profiler) callMarks(ev *trace.Event) {
+	returns, call := ev.CallMarks()
+	for range returns {
+		p.ret(ev)
+	}
+	if call != 0 {
+		p.callOf(ev.Tid, p.opt.CCT().Node(calls.NodeID(call-1)).Routine, ev.Addr)
+	}
+}
+
+func (p *Profiler) call(ev *trace.Event) { p.callOf(ev.Tid, calls.RoutineID(ev.Block), ev.Addr) }
+
+// callOf handles thread tid's call of routine id, entered at entry.
+func (p *Profiler) callOf(tid uint32, id calls.RoutineID, entry uint64) {
+	t := p.thread(tid)
 	if n := len(t.frames); n > 0 {
 		f := &t.frames[n-1]
 		if f.rt != nil && f.cur >= 0 {
 			f.retAddr = f.lastEnd
 			if p.P3.K > 0 {
-				s := p.callSites[ev.Addr]
+				s := p.callSites[entry]
 				if s == nil {
 					if p.callSites == nil {
 						p.callSites = map[uint64]map[uint64]bool{}
 					}
 					s = map[uint64]bool{}
-					p.callSites[ev.Addr] = s
+					p.callSites[entry] = s
 				}
 				s[f.lastEnd] = true
 			}
-			if p.opt.Routines != nil && int(ev.Block) < p.opt.Routines().Len() && p.noReturnID(calls.RoutineID(ev.Block)) {
-				p.noReturnCall(f, p.opt.Routines().Get(calls.RoutineID(ev.Block)).Name)
+			if p.opt.Routines != nil && int(id) < p.opt.Routines().Len() && p.noReturnID(id) {
+				p.noReturnCall(f, p.opt.Routines().Get(id).Name)
 			}
 		}
 	}
@@ -275,8 +310,14 @@ func (p *Profiler) ret(ev *trace.Event) {
 func (p *Profiler) signal(ev *trace.Event) {
 	t := p.thread(ev.Tid)
 	sp := ^uint64(0)
-	if ev.Size&trace.SignalOnAltStack == 0 && t.spKnown {
-		sp = t.lastSP - 8
+	if ev.Size&trace.SignalOnAltStack == 0 {
+		if t.spMarked {
+			if last, ok := p.opt.LastSP(ev.Tid); ok {
+				sp = last - 8
+			}
+		} else if t.spKnown {
+			sp = t.lastSP - 8
+		}
 	}
 	// The interrupted activation resumes where it was interrupted after
 	// rt_sigreturn, which gives its return address back; anywhere else
@@ -325,7 +366,7 @@ func (p *Profiler) sigreturn(ev *trace.Event) {
 			// at rt_sigreturn (its mask restored) starts its handler
 			// before the next block, and its barrier goes where this
 			// one was.
-			t.lastSP, t.spKnown = b.sp+8, b.sp != ^uint64(0)
+			t.lastSP, t.spKnown, t.spMarked = b.sp+8, b.sp != ^uint64(0), false
 			return
 		}
 	}

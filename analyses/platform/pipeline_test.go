@@ -205,12 +205,7 @@ func TestPipelineCallMarks(t *testing.T) {
 				list = append(list, &recorder{env: env, needs: trace.Needs{Wants: trace.Wants{Calls: true}}})
 			}
 			p := NewPipeline(env, tr.Blocks, list, false)
-			evs := slices.Clone(exits)
-			for len(evs) > 0 {
-				n := min(len(evs), 1+rng.IntN(100))
-				p.Events(evs[:n])
-				evs = evs[n:]
-			}
+			feedRandom(p, slices.Clone(exits), rng)
 			p.Finish()
 			if p.Err() != nil {
 				t.Fatal(p.Err())
@@ -253,13 +248,7 @@ func TestExpandCallMarks(t *testing.T) {
 			env := NewEnv(syms{}, "prog", nil)
 			a := &streamRecorder{recorder: recorder{env: env, needs: trace.Needs{Wants: trace.Wants{Calls: true}, Encoding: trace.Encoding{CallMarks: marks}}}}
 			p := NewPipeline(env, tr.Blocks, []Instance{a}, false)
-			rng := rand.New(rand.NewPCG(seed, 5))
-			evs := slices.Clone(tr.Events)
-			for len(evs) > 0 {
-				n := min(len(evs), 1+rng.IntN(100))
-				p.Events(evs[:n])
-				evs = evs[n:]
-			}
+			feedRandom(p, slices.Clone(tr.Events), rand.New(rand.NewPCG(seed, 5)))
 			p.Finish()
 			streams[mode] = a.evs
 			if marks {
@@ -289,5 +278,14 @@ func TestExpandCallMarks(t *testing.T) {
 			t.Fatalf("seed %d: expanded marks differ from events at %d of %d/%d:\n got  %+v\n want %+v", seed, i, len(got), len(plain),
 				got[i:min(i+3, len(got))], plain[i:min(i+3, len(plain))])
 		}
+	}
+}
+
+// feedRandom hands evs to p in batches of 1 to 100 events, at random.
+func feedRandom(p *Pipeline, evs []trace.Event, rng *rand.Rand) {
+	for len(evs) > 0 {
+		n := min(len(evs), 1+rng.IntN(100))
+		p.Events(evs[:n])
+		evs = evs[n:]
 	}
 }

@@ -111,6 +111,9 @@ func (e *Env) Routines() *calls.Routines { return e.stage.Routines() }
 // Return events' Event.Aux are its node ids.
 func (e *Env) CCT() *calls.CCT { return e.stage.Tracker().CCT() }
 
+// Tracker is the call-tracking stage's tracker (its shadow stacks).
+func (e *Env) Tracker() *calls.Tracker { return e.stage.Tracker() }
+
 // Clock returns the clock through which an analysis bends virtual time.
 // Only analyses whose Needs say TimeControl may use it.
 func (e *Env) Clock() Clock { return e.clock }

@@ -50,6 +50,9 @@ type engine[T stamp] struct {
 	col          *collector
 	renumberings int
 	err          error
+	// cct names the routine of a call marked on a Block event
+	// (trace.Encoding.CallMarks; nil: the profiler takes no marks).
+	cct *calls.CCT
 }
 
 func newEngine[T stamp](cfg *Config, col *collector) *engine[T] {
@@ -379,6 +382,17 @@ func (e *engine[T]) events(batch []trace.Event) {
 			return
 		}
 		ev := &batch[i]
+		if ev.Flags&trace.FlagCalls != 0 {
+			// The Return and Call events before the block, marked on
+			// it (of a hidden block too: they are not hidden).
+			returns, call := ev.CallMarks()
+			for range returns {
+				e.Return(ev.Tid)
+			}
+			if call != 0 {
+				e.Call(ev.Tid, e.cct.Node(calls.NodeID(call-1)).Routine)
+			}
+		}
 		// Hidden code (linker stubs, the lazy-binding resolver) has no
 		// cost and no input: aprof excludes it (PLDI'12 §5).
 		if ev.Flags&trace.FlagHidden != 0 {
@@ -414,6 +428,8 @@ func (e *engine[T]) events(batch []trace.Event) {
 		}
 	}
 }
+
+func (e *engine[T]) setCCT(c *calls.CCT) { e.cct = c }
 
 // threadExit completes the pending activations of tid and frees its
 // shadow memory.

@@ -1,6 +1,7 @@
 package trms
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -64,21 +65,39 @@ func (s *stream) mem(kind trace.Kind, tid uint32, addr uint64, size uint32) {
 func (s *stream) other(kind trace.Kind, tid uint32, aux uint64) { s.Other(kind, tid, 0, aux) }
 
 // staged is a profiler fed through the shared call-tracking stage, as the
-// platform feeds it.
+// platform feeds it; marked counts the Block events it got with calls
+// marked on them.
 type staged struct {
 	*Profiler
 	stage  *calls.Stage
 	blocks *trace.BlockTable
+	marked int
 }
 
-func newStaged(cfg Config, s *stream) (*staged, error) {
+func newStaged(cfg Config, s *stream) (*staged, error) { return newStagedMarks(cfg, s, false) }
+
+// newStagedMarks is newStaged with the calls marked on Block events
+// (trace.Encoding.CallMarks) or not.
+func newStagedMarks(cfg Config, s *stream, marks bool) (*staged, error) {
 	st := calls.NewStage()
 	p, err := New(cfg, st.Routines())
-	return &staged{p, st, s.Blocks}, err
+	if err == nil && marks {
+		p.TakeCallMarks(st.Tracker().CCT())
+		st.SetCallMarks(p.Needs().CallMarks)
+	}
+	return &staged{Profiler: p, stage: st, blocks: s.Blocks}, err
 }
 
+// Events hands the profiler a copy of evs: the stage marks them in place.
 func (f *staged) Events(evs []trace.Event) {
-	f.stage.Process(evs, f.blocks.View(), f.Profiler.Events)
+	f.stage.Process(slices.Clone(evs), f.blocks.View(), func(evs []trace.Event) {
+		for i := range evs {
+			if evs[i].Flags&trace.FlagCalls != 0 {
+				f.marked++
+			}
+		}
+		f.Profiler.Events(evs)
+	})
 }
 
 func (f *staged) Finish() {
@@ -128,8 +147,10 @@ func TestEventStream(t *testing.T) {
 	s.mem(trace.KindRead, 1, x, 4) // induced by thread 2
 	s.mem(trace.KindRead, 1, z, 4) // external
 
-	for _, metric := range []string{CostBlocks, CostInsns} {
-		p, err := newStaged(Config{Cost: metric}, s)
+	for run := range 4 {
+		// Calls and returns as events, and marked on blocks.
+		metric, marks := []string{CostBlocks, CostInsns}[run/2], run%2 == 1
+		p, err := newStagedMarks(Config{Cost: metric}, s, marks)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -168,6 +189,9 @@ func TestEventStream(t *testing.T) {
 		}
 		if m := got["main"]; m.ext != 1 || m.thr != 1 || m.tid != 1 {
 			t.Errorf("main: %v", m)
+		}
+		if marks != (p.marked >= 4) {
+			t.Errorf("marks %v: %d marked blocks", marks, p.marked)
 		}
 		reps, err := p.Reports()
 		if err != nil {

@@ -77,6 +77,7 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 		if err != nil {
 			return nil, err
 		}
+		p.TakeCallMarks(env.CCT())
 		// Thread ids count up from the pid: allow one more digit.
 		maxTid := uint32(min(max(env.Pid, 1000)*10, 4194303))
 		return &instance{p, top, maxTid}, nil

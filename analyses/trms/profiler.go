@@ -36,6 +36,7 @@ type core interface {
 	Return(tid uint32)
 	events(batch []trace.Event)
 	addCost(tid uint32, n uint64)
+	setCCT(c *calls.CCT)
 	finish()
 	status() status
 }
@@ -58,6 +59,7 @@ type Profiler struct {
 	col      *collector
 	core     core
 	one      [1]trace.Event
+	cct      *calls.CCT // TakeCallMarks
 	finished bool
 	partial  string
 }
@@ -92,8 +94,16 @@ func New(cfg Config, routines *calls.Routines) (*Profiler, error) {
 func (p *Profiler) Needs() trace.Needs {
 	return trace.Needs{
 		Wants:    trace.Wants{Blocks: true, Memory: true, KernelMem: true, Threads: true, Calls: true},
-		Encoding: trace.Encoding{Fold: foldAll, FoldMemory: true, MergeMemory: true},
+		Encoding: trace.Encoding{Fold: foldAll, FoldMemory: true, MergeMemory: true, CallMarks: p.cct != nil},
 	}
+}
+
+// TakeCallMarks makes the profiler take the call stage's calls and returns
+// marked on Block events (trace.Encoding.CallMarks); cct is the stage's
+// calling context tree, which names a marked call's routine.
+func (p *Profiler) TakeCallMarks(cct *calls.CCT) {
+	p.cct = cct
+	p.core.setCCT(cct)
 }
 
 // Events handles one batch of the event stream.
