@@ -31,6 +31,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"emuprof/decode"
 	"emuprof/trace"
 )
 
@@ -97,6 +98,7 @@ type Engine struct {
 	repeats func(*trace.BlockInfo) bool
 	rings   map[uint32]C.struct_emu_thread_fold // Options.Repeats: the threads' rings but the running one's
 	starts  []uint32                            // instruction offsets of the block being translated
+	dec     *decode.Decoder                     // decodes new blocks, remembering instructions met before
 
 	rdtsc func(uint64) uint64
 	// patched maps the address of each instruction the guest executes that
@@ -176,7 +178,7 @@ func New(opts Options) (*Engine, error) {
 			opts.BufferEvents = 1 << 16
 		}
 	}
-	e := &Engine{patched: map[uint64]patchKind{}, codePages: map[uint64]bool{},
+	e := &Engine{patched: map[uint64]patchKind{}, codePages: map[uint64]bool{}, dec: decode.NewDecoder(),
 		blocks: trace.NewBlockTable(), syms: opts.Symbols, lines: opts.Lines, speedup: opts.Speedup, filter: opts.BlockFilter,
 		fold: opts.Fold, cycles: opts.FoldCycles, runKeys: map[runKey]uint32{},
 		repeats: opts.Repeats, rings: map[uint32]C.struct_emu_thread_fold{}}

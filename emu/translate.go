@@ -36,7 +36,7 @@ func emuBlockMiss(h C.uintptr_t, addr C.uint64_t, length C.uint32_t) {
 			return
 		}
 	}
-	info := decode.Block(code)
+	info := e.dec.Block(code)
 	for p := uint64(addr) &^ 0xfff; p < uint64(addr)+uint64(n); p += 0x1000 {
 		e.codePages[p] = true
 	}
@@ -82,7 +82,7 @@ func (e *Engine) lineSpans(addr uint64, code []byte) []trace.LineSpan {
 			return nil
 		}
 	}
-	e.starts = decode.Starts(code, e.starts[:0])
+	e.starts = e.dec.Starts(code, e.starts[:0])
 	var spans []trace.LineSpan
 	for _, off := range e.starts {
 		file, line, _ := e.syms.Line(addr + uint64(off))
@@ -142,7 +142,7 @@ func (e *Engine) keyID(k runKey) uint32 {
 // saved is what a block's sped-up instructions save, in hundredths of an
 // instruction: the sum of their speedups in percent.
 func (e *Engine) saved(addr uint64, code []byte) uint32 {
-	e.starts = decode.Starts(code, e.starts[:0])
+	e.starts = e.dec.Starts(code, e.starts[:0])
 	var saved uint32
 	for _, off := range e.starts {
 		if pct := e.speedup(addr + uint64(off)); pct > 0 {
