@@ -2,6 +2,7 @@ package guest
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"emuprof/cpu"
@@ -288,7 +289,11 @@ func (p *Process) syscall(t *sched.Thread) *Result {
 		return &Result{ExitStatus: 2, Partial: true, Reason: p.describeSyscallError(out.Err, call.PC)}
 	}
 	if p.model != nil {
-		p.sched.Charge(t, p.model.Syscall(call.Nr, call.Args[1], int64(out.Ret)))
+		ns := p.model.Syscall(call.Nr, call.Args[1], int64(out.Ret))
+		p.sched.Charge(t, ns)
+		if ts := p.threads[t.Tid]; ts != nil {
+			ts.kernelNs = ns
+		}
 	}
 	switch out.Action {
 	case syscalls.ExitGroup:
@@ -325,8 +330,13 @@ func (p *Process) recordSyscall(t *sched.Thread, nr, ret uint64) {
 	if p.digest != nil {
 		p.hash(0x5c, nr, ret)
 	}
+	var kernel uint32
+	if ts := p.threads[t.Tid]; ts != nil {
+		kernel = uint32(min(ts.kernelNs, math.MaxUint32))
+		ts.kernelNs = 0
+	}
 	if p.cfg.Needs.Syscalls {
-		p.emit(trace.Event{Kind: trace.KindSyscall, Tid: uint32(t.Tid), Time: t.Clock, Addr: nr, Aux: ret})
+		p.emit(trace.Event{Kind: trace.KindSyscall, Tid: uint32(t.Tid), Time: t.Clock, Addr: nr, Aux: ret, Block: kernel})
 	}
 }
 

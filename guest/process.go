@@ -104,6 +104,9 @@ type threadState struct {
 	retry bool
 	sig   sigThread // signal.go
 	tsc   int64     // the last rdtsc under a time model: the TSC never stands still
+	// kernelNs is what the time model charged for the kernel's work in
+	// the thread's current system call, until its Syscall event.
+	kernelNs int64
 }
 
 // Load prepares a process: parses the program, maps it, builds the stack.

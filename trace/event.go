@@ -114,7 +114,7 @@ func (e *Event) CallMarks() (returns, call uint32) { return uint32(e.Aux >> 32),
 //	Block:        Block = block id (BlockTable), Addr = first instruction, Aux = stack pointer at entry, Size = instructions, End = terminator
 //	Read/Write:   Addr = address, Size = bytes, Aux = the instruction's address (0: unknown: a Unicorn other than 2.0.1), Block = its cost in ps under a time model (timemodel.Model; 0 otherwise)
 //	KernelRead/Write: Addr = address, Size = bytes
-//	Syscall:      Addr = number, Aux = result (as the guest sees it in rax)
+//	Syscall:      Addr = number, Aux = result (as the guest sees it in rax), Block = the kernel's work in ns under a time model (timemodel.Model.Syscall; 0 otherwise)
 //	ThreadStart:  Aux = parent tid (0 for the first thread)
 //	ThreadExit:   Aux = exit status
 //	Switch:       Aux = tid switched away from (0 at the start)

@@ -291,13 +291,14 @@ func New(cfg Config, opt Options) (*Profiler, error) {
 }
 
 // Needs: blocks with lines, calls (symbol progress points, attribution of
-// callees), thread events (delay inheritance), and the clock. Runs of
+// callees), thread events (delay inheritance), the clock, and under a time
+// model system calls (their kernel work is their caller's line's). Runs of
 // blocks of one line come as one event (Encoding.Fold), except blocks that
 // hold a progress point: a line's cost is a sum over its blocks, and
 // nothing else here depends on how its code is cut into blocks.
 func (p *Profiler) Needs() trace.Needs {
 	return trace.Needs{
-		Wants:    trace.Wants{Blocks: true, Calls: true, Threads: true, Lines: true, TimeControl: !p.cfg.Observe},
+		Wants:    trace.Wants{Blocks: true, Calls: true, Threads: true, Lines: true, TimeControl: !p.cfg.Observe, Syscalls: p.opt.Timed},
 		Encoding: trace.Encoding{Fold: p.foldable},
 	}
 }
@@ -377,6 +378,8 @@ func (p *Profiler) Events(batch []trace.Event) {
 			} else {
 				t.local = p.global
 			}
+		case trace.KindSyscall:
+			p.kernel(ev)
 		case trace.KindThreadExit:
 			p.thread(ev.Tid).exited = true
 		case trace.KindBlockOn:

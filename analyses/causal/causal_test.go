@@ -797,3 +797,36 @@ func TestSplitBlockTimedAccesses(t *testing.T) {
 		}
 	}
 }
+
+// TestSyscallKernelTime: under a time model a system call's kernel work (a
+// Syscall event's Block, ns) goes to the line that called the library's
+// wrapper, as the wrapper's own code does; a signal's entry, a call of no
+// priced work and a call from line 20 charge line 10 nothing. Fails if
+// causal drops the kernel's work (batchwrite's line would look free).
+func TestSyscallKernelTime(t *testing.T) {
+	tr, clk, p := timedProf(t)
+	from := 0
+	tr.Other(trace.KindThreadStart, 1, 0, 0).Other(trace.KindThreadStart, 2, 0, 1)
+	call := func(line uint64, kernel uint32, nr uint64) []delay {
+		tr.Block(1, line, 0, 2, 30, trace.EndCall)
+		tr.Events = append(tr.Events, trace.Event{Kind: trace.KindCall, Tid: 1, Block: 3})
+		tr.Block(1, 0x9000, 0, 5, 30, trace.EndSyscall)
+		tr.Events = append(tr.Events, trace.Event{Kind: trace.KindSyscall, Tid: 1, Addr: nr, Block: kernel,
+			Time: tr.Events[len(tr.Events)-1].Time + 5 + int64(kernel)})
+		tr.Block(1, 0x9010, 0, 1, 30, trace.EndRet)
+		tr.Events = append(tr.Events, trace.Event{Kind: trace.KindReturn, Tid: 1, Block: 3})
+		return feed(p, tr, &from, clk)
+	}
+	if got, want := call(0x1000, 700, 1), []delay{{2, 708}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("write from line 10: delays %v, want %v (2 + 5 + 700 + 1 ns)", got, want)
+	}
+	if got, want := call(0x1000, 0, 1), []delay{{2, 8}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("no priced work: delays %v, want %v", got, want)
+	}
+	if got, want := call(0x1000, 300, trace.SyscallSignalEntry), []delay{{2, 8}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("signal entry: delays %v, want %v", got, want)
+	}
+	if got := call(0x2000, 700, 1); len(got) != 0 {
+		t.Errorf("write from line 20: delays %v, want none", got)
+	}
+}

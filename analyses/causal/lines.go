@@ -170,6 +170,26 @@ func (p *Profiler) blockSpans(ev *trace.Event, t *thread, bd *blockData, mem []i
 	t.prevAny = bd.any
 }
 
+// kernel charges a system call's kernel work under a time model (a Syscall
+// event's Block, in ns) to the line its thread is in: the in-scope line
+// that called the library's wrapper, as code out of scope is charged
+// (lineOf). Coz samples user time only (its perf events exclude the
+// kernel), so a line whose cost is its system calls looks free to it; in
+// virtual time the kernel's work is a known part of the thread's clock, and
+// a virtual speedup of the line speeds it up too (batchwrite in
+// docs/TIME-MODEL.md). The work ended at the event's time, unless the call
+// blocked, where it is placed just before the wake-up.
+func (p *Profiler) kernel(ev *trace.Event) {
+	if ev.Block == 0 || ev.Addr >= trace.SyscallSignalEntry {
+		return
+	}
+	t := p.thread(ev.Tid)
+	if line := p.lineOf(t, 0, 0); line != 0 {
+		p.charge(t, line, int64(ev.Block), ev.Time-int64(ev.Block))
+		t.prevLine = line
+	}
+}
+
 // lineOf returns the line a thread's code is charged to: scope, the code's
 // own line in scope (in its calling context with --context), which becomes
 // the thread's current line; else, for code out of scope or hidden, the

@@ -10,6 +10,12 @@
 # field and the one that sums it, "file.c:14+file.c:17") gets a row per
 # line and one that adds their predictions: exact for one thread, where a
 # virtual speedup saves s × the line's cost and two lines' savings add.
+# A change that moves a line's work to other lines (hoist: the loop
+# condition's strlen to a line before the loop; batchwrite: one write per
+# record to a buffer and a write per 4 KiB) is "base.c:L=opt.c:M+opt.c:N":
+# p = 1 - (cost(M) + cost(N) in opt) / cost(L in base), each cost measured
+# as above; the line's cost includes what it calls out of scope (glibc,
+# the kernel's work in a system call), as Coz charges it (§4.1).
 # Usage: [PAIRS="prog:file.c:line[+file.c:line] ..."] causal.sh EMUPROF MODEL > causal.tsv
 emuprof=$1 model=${2:-zen4}
 dur() { # PROG LINE SPEEDUP: the experiment's virtual duration
@@ -20,13 +26,20 @@ dur() { # PROG LINE SPEEDUP: the experiment's virtual duration
 }
 total() { "$emuprof" run -q --clear-env --stats --cpus 2 --time-model "$model" -- "$1" 2>&1 >/dev/null | sed -n 's/^emuprof: virtual duration \([0-9]*\) ns.*/\1/p'; }
 printf 'program\tline\tline_speedup_pct\tpredicted_pct\n'
-for pl in ${PAIRS:-interchange:interchange.c:17 soa:soa.c:14+soa.c:17 falseshare:falseshare.c:13 locksplit:locksplit.c:17 hash:hash.c:29 pipeline:pipeline.c:36}; do
+for pl in ${PAIRS:-interchange:interchange.c:17 soa:soa.c:14+soa.c:17 falseshare:falseshare.c:13 locksplit:locksplit.c:17 hash:hash.c:29 pipeline:pipeline.c:36 hoist:hoist.c:18=hoist.c:15+hoist.c:16 batchwrite:batchwrite.c:18=batchwrite.c:12+batchwrite.c:13+batchwrite.c:14+batchwrite.c:16}; do
 	p=${pl%%:*} lines=${pl#*:}
 	tb=$(total bin/$p) to=
 	sum=0
-	for line in $(echo "$lines" | tr + ' '); do
+	case $lines in *=*) set -- "$lines" ;; *) set -- $(echo "$lines" | tr + ' ') ;; esac
+	for line in "$@"; do
 		if [ "$p" = pipeline ]; then
 			s=50
+		elif [ "$line" != "${line%%=*}" ]; then
+			[ -n "$to" ] || to=$(total bin/$p-opt)
+			olines=${line#*=} line=${line%%=*}
+			lb=$((tb - $(dur bin/$p "$line" 100))) lo=0
+			for ol in $(echo "$olines" | tr + ' '); do lo=$((lo + to - $(dur bin/$p-opt "$ol" 100))); done
+			s=$(echo "$lb $lo" | awk '{s = 100 * (1 - $2 / $1); if (s < 0) s = 0; printf "%d", s + 0.5}')
 		else
 			[ -n "$to" ] || to=$(total bin/$p-opt)
 			lb=$((tb - $(dur bin/$p "$line" 100)))
@@ -38,5 +51,5 @@ for pl in ${PAIRS:-interchange:interchange.c:17 soa:soa.c:14+soa.c:17 falseshare
 		printf '%s\t%s\t%s\t%s\n' "$p" "$line" "$s" "$pr"
 		sum=$(echo "$sum $pr" | awk '{printf "%.1f", $1 + $2}')
 	done
-	[ "$lines" = "${lines#*+}" ] || printf '%s\t%s\t-\t%s\n' "$p" "$lines" "$sum"
+	[ "$lines" = "${lines#*+}" ] || [ "$lines" != "${lines#*=}" ] || printf '%s\t%s\t-\t%s\n' "$p" "$lines" "$sum"
 done

@@ -20,7 +20,7 @@ import (
 func TestSignalsGuest(t *testing.T) {
 	for _, v := range variants {
 		t.Run(v, func(t *testing.T) {
-			out := compare(t, nil, t.TempDir(), guestBin(t, v, "signals"))
+			out := compareTries(t, 3, nil, t.TempDir(), guestBin(t, v, "signals"))
 			if !strings.HasSuffix(out.stdout, "done\n") {
 				t.Errorf("the guest did not finish:\n%s", out.stdout)
 			}
