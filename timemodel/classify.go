@@ -105,12 +105,58 @@ type decoded struct {
 	last     uint32 // offset of the last instruction
 	indirect bool   // the last instruction is a jump or call through a register or memory
 	atomics  uint8  // locked instructions (coherence.locked)
+	fused    uint32 // flag-writer + jcc pairs priced as one op
+}
+
+// fusable says whether in, followed by a conditional jump, fuses with it
+// into one macro-op (fuse.cmp, fuse.alu): CMP/TEST, and the ALU ops that
+// write a register, whose operands are registers, an immediate and at
+// most one memory operand without an immediate.
+func (t *Table) fusable(in *x86asm.Inst) bool {
+	var cmp bool
+	switch in.Op {
+	case x86asm.CMP, x86asm.TEST:
+		if !t.FuseCmp {
+			return false
+		}
+		cmp = true
+	case x86asm.ADD, x86asm.SUB, x86asm.AND, x86asm.OR, x86asm.XOR, x86asm.INC, x86asm.DEC:
+		if !t.FuseALU {
+			return false
+		}
+	default:
+		return false
+	}
+	var mem, imm bool
+	for i, a := range in.Args {
+		switch a.(type) {
+		case x86asm.Mem:
+			if i == 0 && !cmp {
+				return false // a read-modify-write of memory
+			}
+			mem = true
+		case x86asm.Imm:
+			imm = true
+		}
+	}
+	return !(mem && imm)
+}
+
+// isJcc says whether op is a conditional jump on the flags.
+func isJcc(op x86asm.Op) bool {
+	switch op {
+	case x86asm.JA, x86asm.JAE, x86asm.JB, x86asm.JBE, x86asm.JE, x86asm.JG, x86asm.JGE, x86asm.JL, x86asm.JLE,
+		x86asm.JNE, x86asm.JNO, x86asm.JNP, x86asm.JNS, x86asm.JO, x86asm.JP, x86asm.JS:
+		return true
+	}
+	return false
 }
 
 func (t *Table) decodeBlock(code []byte) decoded {
 	var d decoded
 	var sum int64
 	cost := [nClasses]int64{t.Int, t.Mul, t.Div, t.FP, t.SIMD, t.FPDiv, t.String, t.Atomic, t.Serial, t.Pause}
+	fuse := false // the previous instruction fuses with a following jcc
 	for off := 0; off < len(code); {
 		in, err := x86asm.Decode(code[off:], 64)
 		d.insns++
@@ -120,7 +166,12 @@ func (t *Table) decodeBlock(code []byte) decoded {
 			break
 		}
 		cl := classOf(&in)
-		sum += cost[cl]
+		if fuse && isJcc(in.Op) {
+			d.fused++ // the pair is one op: the flag-writer's cost
+		} else {
+			sum += cost[cl]
+		}
+		fuse = cl == cInt && t.fusable(&in)
 		if cl == cAtomic && d.atomics < 255 {
 			d.atomics++
 		}

@@ -23,6 +23,8 @@ string 4
 atomic 8
 serial 50
 pause 60
+fuse.cmp 0
+fuse.alu 0
 branch.bits 2
 branch.penalty 10
 branch.indirect.bits 2
@@ -92,6 +94,7 @@ func TestParseErrors(t *testing.T) {
 		{testTable + "mhz 2\n", "mhz given twice"},
 		{strings.Replace(testTable, "div 20\n", "", 1), "div missing"},
 		{strings.Replace(testTable, "int 1\n", "int 0.333\n", 1), "at most two decimals"},
+		{strings.Replace(testTable, "fuse.cmp 0\n", "fuse.cmp 2\n", 1), "want 0 or 1"},
 		{strings.Replace(testTable, "l1.size 128\n", "l1.size 192\n", 1), "power-of-two number of sets"},
 	} {
 		_, err := Parse(strings.NewReader(c.src), "t")
@@ -130,6 +133,40 @@ func TestInstructionClasses(t *testing.T) {
 	// 0.33 cycles at 3700 MHz: 33 × 10000 / 3700 = 89 ps, rounded down once per block.
 	if got := table(t, "int 0.33", "mhz 3700").decodeBlock([]byte{0x48, 0x01, 0xd8, 0x48, 0x01, 0xd8}).ps; got != 178 {
 		t.Errorf("two adds at 0.33 cycles, 3700 MHz: %d ps; want 178", got)
+	}
+}
+
+// TestBranchFusion: a flag-writer followed by a conditional jump is one
+// op (fuse.cmp for CMP/TEST, fuse.alu for ALU ops of a register).
+func TestBranchFusion(t *testing.T) {
+	off := table(t)
+	on := table(t, "fuse.cmp 1", "fuse.alu 1")
+	cmpOnly := table(t, "fuse.cmp 1")
+	for _, c := range []struct {
+		name            string
+		code            []byte
+		off, on, cmp    int64 // ps at 1 ns a cycle: int 1
+		fusedOn, fusedC uint32
+	}{
+		{"cmp rax,rbx; jne", []byte{0x48, 0x39, 0xd8, 0x75, 0x00}, 2000, 1000, 1000, 1, 1},
+		{"test eax,eax; je", []byte{0x85, 0xc0, 0x74, 0x00}, 2000, 1000, 1000, 1, 1},
+		{"cmp rax,[rdi]; je", []byte{0x48, 0x3b, 0x07, 0x74, 0x00}, 2000, 1000, 1000, 1, 1},
+		{"sub rax,1; jne", []byte{0x48, 0x83, 0xe8, 0x01, 0x75, 0x00}, 2000, 1000, 2000, 1, 0},
+		{"cmp qword [rdi],1; je (memory and immediate)", []byte{0x48, 0x83, 0x3f, 0x01, 0x74, 0x00}, 2000, 2000, 2000, 0, 0},
+		{"add qword [rdi],1; jne (memory destination)", []byte{0x48, 0x83, 0x07, 0x01, 0x75, 0x00}, 2000, 2000, 2000, 0, 0},
+		{"mov rax,rbx; jne", []byte{0x48, 0x89, 0xd8, 0x75, 0x00}, 2000, 2000, 2000, 0, 0},
+		{"cmp rax,rbx; jmp", []byte{0x48, 0x39, 0xd8, 0xeb, 0x00}, 2000, 2000, 2000, 0, 0},
+		{"cmp rax,rbx; mov; jne", []byte{0x48, 0x39, 0xd8, 0x48, 0x89, 0xd8, 0x75, 0x00}, 3000, 3000, 3000, 0, 0},
+		{"imul rax,rbx; jne", []byte{0x48, 0x0f, 0xaf, 0xc3, 0x75, 0x00}, 4000, 4000, 4000, 0, 0},
+	} {
+		d0, d1, dc := off.decodeBlock(c.code), on.decodeBlock(c.code), cmpOnly.decodeBlock(c.code)
+		if d0.ps != c.off || d1.ps != c.on || dc.ps != c.cmp || d0.fused != 0 || d1.fused != c.fusedOn || dc.fused != c.fusedC {
+			t.Errorf("%s: %d/%d/%d ps, fused %d/%d/%d; want %d/%d/%d ps, fused 0/%d/%d (off/on/cmp only)", c.name,
+				d0.ps, d1.ps, dc.ps, d0.fused, d1.fused, dc.fused, c.off, c.on, c.cmp, c.fusedOn, c.fusedC)
+		}
+	}
+	if tb, err := Load(Zen4); err != nil || tb.FuseCmp || !tb.FuseALU {
+		t.Errorf("zen4: fuse.cmp %v, fuse.alu %v (%v); want ALU ops only", tb.FuseCmp, tb.FuseALU, err)
 	}
 }
 

@@ -42,6 +42,7 @@ type Table struct {
 	MHz  int64
 
 	Int, Mul, Div, FP, SIMD, FPDiv, String, Atomic, Serial, Pause int64 // centicycles
+	FuseCmp, FuseALU                                              bool  // a CMP/TEST, an ALU op + jcc is one op
 
 	BranchBits      int
 	BranchPenalty   int64 // centicycles
@@ -119,6 +120,16 @@ func Parse(r io.Reader, src string) (*Table, error) {
 			return nil
 		}
 	}
+	flag := func(p *bool) func(string) error {
+		return func(v string) error {
+			switch v {
+			case "0", "1":
+				*p = v == "1"
+				return nil
+			}
+			return fmt.Errorf("want 0 or 1, not %q", v)
+		}
+	}
 	keys := map[string]func(string) error{
 		"name":                    func(v string) error { t.Name = v; return nil },
 		"mhz":                     num(&t.MHz),
@@ -132,6 +143,8 @@ func Parse(r io.Reader, src string) (*Table, error) {
 		"atomic":                  cyc(&t.Atomic),
 		"serial":                  cyc(&t.Serial),
 		"pause":                   cyc(&t.Pause),
+		"fuse.cmp":                flag(&t.FuseCmp),
+		"fuse.alu":                flag(&t.FuseALU),
 		"branch.bits":             size(&t.BranchBits),
 		"branch.penalty":          cyc(&t.BranchPenalty),
 		"branch.indirect.bits":    size(&t.IndirectBits),
@@ -185,7 +198,7 @@ func Parse(r io.Reader, src string) (*Table, error) {
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("time model %s: %w", src, err)
 	}
-	for _, k := range []string{"name", "mhz", "int", "mul", "div", "fp", "simd", "fpdiv", "string", "atomic", "serial", "pause",
+	for _, k := range []string{"name", "mhz", "int", "mul", "div", "fp", "simd", "fpdiv", "string", "atomic", "serial", "pause", "fuse.cmp", "fuse.alu",
 		"branch.bits", "branch.penalty", "branch.indirect.bits", "branch.indirect.history", "line", "l1.size", "l1.ways", "l2.size", "l2.ways", "l2.latency", "l3.size",
 		"l3.ways", "l3.latency", "mem.latency", "mlp", "prefetch.streams", "prefetch.cost", "coherence.latency",
 		"coherence.window", "coherence.contended", "coherence.locked",
