@@ -14,6 +14,7 @@ type predictor struct {
 	counters     []uint8 // 0, 1: predict not taken; 2, 3: taken
 	history      uint64
 	targets      map[uint64]uint64 // indirect branch address -> last target
+	slots        []lastTarget      // the same by the branch's slot (Model.slots), when it has one
 	path         []uint64          // the last indirect targets, the latest last
 	tagged       []taggedTarget    // by hash of address and path
 	stack        []uint64          // return addresses, the latest last
@@ -23,6 +24,12 @@ type predictor struct {
 // taggedTarget is an entry of the path-keyed indirect table: the full key
 // as its tag (so that aliasing never predicts, only evicts) and a target.
 type taggedTarget struct{ key, target uint64 }
+
+// lastTarget is a slot's last target; ok: there is one.
+type lastTarget struct {
+	target uint64
+	ok     bool
+}
 
 const returnStack = 32
 
@@ -42,6 +49,12 @@ func newPredictor(bits, ibits, ihist int) *predictor {
 // mispredicted, and learns from it. indirect says whether prev's last
 // instruction takes its target from a register or memory.
 func (p *predictor) next(end trace.End, pc, fall, addr uint64, indirect bool) bool {
+	return p.step(end, pc, fall, addr, indirect, -1)
+}
+
+// step is next for a branch whose last target is kept in slots[slot]
+// instead of the map (slot ≥ 0; each address has one slot).
+func (p *predictor) step(end trace.End, pc, fall, addr uint64, indirect bool, slot int32) bool {
 	miss := false
 	switch end {
 	case trace.EndCond:
@@ -62,7 +75,7 @@ func (p *predictor) next(end trace.End, pc, fall, addr uint64, indirect bool) bo
 		}
 		p.stack = append(p.stack, fall)
 		if indirect {
-			miss = p.target(pc, addr)
+			miss = p.target(pc, addr, slot)
 		}
 	case trace.EndRet:
 		if n := len(p.stack); n > 0 {
@@ -73,7 +86,7 @@ func (p *predictor) next(end trace.End, pc, fall, addr uint64, indirect bool) bo
 		}
 	case trace.EndJump:
 		if indirect {
-			miss = p.target(pc, addr)
+			miss = p.target(pc, addr, slot)
 		}
 	}
 	if miss {
@@ -87,10 +100,20 @@ func (p *predictor) next(end trace.End, pc, fall, addr uint64, indirect bool) bo
 // present, else the last target; an entry is allocated only when the
 // prediction was wrong (ITTAGE's rule: paths the last target predicts
 // take no room), and updated when it was used.
-func (p *predictor) target(pc, addr uint64) bool {
-	last, ok := p.targets[pc]
-	p.targets[pc] = addr
-	miss := !ok || last != addr
+func (p *predictor) target(pc, addr uint64, slot int32) bool {
+	var miss bool
+	if slot >= 0 {
+		if int(slot) >= len(p.slots) {
+			p.slots = append(p.slots, make([]lastTarget, int(slot)+1-len(p.slots)+64)...)
+		}
+		e := &p.slots[slot]
+		miss = !e.ok || e.target != addr
+		*e = lastTarget{addr, true}
+	} else {
+		last, ok := p.targets[pc]
+		p.targets[pc] = addr
+		miss = !ok || last != addr
+	}
 	if p.tagged == nil {
 		return miss
 	}
