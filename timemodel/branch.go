@@ -10,15 +10,14 @@ import "emuprof/trace"
 // few indirect branches (an interpreter's dispatch site has one target per
 // opcode, which its predecessors predict: the last target alone does not).
 type predictor struct {
-	bits         uint
-	counters     []uint8 // 0, 1: predict not taken; 2, 3: taken
-	history      uint64
-	targets      map[uint64]uint64 // indirect branch address -> last target
-	slots        []lastTarget      // the same by the branch's slot (Model.slots), when it has one
-	path         []uint64          // the last indirect targets, the latest last
-	tagged       []taggedTarget    // by hash of address and path
-	stack        []uint64          // return addresses, the latest last
-	Mispredicted uint64
+	mask     uint64  // 1<<bits − 1
+	counters []uint8 // 0, 1: predict not taken; 2, 3: taken
+	history  uint64
+	targets  map[uint64]uint64 // indirect branch address -> last target
+	slots    []lastTarget      // the same by the branch's slot (Model.slots), when it has one
+	path     []uint64          // the last indirect targets, the latest last
+	tagged   []taggedTarget    // by hash of address and path
+	stack    []uint64          // return addresses, the latest last
 }
 
 // taggedTarget is an entry of the path-keyed indirect table: the full key
@@ -37,7 +36,7 @@ const returnStack = 32
 // path-keyed indirect entries over a path of ihist targets (0: last target
 // only).
 func newPredictor(bits, ibits, ihist int) *predictor {
-	p := &predictor{bits: uint(bits), counters: make([]uint8, 1<<bits), targets: map[uint64]uint64{}}
+	p := &predictor{mask: 1<<bits - 1, counters: make([]uint8, 1<<bits), targets: map[uint64]uint64{}}
 	if ihist > 0 {
 		p.path, p.tagged = make([]uint64, ihist), make([]taggedTarget, 1<<ibits)
 	}
@@ -58,17 +57,7 @@ func (p *predictor) step(end trace.End, pc, fall, addr uint64, indirect bool, sl
 	miss := false
 	switch end {
 	case trace.EndCond:
-		taken := addr != fall
-		i := (pc ^ p.history) & (1<<p.bits - 1)
-		c := p.counters[i]
-		miss = (c >= 2) != taken
-		switch {
-		case taken && c < 3:
-			p.counters[i]++
-		case !taken && c > 0:
-			p.counters[i]--
-		}
-		p.history = p.history<<1 | b2u(taken)
+		miss = p.cond(pc, fall, addr)
 	case trace.EndCall:
 		if len(p.stack) == returnStack {
 			p.stack = append(p.stack[:0], p.stack[1:]...)
@@ -89,11 +78,23 @@ func (p *predictor) step(end trace.End, pc, fall, addr uint64, indirect bool, sl
 			miss = p.target(pc, addr, slot)
 		}
 	}
-	if miss {
-		p.Mispredicted++
-	}
 	return miss
 }
+
+// cond is step for a conditional branch (inlined where it is the common
+// case).
+func (p *predictor) cond(pc, fall, addr uint64) bool {
+	t := b2u(addr != fall)
+	c := &p.counters[(pc^p.history)&p.mask]
+	s := condStep[t<<2|uint64(*c&3)]
+	*c = s & 3
+	p.history = p.history<<1 | t
+	return s > 3
+}
+
+// condStep is a 2-bit counter's step, by taken<<2 | counter: the new
+// counter | the misprediction<<2.
+var condStep = [8]uint8{0, 0, 1 | 4, 2 | 4, 1 | 4, 2 | 4, 3, 3}
 
 // target predicts indirect branch pc, learns that it went to addr and
 // reports a misprediction. The tagged entry of (pc, path) predicts when

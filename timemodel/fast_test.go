@@ -112,3 +112,32 @@ func randomBatch(rng *rand.Rand, ids []uint32, addr0 uint64, tid uint32, addr *u
 	}
 	return batch
 }
+
+// TestCondAsCounters checks cond's table against 2-bit saturating
+// counters written out, on random branches and outcomes.
+func TestCondAsCounters(t *testing.T) {
+	p := newPredictor(4, 2, 0)
+	counters, history := make([]uint8, 16), uint64(0)
+	rng := rand.New(rand.NewSource(1))
+	for i := 0; i < 100000; i++ {
+		pc, fall := uint64(rng.Intn(64)), uint64(100)
+		addr := fall
+		if rng.Intn(3) > 0 {
+			addr = 200
+		}
+		taken := addr != fall
+		j := (pc ^ history) & 15
+		c := counters[j]
+		want := (c >= 2) != taken
+		switch {
+		case taken && c < 3:
+			counters[j]++
+		case !taken && c > 0:
+			counters[j]--
+		}
+		history = history<<1 | b2u(taken)
+		if got := p.cond(pc, fall, addr); got != want {
+			t.Fatalf("branch %d: mispredicted %v; want %v", i, got, want)
+		}
+	}
+}

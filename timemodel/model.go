@@ -163,7 +163,13 @@ func (m *Model) Events(batch []trace.Event) {
 			ps := b.ps
 			th := m.cur
 			if p := th.prev; p != nil {
-				if th.pred.step(p.endKind, p.pc, p.fall, ev.Addr, p.indirect, p.slot) {
+				var miss bool
+				if p.endKind == trace.EndCond {
+					miss = th.pred.cond(p.pc, p.fall, ev.Addr)
+				} else {
+					miss = th.pred.step(p.endKind, p.pc, p.fall, ev.Addr, p.indirect, p.slot)
+				}
+				if miss {
 					ps += m.t.ps(m.t.BranchPenalty)
 					m.Stats.Mispredicted++
 				}
