@@ -112,9 +112,14 @@ type hierarchy struct {
 	lines                  map[uint64]lineState // lines written while more than one core exists
 	pages                  map[uint64]*pageSet  // pages touched, by chunk of pageChunk pages
 	recent                 [8]recentChunk       // chunks looked up lately, by number mod 8 (stack and heap alternate)
-	lastPage               uint64               // the page last touched + 1 (0: none)
+	seen                   [16]uint64           // pages touched before, + 1, by page number mod 16 (0: none)
 	lastID                 uint32               // the core last looked up (lastCore)
 	lastCore               *core
+	single                 bool     // one core exists: lastCore
+	sole                   uint64   // when single, its id + 1 (else 0)
+	l1tags                 []uint64 // when single, its L1D's tags, mask and ways
+	l1mask                 uint64
+	l1ways                 int
 	pageps                 int64
 	win, contps, lockps    int64 // coherence.window (ns), .contended and .locked (ps)
 	base                   int64 // the running slice's start (ns)
@@ -151,10 +156,11 @@ type recentChunk struct {
 
 // touch marks page p touched and reports whether it was the first time.
 func (h *hierarchy) touch(p uint64) bool {
-	if p+1 == h.lastPage {
+	e := &h.seen[p%uint64(len(h.seen))]
+	if *e == p+1 {
 		return false
 	}
-	h.lastPage = p + 1
+	*e = p + 1
 	k := p/pageChunk + 1
 	r := &h.recent[k%uint64(len(h.recent))]
 	if r.key != k {
@@ -184,9 +190,24 @@ func (h *hierarchy) core(id uint32) *core {
 		h.cores[id] = c
 		h.order = append(h.order, c)
 		h.ids = append(h.ids, id)
+		h.single, h.sole = len(h.order) == 1, 0
+		if h.single {
+			h.sole, h.l1tags, h.l1mask, h.l1ways = uint64(id)+1, c.l1.tags, c.l1.mask, c.l1.ways
+		}
 	}
 	h.lastID, h.lastCore = id, c
 	return c
+}
+
+// l1hit reports an access that access would find, on the only core, in
+// the most recent way of its L1D set: one that costs nothing and changes no
+// state (its page was touched when the line was filled; TestFastPathsAsSlow).
+func (h *hierarchy) l1hit(id uint32, addr uint64, size uint32) bool {
+	line := addr >> h.shift
+	if uint64(id)+1 != h.sole || (addr+uint64(size)-1)>>h.shift != line { // size 0 (access: 1) passes only within a line
+		return false
+	}
+	return h.l1tags[int(line&h.l1mask)*h.l1ways] == line+1
 }
 
 // access charges core id's access of size bytes at addr at virtual time
@@ -199,8 +220,15 @@ func (h *hierarchy) access(id uint32, addr uint64, size uint32, write bool, now 
 	c := h.core(id)
 	var ps int64
 	first, last := addr>>h.shift, (addr+uint64(size)-1)>>h.shift
-	for line := first; line <= last; line++ {
-		ps += h.line(id, c, line, write, now)
+	if first == last && h.single {
+		// line's path on the only core
+		if !c.l1.access(first) {
+			ps = h.fill(c, first, false)
+		}
+	} else {
+		for line := first; line <= last; line++ {
+			ps += h.line(id, c, line, write, now)
+		}
 	}
 	for p := addr >> 12; p <= (addr+uint64(size)-1)>>12; p++ {
 		if h.touch(p) {
@@ -266,6 +294,12 @@ func (h *hierarchy) line(id uint32, c *core, line uint64, write bool, now int64)
 	if c.l1.access(line) {
 		return 0
 	}
+	return h.fill(c, line, remote)
+}
+
+// fill charges an L1D miss of line on core c: from L2, L3, memory or,
+// remote, another core's cache.
+func (h *hierarchy) fill(c *core, line uint64, remote bool) int64 {
 	// L2 and L3 are indexed by physical address: the line's page is
 	// placed in a pseudo-random frame (deterministic), so that large
 	// power-of-two strides do not all fall into a few sets, as they do not

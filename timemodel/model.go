@@ -31,6 +31,7 @@ type Model struct {
 	blocks []blockCost // by block id
 	h      *hierarchy
 	thr    map[uint32]*thread
+	slots  map[uint64]int32 // indirect branch address -> its slot in the predictors
 	code   []byte
 	// speedup, when set, gives each instruction's actual speedup in %
 	// (emuprof run --speedup): a memory access's cost shrinks by its
@@ -49,7 +50,9 @@ type Model struct {
 	// With speedups: the open block's accesses' cost (ps), and what their
 	// instructions' speedups keep of it.
 	openMem, openMemKept int64
-	Stats                Stats
+	// slow: no fast path (tests compare the two).
+	slow  bool
+	Stats Stats
 }
 
 // Stats counts what the model charged.
@@ -69,6 +72,7 @@ type blockCost struct {
 	pc       uint64 // address of the last instruction
 	fall     uint64 // address after the block
 	indirect bool   // the last instruction's target is computed
+	slot     int32  // its slot in the predictors (Model.slots); -1: none
 	atomics  uint8  // locked instructions
 	endKind  trace.End
 }
@@ -86,7 +90,7 @@ type thread struct {
 // New returns a model of table t for a process whose code read reads and
 // whose blocks are in table.
 func New(t *Table, table *trace.BlockTable, read func(addr uint64, p []byte) error) *Model {
-	return &Model{t: t, read: read, table: table, h: newHierarchy(t), thr: map[uint32]*thread{}, open: -1}
+	return &Model{t: t, read: read, table: table, h: newHierarchy(t), thr: map[uint32]*thread{}, slots: map[uint64]int32{}, open: -1}
 }
 
 // keepUnit is a whole block's cost in blockCost.keep.
@@ -159,7 +163,13 @@ func (m *Model) Events(batch []trace.Event) {
 			ps := b.ps
 			th := m.cur
 			if p := th.prev; p != nil {
-				if th.pred.next(p.endKind, p.pc, p.fall, ev.Addr, p.indirect) {
+				var miss bool
+				if p.endKind == trace.EndCond {
+					miss = th.pred.cond(p.pc, p.fall, ev.Addr)
+				} else {
+					miss = th.pred.step(p.endKind, p.pc, p.fall, ev.Addr, p.indirect, p.slot)
+				}
+				if miss {
 					ps += m.t.ps(m.t.BranchPenalty)
 					m.Stats.Mispredicted++
 				}
@@ -174,7 +184,10 @@ func (m *Model) Events(batch []trace.Event) {
 			m.cum += ps
 		case trace.KindRead, trace.KindWrite:
 			m.Stats.Accesses++
-			ps := m.h.access(ev.Tid, ev.Addr, ev.Size, ev.Kind == trace.KindWrite, m.base+m.cum/1000)
+			var ps int64
+			if m.slow || !m.h.l1hit(ev.Tid, ev.Addr, ev.Size) {
+				ps = m.h.access(ev.Tid, ev.Addr, ev.Size, ev.Kind == trace.KindWrite, m.base+m.cum/1000)
+			}
 			m.cum += ps
 			ev.Time = m.openTime
 			ev.Block = uint32(min(ps, math.MaxUint32))
@@ -225,6 +238,7 @@ func (m *Model) block(id uint32) *blockCost {
 	info := m.view.Get(id)
 	b.known = true
 	b.keep = keepUnit
+	b.slot = -1
 	if info == nil {
 		return b
 	}
@@ -240,6 +254,14 @@ func (m *Model) block(id uint32) *blockCost {
 	}
 	c := m.t.decodeBlock(code)
 	b.ps, b.pc, b.indirect, b.atomics = c.ps, info.Addr+uint64(c.last), c.indirect, c.atomics
+	if b.indirect && !m.slow {
+		s, ok := m.slots[b.pc]
+		if !ok {
+			s = int32(len(m.slots))
+			m.slots[b.pc] = s
+		}
+		b.slot = s
+	}
 	if m.speedup != nil {
 		b.keep = keepOf(code, info.Addr, m.speedup)
 	}
