@@ -149,8 +149,11 @@ uc_err emu_install_base(struct emu_state *s, int bare) {
 	uc_hook h;
 	uc_err err;
 	// Block events are wanted or not for the engine's life (Options).
-	if (!bare && (err = uc_hook_add(s->uc, &h, UC_HOOK_BLOCK, s->want_blocks ? hook_block : hook_count, s, 1, 0)))
+	void *cb = s->want_blocks ? (void *)hook_block : (void *)hook_count;
+	if (!bare && (err = uc_hook_add(s->uc, &h, UC_HOOK_BLOCK, cb, s, 1, 0)))
 		return err;
+	if (!bare)
+		emu_regions_skip(s, h, cb);
 	// Memory events take each block's time from the hook (eager_time).
 	if (!bare && !s->want_blocks && !s->eager_time && s->inline_on)
 		emu_inline_check(s, h, (void *)hook_count);

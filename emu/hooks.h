@@ -156,6 +156,7 @@ struct emu_state {
 	struct emu_slots *slots;
 	int inline_on;            // this engine's blocks are translated with inline counting
 	uint64_t inline_blocks;   // translations made so
+	void *block_hook;         // the block hook (uc_hook), or NULL (regions.c)
 	// Inline memory events (meminline.c): the generated code writes
 	// them, into buf[cap..cap+MEM_SLACK) too, until emu_settle.
 	int mem_inline;
@@ -257,6 +258,10 @@ uint64_t *emu_rsp_slot(uc_engine *uc);
 // emu_read_self copies n bytes of this process at src into dst, or
 // returns 0 where they cannot be read (unicornfix.c).
 int emu_read_self(void *dst, const void *src, size_t n);
+// regions.c: the block hook's hooked_regions stay empty (2.0.1).
+void emu_regions_skip(struct emu_state *s, uc_hook h, void *cb);
+void emu_regions_forget(uc_engine *uc);
+int emu_hooked_regions(struct emu_state *s);
 uint64_t emu_page_collections(void);
 uint64_t emu_mapping_hits(void);
 // uc_emu_start(uc, pc, 0, 0, 0), with the engine known to the TLB fill;

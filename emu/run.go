@@ -139,3 +139,7 @@ func (e *Engine) InlineCounted() uint64 { return uint64(e.st.inline_blocks) }
 // MemoryInline reports whether the engine's generated code writes its
 // memory events (meminline.c) instead of Unicorn's memory hooks.
 func (e *Engine) MemoryInline() bool { return e.st.mem_inline != 0 }
+
+// HookedRegions reports how many regions Unicorn recorded in the block
+// hook's hooked_regions (regions.c keeps them empty on 2.0.1), or -1.
+func (e *Engine) HookedRegions() int { return int(C.emu_hooked_regions(e.st)) }
