@@ -83,6 +83,7 @@ struct emu_state {
 	uint64_t fault_pc; // RIP as the invalid-memory hook saw it
 	uint64_t last_block; // start and length of the last block entered:
 	uint32_t last_len;   // a fault is in it (RIP may be an earlier chained block's)
+	struct emu_slot *last_slot; // if not NULL, the last block entered instead (inline.c)
 	int fault_type;
 	int fault_size;
 	uint32_t intno;
@@ -191,12 +192,19 @@ void emu_table_clear(struct emu_state *s);
 // inline.c: slots of inline-counted translations; emu_inline_check turns
 // inline counting off (s->inline_on) unless Unicorn is 2.0.1 as inline.c expects.
 #define SLOT_UNKNOWN (1ull << 63) // a slot's count before the hook filled it
+struct emu_slot {
+	uint64_t n;   // the count, or SLOT_UNKNOWN
+	uint64_t pc;  // the translation's start and length (tb_gen_code's, inline.c)
+	uint32_t len;
+};
 struct emu_slots {
 	struct emu_slots *next;
 	uint32_t used;
-	uint64_t n[1023];
+	struct emu_slot n[340];
 };
-uint64_t *emu_slot_new(struct emu_state *s);
+struct emu_slot *emu_slot_new(struct emu_state *s);
+// emu_last_block reports the last block entered (0, 0: none).
+void emu_last_block(struct emu_state *s, uint64_t *pc, uint32_t *len);
 void emu_slots_reset(struct emu_state *s);
 void emu_slots_free(struct emu_state *s);
 void emu_inline_check(struct emu_state *s, uc_hook h, void *callback);
