@@ -157,6 +157,9 @@ struct emu_state {
 	struct emu_slots *slots;
 	int inline_on;            // this engine's blocks are translated with inline counting
 	uint64_t inline_blocks;   // translations made so
+	int slow_emitted;         // emu_count_slow is in the engine's helper tables (inline.c)
+	uint64_t slow_calls;      // calls of emu_count_slow emitted
+	uint64_t slow_registered; // of them through uc_add_inline_hook
 	void *block_hook;         // the block hook (uc_hook), or NULL (regions.c)
 	// Inline memory events (meminline.c): the generated code writes
 	// them, into buf[cap..cap+MEM_SLACK) too, until emu_settle.

@@ -116,11 +116,12 @@ static struct {
 	void (*addi_i64)(TCGContext *, TCGv ret, TCGv arg, int64_t imm);
 	void (*brcond_i64)(TCGContext *, int cond, TCGv a, TCGv b, void *label);
 	void *(*new_label)(TCGContext *);
+	void (*callN)(TCGContext *, void *func, TCGTemp *ret, int nargs, TCGTemp **args);
 } tcg;
 static const char *const tcg_names[] = {"tcg_gen_op1_x86_64", "tcg_gen_op3_x86_64", "tcg_const_i64_x86_64",
                                         "tcg_const_i32_x86_64", "tcg_temp_new_internal_x86_64",
                                         "tcg_temp_free_internal_x86_64", "tcg_gen_addi_i64_x86_64",
-                                        "tcg_gen_brcond_i64_x86_64", "gen_new_label_x86_64"};
+                                        "tcg_gen_brcond_i64_x86_64", "gen_new_label_x86_64", "tcg_gen_callN_x86_64"};
 
 typedef void (*inline_hook_fn)(struct uc_struct *uc, struct hook201 *hk, void **args, int n);
 
@@ -229,7 +230,17 @@ static void emit_count(struct uc_struct *uc, struct hook201 *hk, struct emu_stat
 	void *slow_args[4];
 	for (int i = 0; i < 4; i++)
 		slow_args[i] = temp(c, a[i]);
-	real(uc, &slow_hook, slow_args, 4);
+	// Unicorn's uc_add_inline_hook registers the callee in the context's
+	// helper tables on every call (two mallocs, two inserts, an snprintf);
+	// once is enough for tcg_gen_callN to find it.
+	if (s->slow_emitted) {
+		tcg.callN(c, (void *)emu_count_slow, NULL, 4, (TCGTemp **)slow_args);
+	} else {
+		real(uc, &slow_hook, slow_args, 4);
+		s->slow_emitted = 1;
+		s->slow_registered++;
+	}
+	s->slow_calls++;
 	for (int i = 0; i < 4; i++)
 		free_temp(c, a[i]);
 	set_label(c, end);

@@ -30,3 +30,21 @@ func TestHookedRegionsStayEmpty(t *testing.T) {
 		}
 	}
 }
+
+// Inline counting registers emu_count_slow with Unicorn once per engine
+// and emits its later calls itself (inline.c).
+func TestInlineSlowCallRegisteredOnce(t *testing.T) {
+	skipUnlessUnicorn201(t)
+	e := newEngine(t, Options{}, faultLoopCode)
+	for pc, i := uint64(codeAddr), 0; i < 100; i++ {
+		s := e.Run(pc, 3)
+		pc = e.PC()
+		if s.Reason != cpu.StopQuantum {
+			break
+		}
+	}
+	emitted, registered := e.SlowCalls()
+	if emitted < 2 || emitted != e.InlineCounted() || registered != 1 {
+		t.Fatalf("%d translations counted inline, %d slow calls emitted, %d through uc_add_inline_hook", e.InlineCounted(), emitted, registered)
+	}
+}

@@ -150,3 +150,10 @@ func (e *Engine) HookedRegions() int { return int(C.emu_hooked_regions(e.st)) }
 // LastBlockSlotted reports whether the last block entered is known by its
 // inline-count slot (inline.c, made in tb_gen_code) rather than stored.
 func (e *Engine) LastBlockSlotted() bool { return e.st.last_slot != nil }
+
+// SlowCalls reports how many calls of emu_count_slow the engine's inline
+// counting emitted, and how many of them through Unicorn's
+// uc_add_inline_hook (the first only: inline.c).
+func (e *Engine) SlowCalls() (emitted, registered uint64) {
+	return uint64(e.st.slow_calls), uint64(e.st.slow_registered)
+}
