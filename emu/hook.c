@@ -89,15 +89,17 @@ static void hook_count(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
 // emu_count_slow is the hook of a block whose generated code counts it
 // (inline.c), called when that code must not have: insns plus the slot's
 // count passed inline_budget, or the slot has no count yet. The code stored
-// the block's start and length in last_block and last_len. It does what
+// the slot in last_slot (or the block's start and length in last_block
+// and last_len, last_slot NULL). It does what
 // hook_count does, then gives the slot the block's count once the table
 // has one that hook_count would add as it is (no speedup's saving).
 void emu_count_slow(uc_engine *uc, uint64_t slot, uint32_t unused, void *user) {
 	(void)unused;
 	struct emu_state *s = user;
-	uint64_t addr = s->last_block;
-	uint32_t len = s->last_len;
-	uint64_t *n = (uint64_t *)(uintptr_t)slot;
+	struct emu_slot *sl = (struct emu_slot *)(uintptr_t)slot;
+	uint64_t addr, *n = &sl->n;
+	uint32_t len;
+	emu_last_block(s, &addr, &len);
 	s->insns -= *n; // the code counted the block before its test
 	s->blocks--;
 	hook_count(uc, addr, len, s);
@@ -105,6 +107,16 @@ void emu_count_slow(uc_engine *uc, uint64_t slot, uint32_t unused, void *user) {
 		const struct emu_block *b = table_find(s, addr, len);
 		if (b && !b->saved)
 			*n = b->insns;
+	}
+}
+
+void emu_last_block(struct emu_state *s, uint64_t *pc, uint32_t *len) {
+	if (s->last_slot) {
+		*pc = s->last_slot->pc;
+		*len = s->last_slot->len;
+	} else {
+		*pc = s->last_block;
+		*len = s->last_len;
 	}
 }
 
@@ -149,8 +161,11 @@ uc_err emu_install_base(struct emu_state *s, int bare) {
 	uc_hook h;
 	uc_err err;
 	// Block events are wanted or not for the engine's life (Options).
-	if (!bare && (err = uc_hook_add(s->uc, &h, UC_HOOK_BLOCK, s->want_blocks ? hook_block : hook_count, s, 1, 0)))
+	void *cb = s->want_blocks ? (void *)hook_block : (void *)hook_count;
+	if (!bare && (err = uc_hook_add(s->uc, &h, UC_HOOK_BLOCK, cb, s, 1, 0)))
 		return err;
+	if (!bare)
+		emu_regions_skip(s, h, cb);
 	// Memory events take each block's time from the hook (eager_time).
 	if (!bare && !s->want_blocks && !s->eager_time && s->inline_on)
 		emu_inline_check(s, h, (void *)hook_count);

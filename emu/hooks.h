@@ -83,6 +83,7 @@ struct emu_state {
 	uint64_t fault_pc; // RIP as the invalid-memory hook saw it
 	uint64_t last_block; // start and length of the last block entered:
 	uint32_t last_len;   // a fault is in it (RIP may be an earlier chained block's)
+	struct emu_slot *last_slot; // if not NULL, the last block entered instead (inline.c)
 	int fault_type;
 	int fault_size;
 	uint32_t intno;
@@ -156,6 +157,10 @@ struct emu_state {
 	struct emu_slots *slots;
 	int inline_on;            // this engine's blocks are translated with inline counting
 	uint64_t inline_blocks;   // translations made so
+	int slow_emitted;         // emu_count_slow is in the engine's helper tables (inline.c)
+	uint64_t slow_calls;      // calls of emu_count_slow emitted
+	uint64_t slow_registered; // of them through uc_add_inline_hook
+	void *block_hook;         // the block hook (uc_hook), or NULL (regions.c)
 	// Inline memory events (meminline.c): the generated code writes
 	// them, into buf[cap..cap+MEM_SLACK) too, until emu_settle.
 	int mem_inline;
@@ -190,12 +195,19 @@ void emu_table_clear(struct emu_state *s);
 // inline.c: slots of inline-counted translations; emu_inline_check turns
 // inline counting off (s->inline_on) unless Unicorn is 2.0.1 as inline.c expects.
 #define SLOT_UNKNOWN (1ull << 63) // a slot's count before the hook filled it
+struct emu_slot {
+	uint64_t n;   // the count, or SLOT_UNKNOWN
+	uint64_t pc;  // the translation's start and length (tb_gen_code's, inline.c)
+	uint32_t len;
+};
 struct emu_slots {
 	struct emu_slots *next;
 	uint32_t used;
-	uint64_t n[1023];
+	struct emu_slot n[340];
 };
-uint64_t *emu_slot_new(struct emu_state *s);
+struct emu_slot *emu_slot_new(struct emu_state *s);
+// emu_last_block reports the last block entered (0, 0: none).
+void emu_last_block(struct emu_state *s, uint64_t *pc, uint32_t *len);
 void emu_slots_reset(struct emu_state *s);
 void emu_slots_free(struct emu_state *s);
 void emu_inline_check(struct emu_state *s, uc_hook h, void *callback);
@@ -257,6 +269,10 @@ uint64_t *emu_rsp_slot(uc_engine *uc);
 // emu_read_self copies n bytes of this process at src into dst, or
 // returns 0 where they cannot be read (unicornfix.c).
 int emu_read_self(void *dst, const void *src, size_t n);
+// regions.c: the block hook's hooked_regions stay empty (2.0.1).
+void emu_regions_skip(struct emu_state *s, uc_hook h, void *cb);
+void emu_regions_forget(uc_engine *uc);
+int emu_hooked_regions(struct emu_state *s);
 uint64_t emu_page_collections(void);
 uint64_t emu_mapping_hits(void);
 // uc_emu_start(uc, pc, 0, 0, 0), with the engine known to the TLB fill;

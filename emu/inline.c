@@ -9,7 +9,7 @@
 // For hook_count it emits, as TCG ops (what QEMU's TCG plugins call
 // inline ops):
 //
-//	s->last_block = pc; s->last_len = size;   (size: the op the translator patches)
+//	s->last_slot = slot;   (tb_gen_code fills the slot's start and length)
 //	s->insns += *slot; s->blocks++;
 //	if (s->insns > s->inline_budget)
 //		emu_count_slow(uc, slot, 0, s);   (hook.c: takes the count back, calls hook_count, fills *slot)
@@ -23,7 +23,7 @@
 // each block's time (eager_time) never count inline (emu_install_base). The hook's other bookkeeping
 // (no_event, its cache of counts) serves events, which an engine with
 // hook_count makes only for memory, and those engines keep the hook. A block the hook stops leaves
-// last_block and last_len at it: they are read only after a fault, and
+// last_slot (or last_block and last_len) at it: they are read only after a fault, and
 // such a stop is not one. emu_table_clear resets every slot, so the
 // hook sees each block again as it did before (emuBlockMiss). A
 // translation that restarts (code buffer full) emits again with a new
@@ -38,7 +38,7 @@
 
 #include "hooks.h"
 
-uint64_t *emu_slot_new(struct emu_state *s) {
+struct emu_slot *emu_slot_new(struct emu_state *s) {
 	struct emu_slots *c = s->slots;
 	if (!c || c->used == sizeof c->n / sizeof c->n[0]) {
 		c = malloc(sizeof *c);
@@ -48,15 +48,15 @@ uint64_t *emu_slot_new(struct emu_state *s) {
 		c->used = 0;
 		s->slots = c;
 	}
-	uint64_t *n = &c->n[c->used++];
-	*n = SLOT_UNKNOWN;
+	struct emu_slot *n = &c->n[c->used++];
+	*n = (struct emu_slot){.n = SLOT_UNKNOWN};
 	return n;
 }
 
 void emu_slots_reset(struct emu_state *s) {
 	for (struct emu_slots *c = s->slots; c; c = c->next)
 		for (uint32_t i = 0; i < c->used; i++)
-			c->n[i] = SLOT_UNKNOWN;
+			c->n[i].n = SLOT_UNKNOWN;
 }
 
 void emu_slots_free(struct emu_state *s) {
@@ -116,11 +116,12 @@ static struct {
 	void (*addi_i64)(TCGContext *, TCGv ret, TCGv arg, int64_t imm);
 	void (*brcond_i64)(TCGContext *, int cond, TCGv a, TCGv b, void *label);
 	void *(*new_label)(TCGContext *);
+	void (*callN)(TCGContext *, void *func, TCGTemp *ret, int nargs, TCGTemp **args);
 } tcg;
 static const char *const tcg_names[] = {"tcg_gen_op1_x86_64", "tcg_gen_op3_x86_64", "tcg_const_i64_x86_64",
                                         "tcg_const_i32_x86_64", "tcg_temp_new_internal_x86_64",
                                         "tcg_temp_free_internal_x86_64", "tcg_gen_addi_i64_x86_64",
-                                        "tcg_gen_brcond_i64_x86_64", "gen_new_label_x86_64"};
+                                        "tcg_gen_brcond_i64_x86_64", "gen_new_label_x86_64", "tcg_gen_callN_x86_64"};
 
 typedef void (*inline_hook_fn)(struct uc_struct *uc, struct hook201 *hk, void **args, int n);
 
@@ -146,26 +147,70 @@ static void set_label(TCGContext *c, void *l) {
 	tcg.op1(c, OP_SET_LABEL, (TCGArg)l);
 }
 
+// The translation being made on this thread in tb_gen_code (below), and
+// the slot emit_count gave it: tb_gen_code fills the slot's start and
+// length from the block it returns, so the code stores only the slot.
+static __thread int in_gen;
+static __thread struct emu_slot *gen_slot;
+
+struct tb201g { // TranslationBlock's first fields in 2.0.1 (as unicornfix.c's)
+	uint64_t pc, cs_base;
+	uint32_t flags;
+	uint16_t size, icount;
+};
+typedef struct tb201g *(*gen_fn)(void *cpu, uint64_t pc, uint64_t cs_base, uint32_t flags, int cflags);
+
+struct tb201g *tb_gen_code_x86_64(void *cpu, uint64_t pc, uint64_t cs_base, uint32_t flags, int cflags) {
+	static gen_fn real;
+	if (!real && !(real = (gen_fn)dlsym(RTLD_NEXT, "tb_gen_code_x86_64")))
+		abort(); // libunicorn calls this one, so it has its own
+	int outer = in_gen;
+	struct emu_slot *outer_slot = gen_slot;
+	in_gen = 1;
+	gen_slot = NULL;
+	struct tb201g *tb = real(cpu, pc, cs_base, flags, cflags);
+	if (gen_slot) {
+		gen_slot->pc = tb->pc;
+		gen_slot->len = tb->size;
+	}
+	in_gen = outer;
+	gen_slot = outer_slot;
+	return tb;
+}
+
 // emit_count emits the code above; args are gen_uc_tracecode's temps:
 // uc, pc (i64), size (i32), user data. The count is added before the
 // test, and emu_count_slow takes it back: the fast path is then one
 // basic block, with its temps (they die at a branch) and one branch.
+// Inside tb_gen_code the block is stored as its slot (one store of a
+// pointer the code holds anyway), else as its start and length.
 static void emit_count(struct uc_struct *uc, struct hook201 *hk, struct emu_state *s, void **args, inline_hook_fn real) {
 	TCGContext *c = *(TCGContext **)((char *)uc + UC201_TCG_CTX);
-	uint64_t *slot = emu_slot_new(s);
+	struct emu_slot *slot = emu_slot_new(s);
+	TCGArg pc = (TCGArg)args[1], size = (TCGArg)args[2];
+	TCGv p = tcg.const_i64(c, (int64_t)(uintptr_t)s);
+	if (!slot || !in_gen) {
+		TCGv z = tcg.const_i64(c, 0);
+		tcg.op3(c, OP_ST_I64, arg(c, z), arg(c, p), offsetof(struct emu_state, last_slot));
+		free_temp(c, z);
+	}
 	if (!slot) {
+		free_temp(c, p);
 		real(uc, hk, args, 4); // hook_count, as Unicorn alone
 		return;
 	}
 	s->inline_blocks++;
-	TCGArg pc = (TCGArg)args[1], size = (TCGArg)args[2];
-	TCGv p = tcg.const_i64(c, (int64_t)(uintptr_t)s);
-	tcg.op3(c, OP_ST_I64, pc, arg(c, p), offsetof(struct emu_state, last_block));
-	tcg.op3(c, OP_ST_I32, size, arg(c, p), offsetof(struct emu_state, last_len));
 	TCGv sl = tcg.const_i64(c, (int64_t)(uintptr_t)slot);
+	if (in_gen) {
+		gen_slot = slot;
+		tcg.op3(c, OP_ST_I64, arg(c, sl), arg(c, p), offsetof(struct emu_state, last_slot));
+	} else {
+		tcg.op3(c, OP_ST_I64, pc, arg(c, p), offsetof(struct emu_state, last_block));
+		tcg.op3(c, OP_ST_I32, size, arg(c, p), offsetof(struct emu_state, last_len));
+	}
 	TCGv ins = new_i64(c), n = new_i64(c), blocks = new_i64(c), budget = new_i64(c);
 	tcg.op3(c, OP_LD_I64, arg(c, ins), arg(c, p), offsetof(struct emu_state, insns));
-	tcg.op3(c, OP_LD_I64, arg(c, n), arg(c, sl), 0);
+	tcg.op3(c, OP_LD_I64, arg(c, n), arg(c, sl), offsetof(struct emu_slot, n));
 	tcg.op3(c, OP_ADD_I64, arg(c, ins), arg(c, ins), arg(c, n));
 	tcg.op3(c, OP_ST_I64, arg(c, ins), arg(c, p), offsetof(struct emu_state, insns));
 	tcg.op3(c, OP_LD_I64, arg(c, blocks), arg(c, p), offsetof(struct emu_state, blocks));
@@ -185,7 +230,17 @@ static void emit_count(struct uc_struct *uc, struct hook201 *hk, struct emu_stat
 	void *slow_args[4];
 	for (int i = 0; i < 4; i++)
 		slow_args[i] = temp(c, a[i]);
-	real(uc, &slow_hook, slow_args, 4);
+	// Unicorn's uc_add_inline_hook registers the callee in the context's
+	// helper tables on every call (two mallocs, two inserts, an snprintf);
+	// once is enough for tcg_gen_callN to find it.
+	if (s->slow_emitted) {
+		tcg.callN(c, (void *)emu_count_slow, NULL, 4, (TCGTemp **)slow_args);
+	} else {
+		real(uc, &slow_hook, slow_args, 4);
+		s->slow_emitted = 1;
+		s->slow_registered++;
+	}
+	s->slow_calls++;
 	for (int i = 0; i < 4; i++)
 		free_temp(c, a[i]);
 	set_label(c, end);

@@ -26,8 +26,8 @@ type slice struct {
 // runSlices runs code in slices of budget instructions until a stop other
 // than the quantum's, with inline counting on or off, and returns each
 // slice's stop and the PC after it, and how many translations counted
-// inline.
-func runSlices(t *testing.T, on bool, opts Options, code []byte, budget uint64) ([]slice, uint64) {
+// inline, and whether the last block is known by its slot.
+func runSlices(t *testing.T, on bool, opts Options, code []byte, budget uint64) ([]slice, uint64, bool) {
 	t.Helper()
 	opts.HookEveryBlock = !on
 	e := newEngine(t, opts, code)
@@ -46,7 +46,7 @@ func runSlices(t *testing.T, on bool, opts Options, code []byte, budget uint64) 
 	if got := uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16; got != 500500 {
 		t.Errorf("inline %v, budget %d: sum %d, want 500500 (a block ran twice or not at all)", on, budget, got)
 	}
-	return out, e.InlineCounted()
+	return out, e.InlineCounted(), e.LastBlockSlotted()
 }
 
 // With inline counting, every slice stops where the block hook alone
@@ -57,10 +57,13 @@ func TestInlineCountingMatchesHook(t *testing.T) {
 	for ci, code := range [][]byte{loopCode, faultLoopCode} {
 		want := []cpu.StopReason{cpu.StopSyscall, cpu.StopFault}[ci]
 		for _, budget := range []uint64{1, 2, 3, 7, 100, 0} {
-			with, n := runSlices(t, true, Options{}, code, budget)
-			without, m := runSlices(t, false, Options{}, code, budget)
+			with, n, slotted := runSlices(t, true, Options{}, code, budget)
+			without, m, _ := runSlices(t, false, Options{}, code, budget)
 			if n == 0 {
 				t.Fatalf("budget %d: no translation counted inline", budget)
+			}
+			if !slotted {
+				t.Fatalf("budget %d: the last block is not known by its slot", budget)
 			}
 			if m != 0 {
 				t.Fatalf("budget %d: inline counting off, yet %d translations counted inline", budget, m)
@@ -94,7 +97,7 @@ func TestInlineCountingFallsBack(t *testing.T) {
 		{"memory", Options{Memory: true}, true},
 		{"off", Options{}, false},
 	} {
-		got, n := runSlices(t, c.on, c.opts, loopCode, 7)
+		got, n, _ := runSlices(t, c.on, c.opts, loopCode, 7)
 		if n != 0 {
 			t.Fatalf("%s: %d translations counted inline", c.name, n)
 		}
@@ -124,8 +127,8 @@ func TestInlineCountingFallsBack(t *testing.T) {
 func TestInlineCountingLeavesSpeedupToHook(t *testing.T) {
 	skipUnlessUnicorn201(t)
 	opts := Options{Speedup: func(uint64) int { return 50 }}
-	with, _ := runSlices(t, true, opts, loopCode, 7)
-	without, _ := runSlices(t, false, opts, loopCode, 7)
+	with, _, _ := runSlices(t, true, opts, loopCode, 7)
+	without, _, _ := runSlices(t, false, opts, loopCode, 7)
 	if len(with) != len(without) {
 		t.Fatalf("%d slices inline, %d with the hook", len(with), len(without))
 	}

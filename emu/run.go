@@ -80,7 +80,7 @@ func (e *Engine) run(pc, budget uint64) cpu.Stop {
 	e.st.inline_budget = C.uint64_t(min(budget, 1<<62))
 	e.st.reason = C.STOP_NONE
 	e.st.fault_pc = 0
-	e.st.last_block, e.st.last_len = 0, 0
+	e.st.last_block, e.st.last_len, e.st.last_slot = 0, 0, nil
 	C.emu_replay_begin(e.st)
 	err := C.emu_run(e.st, C.uint64_t(pc))
 	C.emu_replay_end(e.st) // before Go emits or drains
@@ -118,7 +118,10 @@ func (e *Engine) run(pc, budget uint64) cpu.Stop {
 			// stored, which can be an earlier block's chained to the
 			// faulting one: then the faulting block's start is the best
 			// known (guest.faultPC finds the instruction in it).
-			if lb, n := uint64(e.st.last_block), uint64(e.st.last_len); n != 0 && pc-lb >= n && s.FaultAccess != cpu.FaultFetch {
+			var lb C.uint64_t
+			var n C.uint32_t
+			C.emu_last_block(e.st, &lb, &n)
+			if lb, n := uint64(lb), uint64(n); n != 0 && pc-lb >= n && s.FaultAccess != cpu.FaultFetch {
 				pc = lb
 			}
 			_ = e.setReg(C.UC_X86_REG_RIP, pc)
@@ -139,3 +142,18 @@ func (e *Engine) InlineCounted() uint64 { return uint64(e.st.inline_blocks) }
 // MemoryInline reports whether the engine's generated code writes its
 // memory events (meminline.c) instead of Unicorn's memory hooks.
 func (e *Engine) MemoryInline() bool { return e.st.mem_inline != 0 }
+
+// HookedRegions reports how many regions Unicorn recorded in the block
+// hook's hooked_regions (regions.c keeps them empty on 2.0.1), or -1.
+func (e *Engine) HookedRegions() int { return int(C.emu_hooked_regions(e.st)) }
+
+// LastBlockSlotted reports whether the last block entered is known by its
+// inline-count slot (inline.c, made in tb_gen_code) rather than stored.
+func (e *Engine) LastBlockSlotted() bool { return e.st.last_slot != nil }
+
+// SlowCalls reports how many calls of emu_count_slow the engine's inline
+// counting emitted, and how many of them through Unicorn's
+// uc_add_inline_hook (the first only: inline.c).
+func (e *Engine) SlowCalls() (emitted, registered uint64) {
+	return uint64(e.st.slow_calls), uint64(e.st.slow_registered)
+}

@@ -436,6 +436,7 @@ uc_err emu_mem_protect(uc_engine *uc, uint64_t addr, size_t n, uint32_t perms) {
 }
 
 uc_err emu_close(uc_engine *uc) {
+	emu_regions_forget(uc);
 	changes_begin();
 	uc_err err = uc_close(uc);
 	changes_end();
