@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -60,7 +61,12 @@ func randomTrace(seed uint64, n, threads int, kernel bool) []op {
 // runFast runs a trace through the profiler.
 func runFast(t *testing.T, cfg Config, ops []op) *tracer {
 	t.Helper()
-	tr := newTracer(t, cfg)
+	return runOn(t, newTracer(t, cfg), ops)
+}
+
+// runOn runs a trace through tr's profiler.
+func runOn(t *testing.T, tr *tracer, ops []op) *tracer {
+	t.Helper()
 	for _, o := range ops {
 		switch o.kind {
 		case 'c':
@@ -345,6 +351,71 @@ func TestWideAccessesMatchNaive(t *testing.T) {
 				tr := runFast(t, Config{Resolution: k, CounterBits: bits}, ops)
 				if !slices.Equal(tr.acts, want) {
 					t.Fatalf("seed %d k=%d bits=%d: differs from naive (%d and %d activations)", seed, k, bits, len(tr.acts), len(want))
+				}
+			}
+		}
+	}
+}
+
+// twoChunkTrace is randomTrace with half its accesses moved to another
+// shadow chunk (at resolutions 1 and 4), and its kernel writes kept out of
+// that chunk for the trace's first half: chunks with and without external
+// bits (chunk.anyExt) side by side, and one that gets them late.
+func twoChunkTrace(seed uint64, n int) []op {
+	rng := rand.New(rand.NewPCG(seed, 11))
+	ops := randomTrace(seed, n, 3, true)
+	for i := range ops {
+		switch o := &ops[i]; o.kind {
+		case 'R', 'W', 'k':
+			if rng.IntN(2) == 0 {
+				o.addr += 0x40000
+			}
+		case 'K':
+			if i > n/2 && rng.IntN(2) == 0 {
+				o.addr += 0x40000
+			}
+		}
+	}
+	return ops
+}
+
+// Chunks that never saw a kernel write skip their external bits; the
+// results stay the naive ones.
+func TestExtBitsPerChunkMatchNaive(t *testing.T) {
+	for seed := uint64(1); seed <= 10; seed++ {
+		ops := twoChunkTrace(seed, 3000)
+		for _, k := range []int{1, 4} {
+			want := runNaive(k, ops)
+			tr := runFast(t, Config{Resolution: k}, ops)
+			if !slices.Equal(tr.acts, want) {
+				t.Fatalf("seed %d k=%d: differs from naive (%d and %d activations)", seed, k, len(tr.acts), len(want))
+			}
+		}
+	}
+}
+
+// Activations whose RMS equals their TRMS go to one tuple (collector.both)
+// until the output: the reports and the JSON are those of adding every
+// activation to the RMS and the TRMS tuples directly.
+func TestSharedTuplesAsDirect(t *testing.T) {
+	for seed := uint64(1); seed <= 10; seed++ {
+		for _, kernel := range []bool{false, true} {
+			for _, cct := range []bool{false, true} {
+				ops := randomTrace(seed, 4000, 1+int(seed%3), kernel)
+				var texts, jsons []string
+				for _, direct := range []bool{true, false} {
+					tr := newTracer(t, Config{CCT: cct})
+					tr.p.col.noBoth = direct
+					runOn(t, tr, ops)
+					texts = append(texts, reportText(t, tr.p))
+					var b strings.Builder
+					if err := tr.p.WriteJSON(&b); err != nil {
+						t.Fatal(err)
+					}
+					jsons = append(jsons, b.String())
+				}
+				if texts[0] != texts[1] || jsons[0] != jsons[1] {
+					t.Fatalf("seed %d kernel %v cct %v: shared tuples change the reports or the JSON", seed, kernel, cct)
 				}
 			}
 		}
