@@ -20,15 +20,11 @@ type threadStats struct {
 	cost        uint64              // total cost counted for the thread
 	rms, trms   map[tupleKey]*Tuple // per routine, keyed by RMS / TRMS
 	crms, ctrms map[tupleKey]*Tuple // per calling context (CCT mode)
-	// both and cboth hold, until settle adds them to rms and trms (crms
-	// and ctrms), the activations whose RMS equals their TRMS, the common
-	// case: one tuple update per return instead of two.
-	both, cboth map[tupleKey]*Tuple
-	cct         *calls.CCT // nil unless CCT mode
-	// cache fronts the six maps: most activations repeat a recent
+	cct         *calls.CCT          // nil unless CCT mode
+	// cache fronts the four maps: most activations repeat a recent
 	// (routine, input size), and a map lookup per return was the
 	// analysis's largest cost on call-heavy guests.
-	cache [6]tupleCache
+	cache [4]tupleCache
 }
 
 // tupleCache is a direct-mapped cache of tuple pointers.
@@ -43,8 +39,6 @@ type collector struct {
 	threads map[uint32]*threadStats
 	// hook, when set (tests), sees every completed activation.
 	hook func(tid uint32, r calls.RoutineID, a activation)
-	// noBoth (tests) adds every activation to rms and trms directly.
-	noBoth bool
 }
 
 func newCollector(cct bool) *collector {
@@ -58,12 +52,10 @@ func (c *collector) thread(tid uint32) *threadStats {
 			tid:  tid,
 			rms:  make(map[tupleKey]*Tuple),
 			trms: make(map[tupleKey]*Tuple),
-			both: make(map[tupleKey]*Tuple),
 		}
 		if c.cct {
 			s.crms = make(map[tupleKey]*Tuple)
 			s.ctrms = make(map[tupleKey]*Tuple)
-			s.cboth = make(map[tupleKey]*Tuple)
 			s.cct = calls.NewCCT()
 		}
 		c.threads[tid] = s
@@ -71,11 +63,10 @@ func (c *collector) thread(tid uint32) *threadStats {
 	return s
 }
 
-// sortedThreads returns the threads in increasing tid order, settled.
+// sortedThreads returns the threads in increasing tid order.
 func (c *collector) sortedThreads() []*threadStats {
 	out := make([]*threadStats, 0, len(c.threads))
 	for _, s := range c.threads {
-		s.settle()
 		out = append(out, s)
 	}
 	slices.SortFunc(out, func(a, b *threadStats) int { return cmp.Compare(a.tid, b.tid) })
@@ -88,42 +79,12 @@ func (c *collector) collect(s *threadStats, r calls.RoutineID, ctx calls.NodeID,
 	if c.hook != nil {
 		c.hook(s.tid, r, *a)
 	}
-	if a.rms == a.trms && !c.noBoth {
-		addTo(s.both, &s.cache[4], tupleKey{uint32(r), a.rms}, a)
-		if s.cct != nil {
-			addTo(s.cboth, &s.cache[5], tupleKey{uint32(ctx), a.rms}, a)
-		}
-		return
-	}
 	addTo(s.rms, &s.cache[0], tupleKey{uint32(r), a.rms}, a)
 	addTo(s.trms, &s.cache[1], tupleKey{uint32(r), a.trms}, a)
 	if s.cct != nil {
 		addTo(s.crms, &s.cache[2], tupleKey{uint32(ctx), a.rms}, a)
 		addTo(s.ctrms, &s.cache[3], tupleKey{uint32(ctx), a.trms}, a)
 	}
-}
-
-// settle adds the tuples of both (cboth) to rms and trms (crms and
-// ctrms) and empties it: a tuple's fields are sums, minima and maxima,
-// so the result is that of adding each activation to both maps.
-func (s *threadStats) settle() {
-	settleInto(s.both, s.rms, s.trms, &s.cache[4])
-	settleInto(s.cboth, s.crms, s.ctrms, &s.cache[5])
-}
-
-func settleInto(both, rms, trms map[tupleKey]*Tuple, c *tupleCache) {
-	for k, t := range both {
-		for _, m := range []map[tupleKey]*Tuple{rms, trms} {
-			if dst, ok := m[k]; ok {
-				dst.Merge(t)
-			} else {
-				cp := *t
-				m[k] = &cp
-			}
-		}
-	}
-	clear(both)
-	*c = tupleCache{}
 }
 
 func addTo(m map[tupleKey]*Tuple, c *tupleCache, k tupleKey, a *activation) {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -61,12 +60,7 @@ func randomTrace(seed uint64, n, threads int, kernel bool) []op {
 // runFast runs a trace through the profiler.
 func runFast(t *testing.T, cfg Config, ops []op) *tracer {
 	t.Helper()
-	return runOn(t, newTracer(t, cfg), ops)
-}
-
-// runOn runs a trace through tr's profiler.
-func runOn(t *testing.T, tr *tracer, ops []op) *tracer {
-	t.Helper()
+	tr := newTracer(t, cfg)
 	for _, o := range ops {
 		switch o.kind {
 		case 'c':
@@ -389,34 +383,6 @@ func TestExtBitsPerChunkMatchNaive(t *testing.T) {
 			tr := runFast(t, Config{Resolution: k}, ops)
 			if !slices.Equal(tr.acts, want) {
 				t.Fatalf("seed %d k=%d: differs from naive (%d and %d activations)", seed, k, len(tr.acts), len(want))
-			}
-		}
-	}
-}
-
-// Activations whose RMS equals their TRMS go to one tuple (collector.both)
-// until the output: the reports and the JSON are those of adding every
-// activation to the RMS and the TRMS tuples directly.
-func TestSharedTuplesAsDirect(t *testing.T) {
-	for seed := uint64(1); seed <= 10; seed++ {
-		for _, kernel := range []bool{false, true} {
-			for _, cct := range []bool{false, true} {
-				ops := randomTrace(seed, 4000, 1+int(seed%3), kernel)
-				var texts, jsons []string
-				for _, direct := range []bool{true, false} {
-					tr := newTracer(t, Config{CCT: cct})
-					tr.p.col.noBoth = direct
-					runOn(t, tr, ops)
-					texts = append(texts, reportText(t, tr.p))
-					var b strings.Builder
-					if err := tr.p.WriteJSON(&b); err != nil {
-						t.Fatal(err)
-					}
-					jsons = append(jsons, b.String())
-				}
-				if texts[0] != texts[1] || jsons[0] != jsons[1] {
-					t.Fatalf("seed %d kernel %v cct %v: shared tuples change the reports or the JSON", seed, kernel, cct)
-				}
 			}
 		}
 	}
