@@ -221,24 +221,16 @@ func (e *engine[T]) read(th *thread[T], addr uint64, size uint32) {
 		} else {
 			tc = th.ts.slow(key)
 		}
-		lo, hi := c&chunkMask, end&chunkMask
-		if len(th.stack) == 0 {
-			fill(tc.ts[lo:hi+1], e.count)
+		n := len(th.stack)
+		if n == 0 {
+			fill(tc.ts[c&chunkMask:end&chunkMask+1], e.count)
 		} else {
-			// Cells the thread accessed since count last changed need
-			// nothing (see readCells): often all of them (a fifth of
-			// qsort's reads), and then wts is not looked up.
-			for lo <= hi && tc.ts[lo] == e.count {
-				lo++
+			if ce := &e.wts.cache[key&cacheMask]; ce.key == key {
+				wc = ce.c
+			} else {
+				wc = e.wts.slow(key)
 			}
-			if lo <= hi {
-				if ce := &e.wts.cache[key&cacheMask]; ce.key == key {
-					wc = ce.c
-				} else {
-					wc = e.wts.slow(key)
-				}
-				e.readCells(th, tc, wc, lo, hi)
-			}
+			e.readCells(th, tc, wc, c&chunkMask, end&chunkMask)
 		}
 		if end == last {
 			return
@@ -254,11 +246,6 @@ func (e *engine[T]) readCells(th *thread[T], tc, wc *chunk[T], lo, hi uint64) {
 	top := &th.stack[n-1]
 	for idx := lo; idx <= hi; idx++ {
 		old := tc.ts[idx]
-		if old == e.count {
-			// Every timestamp is at most count, so neither test below
-			// holds, and the store would not change ts_t.
-			continue
-		}
 		tc.ts[idx] = e.count // Fig. 11 line 12 / Fig. 6 line 8
 		w := wc.ts[idx]
 		if old < top.ts { // first access w.r.t. the topmost activation
