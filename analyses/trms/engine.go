@@ -280,7 +280,7 @@ func fill[T stamp](s []T, v T) {
 // induced classifies an induced first-access: external if the latest write
 // of the cell was a kernel write (Fig. 12), else thread-induced.
 func induced[T stamp](f *frame[T], wc *chunk[T], idx uint64) {
-	if wc.ext[idx>>6]&(1<<(idx&63)) != 0 {
+	if wc.anyExt && wc.ext[idx>>6]&(1<<(idx&63)) != 0 {
 		f.ext++
 		f.extSelf++
 	} else {
@@ -335,7 +335,9 @@ func (e *engine[T]) write(th *thread[T], addr uint64, size uint32) {
 		lo, hi := c&chunkMask, end&chunkMask
 		fill(tc.ts[lo:hi+1], e.count) // line 1
 		fill(wc.ts[lo:hi+1], e.count) // line 2
-		clearBits(wc.ext[:], lo, hi)
+		if wc.anyExt {
+			clearBits(wc.ext[:], lo, hi)
+		}
 		if end == last {
 			return
 		}
@@ -368,6 +370,7 @@ func (e *engine[T]) kernelWrite(addr uint64, size uint32) {
 		wc := e.wts.get(key)
 		wc.ts[idx] = e.count
 		wc.ext[idx>>6] |= 1 << (idx & 63)
+		wc.anyExt = true
 		if c == last {
 			return
 		}

@@ -350,3 +350,40 @@ func TestWideAccessesMatchNaive(t *testing.T) {
 		}
 	}
 }
+
+// twoChunkTrace is randomTrace with half its accesses moved to another
+// shadow chunk (at resolutions 1 and 4), and its kernel writes kept out of
+// that chunk for the trace's first half: chunks with and without external
+// bits (chunk.anyExt) side by side, and one that gets them late.
+func twoChunkTrace(seed uint64, n int) []op {
+	rng := rand.New(rand.NewPCG(seed, 11))
+	ops := randomTrace(seed, n, 3, true)
+	for i := range ops {
+		switch o := &ops[i]; o.kind {
+		case 'R', 'W', 'k':
+			if rng.IntN(2) == 0 {
+				o.addr += 0x40000
+			}
+		case 'K':
+			if i > n/2 && rng.IntN(2) == 0 {
+				o.addr += 0x40000
+			}
+		}
+	}
+	return ops
+}
+
+// Chunks that never saw a kernel write skip their external bits; the
+// results stay the naive ones.
+func TestExtBitsPerChunkMatchNaive(t *testing.T) {
+	for seed := uint64(1); seed <= 10; seed++ {
+		ops := twoChunkTrace(seed, 3000)
+		for _, k := range []int{1, 4} {
+			want := runNaive(k, ops)
+			tr := runFast(t, Config{Resolution: k}, ops)
+			if !slices.Equal(tr.acts, want) {
+				t.Fatalf("seed %d k=%d: differs from naive (%d and %d activations)", seed, k, len(tr.acts), len(want))
+			}
+		}
+	}
+}

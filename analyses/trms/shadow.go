@@ -27,10 +27,13 @@ type stamp interface{ ~uint32 | ~uint64 }
 
 // chunk holds the timestamps of 2^chunkBits consecutive cells. ext is used
 // by the global write-timestamp memory only: bit i tells that the latest
-// write of cell i was a kernel write (external input).
+// write of cell i was a kernel write (external input). anyExt tells that
+// some bit of ext may be set: most chunks never see a kernel write, and
+// their writes and reads then leave ext's cache lines alone.
 type chunk[T stamp] struct {
-	ts  [1 << chunkBits]T
-	ext [(1 << chunkBits) / 64]uint64
+	anyExt bool
+	ts     [1 << chunkBits]T
+	ext    [(1 << chunkBits) / 64]uint64
 }
 
 type node[T stamp] [1 << nodeBits]*chunk[T]
