@@ -283,4 +283,15 @@ int emu_clean_stores(void);
 uint64_t emu_tb_cache_hits(void); // block lookups unicornfix.c's cache answered
 uint64_t emu_cleaned_fills(void);
 
+// struct hook of Unicorn 2.0.1's uc_priv.h, as inline.c and regions.c read it
+// (checked on the first engine against a hook emuprof added).
+struct hook201 {
+	int type, insn, refs, op, op_flags;
+	_Bool to_delete;
+	uint64_t begin, end;
+	void *callback;
+	void *user_data;
+	void *hooked_regions;
+};
+
 #endif

@@ -75,15 +75,6 @@ void emu_slots_free(struct emu_state *s) {
 
 void emu_count_slow(uc_engine *uc, uint64_t slot, uint32_t unused, void *user);
 
-struct hook201 { // struct hook of 2.0.1's uc_priv.h
-	int type, insn, refs, op, op_flags;
-	_Bool to_delete;
-	uint64_t begin, end;
-	void *callback;
-	void *user_data;
-	void *hooked_regions;
-};
-
 struct label201 { // TCGLabel's first word
 	unsigned present : 1;
 	unsigned has_value : 1;

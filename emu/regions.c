@@ -22,15 +22,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-struct hook201r { // struct hook of 2.0.1's uc_priv.h (as inline.c's)
-	int type, insn, refs, op, op_flags;
-	_Bool to_delete;
-	uint64_t begin, end;
-	void *callback;
-	void *user_data;
-	void *hooked_regions;
-};
-
 #define SKIP_MAX 64
 static struct {
 	_Atomic(void *) table;
@@ -58,7 +49,7 @@ void emu_regions_skip(struct emu_state *s, uc_hook h, void *cb) {
 	s->block_hook = (void *)h;
 	if (getenv("EMUPROF_HOOKED_REGIONS")) // for comparisons only
 		return;
-	struct hook201r got;
+	struct hook201 got;
 	if (uc_version(NULL, NULL) >> 8 != 0x020001 || !emu_read_self(&got, (void *)h, sizeof got) ||
 	    got.type != UC_HOOK_BLOCK || got.callback != cb || got.user_data != s || got.begin != 1 || got.end != 0 ||
 	    !got.hooked_regions)
@@ -91,7 +82,7 @@ void emu_regions_forget(uc_engine *uc) {
 // emu_hooked_regions reports how many regions s's block hook's
 // hooked_regions holds (-1: unknown).
 int emu_hooked_regions(struct emu_state *s) {
-	struct hook201r got;
+	struct hook201 got;
 	unsigned (*size)(void *) = (unsigned (*)(void *))dlsym(RTLD_DEFAULT, "g_hash_table_size");
 	if (!s->block_hook || !size || uc_version(NULL, NULL) >> 8 != 0x020001 ||
 	    !emu_read_self(&got, s->block_hook, sizeof got) || !got.hooked_regions)
