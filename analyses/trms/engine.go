@@ -44,7 +44,6 @@ type engine[T stamp] struct {
 	count        T // the global counter "count" of Fig. 11
 	limit        T // largest value count may take (2^CounterBits - 1)
 	wts          *table[T]
-	shared       bool          // the first thread's ts_t shares wts' chunks (and table)
 	pool         *chunkPool[T] // the shadow memories' chunks
 	threads      map[uint32]*thread[T]
 	cur          *thread[T]
@@ -87,12 +86,7 @@ func (e *engine[T]) threadOf(tid uint32) *thread[T] {
 	}
 	th, ok := e.threads[tid]
 	if !ok {
-		th = &thread[T]{tid: tid, stats: e.col.thread(tid)}
-		if !e.shared { // the first thread
-			th.ts, e.shared = e.wts, true
-		} else {
-			th.ts = newTable(e.pool)
-		}
+		th = &thread[T]{tid: tid, ts: newTable(e.pool), stats: e.col.thread(tid)}
 		e.threads[tid] = th
 	}
 	return th
@@ -229,11 +223,9 @@ func (e *engine[T]) read(th *thread[T], addr uint64, size uint32) {
 		}
 		n := len(th.stack)
 		if n == 0 {
-			fillSlot(tc, tSlot, c&chunkMask, end&chunkMask, e.count)
+			fill(tc.ts[c&chunkMask:end&chunkMask+1], e.count)
 		} else {
-			if th.ts == e.wts {
-				wc = tc
-			} else if ce := &e.wts.cache[key&cacheMask]; ce.key == key {
+			if ce := &e.wts.cache[key&cacheMask]; ce.key == key {
 				wc = ce.c
 			} else {
 				wc = e.wts.slow(key)
@@ -253,9 +245,9 @@ func (e *engine[T]) readCells(th *thread[T], tc, wc *chunk[T], lo, hi uint64) {
 	n := len(th.stack)
 	top := &th.stack[n-1]
 	for idx := lo; idx <= hi; idx++ {
-		old := tc.cells[idx][tSlot]
-		tc.cells[idx][tSlot] = e.count // Fig. 11 line 12 / Fig. 6 line 8
-		w := wc.cells[idx][wSlot]
+		old := tc.ts[idx]
+		tc.ts[idx] = e.count // Fig. 11 line 12 / Fig. 6 line 8
+		w := wc.ts[idx]
 		if old < top.ts { // first access w.r.t. the topmost activation
 			top.rms++ // Fig. 6 lines 1-2
 			i := -1
@@ -278,10 +270,10 @@ func (e *engine[T]) readCells(th *thread[T], tc, wc *chunk[T], lo, hi uint64) {
 	}
 }
 
-// fillSlot sets slot s of cells lo..hi of c to v.
-func fillSlot[T stamp](c *chunk[T], s int, lo, hi uint64, v T) {
-	for i := lo; i <= hi; i++ {
-		c.cells[i][s] = v
+// fill sets every timestamp of s to v.
+func fill[T stamp](s []T, v T) {
+	for i := range s {
+		s[i] = v
 	}
 }
 
@@ -335,22 +327,14 @@ func (e *engine[T]) write(th *thread[T], addr uint64, size uint32) {
 		} else {
 			tc = th.ts.slow(key)
 		}
-		if th.ts == e.wts {
-			wc = tc
-		} else if ce := &e.wts.cache[key&cacheMask]; ce.key == key {
+		if ce := &e.wts.cache[key&cacheMask]; ce.key == key {
 			wc = ce.c
 		} else {
 			wc = e.wts.slow(key)
 		}
 		lo, hi := c&chunkMask, end&chunkMask
-		if tc == wc {
-			for i := range tc.cells[lo : hi+1] {
-				tc.cells[lo+uint64(i)] = [2]T{e.count, e.count} // lines 1-2
-			}
-		} else {
-			fillSlot(tc, tSlot, lo, hi, e.count) // line 1
-			fillSlot(wc, wSlot, lo, hi, e.count) // line 2
-		}
+		fill(tc.ts[lo:hi+1], e.count) // line 1
+		fill(wc.ts[lo:hi+1], e.count) // line 2
 		if wc.anyExt {
 			clearBits(wc.ext[:], lo, hi)
 		}
@@ -384,7 +368,7 @@ func (e *engine[T]) kernelWrite(addr uint64, size uint32) {
 	for {
 		key, idx := c>>chunkBits, c&chunkMask
 		wc := e.wts.get(key)
-		wc.cells[idx][wSlot] = e.count
+		wc.ts[idx] = e.count
 		wc.ext[idx>>6] |= 1 << (idx & 63)
 		wc.anyExt = true
 		if c == last {
@@ -461,9 +445,7 @@ func (e *engine[T]) threadExit(tid uint32) {
 		e.pop(th)
 	}
 	th.stats.cost += th.cost
-	if th.ts != e.wts { // the shared chunks stay with wts (their ts_t slots are never read again)
-		e.pool.put(th.ts)
-	}
+	e.pool.put(th.ts)
 	delete(e.threads, tid)
 	if e.cur == th {
 		e.cur = &thread[T]{tid: noThread}
@@ -489,9 +471,6 @@ func (e *engine[T]) finish() {
 func (e *engine[T]) shadowBytes() uint64 {
 	b := e.wts.bytes()
 	for _, th := range e.threads {
-		if th.ts == e.wts {
-			continue
-		}
 		b += th.ts.bytes()
 	}
 	return b

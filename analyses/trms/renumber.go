@@ -33,24 +33,23 @@ func (e *engine[T]) renumber() {
 	for _, tid := range tids {
 		for _, cr := range e.threads[tid].ts.chunks {
 			wc := e.wts.lookup(cr.key)
-			for i := range cr.c.cells {
-				ts := cr.c.cells[i][tSlot]
+			for i, ts := range cr.c.ts {
 				if ts == 0 {
 					continue
 				}
 				var w T
 				if wc != nil {
-					w = wc.cells[i][wSlot]
+					w = wc.ts[i]
 				}
-				cr.c.cells[i][tSlot] = remapThread(a, ts, w)
+				cr.c.ts[i] = remapThread(a, ts, w)
 			}
 		}
 	}
 	// Line 18: write timestamps.
 	for _, cr := range e.wts.chunks {
-		for i := range cr.c.cells {
-			if w := cr.c.cells[i][wSlot]; w != 0 {
-				cr.c.cells[i][wSlot] = T(3*rank(a, w) + 1)
+		for i, w := range cr.c.ts {
+			if w != 0 {
+				cr.c.ts[i] = T(3*rank(a, w) + 1)
 			}
 		}
 	}

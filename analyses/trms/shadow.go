@@ -25,25 +25,16 @@ const (
 // half the memory) or 64-bit ones.
 type stamp interface{ ~uint32 | ~uint64 }
 
-// chunk holds the timestamps of 2^chunkBits consecutive cells, two per
-// cell side by side: cells[i][wSlot] is wts[i], cells[i][tSlot] the thread's
-// ts_t[i]. The first thread's table shares the chunks of wts, so that a
-// cold cell costs one cache miss, not two; other threads' chunks use only
-// the ts slots. ext is used by wts only: bit i tells that the latest write
-// of cell i was a kernel write (external input). anyExt tells that some
-// bit of ext may be set: most chunks never see a kernel write, and their
-// writes and reads then leave ext's cache lines alone.
+// chunk holds the timestamps of 2^chunkBits consecutive cells. ext is used
+// by the global write-timestamp memory only: bit i tells that the latest
+// write of cell i was a kernel write (external input). anyExt tells that
+// some bit of ext may be set: most chunks never see a kernel write, and
+// their writes and reads then leave ext's cache lines alone.
 type chunk[T stamp] struct {
 	anyExt bool
-	cells  [1 << chunkBits][2]T
+	ts     [1 << chunkBits]T
 	ext    [(1 << chunkBits) / 64]uint64
 }
-
-// The slots of a cell's pair.
-const (
-	wSlot = 0 // wts
-	tSlot = 1 // ts_t
-)
 
 type node[T stamp] [1 << nodeBits]*chunk[T]
 
@@ -130,7 +121,7 @@ func (t *table[T]) lookup(key uint64) *chunk[T] {
 // bytes is the memory held by the table's chunks and nodes.
 func (t *table[T]) bytes() uint64 {
 	var c chunk[T]
-	return uint64(len(t.chunks))*uint64(2*len(c.cells)*int(sizeOf[T]())+len(c.ext)*8) +
+	return uint64(len(t.chunks))*uint64(len(c.ts)*int(sizeOf[T]())+len(c.ext)*8) +
 		uint64(len(t.regions))*uint64(len(node[T]{}))*8
 }
 
