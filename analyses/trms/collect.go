@@ -21,16 +21,14 @@ type threadStats struct {
 	rms, trms   map[tupleKey]*Tuple // per routine, keyed by RMS / TRMS
 	crms, ctrms map[tupleKey]*Tuple // per calling context (CCT mode)
 	cct         *calls.CCT          // nil unless CCT mode
-	// cache fronts the four maps (the last two in CCT mode only): most
-	// activations repeat a recent (routine, input size), and a map lookup
-	// per return was the analysis's largest cost on call-heavy guests.
-	cache [4]*tupleCache
+	// cache fronts the four maps: most activations repeat a recent
+	// (routine, input size), and a map lookup per return was the
+	// analysis's largest cost on call-heavy guests.
+	cache [4]tupleCache
 }
 
-// tupleCache is a direct-mapped cache of tuple pointers. 1024 entries:
-// sqlite3's 2,353 (routine, RMS) keys missed 16 % of 256 entries, 0.3 %
-// of 1024.
-type tupleCache [1024]struct {
+// tupleCache is a direct-mapped cache of tuple pointers.
+type tupleCache [256]struct {
 	k tupleKey
 	t *Tuple
 }
@@ -55,9 +53,7 @@ func (c *collector) thread(tid uint32) *threadStats {
 			rms:  make(map[tupleKey]*Tuple),
 			trms: make(map[tupleKey]*Tuple),
 		}
-		s.cache[0], s.cache[1] = new(tupleCache), new(tupleCache)
 		if c.cct {
-			s.cache[2], s.cache[3] = new(tupleCache), new(tupleCache)
 			s.crms = make(map[tupleKey]*Tuple)
 			s.ctrms = make(map[tupleKey]*Tuple)
 			s.cct = calls.NewCCT()
@@ -83,11 +79,11 @@ func (c *collector) collect(s *threadStats, r calls.RoutineID, ctx calls.NodeID,
 	if c.hook != nil {
 		c.hook(s.tid, r, *a)
 	}
-	addTo(s.rms, s.cache[0], tupleKey{uint32(r), a.rms}, a)
-	addTo(s.trms, s.cache[1], tupleKey{uint32(r), a.trms}, a)
+	addTo(s.rms, &s.cache[0], tupleKey{uint32(r), a.rms}, a)
+	addTo(s.trms, &s.cache[1], tupleKey{uint32(r), a.trms}, a)
 	if s.cct != nil {
-		addTo(s.crms, s.cache[2], tupleKey{uint32(ctx), a.rms}, a)
-		addTo(s.ctrms, s.cache[3], tupleKey{uint32(ctx), a.trms}, a)
+		addTo(s.crms, &s.cache[2], tupleKey{uint32(ctx), a.rms}, a)
+		addTo(s.ctrms, &s.cache[3], tupleKey{uint32(ctx), a.trms}, a)
 	}
 }
 
