@@ -86,9 +86,9 @@ func (s *script) runSweeps(t *testing.T, cfg Config, fold bool, seed uint64) [3]
 			}
 		}
 		every, pol := as[sweepEveryBatch], as[sweepPolicy]
-		if pol.swept <= every.swept-pol.lagNs/sweepDiv {
+		if pol.swept <= every.swept-pol.sweepNs/sweepDiv {
 			t.Fatalf("after event %d: the policy swept to %d, sweeping every batch to %d, latest time %d, lag %d",
-				i, pol.swept, every.swept, pol.now, pol.lagNs)
+				i, pol.swept, every.swept, pol.now, pol.sweepNs)
 		}
 	}
 	var out [3][]byte

@@ -234,7 +234,7 @@ func (a *Analysis) idleTo(k int32, s *segment, o int64) {
 // clock, and the clock of the runnable thread that held the watermark
 // back last time (a thread's clock never goes back while it is runnable).
 func (a *Analysis) sweepPending() {
-	d := a.lagNs / sweepDiv
+	d := a.sweepNs / sweepDiv
 	if a.pickLB-a.swept < d {
 		return // the watermark is at most pickLB
 	}
