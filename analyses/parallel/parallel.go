@@ -95,9 +95,9 @@ type Analysis struct {
 	// Timeline (see the package comment).
 	swept    int64 // idleness is integrated over [0, swept)
 	pickLB   int64 // lower bound of the latest pick's clock
-	lagNs    int64 // longest slice in ns (2 × quantum + the largest block)
+	lagNs    int64 // longest slice in ns (2 × quantum × MaxInsnNs + the largest block)
 	maxBlock int64 // Size of the largest Block event seen
-	sweepNs  int64 // a sweep waits for sweepNs/sweepDiv of new time
+	sweepNs  int64 // (2 × quantum + the largest block) × NsPerInsn: sweepPending's step × sweepDiv
 	maxInsns int64 // instructions of the largest block seen
 	win      runWindow
 	now      int64 // latest time seen (the makespan so far)
@@ -610,7 +610,8 @@ func (a *Analysis) ran(t *thread, known int64) {
 // every span/8 of them: the latest pick was at most span instructions
 // (a slice: 2 × Quantum, stopping after a block) before the run's latest
 // instruction, so at or after a checkpoint span instructions back. Under
-// a time model this bound is tens of µs where lagNs's is over 100 ms.
+// a time model this bound follows the slices' real cost; lagNs's is
+// 137 ms under zen4.
 type runWindow struct {
 	insns   int64 // instructions since the run began, at least
 	span    int64 // 2 × Quantum + the largest block's instructions

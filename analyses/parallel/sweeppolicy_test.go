@@ -42,7 +42,7 @@ func output(t *testing.T, r *Result) []byte {
 // runSweeps feeds s's stream (folded as the engine would when fold) in
 // batches of random sizes drawn from seed, once per mode, and returns each
 // run's output. Sweeping by the policy is checked after every batch to
-// have swept to less than lagNs/sweepDiv behind where sweeping every batch
+// have swept to less than sweepNs/sweepDiv behind where sweeping every batch
 // did: what bounds its pending pieces;
 // and a thread's slice of pieces to hold no more swept pieces than pending
 // ones: what bounds its memory.
