@@ -568,7 +568,11 @@ func (a *Analysis) block(ev *trace.Event) {
 	}
 	// At least this many instructions: a run's other blocks are not
 	// known, none takes more than MaxInsnNs per instruction.
-	a.win.add(max(bc.insns, d/a.cfg.MaxInsnNs), end)
+	n := bc.insns
+	if ev.Folded > 0 {
+		n = max(n, d/a.cfg.MaxInsnNs)
+	}
+	a.win.add(n, end)
 	node := t.stack[len(t.stack)-1]
 	if ev.Period() > 0 && ev.Folded > 0 {
 		if a.periodicRun(t, ev, at, node) {
