@@ -55,13 +55,16 @@
 //     thread when its current run of blocks began (its clock before the
 //     first block after another thread's block, or after a gap or a wake),
 //     and, once that run is longer than a slice can be (2 × quantum
-//     instructions, or one larger block: Env.Sched), at least its current
-//     time minus that length: within a run a thread re-picked continues on
-//     the core it left, so a later slice starts exactly at its clock.
+//     instructions, or one larger block: Env.Sched), at least its time
+//     that many instructions back (runWindow counts them, at least, and
+//     keeps checkpoints: under a time model a slice's ns bound, 2 × quantum
+//     × MaxInsnNs, is over 100 ms): within a run a thread re-picked
+//     continues on the core it left, so a later slice starts exactly at
+//     its clock.
 //
 // So w = max over the runs seen of that bound, capped by the clock of every
 // runnable thread. The sweep runs after a batch once w is an eighth of
-// that length past what was swept (sweepDiv: where the timeline is cut
+// that length (at NsPerInsn) past what was swept (sweepDiv: where the timeline is cut
 // does not change the result, and small batches would otherwise each pay
 // for a sweep); pending intervals stay bounded by about a slice per
 // thread. A hidden --parallel-sweep-at-end keeps every interval until the

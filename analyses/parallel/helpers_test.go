@@ -100,10 +100,20 @@ func (s *script) enter(tid uint32) *script {
 	return s
 }
 
-// work runs n instructions in the current routine.
+// work runs n instructions in the current routine (a block of its own
+// per n, whose instruction count the block table knows).
 func (s *script) work(tid uint32, n uint32) *script {
+	return s.workNs(tid, n, int64(n))
+}
+
+// workNs is work taking ns ns (under a time model, a Block event's Size is
+// its cost).
+func (s *script) workNs(tid uint32, n uint32, ns int64) *script {
 	f := s.top(tid)
-	s.tr.Block(tid, s.syms.base(f.fn)+0x100, f.sp, n, 4, trace.EndOther)
+	s.tr.Block(tid, s.syms.base(f.fn)+0x100, f.sp, n, 4+n, trace.EndOther)
+	e := &s.tr.Events[len(s.tr.Events)-1]
+	e.Size = uint32(ns)
+	s.tr.SetClock(tid, e.Time+ns)
 	return s
 }
 

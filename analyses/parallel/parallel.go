@@ -2,6 +2,7 @@ package parallel
 
 import (
 	"fmt"
+	"math"
 	"path"
 
 	"emuprof/analyses/calls"
@@ -94,8 +95,11 @@ type Analysis struct {
 	// Timeline (see the package comment).
 	swept    int64 // idleness is integrated over [0, swept)
 	pickLB   int64 // lower bound of the latest pick's clock
-	lagNs    int64 // longest slice in ns (2 × quantum + the largest block)
-	maxBlock int64 // instructions of the largest block seen
+	lagNs    int64 // longest slice in ns (2 × quantum × MaxInsnNs + the largest block)
+	maxBlock int64 // Size of the largest Block event seen
+	sweepNs  int64 // (2 × quantum + the largest block) × NsPerInsn: sweepPending's step × sweepDiv
+	maxInsns int64 // instructions of the largest block seen
+	win      runWindow
 	now      int64 // latest time seen (the makespan so far)
 	late     int64 // running time that arrived behind the watermark
 
@@ -147,6 +151,8 @@ func New(cfg Config, env *platform.Env) (*Analysis, error) {
 	a.lines.init()
 	a.keys.init()
 	a.lagNs = int64(2*cfg.Quantum) * cfg.MaxInsnNs
+	a.sweepNs = int64(2*cfg.Quantum) * cfg.NsPerInsn
+	a.win.span = int64(2 * cfg.Quantum)
 	return a, nil
 }
 
@@ -541,6 +547,7 @@ func (a *Analysis) block(ev *trace.Event) {
 	if size > a.maxBlock {
 		a.maxBlock = size
 		a.lagNs = 2*int64(a.cfg.Quantum)*a.cfg.MaxInsnNs + a.maxBlock*a.nsPerInsn
+		a.sweepNs = (2*int64(a.cfg.Quantum) + a.maxBlock) * a.nsPerInsn
 	}
 	// A new run: the latest pick's clock is at least the thread's clock
 	// before this block.
@@ -549,10 +556,23 @@ func (a *Analysis) block(ev *trace.Event) {
 		t.segStart = at
 		t.fresh = false
 		a.cur = t
+		a.win.reset(at)
 	}
 	end := at + d
 	id := ev.Block
 	bc := a.blockClass(id)
+	if bc.insns > a.maxInsns {
+		a.maxInsns = bc.insns
+		a.win.span = 2*int64(a.cfg.Quantum) + bc.insns
+		a.win.reset(at)
+	}
+	// At least this many instructions: a run's other blocks are not
+	// known, none takes more than MaxInsnNs per instruction.
+	n := bc.insns
+	if ev.Folded > 0 {
+		n = max(n, d/a.cfg.MaxInsnNs)
+	}
+	a.win.add(n, end)
 	node := t.stack[len(t.stack)-1]
 	if ev.Period() > 0 && ev.Folded > 0 {
 		if a.periodicRun(t, ev, at, node) {
@@ -581,9 +601,66 @@ func (a *Analysis) ran(t *thread, known int64) {
 	if known-t.segStart > a.lagNs {
 		lb = max(lb, known-a.lagNs)
 	}
+	if t == a.cur {
+		lb = max(lb, a.win.bound())
+	}
 	if lb > a.pickLB {
 		a.pickLB = lb
 	}
+}
+
+// runWindow counts the instructions of the current run (a.cur's blocks
+// since its segStart), at least, and keeps checkpoints of its time at
+// every span/8 of them: the latest pick was at most span instructions
+// (a slice: 2 × Quantum, stopping after a block) before the run's latest
+// instruction, so at or after a checkpoint span instructions back. Under
+// a time model this bound follows the slices' real cost; lagNs's is
+// 137 ms under zen4.
+type runWindow struct {
+	insns   int64 // instructions since the run began, at least
+	span    int64 // 2 × Quantum + the largest block's instructions
+	next    int64 // insns at which the next checkpoint is due
+	n, cand int   // checkpoints recorded; the oldest not yet used
+	ins, at [winLen]int64
+}
+
+// winLen is how many checkpoints a runWindow keeps: twice its span.
+const winLen = 16
+
+// reset starts a run at time at.
+func (w *runWindow) reset(at int64) {
+	w.insns, w.n, w.cand = 0, 0, 0
+	w.record(at)
+}
+
+func (w *runWindow) record(at int64) {
+	i := w.n % winLen
+	w.ins[i], w.at[i] = w.insns, at
+	w.n++
+	w.next = w.insns + max(w.span/(winLen/2), 1)
+}
+
+// add counts n instructions of the run, which then reaches time end.
+func (w *runWindow) add(n, end int64) {
+	w.insns += n
+	if w.insns >= w.next {
+		w.record(end)
+	}
+}
+
+// bound returns the time of the latest checkpoint at least span
+// instructions back not returned before (math.MinInt64: none).
+func (w *runWindow) bound() int64 {
+	lb := int64(math.MinInt64)
+	w.cand = max(w.cand, w.n-winLen)
+	for ; w.cand < w.n; w.cand++ {
+		i := w.cand % winLen
+		if w.insns-w.ins[i] < w.span {
+			break
+		}
+		lb = w.at[i]
+	}
+	return lb
 }
 
 // plainBlock charges [at, end) of block event ev (a block or an ordinary

@@ -53,6 +53,7 @@ type sim struct {
 	cpuFree []int64
 	threads []*simThread
 	quantum uint32
+	maxNs   int64 // under a time model: the most an instruction costs (0: 1 ns each)
 	owner   map[uint64]uint32
 	waiters map[uint64][]*simThread
 	nextTid uint32
@@ -144,15 +145,16 @@ func (m *sim) slice(t *simThread) {
 		budget = ^uint32(0)
 	}
 	var insns uint32
+	var ns int64
 	m.s.tr.SetClock(t.tid, start)
 	if !t.entered {
 		m.s.enter(t.tid)
 		t.entered = true
 	}
 	charge := func() {
-		m.cpuFree[c] = start + int64(insns)
-		t.runNs += int64(insns)
-		t.clock = start + int64(insns)
+		m.cpuFree[c] = start + ns
+		t.runNs += ns
+		t.clock = start + ns
 	}
 	for {
 		if t.pc == len(t.ops) {
@@ -174,8 +176,13 @@ func (m *sim) slice(t *simThread) {
 					charge()
 					return
 				}
-				m.s.work(t.tid, b)
+				d := int64(b)
+				if m.maxNs > 1 {
+					d += m.rng.Int64N(int64(b)*(m.maxNs-1) + 1)
+				}
+				m.s.workNs(t.tid, b, d)
 				insns += b
+				ns += d
 				t.left -= b
 			}
 			m.s.ret(t.tid)
@@ -255,8 +262,14 @@ func randomOps(rng *rand.Rand, depth int) []simOp {
 
 // simulate returns the stream of a random program on n CPUs.
 func simulate(seed uint64, n int, quantum uint32) *script {
+	return simulateTimed(seed, n, quantum, 0)
+}
+
+// simulateTimed is simulate under a time model: an instruction costs 1 to
+// maxNs ns.
+func simulateTimed(seed uint64, n int, quantum uint32, maxNs int64) *script {
 	rng := rand.New(rand.NewPCG(seed, 7))
-	m := &sim{s: newScript(), rng: rng, cpuFree: make([]int64, n), quantum: quantum,
+	m := &sim{s: newScript(), rng: rng, cpuFree: make([]int64, n), quantum: quantum, maxNs: maxNs,
 		owner: map[uint64]uint32{}, waiters: map[uint64][]*simThread{}, nextTid: 1}
 	main := &simThread{tid: 1, ops: randomOps(rng, 0)}
 	m.threads = []*simThread{main}
@@ -286,6 +299,28 @@ func TestRandomSchedules(t *testing.T) {
 				t.Error("no work")
 			}
 			s.runAll(t, Config{CPUs: n, Quantum: uint64(q), IdleBase: "threads"})
+		})
+	}
+}
+
+// Under a time model (instructions of 1 to 50 ns, Block events' Size in
+// ns), the watermark counted in instructions (runWindow) lets nothing
+// arrive behind it and gives the profile of sweeping at the end (it fails
+// with a quarter of runWindow's span).
+func TestRandomSchedulesTimed(t *testing.T) {
+	const maxNs = 50
+	for seed := uint64(1); seed <= 200; seed++ {
+		n := []int{1, 2, 3, 4, 8}[seed%5]
+		q := uint32(10 + seed%4*15)
+		s := simulateTimed(seed, n, q, maxNs)
+		t.Run(fmt.Sprintf("seed%d-cpus%d", seed, n), func(t *testing.T) {
+			cfg := Config{CPUs: n, Quantum: uint64(q), MaxInsnNs: maxNs}
+			r := s.runAll(t, cfg)
+			if r.Total.Work == 0 {
+				t.Error("no work")
+			}
+			s.runAll(t, Config{CPUs: n, Quantum: uint64(q), MaxInsnNs: maxNs, IdleBase: "threads"})
+			s.runSweeps(t, cfg, true, seed)
 		})
 	}
 }

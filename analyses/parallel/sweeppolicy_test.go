@@ -42,7 +42,7 @@ func output(t *testing.T, r *Result) []byte {
 // runSweeps feeds s's stream (folded as the engine would when fold) in
 // batches of random sizes drawn from seed, once per mode, and returns each
 // run's output. Sweeping by the policy is checked after every batch to
-// have swept to less than lagNs/sweepDiv behind where sweeping every batch
+// have swept to less than sweepNs/sweepDiv behind where sweeping every batch
 // did: what bounds its pending pieces;
 // and a thread's slice of pieces to hold no more swept pieces than pending
 // ones: what bounds its memory.
@@ -86,9 +86,9 @@ func (s *script) runSweeps(t *testing.T, cfg Config, fold bool, seed uint64) [3]
 			}
 		}
 		every, pol := as[sweepEveryBatch], as[sweepPolicy]
-		if pol.swept <= every.swept-pol.lagNs/sweepDiv {
+		if pol.swept <= every.swept-pol.sweepNs/sweepDiv {
 			t.Fatalf("after event %d: the policy swept to %d, sweeping every batch to %d, latest time %d, lag %d",
-				i, pol.swept, every.swept, pol.now, pol.lagNs)
+				i, pol.swept, every.swept, pol.now, pol.sweepNs)
 		}
 	}
 	var out [3][]byte

@@ -218,14 +218,14 @@ func (a *Analysis) idleTo(k int32, s *segment, o int64) {
 }
 
 // sweepPending sweeps the timeline up to where every thread has been seen
-// (called after each batch of events), once that watermark is lagNs/sweepDiv
+// (called after each batch of events), once that watermark is sweepNs/sweepDiv
 // past what was swept. A thread making many system calls ends a batch at
 // each, and a sweep after each such batch handled a piece or two for the
 // cost of a pass over every thread; this way each sweep handles at least
-// lagNs/sweepDiv of time. A sweep's results do not depend on where the
+// sweepNs/sweepDiv of time. A sweep's results do not depend on where the
 // timeline is cut (a segment's n_idle·dt is additive, a periodic piece's
 // shares telescope), so this only changes how often it runs. The pending
-// pieces stay within lagNs/sweepDiv of time per thread more than sweeping
+// pieces stay within sweepNs/sweepDiv of time per thread more than sweeping
 // after every batch keeps: a longer wait lets them outgrow the caches.
 //
 // It runs after every piece of the stream the call-tracking stage hands
@@ -234,7 +234,7 @@ func (a *Analysis) idleTo(k int32, s *segment, o int64) {
 // clock, and the clock of the runnable thread that held the watermark
 // back last time (a thread's clock never goes back while it is runnable).
 func (a *Analysis) sweepPending() {
-	d := a.lagNs / sweepDiv
+	d := a.sweepNs / sweepDiv
 	if a.pickLB-a.swept < d {
 		return // the watermark is at most pickLB
 	}
@@ -249,7 +249,7 @@ func (a *Analysis) sweepPending() {
 	a.limit = t
 }
 
-// sweepDiv: a sweep waits for lagNs/sweepDiv of new time.
+// sweepDiv: a sweep waits for sweepNs/sweepDiv of new time.
 const sweepDiv = 8
 
 // watermark returns a time before which no running interval can arrive any
