@@ -283,6 +283,15 @@ int emu_clean_stores(void);
 uint64_t emu_tb_cache_hits(void); // block lookups unicornfix.c's cache answered
 uint64_t emu_cleaned_fills(void);
 
+// TranslationBlock's first fields in Unicorn 2.0.1 (QEMU 5.0's exec-all.h),
+// as unicornfix.c's block cache and inline.c's tb_gen_code read them.
+struct tb201 {
+	uint64_t pc, cs_base;
+	uint32_t flags;
+	uint16_t size, icount;
+	uint32_t cflags; // CF_INVALID 0x40000; cf_mask compares (cflags & 0xff0effff)
+};
+
 // struct hook of Unicorn 2.0.1's uc_priv.h, as inline.c and regions.c read it
 // (checked on the first engine against a hook emuprof added).
 struct hook201 {

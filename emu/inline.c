@@ -144,14 +144,9 @@ static void set_label(TCGContext *c, void *l) {
 static __thread int in_gen;
 static __thread struct emu_slot *gen_slot;
 
-struct tb201g { // TranslationBlock's first fields in 2.0.1 (as unicornfix.c's)
-	uint64_t pc, cs_base;
-	uint32_t flags;
-	uint16_t size, icount;
-};
-typedef struct tb201g *(*gen_fn)(void *cpu, uint64_t pc, uint64_t cs_base, uint32_t flags, int cflags);
+typedef struct tb201 *(*gen_fn)(void *cpu, uint64_t pc, uint64_t cs_base, uint32_t flags, int cflags);
 
-struct tb201g *tb_gen_code_x86_64(void *cpu, uint64_t pc, uint64_t cs_base, uint32_t flags, int cflags) {
+struct tb201 *tb_gen_code_x86_64(void *cpu, uint64_t pc, uint64_t cs_base, uint32_t flags, int cflags) {
 	static gen_fn real;
 	if (!real && !(real = (gen_fn)dlsym(RTLD_NEXT, "tb_gen_code_x86_64")))
 		abort(); // libunicorn calls this one, so it has its own
@@ -159,7 +154,7 @@ struct tb201g *tb_gen_code_x86_64(void *cpu, uint64_t pc, uint64_t cs_base, uint
 	struct emu_slot *outer_slot = gen_slot;
 	in_gen = 1;
 	gen_slot = NULL;
-	struct tb201g *tb = real(cpu, pc, cs_base, flags, cflags);
+	struct tb201 *tb = real(cpu, pc, cs_base, flags, cflags);
 	if (gen_slot) {
 		gen_slot->pc = tb->pc;
 		gen_slot->len = tb->size;

@@ -255,11 +255,6 @@ void tlb_set_page_with_attrs_x86_64(void *cpu, uint64_t vaddr, uint64_t paddr, u
 //     misses.
 // The block's field offsets are 2.0.1's (those helper_lookup_tb_ptr
 // compares), checked against the first block Unicorn's lookup returns.
-struct tb201 {
-	uint64_t pc, cs_base;
-	uint32_t flags, pad;
-	uint32_t cflags; // CF_INVALID 0x40000; cf_mask compares (cflags & 0xff0effff)
-};
 #define TB201_CF_MASK 0xff0effffu
 #define TBC_SLOTS 8192
 struct tbc_entry {
