@@ -291,9 +291,7 @@ func (p *Process) syscall(t *sched.Thread) *Result {
 	if p.model != nil {
 		ns := p.model.Syscall(call.Nr, call.Args[1], int64(out.Ret))
 		p.sched.Charge(t, ns)
-		if ts := p.threads[t.Tid]; ts != nil {
-			ts.kernelNs = ns
-		}
+		p.threads[t.Tid].kernelNs = ns
 	}
 	switch out.Action {
 	case syscalls.ExitGroup:
@@ -330,12 +328,10 @@ func (p *Process) recordSyscall(t *sched.Thread, nr, ret uint64) {
 	if p.digest != nil {
 		p.hash(0x5c, nr, ret)
 	}
-	var kernel uint32
-	if ts := p.threads[t.Tid]; ts != nil {
-		kernel = uint32(min(ts.kernelNs, math.MaxUint32))
-		ts.kernelNs = 0
-	}
 	if p.cfg.Needs.Syscalls {
+		ts := p.threads[t.Tid]
+		kernel := uint32(min(ts.kernelNs, math.MaxUint32))
+		ts.kernelNs = 0 // set again by the thread's next call under a model
 		p.emit(trace.Event{Kind: trace.KindSyscall, Tid: uint32(t.Tid), Time: t.Clock, Addr: nr, Aux: ret, Block: kernel})
 	}
 }

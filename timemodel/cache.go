@@ -115,9 +115,8 @@ type hierarchy struct {
 	seen                   [16]uint64           // pages touched before, + 1, by page number mod 16 (0: none)
 	lastID                 uint32               // the core last looked up (lastCore)
 	lastCore               *core
-	single                 bool     // one core exists: lastCore
-	sole                   uint64   // when single, its id + 1 (else 0)
-	l1tags                 []uint64 // when single, its L1D's tags, mask and ways
+	sole                   uint64   // when one core exists, its id + 1 (else 0)
+	l1tags                 []uint64 // when one core exists, its L1D's tags, mask and ways
 	l1mask                 uint64
 	l1ways                 int
 	pageps                 int64
@@ -190,8 +189,8 @@ func (h *hierarchy) core(id uint32) *core {
 		h.cores[id] = c
 		h.order = append(h.order, c)
 		h.ids = append(h.ids, id)
-		h.single, h.sole = len(h.order) == 1, 0
-		if h.single {
+		h.sole = 0
+		if len(h.order) == 1 {
 			h.sole, h.l1tags, h.l1mask, h.l1ways = uint64(id)+1, c.l1.tags, c.l1.mask, c.l1.ways
 		}
 	}
@@ -220,7 +219,7 @@ func (h *hierarchy) access(id uint32, addr uint64, size uint32, write bool, now 
 	c := h.core(id)
 	var ps int64
 	first, last := addr>>h.shift, (addr+uint64(size)-1)>>h.shift
-	if first == last && h.single {
+	if first == last && h.sole != 0 {
 		// line's path on the only core
 		if !c.l1.access(first) {
 			ps = h.fill(c, first, false)
