@@ -74,6 +74,8 @@ static __attribute__((noinline)) void hook_count_slow(uc_engine *uc, struct emu_
 
 static void hook_count(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
 	struct emu_state *s = user;
+	if (s->inline_on)
+		inline_rebase(s); // blocks translated before, or without a slot, counted inline
 	const struct emu_hot *h = hot_slot(s, addr);
 	if (__builtin_expect(h->addr != addr || h->len != len || s->eager_time || (s->insns > 0 && s->insns + h->insns > s->budget), 0)) {
 		hook_count_slow(uc, s, addr, len);
@@ -88,7 +90,7 @@ static void hook_count(uc_engine *uc, uint64_t addr, uint32_t len, void *user) {
 
 // emu_count_slow is the hook of a block whose generated code counts it
 // (inline.c), called when that code must not have: insns plus the slot's
-// count passed inline_budget, or the slot has no count yet. The code stored
+// count passed the budget's room (inline_count above 0), or the slot has no count yet. The code stored
 // the slot in last_slot (or the block's start and length in last_block
 // and last_len, last_slot NULL). It does what
 // hook_count does, then gives the slot the block's count once the table
@@ -100,14 +102,14 @@ void emu_count_slow(uc_engine *uc, uint64_t slot, uint32_t unused, void *user) {
 	uint64_t addr, *n = &sl->n;
 	uint32_t len;
 	emu_last_block(s, &addr, &len);
-	s->insns -= *n; // the code counted the block before its test
-	s->blocks--;
+	s->inline_count -= (int64_t)*n; // the code counted the block before its test
 	hook_count(uc, addr, len, s);
 	if (*n == SLOT_UNKNOWN) {
 		const struct emu_block *b = table_find(s, addr, len);
 		if (b && !b->saved)
-			*n = b->insns;
+			*n = ((uint64_t)b->insns << INLINE_SHIFT) + 1;
 	}
+	inline_rebase(s); // the room after this block
 }
 
 void emu_last_block(struct emu_state *s, uint64_t *pc, uint32_t *len) {

@@ -148,12 +148,18 @@ struct emu_state {
 		uint32_t len; // 0: empty
 		uint32_t insns;
 	} hot[HOT_SLOTS];
-	// Inline counting (inline.c): the generated code of a block counts it
-	// itself while insns + its count <= inline_budget (the budget, capped),
-	// else calls the hook. Each
-	// translation's count is a slot in slot chunks, 1<<63 until the hook
-	// has found the block in the table (reset with it).
-	uint64_t inline_budget;
+	// Inline counting (inline.c): the generated code of a block adds its
+	// slot's count, (insns << INLINE_SHIFT) + 1, to inline_count, and
+	// calls the hook when the sum is above 0. inline_count is the
+	// instructions and blocks counted so since the last inline_rebase,
+	// packed the same way, less inline_limit: the budget's room then (at
+	// most INLINE_ROOM instructions, so that the blocks, never more than
+	// the instructions, do not carry into them) above INLINE_ROOM. One
+	// add and one test of the sum a block, where separate counters for
+	// instructions and blocks and a budget took two more loads and a store.
+	// Each translation's count is a slot in slot chunks, SLOT_UNKNOWN
+	// until the hook has found the block in the table (reset with it).
+	int64_t inline_count, inline_limit;
 	struct emu_slots *slots;
 	int inline_on;            // this engine's blocks are translated with inline counting
 	uint64_t inline_blocks;   // translations made so
@@ -194,9 +200,13 @@ void emu_table_clear(struct emu_state *s);
 
 // inline.c: slots of inline-counted translations; emu_inline_check turns
 // inline counting off (s->inline_on) unless Unicorn is 2.0.1 as inline.c expects.
-#define SLOT_UNKNOWN (1ull << 63) // a slot's count before the hook filled it
+#define INLINE_SHIFT 24
+#define INLINE_ROOM ((1ll << INLINE_SHIFT) - 1)
+// A slot's count before the hook filled it: with it inline_count, at
+// least -inline_limit > -(1 << 48), is above 0.
+#define SLOT_UNKNOWN (1ull << 62)
 struct emu_slot {
-	uint64_t n;   // the count, or SLOT_UNKNOWN
+	uint64_t n;   // the count, (insns << INLINE_SHIFT) + 1, or SLOT_UNKNOWN
 	uint64_t pc;  // the translation's start and length (tb_gen_code's, inline.c)
 	uint32_t len;
 };
@@ -244,6 +254,21 @@ uc_err emu_remove_cache(uc_engine *uc, uint64_t begin, uint64_t end);
 void emu_event_layout(uint64_t out[12]);
 uc_err emu_reg_read_batch(uc_engine *uc, int *regs, uint64_t *vals, int n);
 uc_err emu_reg_write_batch(uc_engine *uc, int *regs, uint64_t *vals, int n);
+
+// inline_rebase moves what inline counting counted (inline_count) into
+// insns and blocks and sets inline_limit to the budget's room: every C
+// path that reads or counts insns while generated code may have counted
+// calls it first (hook_count, emu_count_slow, the end of emu_run).
+static inline void inline_rebase(struct emu_state *s) {
+	uint64_t p = (uint64_t)(s->inline_count + s->inline_limit);
+	s->insns += p >> INLINE_SHIFT;
+	s->blocks += p & INLINE_ROOM;
+	uint64_t room = s->insns < s->budget ? s->budget - s->insns : 0;
+	if (room > INLINE_ROOM)
+		room = INLINE_ROOM;
+	s->inline_limit = (int64_t)(room << INLINE_SHIFT) | INLINE_ROOM;
+	s->inline_count = -s->inline_limit;
+}
 
 // slice_units is a slice's cost after insns instructions of which speedups
 // saved `saved` hundredths, in hundredths of an instruction (prior: its

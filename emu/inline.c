@@ -10,16 +10,17 @@
 // inline ops):
 //
 //	s->last_slot = slot;   (tb_gen_code fills the slot's start and length)
-//	s->insns += *slot; s->blocks++;
-//	if (s->insns > s->inline_budget)
+//	s->inline_count += *slot;   (the block's instructions << INLINE_SHIFT, + 1 block)
+//	if (s->inline_count > 0)
 //		emu_count_slow(uc, slot, 0, s);   (hook.c: takes the count back, calls hook_count, fills *slot)
 //
 // *slot is this translation's instruction count from the block table
 // (the Go decoder's, so virtual time is unchanged), SLOT_UNKNOWN until
 // the first call found the block there with no speedup saving. The fast
 // path is taken only where hook_count would count the block as it is:
-// inline_budget is at most the budget, and SLOT_UNKNOWN (1<<63) passes
-// any inline_budget (capped at 1<<62); engines whose memory events take
+// inline_count stays at or below 0 while the instructions fit the budget's
+// room (hooks.h, inline_rebase), and SLOT_UNKNOWN puts it above 0 whatever
+// was counted; engines whose memory events take
 // each block's time (eager_time) never count inline (emu_install_base). The hook's other bookkeeping
 // (no_event, its cache of counts) serves events, which an engine with
 // hook_count makes only for memory, and those engines keep the hook. A block the hook stops leaves
@@ -94,7 +95,7 @@ enum { // 2.0.1's tcg-opc.h
 	OP_ST_I64 = 77,
 	OP_ADD_I64 = 78,
 };
-enum { TYPE_I64 = 1, COND_LEU = 12 };
+enum { TYPE_I64 = 1, COND_LE = 10 };
 
 // libunicorn's TCG functions (opened with dlopen: found in emu_inline_check).
 static struct {
@@ -104,15 +105,14 @@ static struct {
 	TCGv (*const_i32)(TCGContext *, int32_t);
 	TCGTemp *(*temp_new)(TCGContext *, int type, _Bool local);
 	void (*temp_free)(TCGContext *, TCGTemp *);
-	void (*addi_i64)(TCGContext *, TCGv ret, TCGv arg, int64_t imm);
 	void (*brcond_i64)(TCGContext *, int cond, TCGv a, TCGv b, void *label);
 	void *(*new_label)(TCGContext *);
 	void (*callN)(TCGContext *, void *func, TCGTemp *ret, int nargs, TCGTemp **args);
 } tcg;
 static const char *const tcg_names[] = {"tcg_gen_op1_x86_64", "tcg_gen_op3_x86_64", "tcg_const_i64_x86_64",
                                         "tcg_const_i32_x86_64", "tcg_temp_new_internal_x86_64",
-                                        "tcg_temp_free_internal_x86_64", "tcg_gen_addi_i64_x86_64",
-                                        "tcg_gen_brcond_i64_x86_64", "gen_new_label_x86_64", "tcg_gen_callN_x86_64"};
+                                        "tcg_temp_free_internal_x86_64", "tcg_gen_brcond_i64_x86_64",
+                                        "gen_new_label_x86_64", "tcg_gen_callN_x86_64"};
 
 typedef void (*inline_hook_fn)(struct uc_struct *uc, struct hook201 *hk, void **args, int n);
 
@@ -194,21 +194,16 @@ static void emit_count(struct uc_struct *uc, struct hook201 *hk, struct emu_stat
 		tcg.op3(c, OP_ST_I64, pc, arg(c, p), offsetof(struct emu_state, last_block));
 		tcg.op3(c, OP_ST_I32, size, arg(c, p), offsetof(struct emu_state, last_len));
 	}
-	TCGv ins = new_i64(c), n = new_i64(c), blocks = new_i64(c), budget = new_i64(c);
-	tcg.op3(c, OP_LD_I64, arg(c, ins), arg(c, p), offsetof(struct emu_state, insns));
+	TCGv cnt = new_i64(c), n = new_i64(c), zero = tcg.const_i64(c, 0);
+	tcg.op3(c, OP_LD_I64, arg(c, cnt), arg(c, p), offsetof(struct emu_state, inline_count));
 	tcg.op3(c, OP_LD_I64, arg(c, n), arg(c, sl), offsetof(struct emu_slot, n));
-	tcg.op3(c, OP_ADD_I64, arg(c, ins), arg(c, ins), arg(c, n));
-	tcg.op3(c, OP_ST_I64, arg(c, ins), arg(c, p), offsetof(struct emu_state, insns));
-	tcg.op3(c, OP_LD_I64, arg(c, blocks), arg(c, p), offsetof(struct emu_state, blocks));
-	tcg.addi_i64(c, blocks, blocks, 1);
-	tcg.op3(c, OP_ST_I64, arg(c, blocks), arg(c, p), offsetof(struct emu_state, blocks));
-	tcg.op3(c, OP_LD_I64, arg(c, budget), arg(c, p), offsetof(struct emu_state, inline_budget));
+	tcg.op3(c, OP_ADD_I64, arg(c, cnt), arg(c, cnt), arg(c, n));
+	tcg.op3(c, OP_ST_I64, arg(c, cnt), arg(c, p), offsetof(struct emu_state, inline_count));
 	void *end = tcg.new_label(c);
-	tcg.brcond_i64(c, COND_LEU, ins, budget, end);
-	free_temp(c, budget);
-	free_temp(c, blocks);
+	tcg.brcond_i64(c, COND_LE, cnt, zero, end);
+	free_temp(c, zero);
 	free_temp(c, n);
-	free_temp(c, ins);
+	free_temp(c, cnt);
 	free_temp(c, sl);
 	free_temp(c, p);
 	TCGv a[4] = {tcg.const_i64(c, (int64_t)(uintptr_t)uc), tcg.const_i64(c, (int64_t)(uintptr_t)slot),

@@ -29,6 +29,18 @@ type slice struct {
 // inline, and whether the last block is known by its slot.
 func runSlices(t *testing.T, on bool, opts Options, code []byte, budget uint64) ([]slice, uint64, bool) {
 	t.Helper()
+	out, n, slotted, e := runCode(t, on, opts, code, budget)
+	var b [4]byte
+	_ = e.ReadMem(0x20000, b[:])
+	if got := uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16; got != 500500 {
+		t.Errorf("inline %v, budget %d: sum %d, want 500500 (a block ran twice or not at all)", on, budget, got)
+	}
+	return out, n, slotted
+}
+
+// runCode is runSlices for any code, returning the engine too.
+func runCode(t *testing.T, on bool, opts Options, code []byte, budget uint64) ([]slice, uint64, bool, *Engine) {
+	t.Helper()
 	opts.HookEveryBlock = !on
 	e := newEngine(t, opts, code)
 	var out []slice
@@ -41,12 +53,46 @@ func runSlices(t *testing.T, on bool, opts Options, code []byte, budget uint64) 
 			break
 		}
 	}
-	var b [4]byte
-	_ = e.ReadMem(0x20000, b[:])
-	if got := uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16; got != 500500 {
-		t.Errorf("inline %v, budget %d: sum %d, want 500500 (a block ran twice or not at all)", on, budget, got)
+	return out, e.InlineCounted(), e.LastBlockSlotted(), e
+}
+
+// longLoopCode runs 40,000,002 instructions in 20,000,001 blocks: more
+// than the 2^24 - 1 instructions inline counting takes between two
+// rebases (hooks.h), and more blocks than its 24 bits hold, so a slice of
+// a larger budget is counted across rebases, whose blocks must not carry
+// into the instructions.
+var longLoopCode = []byte{
+	0xb9, 0x00, 0x2d, 0x31, 0x01, // mov ecx, 20000000
+	0xff, 0xc9, // dec ecx
+	0x75, 0xfc, // jnz -4
+	0x0f, 0x05, // syscall
+}
+
+// Slices longer than one rebase's room stop where the hook stops them,
+// with the same counts, at budgets on both sides of the room.
+func TestInlineCountingAcrossRebases(t *testing.T) {
+	skipUnlessUnicorn201(t)
+	for _, budget := range []uint64{0, 1<<24 - 2, 1<<24 - 1, 1 << 24, 1<<24 + 1, 3 << 23} {
+		with, n, _, _ := runCode(t, true, Options{}, longLoopCode, budget)
+		without, _, _, _ := runCode(t, false, Options{}, longLoopCode, budget)
+		if n == 0 {
+			t.Fatalf("budget %d: no translation counted inline", budget)
+		}
+		if len(with) != len(without) {
+			t.Fatalf("budget %d: %d slices inline, %d with the hook", budget, len(with), len(without))
+		}
+		var insns, blocks uint64
+		for i := range with {
+			if with[i] != without[i] {
+				t.Fatalf("budget %d, slice %d: inline %+v, hook %+v", budget, i, with[i], without[i])
+			}
+			insns += with[i].stop.Insns
+			blocks += with[i].stop.Blocks
+		}
+		if insns != 40000002 || blocks != 20000001 {
+			t.Fatalf("budget %d: %d instructions in %d blocks, want 40000002 in 20000001", budget, insns, blocks)
+		}
 	}
-	return out, e.InlineCounted(), e.LastBlockSlotted()
 }
 
 // With inline counting, every slice stops where the block hook alone

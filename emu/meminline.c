@@ -410,8 +410,11 @@ uc_err emu_run(struct emu_state *s, uint64_t pc) {
 	s->helper_call = 0;
 	s->mem_halves = 0;
 	s->mem_raw = s->n; // Go appended or drained since
+	s->inline_count = s->inline_limit = 0;
+	inline_rebase(s);
 	uc_err err = emu_emu_start(s->uc, pc);
 	running = was;
+	inline_rebase(s);
 	if (s->mem_inline)
 		emu_flush_raw(s);
 	return err;
@@ -423,5 +426,11 @@ void emu_mem_fault(struct emu_state *s, int type, uint64_t addr, uint32_t size) 
 }
 void emu_mem_inline_check(struct emu_state *s) { s->mem_inline = 0; }
 void emu_mem_pc_check(struct emu_state *s) { s->rip = NULL; }
-uc_err emu_run(struct emu_state *s, uint64_t pc) { return emu_emu_start(s->uc, pc); }
+uc_err emu_run(struct emu_state *s, uint64_t pc) {
+	s->inline_count = s->inline_limit = 0;
+	inline_rebase(s);
+	uc_err err = emu_emu_start(s->uc, pc);
+	inline_rebase(s);
+	return err;
+}
 #endif

@@ -75,9 +75,6 @@ func (e *Engine) Run(pc, budget uint64) cpu.Stop {
 
 func (e *Engine) run(pc, budget uint64) cpu.Stop {
 	e.st.insns, e.st.blocks, e.st.saved, e.st.budget = 0, 0, 0, C.uint64_t(budget)
-	// Inline counting (inline.c) takes its fast path only below this: a
-	// slot's SLOT_UNKNOWN (1<<63) must pass it.
-	e.st.inline_budget = C.uint64_t(min(budget, 1<<62))
 	e.st.reason = C.STOP_NONE
 	e.st.fault_pc = 0
 	e.st.last_block, e.st.last_len, e.st.last_slot = 0, 0, nil
