@@ -188,6 +188,7 @@ func (c *CurvePoint) period(i int, latency bool) float64 {
 
 // Build aggregates the profiler's experiments.
 func (p *Profiler) Build() *Profile {
+	p.nameSet()
 	prof := &Profile{Program: p.opt.Program, Partial: p.partial, RuntimeNs: p.now, DelayedNs: p.delayed, Experiments: p.done}
 	if prof.Experiments == nil {
 		prof.Experiments = []Experiment{}
