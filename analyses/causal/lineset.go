@@ -156,3 +156,22 @@ func (p *Profiler) nameSet() {
 		}
 	}
 }
+
+// shortName fits a line's name in the summary's 40 columns: its end, or,
+// for a set, its lines by their files' base names (its end alone would
+// name its last line only).
+func shortName(name string) string {
+	if isSetName(name) {
+		parts := splitSet(name)
+		for i, part := range parts {
+			if j := strings.LastIndexByte(part, '/'); j >= 0 {
+				parts[i] = part[j+1:]
+			}
+		}
+		name = strings.Join(parts, SetSep)
+	}
+	if len(name) > 40 {
+		name = "…" + name[len(name)-39:]
+	}
+	return name
+}

@@ -149,3 +149,16 @@ func TestFixedLineSetFiles(t *testing.T) {
 		t.Errorf("hottest of the set: %v, want %v", got, want)
 	}
 }
+
+// TestShortName: the summary names a set by all its lines.
+func TestShortName(t *testing.T) {
+	for in, want := range map[string]string{
+		"/work/main/bench/timemodel/locksplit.c:17+/work/main/bench/timemodel/locksplit.c:19": "locksplit.c:17+locksplit.c:19",
+		"/src/p.c:10": "/src/p.c:10",
+		"/a/very/long/path/to/some/deep/directory/file.c:1": "…ng/path/to/some/deep/directory/file.c:1",
+	} {
+		if got := shortName(in); got != want {
+			t.Errorf("shortName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -442,10 +442,7 @@ func (prof *Profile) Summary(w io.Writer, top int) error {
 		if top > 0 && i >= top {
 			break
 		}
-		name := l.Line
-		if len(name) > 40 {
-			name = "…" + name[len(name)-39:]
-		}
+		name := shortName(l.Line)
 		fmt.Fprintf(&b, "%-40s %6d", name, l.Experiments)
 		for _, s := range []int{5, 25, 50, 100} {
 			v, exact, ok := l.At(s)

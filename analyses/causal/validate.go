@@ -263,10 +263,7 @@ func (v *Validation) summary(b *bytes.Buffer) {
 	fmt.Fprintf(b, "validation by actual speedups (whole runs; actual measured on the %s, baseline %.1f ns):\n", v.Measure, v.BaselineNs)
 	fmt.Fprintf(b, "%-40s %6s %10s %10s %10s\n", "line", "speedup", "predicted", "actual", "diff")
 	for _, c := range v.Checks {
-		name := c.Line
-		if len(name) > 40 {
-			name = "…" + name[len(name)-39:]
-		}
+		name := shortName(c.Line)
 		fmt.Fprintf(b, "%-40s %6d%% %9.2f%% %9.2f%% %+9.2f\n", name, c.Speedup, 100*c.Predicted, 100*c.Actual, 100*(c.Predicted-c.Actual))
 	}
 }
