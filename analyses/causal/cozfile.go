@@ -162,7 +162,7 @@ func parseRecord(line string, isJSON bool) (Record, error) {
 				return rec, fmt.Errorf("selected %q: want FILE:LINE, FILE:LINE <- CALLER or FILE:LINE+FILE:LINE...", v)
 			}
 			if isSetName(v) {
-				if _, err := parseFixed(v); ctx || err != nil {
+				if ctx || !validSetName(v) {
 					return rec, fmt.Errorf("selected %q: want FILE:LINE, FILE:LINE <- CALLER or FILE:LINE+FILE:LINE...", v)
 				}
 			}

@@ -229,6 +229,9 @@ func (x *exactInstance) run() error {
 		line, s := sh.Lines[j/len(sh.Speedups)].Line, sh.Speedups[j%len(sh.Speedups)]
 		cfg := x.cfg
 		cfg.Observe, cfg.EndToEnd, cfg.FixedLine, cfg.FixedSpeedup, cfg.Validate = false, true, line, s, 0
+		if isSetName(line) {
+			cfg.FixedLine = x.cfg.FixedLine // a set's name is its lines' base names: the run takes the set as given
+		}
 		var got *Profiler
 		f := func(env *platform.Env) (platform.Instance, error) {
 			var err error
@@ -406,8 +409,7 @@ func buildExact(shards []*Shard) (*Profile, []Experiment, error) {
 // (FILE:LINE+FILE:LINE...) is a key of its own.
 func parseLineName(s string) (lineKey, bool) {
 	if isSetName(s) {
-		elems, err := parseFixed(s)
-		return lineKey{file: s, set: true}, err == nil && setName(elems) == s
+		return lineKey{file: s, set: true}, validSetName(s)
 	}
 	s, caller, _ := strings.Cut(s, " <- ")
 	i := strings.LastIndexByte(s, ':')

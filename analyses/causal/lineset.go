@@ -71,7 +71,8 @@ func parseFixed(s string) ([]spec, error) {
 	return out, nil
 }
 
-// setName joins a set's elements by SetSep.
+// setName joins a set's elements by SetSep (the set's key: its text as
+// given).
 func setName(elems []spec) string {
 	names := make([]string, len(elems))
 	for i, e := range elems {
@@ -80,19 +81,45 @@ func setName(elems []spec) string {
 	return strings.Join(names, SetSep)
 }
 
+// baseName is a line's name with its file's directory dropped.
+func baseName(line string) string {
+	if j := strings.LastIndexByte(line, '/'); j >= 0 {
+		return line[j+1:]
+	}
+	return line
+}
+
 // fixedSetName is the fixed set's name in the profiles: each element's
-// line named as a single line is (the absolute path Coz writes), or as
-// given while it has not run, joined by SetSep, in the order given (Coz's
-// viewer takes a selected line's name as an opaque key).
+// line by its file's base name (or the element as given while its line has
+// not run), joined by SetSep in the order given. Coz's viewer takes a
+// selected line's name as an opaque key but shows only its last path
+// parts: with the directories in it, it would show the set as its last
+// line.
 func (p *Profiler) fixedSetName() string {
 	names := make([]string, len(p.fixedSet))
 	for i, e := range p.fixedSet {
-		names[i] = e.text
+		names[i] = baseName(e.text)
 		if id := p.setLines[i]; id != 0 {
-			names[i] = p.lineName(id)
+			names[i] = baseName(p.lineName(id))
 		}
 	}
 	return strings.Join(names, SetSep)
+}
+
+// validSetName says whether a selected line's name is a set's: two or more
+// FILE:LINE elements (base names may repeat).
+func validSetName(s string) bool {
+	parts := splitSet(s)
+	for _, part := range parts {
+		part = strings.TrimSpace(part)
+		if part == "" || strings.HasPrefix(part, "+") {
+			return false
+		}
+		if sp, err := parseSpec(part); err != nil || sp.kind != pointLine {
+			return false
+		}
+	}
+	return len(parts) > 1
 }
 
 // isSetName says whether a selected line's name is a set.
@@ -128,11 +155,11 @@ func (p *Profiler) setCost(elems []spec) []LineCost {
 	var sum int64
 	names := make([]string, len(elems))
 	for i, e := range elems {
-		names[i] = e.text
+		names[i] = baseName(e.text)
 		for id := int32(1); id < int32(len(p.lines)); id++ {
 			if k := p.lines[id].key; !k.set && k.line == e.line && fileMatches(k.file, e.name) {
 				sum += p.lines[id].cost
-				names[i] = p.lineName(id)
+				names[i] = baseName(p.lineName(id))
 				break
 			}
 		}
@@ -157,19 +184,8 @@ func (p *Profiler) nameSet() {
 	}
 }
 
-// shortName fits a line's name in the summary's 40 columns: its end, or,
-// for a set, its lines by their files' base names (its end alone would
-// name its last line only).
+// shortName fits a line's name in the summary's 40 columns: its end.
 func shortName(name string) string {
-	if isSetName(name) {
-		parts := splitSet(name)
-		for i, part := range parts {
-			if j := strings.LastIndexByte(part, '/'); j >= 0 {
-				parts[i] = part[j+1:]
-			}
-		}
-		name = strings.Join(parts, SetSep)
-	}
 	if len(name) > 40 {
 		name = "…" + name[len(name)-39:]
 	}

@@ -63,8 +63,8 @@ func TestFixedLineSet(t *testing.T) {
 			t.Errorf("%s: experiment %+v: want delay %d, duration %d, elapsed 20, %d executions, %d ns", c.fixed, x, c.delay, c.dur, c.execs, c.selNs)
 		}
 	}
-	if _, x := setRun(t, "p.c:20+p.c:10"); x.Line != "/src/p.c:20+/src/p.c:10" {
-		t.Errorf("selected %q, want the set's lines as named alone, in the order given", x.Line)
+	if _, x := setRun(t, "p.c:20+p.c:10"); x.Line != "p.c:20+p.c:10" {
+		t.Errorf("selected %q, want the set's lines by base name, in the order given", x.Line)
 	}
 }
 
@@ -128,7 +128,7 @@ func TestFixedLineSetFiles(t *testing.T) {
 	if err := CozProfile(&b, []Experiment{x}, 20, false); err != nil {
 		t.Fatal(err)
 	}
-	if recs, err := ParseCozProfile(&b); err != nil || recs[1].Fields["selected"] != "/src/p.c:10+/src/p.c:20" {
+	if recs, err := ParseCozProfile(&b); err != nil || recs[1].Fields["selected"] != "p.c:10+p.c:20" {
 		t.Errorf("profile.coz: %v, %v", recs, err)
 	}
 	bad := `{"type":"startup","time":0}` + "\n" + `{"type":"experiment","selected":"p.c:10+","speedup":0.50,"duration":8,"selected_samples":3}` + "\n" + `{"type":"runtime","time":20}` + "\n"
@@ -138,6 +138,9 @@ func TestFixedLineSetFiles(t *testing.T) {
 	if k, ok := parseLineName("p.c:10+p.c:20"); !ok || !k.set || k.file != "p.c:10+p.c:20" {
 		t.Errorf("parseLineName: %+v %v", k, ok)
 	}
+	if k, ok := parseLineName("x.c:10+x.c:10"); !ok || !k.set { // two files' x.c, by base name
+		t.Errorf("parseLineName of a set of two x.c: %+v %v", k, ok)
+	}
 	tr := tracetest.New(syms{})
 	clk := &fakeClock{}
 	p := newProf(t, Config{Observe: true, Progress: []string{"done"}}, tr, clk)
@@ -145,20 +148,7 @@ func TestFixedLineSetFiles(t *testing.T) {
 	tr.Other(trace.KindThreadStart, 1, 0, 0)
 	tr.Block(1, 0x1000, 0, 10, 30, trace.EndOther).Block(1, 0x2000, 0, 6, 20, trace.EndOther).Block(1, 0x3000, 0, 4, 20, trace.EndOther)
 	feed(p, tr, &from, clk)
-	if got, want := p.hottest(5, "p.c:10+p.c:20"), []LineCost{{"/src/p.c:10+/src/p.c:20", 16}}; !reflect.DeepEqual(got, want) {
+	if got, want := p.hottest(5, "p.c:10+p.c:20"), []LineCost{{"p.c:10+p.c:20", 16}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("hottest of the set: %v, want %v", got, want)
-	}
-}
-
-// TestShortName: the summary names a set by all its lines.
-func TestShortName(t *testing.T) {
-	for in, want := range map[string]string{
-		"/work/main/bench/timemodel/locksplit.c:17+/work/main/bench/timemodel/locksplit.c:19": "locksplit.c:17+locksplit.c:19",
-		"/src/p.c:10": "/src/p.c:10",
-		"/a/very/long/path/to/some/deep/directory/file.c:1": "…ng/path/to/some/deep/directory/file.c:1",
-	} {
-		if got := shortName(in); got != want {
-			t.Errorf("shortName(%q) = %q, want %q", in, got, want)
-		}
 	}
 }
