@@ -11,8 +11,8 @@ import (
 	"strings"
 )
 
-// SetSep joins the lines of a set.
-const SetSep = "+"
+// setSep joins the lines of a set (causal.sh, whose "+" adds rows, writes a set with "&").
+const setSep = "+"
 
 // splitSet cuts s at each "+" that ends a FILE:LINE (follows ":DIGITS"), so
 // a path holding a "+" (/usr/include/c++/12/vector:100) stays one element.
@@ -53,7 +53,7 @@ func parseFixed(s string) ([]spec, error) {
 	for _, part := range parts {
 		part = strings.TrimSpace(part)
 		if part == "" || strings.HasPrefix(part, "+") {
-			return nil, errf("--fixed-line %q: empty element (want FILE:LINE or FILE:LINE%sFILE:LINE...)", s, SetSep)
+			return nil, errf("--fixed-line %q: empty element (want FILE:LINE or FILE:LINE%sFILE:LINE...)", s, setSep)
 		}
 		sp, err := parseSpec(part)
 		if err != nil || sp.kind != pointLine {
@@ -71,14 +71,14 @@ func parseFixed(s string) ([]spec, error) {
 	return out, nil
 }
 
-// setName joins a set's elements by SetSep (the set's key: its text as
+// setName joins a set's elements by setSep (the set's key: its text as
 // given).
 func setName(elems []spec) string {
 	names := make([]string, len(elems))
 	for i, e := range elems {
 		names[i] = e.text
 	}
-	return strings.Join(names, SetSep)
+	return strings.Join(names, setSep)
 }
 
 // baseName is a line's name with its file's directory dropped.
@@ -91,7 +91,7 @@ func baseName(line string) string {
 
 // fixedSetName is the fixed set's name in the profiles: each element's
 // line by its file's base name (or the element as given while its line has
-// not run), joined by SetSep in the order given. Coz's viewer takes a
+// not run), joined by setSep in the order given. Coz's viewer takes a
 // selected line's name as an opaque key but shows only its last path
 // parts: with the directories in it, it would show the set as its last
 // line.
@@ -103,7 +103,7 @@ func (p *Profiler) fixedSetName() string {
 			names[i] = baseName(p.lineName(id))
 		}
 	}
-	return strings.Join(names, SetSep)
+	return strings.Join(names, setSep)
 }
 
 // validSetName says whether a selected line's name is a set's: two or more
@@ -167,7 +167,7 @@ func (p *Profiler) setCost(elems []spec) []LineCost {
 	if sum == 0 {
 		return nil
 	}
-	return []LineCost{{Line: strings.Join(names, SetSep), CostNs: sum}}
+	return []LineCost{{Line: strings.Join(names, setSep), CostNs: sum}}
 }
 
 // nameSet gives every experiment of the fixed set the set's final name: an
