@@ -72,6 +72,8 @@ type Config struct {
 	Scope string
 	// FixedLine (FILE:LINE) and FixedSpeedup (percent, -1 = chosen per
 	// experiment) pin experiments, like coz run --fixed-line/--fixed-speedup.
+	// FixedLine may be a set, FILE:LINE+FILE:LINE...: its lines are sped
+	// up together, one experiment (lineset.go).
 	FixedLine    string
 	FixedSpeedup int
 	// EndToEnd runs one experiment over the whole run (coz --end-to-end);
@@ -170,7 +172,13 @@ type Profiler struct {
 	fixedID int32
 	// fixedCaller is the caller of --fixed-line FILE:LINE <- CALLER.
 	fixedCaller string
-	ctxIDs      map[ctxKey]int32
+	// A fixed line set (FILE:LINE+FILE:LINE...): its elements, the line
+	// each has found (0: none yet), and the set's own entry in lines (the
+	// selected "line"; fixedID once one of its lines has run).
+	fixedSet []spec
+	setLines []int32
+	setID    int32
+	ctxIDs   map[ctxKey]int32
 
 	lines    []lineInfo // [0] unused
 	lineIDs  map[lineKey]int32
@@ -269,11 +277,21 @@ func New(cfg Config, opt Options) (*Profiler, error) {
 		p.addCozPoints(opt.Objects, opt.Program) // COZ_PROGRESS & co., when the program uses them
 	}
 	if cfg.FixedLine != "" {
-		sp, err := parseSpec(cfg.FixedLine)
-		if err != nil || sp.kind != pointLine {
-			return nil, errf("--fixed-line %q: want FILE:LINE", cfg.FixedLine)
+		elems, err := parseFixed(cfg.FixedLine)
+		if err != nil {
+			return nil, err
 		}
-		p.fixed, p.hasFix = sp, true
+		p.fixed, p.hasFix = elems[0], true
+		if len(elems) > 1 {
+			if cfg.Context {
+				return nil, errf("--fixed-line %q: a line set is not with --context", cfg.FixedLine)
+			}
+			p.fixedSet, p.setLines = elems, make([]int32, len(elems))
+			k := lineKey{file: setName(elems), set: true}
+			p.setID = int32(len(p.lines))
+			p.lines = append(p.lines, lineInfo{key: k})
+			p.lineIDs[k] = p.setID
+		}
 	}
 	if cfg.FixedSpeedup > 100 {
 		return nil, errf("--fixed-speedup %d: at most 100", cfg.FixedSpeedup)

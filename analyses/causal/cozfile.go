@@ -32,7 +32,7 @@ var (
 // ParseCozProfile reads a profile.coz strictly: JSON lines or Coz's legacy
 // tab form (not mixed), exactly the keys of each record type, integers
 // where Coz writes integers, speedups with two decimals in [0, 1],
-// selected lines as FILE:LINE, startup first, runtime last, no point record
+// selected lines as FILE:LINE (or a set of them), startup first, runtime last, no point record
 // before its experiment.
 func ParseCozProfile(r io.Reader) ([]Record, error) {
 	var recs []Record
@@ -159,7 +159,12 @@ func parseRecord(line string, isJSON bool) (Record, error) {
 			fl, caller, ctx := strings.Cut(v, " <- ") // --context
 			i := strings.LastIndexByte(fl, ':')
 			if i <= 0 || !intRe.MatchString(fl[i+1:]) || ctx && caller == "" {
-				return rec, fmt.Errorf("selected %q: want FILE:LINE or FILE:LINE <- CALLER", v)
+				return rec, fmt.Errorf("selected %q: want FILE:LINE, FILE:LINE <- CALLER or FILE:LINE+FILE:LINE...", v)
+			}
+			if isSetName(v) {
+				if ctx || !validSetName(v) {
+					return rec, fmt.Errorf("selected %q: want FILE:LINE, FILE:LINE <- CALLER or FILE:LINE+FILE:LINE...", v)
+				}
 			}
 		case "name":
 			if v == "" {

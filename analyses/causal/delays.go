@@ -28,28 +28,35 @@ func (p *Profiler) pay() {
 	p.order = live
 }
 
-// charge counts cost ns of line's code executed by t from virtual time at:
-// the line's cost, the phase correction's, and, when line is the selected
-// line, the delay the other threads owe.
-func (p *Profiler) charge(t *thread, line int32, cost, at int64) {
+// account adds cost ns to a line's cost, and to the phase correction's
+// count while a 0 % experiment runs.
+func (p *Profiler) account(line int32, cost int64) {
 	li := &p.lines[line]
 	li.cost += cost
 	if li.recent != p.recentGen {
 		li.recent = p.recentGen
 		p.recent = append(p.recent, line)
 	}
-	e := p.exp
-	if e == nil {
-		return
-	}
-	if e.speedup == 0 {
+	if e := p.exp; e != nil && e.speedup == 0 {
 		if li.epoch != e.seq {
 			li.base += li.pend // the experiment li.epoch completed
 			li.pend, li.epoch = 0, e.seq
 		}
 		li.pend += cost
 	}
-	if e.line != line {
+}
+
+// charge counts cost ns of line's code executed by t from virtual time at:
+// the line's cost, the phase correction's, and, when line is the selected
+// line or in the selected set, the delay the other threads owe.
+func (p *Profiler) charge(t *thread, line int32, cost, at int64) {
+	p.account(line, cost)
+	set := p.lines[line].set
+	if set != 0 {
+		p.account(set, cost) // a fixed set's cost is its lines'
+	}
+	e := p.exp
+	if e == nil || e.line != line && (set == 0 || e.line != set) {
 		return
 	}
 	p.selRun(e, at, cost, t.prevLine != line)

@@ -85,8 +85,10 @@ func (e *exactFlags) instance(cfg Config, env *platform.Env, legacy bool, top in
 		return nil, err
 	}
 	if cfg.FixedLine != "" {
-		if sp, err := parseSpec(cfg.FixedLine); err != nil || sp.kind != pointLine {
-			return nil, errf("--fixed-line %q: want FILE:LINE", cfg.FixedLine)
+		if elems, err := parseFixed(cfg.FixedLine); err != nil {
+			return nil, err
+		} else if len(elems) > 1 && cfg.Context {
+			return nil, errf("--fixed-line %q: a line set is not with --context", cfg.FixedLine)
 		}
 	}
 	return &exactInstance{Profiler: p, cfg: cfg, n: e.lines, i: i, k: k, legacy: legacy, top: top}, nil
@@ -158,10 +160,14 @@ type ShardRun struct {
 
 // hottest returns the n lines in scope with the most virtual time in the
 // run, hottest first (ties by name), only those matching the fixed line if
-// any.
+// any; a fixed set is one entry, its lines' costs summed.
 func (p *Profiler) hottest(n int, fixed string) []LineCost {
 	var fs spec
 	if fixed != "" {
+		elems, _ := parseFixed(fixed)
+		if len(elems) > 1 {
+			return p.setCost(elems)
+		}
 		fs, _ = parseSpec(fixed)
 	}
 	var out []LineCost
@@ -223,6 +229,9 @@ func (x *exactInstance) run() error {
 		line, s := sh.Lines[j/len(sh.Speedups)].Line, sh.Speedups[j%len(sh.Speedups)]
 		cfg := x.cfg
 		cfg.Observe, cfg.EndToEnd, cfg.FixedLine, cfg.FixedSpeedup, cfg.Validate = false, true, line, s, 0
+		if isSetName(line) {
+			cfg.FixedLine = x.cfg.FixedLine // a set's name is its lines' base names: the run takes the set as given
+		}
 		var got *Profiler
 		f := func(env *platform.Env) (platform.Instance, error) {
 			var err error
@@ -396,8 +405,12 @@ func buildExact(shards []*Shard) (*Profile, []Experiment, error) {
 	return p.Build(), p.done, nil
 }
 
-// parseLineName splits FILE:LINE or FILE:LINE <- CALLER.
+// parseLineName splits FILE:LINE or FILE:LINE <- CALLER; a set
+// (FILE:LINE+FILE:LINE...) is a key of its own.
 func parseLineName(s string) (lineKey, bool) {
+	if isSetName(s) {
+		return lineKey{file: s, set: true}, validSetName(s)
+	}
 	s, caller, _ := strings.Cut(s, " <- ")
 	i := strings.LastIndexByte(s, ':')
 	if i <= 0 {

@@ -156,7 +156,7 @@ func renderProfile(b *strings.Builder, prof *Profile, name string) {
 // --validate adds a second series.
 func linePlot(l *LineResult, checks []Check, lo, hi float64) string {
 	title := l.Line
-	if i := strings.LastIndexByte(strings.Split(title, " <- ")[0], '/'); i >= 0 {
+	if i := strings.LastIndexByte(strings.Split(title, " <- ")[0], '/'); i >= 0 && !isSetName(title) {
 		title = title[i+1:]
 	}
 	p := report.NewPlot(title, "line speedup (%)", "program speedup (%)")

@@ -13,6 +13,7 @@ type lineKey struct {
 	file   string
 	line   int
 	caller string // the routine that called the line's routine (--context)
+	set    bool   // a line set: file is its name (lineset.go)
 }
 
 // ctxKey is a line in the context of a caller routine (by id).
@@ -35,6 +36,8 @@ type lineInfo struct {
 	// frac is the line's share of time-model block costs below a whole
 	// ns, in 1/fracUnit ns, carried to its next execution (blockSpans).
 	frac int64
+	// set is the id of the fixed line set this line belongs to, or 0.
+	set int32
 }
 
 // fracUnit is a ns in lineInfo.frac.
@@ -276,6 +279,10 @@ func (p *Profiler) lineID(k lineKey) int32 {
 	id := int32(len(p.lines))
 	p.lines = append(p.lines, lineInfo{key: k})
 	p.lineIDs[k] = id
+	if p.fixedSet != nil {
+		p.bindSet(id)
+		return id
+	}
 	if p.hasFix && p.fixedID == 0 && k.line == p.fixed.line && fileMatches(k.file, p.fixed.name) &&
 		(!p.cfg.Context || k.caller != "" && (p.fixedCaller == "" || k.caller == p.fixedCaller)) {
 		p.fixedID = id
@@ -288,6 +295,12 @@ func (p *Profiler) lineID(k lineKey) int32 {
 
 func (p *Profiler) lineName(id int32) string {
 	k := p.lines[id].key
+	if k.set {
+		if id == p.setID {
+			return p.fixedSetName()
+		}
+		return k.file // a merged shard's (buildExact)
+	}
 	if k.caller != "" {
 		return k.file + ":" + itoa(k.line) + " <- " + k.caller
 	}

@@ -188,6 +188,7 @@ func (c *CurvePoint) period(i int, latency bool) float64 {
 
 // Build aggregates the profiler's experiments.
 func (p *Profiler) Build() *Profile {
+	p.nameSet()
 	prof := &Profile{Program: p.opt.Program, Partial: p.partial, RuntimeNs: p.now, DelayedNs: p.delayed, Experiments: p.done}
 	if prof.Experiments == nil {
 		prof.Experiments = []Experiment{}
@@ -441,10 +442,7 @@ func (prof *Profile) Summary(w io.Writer, top int) error {
 		if top > 0 && i >= top {
 			break
 		}
-		name := l.Line
-		if len(name) > 40 {
-			name = "…" + name[len(name)-39:]
-		}
+		name := shortName(l.Line)
 		fmt.Fprintf(&b, "%-40s %6d", name, l.Experiments)
 		for _, s := range []int{5, 25, 50, 100} {
 			v, exact, ok := l.At(s)

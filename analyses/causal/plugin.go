@@ -44,7 +44,7 @@ func flags(fs *pflag.FlagSet) platform.Factory {
 	fs.StringArrayVar(&cfg.Progress, "progress", nil, "causal: throughput progress point: SYMBOL (each call), FILE:LINE (each entry) or 0xADDR (each execution); repeatable; auto (the default without --latency or Coz macros): a routine the run calls at a regular period, else end to end")
 	fs.StringArrayVar(&cfg.Latency, "latency", nil, "causal: latency progress points BEGIN,END (Little's law); repeatable")
 	fs.StringVar(&cfg.Scope, "scope", "", "causal: glob of the source files whose lines experiments speed up (default: the main executable's)")
-	fs.StringVar(&cfg.FixedLine, "fixed-line", "", "causal: speed up only this FILE:LINE")
+	fs.StringVar(&cfg.FixedLine, "fixed-line", "", "causal: speed up only this FILE:LINE, or a set FILE:LINE+FILE:LINE... sped up together (every execution of any of its lines pauses the other threads)")
 	fs.IntVar(&cfg.FixedSpeedup, "fixed-speedup", -1, "causal: use only this speedup, in percent")
 	fs.BoolVar(&cfg.EndToEnd, "end-to-end", false, "causal: one experiment over the whole run (needs --fixed-line)")
 	fs.IntVar(&cfg.MinVisits, "min-visits", 5, "causal: progress-point visits an experiment needs")

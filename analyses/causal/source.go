@@ -22,6 +22,9 @@ func writeSource(b *strings.Builder, prof *Profile) {
 	sums := map[string]float64{}
 	for i := range prof.Lines {
 		l := &prof.Lines[i]
+		if isSetName(l.Line) {
+			continue // a set's potential is no one line's
+		}
 		spec, _, _ := strings.Cut(l.Line, " <- ")
 		at := strings.LastIndexByte(spec, ':')
 		if at <= 0 {

@@ -30,7 +30,7 @@ func (p *Profiler) MemoryBytes() uint64 {
 }
 
 // Experiments returns the completed experiments, in order.
-func (p *Profiler) Experiments() []Experiment { return p.done }
+func (p *Profiler) Experiments() []Experiment { p.nameSet(); return p.done }
 
 // Delayed is the total pause requested, in ns.
 func (p *Profiler) Delayed() int64 { return p.delayed }

@@ -219,6 +219,9 @@ func (p *Profiler) validate(prof *Profile, n int, run platform.Rerun) (*Validati
 		// One experiment over the whole run: its prediction is its
 		// effective duration against the baseline run's duration.
 		for _, x := range p.done {
+			if x.key.set {
+				continue // an actual speedup is of one line (run --speedup, once per line of the set)
+			}
 			d, _, err := measure(x.Line + "=" + strconv.Itoa(x.Speedup))
 			if err != nil {
 				return nil, err
@@ -233,8 +236,8 @@ func (p *Profiler) validate(prof *Profile, n int, run platform.Rerun) (*Validati
 			break
 		}
 		l := &prof.Lines[i]
-		if strings.Contains(l.Line, " <- ") {
-			continue // an actual speedup cannot select a calling context
+		if strings.Contains(l.Line, " <- ") || isSetName(l.Line) {
+			continue // an actual speedup cannot select a calling context, and is of one line
 		}
 		for _, s := range ValidationSpeedups {
 			pred, _, ok := l.At(s)
@@ -260,10 +263,7 @@ func (v *Validation) summary(b *bytes.Buffer) {
 	fmt.Fprintf(b, "validation by actual speedups (whole runs; actual measured on the %s, baseline %.1f ns):\n", v.Measure, v.BaselineNs)
 	fmt.Fprintf(b, "%-40s %6s %10s %10s %10s\n", "line", "speedup", "predicted", "actual", "diff")
 	for _, c := range v.Checks {
-		name := c.Line
-		if len(name) > 40 {
-			name = "…" + name[len(name)-39:]
-		}
+		name := shortName(c.Line)
 		fmt.Fprintf(b, "%-40s %6d%% %9.2f%% %9.2f%% %+9.2f\n", name, c.Speedup, 100*c.Predicted, 100*c.Actual, 100*(c.Predicted-c.Actual))
 	}
 }

@@ -16,17 +16,23 @@
 # p = 1 - (cost(M) + cost(N) in opt) / cost(L in base), each cost measured
 # as above; the line's cost includes what it calls out of scope (glibc,
 # the kernel's work in a system call), as Coz charges it (§4.1).
-# Usage: [PAIRS="prog:file.c:line[+file.c:line] ..."] causal.sh EMUPROF MODEL > causal.tsv
+# A line set, "file.c:17&file.c:19" (locksplit's lock and unlock, which the
+# split makes both cheap), is one row: the lines sped up together in one
+# experiment (`causal --fixed-line file.c:17+file.c:19`: every execution of
+# either pauses the other threads), its cost in each version what a 100 %
+# virtual speedup of the set removes, p = 1 - cost(opt set)/cost(base set);
+# not the rows of "+", whose predictions add only for one thread.
+# Usage: [PAIRS="prog:file.c:line[+file.c:line|&file.c:line] ..."] causal.sh EMUPROF MODEL > causal.tsv
 emuprof=$1 model=${2:-zen4}
-dur() { # PROG LINE SPEEDUP: the experiment's virtual duration
+dur() { # PROG LINE[&LINE...] SPEEDUP: the experiment's virtual duration
 	d=$(mktemp -d)
-	"$emuprof" causal -q --clear-env --out "$d" --cpus 2 --time-model "$model" --exact --fixed-line "$2" --fixed-speedup "$3" -- "$1" >/dev/null 2>&1
+	"$emuprof" causal -q --clear-env --out "$d" --cpus 2 --time-model "$model" --exact --fixed-line "$(echo "$2" | tr '&' +)" --fixed-speedup "$3" -- "$1" >/dev/null 2>&1
 	sed -n 's/.*"type":"experiment".*"duration":\([0-9]*\).*/\1/p' "$d/profile.coz"
 	rm -rf "$d"
 }
 total() { "$emuprof" run -q --clear-env --stats --cpus 2 --time-model "$model" -- "$1" 2>&1 >/dev/null | sed -n 's/^emuprof: virtual duration \([0-9]*\) ns.*/\1/p'; }
 printf 'program\tline\tline_speedup_pct\tpredicted_pct\n'
-for pl in ${PAIRS:-interchange:interchange.c:17 soa:soa.c:14+soa.c:17 falseshare:falseshare.c:13 locksplit:locksplit.c:17 hash:hash.c:29 pipeline:pipeline.c:36 hoist:hoist.c:18=hoist.c:15+hoist.c:16 batchwrite:batchwrite.c:18=batchwrite.c:12+batchwrite.c:13+batchwrite.c:14+batchwrite.c:16}; do
+for pl in ${PAIRS:-interchange:interchange.c:17 soa:soa.c:14+soa.c:17 falseshare:falseshare.c:13 locksplit:locksplit.c:17&locksplit.c:19 hash:hash.c:29 pipeline:pipeline.c:36 hoist:hoist.c:18=hoist.c:15+hoist.c:16 batchwrite:batchwrite.c:18=batchwrite.c:12+batchwrite.c:13+batchwrite.c:14+batchwrite.c:16}; do
 	p=${pl%%:*} lines=${pl#*:}
 	tb=$(total bin/$p) to=
 	sum=0

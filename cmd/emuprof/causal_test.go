@@ -863,3 +863,41 @@ func TestCausalCozViewer(t *testing.T) {
 		t.Errorf("viewer: a()'s loop up to %.4f (want 0.093), b()'s %.4f (want 0)", a, b)
 	}
 }
+
+// TestCausalFixedLineSet: --fixed-line A+B speeds up both lines together:
+// on Figure 1's rounds both threads' loops sped up are the round sped up
+// (a program speedup of about s), where a()'s loop alone levels off at
+// 9.3 % and b()'s gives 0; Coz's viewer plots the set as one curve, named
+// by both lines. A bad set is refused before the run, in one line.
+func TestCausalFixedLineSet(t *testing.T) {
+	prog := guestBin(t, "glibc-static", "coz_rounds")
+	r := runCausal(t, []string{"--progress", "round_done", "--fixed-line", "coz_rounds.c:15+coz_rounds.c:21"}, prog, "600")
+	c := curve(t, r.prof, "coz_rounds.c:15+coz_rounds.c:21")
+	for s, want := range map[int]float64{25: 0.247, 50: 0.495, 100: 0.983} {
+		if math.Abs(c[s]-want) > 0.01 {
+			t.Errorf("the set at %d %%: %.4f, want %.3f (about s: both loops sped up)", s, c[s], want)
+		}
+	}
+	dir := t.TempDir()
+	coz, js := filepath.Join(dir, "profile.coz"), filepath.Join(dir, "view.js")
+	if err := os.WriteFile(coz, []byte(r.coz), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(js, []byte(cozViewer), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := run(t, nil, dir, "/usr/bin/node", js, coz, "10")
+	if f := strings.Fields(out.stdout); out.code != 0 || len(f) != 2 || f[0] != "coz_rounds.c:15+coz_rounds.c:21" {
+		t.Errorf("Coz's viewer: exit %d, %q, %s; want one curve named by the set", out.code, out.stdout, out.stderr)
+	}
+	for _, c := range []struct{ fixed, want string }{
+		{"coz_rounds.c:15+", `emuprof: causal: --fixed-line "coz_rounds.c:15+": empty element (want FILE:LINE or FILE:LINE+FILE:LINE...)`},
+		{"coz_rounds.c:15+main", `emuprof: causal: --fixed-line "coz_rounds.c:15+main": element "main": want FILE:LINE`},
+	} {
+		dir := t.TempDir()
+		out := run(t, nil, dir, emuprofBin, "causal", "--out", dir, "--progress", "round_done", "--fixed-line", c.fixed, "--", prog, "2")
+		if out.code != 2 || strings.TrimSpace(out.stderr) != c.want || out.stdout != "" {
+			t.Errorf("--fixed-line %s: exit %d, stdout %q, stderr %q; want exit 2 before the run, stderr %s", c.fixed, out.code, out.stdout, out.stderr, c.want)
+		}
+	}
+}
