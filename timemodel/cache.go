@@ -126,6 +126,8 @@ type hierarchy struct {
 	atomics                int   // locked instructions of the running block not yet matched to an access
 	atomLine               uint64
 	Contended, Locked      uint64    // accesses to a line both cores write; of them, locked ones
+	hide                   int64     // of the last access's cost, the misses' ps that work after it can hide behind
+	faulted                bool      // the last access touched a new page (a trap: nothing hides across it)
 	Misses                 [4]uint64 // accesses served by L2, L3, memory, another core
 	Prefetched, PageFaults uint64
 }
@@ -218,6 +220,7 @@ func (h *hierarchy) access(id uint32, addr uint64, size uint32, write bool, now 
 	}
 	c := h.core(id)
 	var ps int64
+	h.hide, h.faulted = 0, false
 	first, last := addr>>h.shift, (addr+uint64(size)-1)>>h.shift
 	if first == last && h.sole != 0 {
 		// line's path on the only core
@@ -233,6 +236,7 @@ func (h *hierarchy) access(id uint32, addr uint64, size uint32, write bool, now 
 		if h.touch(p) {
 			h.PageFaults++
 			ps += h.pageps
+			h.faulted = h.pageps > 0
 		}
 	}
 	return ps
@@ -325,6 +329,7 @@ func (h *hierarchy) fill(c *core, line uint64, remote bool) int64 {
 		h.Prefetched++
 		ps = h.prefps
 	}
+	h.hide += ps
 	return ps
 }
 
