@@ -104,7 +104,8 @@ type hierarchy struct {
 	t                      *Table
 	shift                  uint
 	l2ps, l3ps, memps      int64
-	prefps, cohps          int64
+	prefps, prefl3ps       int64 // a prefetched line from memory, from L2 or L3
+	cohps                  int64
 	l3                     *cache
 	cores                  map[uint32]*core
 	order                  []*core // cores in creation order (invalidations)
@@ -136,7 +137,7 @@ func newHierarchy(t *Table) *hierarchy {
 	h := &hierarchy{t: t, l3: newCache(t.L3Size, t.L3Ways, t.Line), cores: map[uint32]*core{},
 		lines: map[uint64]lineState{}, pages: map[uint64]*pageSet{},
 		l2ps: t.ps(t.L2Latency) * 100 / t.MLP, l3ps: t.ps(t.L3Latency) * 100 / t.MLP, memps: t.ps(t.MemLatency) * 100 / t.MLP,
-		prefps: t.ps(t.PrefetchCost), cohps: t.ps(t.CoherenceLatency), pageps: t.PageFault * 1000,
+		prefps: t.ps(t.PrefetchCost), prefl3ps: t.ps(t.PrefetchCacheCost), cohps: t.ps(t.CoherenceLatency), pageps: t.PageFault * 1000,
 		atomLine: ^uint64(0), win: t.CoherenceWindow, contps: t.ps(t.CoherenceContended), lockps: t.ps(t.CoherenceLocked)}
 	for l := t.Line; l > 1; l >>= 1 {
 		h.shift++
@@ -311,6 +312,7 @@ func (h *hierarchy) fill(c *core, line uint64, remote bool) int64 {
 	l2 := c.l2.access(pl)
 	l3 := h.l3.access(pl)
 	var ps int64
+	pref := h.prefl3ps
 	switch {
 	case remote:
 		h.Misses[3]++
@@ -323,11 +325,11 @@ func (h *hierarchy) fill(c *core, line uint64, remote bool) int64 {
 		ps = h.l3ps
 	default:
 		h.Misses[2]++
-		ps = h.memps
+		ps, pref = h.memps, h.prefps
 	}
-	if c.stream(line) && ps > h.prefps {
+	if c.stream(line) && ps > pref {
 		h.Prefetched++
-		ps = h.prefps
+		ps = pref
 	}
 	h.hide += ps
 	return ps

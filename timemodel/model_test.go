@@ -43,6 +43,7 @@ mem.latency 100
 mlp 1
 prefetch.streams 0
 prefetch.cost 2
+prefetch.cost.l3 2
 rob 0
 coherence.latency 40
 coherence.window 3
@@ -216,6 +217,17 @@ func TestPrefetcherStreams(t *testing.T) {
 	// Descending works too; an unrelated miss takes the other stream.
 	if want := []int64{100, 2, 100, 2}; !slices.Equal(got, want) {
 		t.Errorf("descending stream: %v ns; want %v", got, want)
+	}
+	// A stream of lines L3 holds costs prefetch.cost.l3 a line, one from
+	// memory prefetch.cost: the test L3 (512 bytes) holds lines 10 to 13
+	// again after lines 200 to 203 evicted them from L1D and L2.
+	h = newHierarchy(table(t, "prefetch.streams 1", "prefetch.cost 4", "prefetch.cost.l3 3"))
+	got = got[:0]
+	for _, line := range []uint64{10, 11, 12, 13, 200, 201, 202, 203, 10, 11, 12, 13} {
+		got = append(got, h.access(1, line*64, 8, false, 0)/1000)
+	}
+	if want := []int64{100, 4, 4, 4, 100, 4, 4, 4, 20, 3, 3, 3}; !slices.Equal(got, want) {
+		t.Errorf("streams from memory, then L3: %v ns; want %v", got, want)
 	}
 }
 

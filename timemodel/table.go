@@ -58,7 +58,8 @@ type Table struct {
 	MemLatency              int64 // centicycles
 	MLP                     int64 // hundredths: misses in flight on average
 	PrefetchStreams         int
-	PrefetchCost            int64 // centicycles
+	PrefetchCost            int64 // centicycles: a prefetched line from memory
+	PrefetchCacheCost       int64 // centicycles: a prefetched line that L2 or L3 held
 	ROB                     int   // reorder buffer entries: instructions that can issue under a miss (0: no overlap)
 	CoherenceLatency        int64 // centicycles
 	CoherenceWindow         int64 // ns: a core that writes a line at least this often keeps writing it
@@ -174,6 +175,7 @@ func Parse(r io.Reader, src string) (*Table, error) {
 		"mlp":                     cyc(&t.MLP),
 		"prefetch.streams":        count(&t.PrefetchStreams),
 		"prefetch.cost":           cyc(&t.PrefetchCost),
+		"prefetch.cost.l3":        cyc(&t.PrefetchCacheCost),
 		"rob":                     rob(&t.ROB),
 		"coherence.latency":       cyc(&t.CoherenceLatency),
 		"coherence.window":        num(&t.CoherenceWindow),
@@ -213,7 +215,7 @@ func Parse(r io.Reader, src string) (*Table, error) {
 	}
 	for _, k := range []string{"name", "mhz", "int", "mul", "div", "fp", "simd", "fpdiv", "string", "atomic", "serial", "pause", "fuse.cmp", "fuse.alu",
 		"branch.bits", "branch.penalty", "branch.indirect.bits", "branch.indirect.history", "line", "l1.size", "l1.ways", "l2.size", "l2.ways", "l2.latency", "l3.size",
-		"l3.ways", "l3.latency", "mem.latency", "mlp", "prefetch.streams", "prefetch.cost", "rob", "coherence.latency",
+		"l3.ways", "l3.latency", "mem.latency", "mlp", "prefetch.streams", "prefetch.cost", "prefetch.cost.l3", "rob", "coherence.latency",
 		"coherence.window", "coherence.contended", "coherence.locked",
 		"kernel.syscall", "kernel.futex.wake", "kernel.futex.wait", "kernel.switch", "kernel.slice", "kernel.pagefault", "kernel.bytes"} {
 		if !seen[k] {
