@@ -821,3 +821,42 @@ func TestMissShadow(t *testing.T) {
 		}
 	}
 }
+
+// TestMissShadowSpeedup: an actual speedup (run --speedup) scales the
+// work a block is charged beyond the miss shadow, so a speedup of work
+// the shadow hides saves nothing, as causal's virtual speedup of it (the
+// block's charged cost) does: a 100 ns miss, then 30 ns of adds (hidden)
+// or 150 (50 charged), the adds sped up by 50 %.
+func TestMissShadowSpeedup(t *testing.T) {
+	for _, c := range []struct {
+		adds      int
+		plain, sp int64
+	}{{30, 101, 101}, {150, 151, 126}} {
+		code := map[uint64][]byte{0x1000: {0x48, 0x8b, 0x03}, 0x2000: bytes.Repeat([]byte{0x48, 0x01, 0xd8}, c.adds)}
+		bt := trace.NewBlockTable()
+		ld := bt.Add(trace.BlockInfo{Addr: 0x1000, Len: 3, Insns: 1})
+		w := bt.Add(trace.BlockInfo{Addr: 0x2000, Len: uint32(3 * c.adds), Insns: uint32(c.adds)})
+		for _, pct := range []int{0, 50} {
+			m := New(table(t, "rob 320"), bt, func(a uint64, p []byte) error { copy(p, code[a]); return nil })
+			m.SetSpeedup(func(a uint64) int {
+				if a >= 0x2000 {
+					return pct
+				}
+				return 0
+			})
+			m.Begin(1, 0, true)
+			m.Events([]trace.Event{
+				{Kind: trace.KindBlock, Block: ld, Addr: 0x1000, Tid: 1},
+				{Kind: trace.KindRead, Addr: 0x8000, Size: 8, Tid: 1, Aux: 0x1000},
+				{Kind: trace.KindBlock, Block: w, Addr: 0x2000, Tid: 1},
+			})
+			want := c.plain
+			if pct > 0 {
+				want = c.sp
+			}
+			if got := m.End(); got != want {
+				t.Errorf("%d adds after the miss, sped up by %d %%: %d ns; want %d", c.adds, pct, got, want)
+			}
+		}
+	}
+}
