@@ -104,7 +104,8 @@ type hierarchy struct {
 	t                      *Table
 	shift                  uint
 	l2ps, l3ps, memps      int64
-	prefps, cohps          int64
+	prefps, prefl3ps       int64 // a prefetched line from memory, from L2 or L3
+	cohps                  int64
 	l3                     *cache
 	cores                  map[uint32]*core
 	order                  []*core // cores in creation order (invalidations)
@@ -126,6 +127,8 @@ type hierarchy struct {
 	atomics                int   // locked instructions of the running block not yet matched to an access
 	atomLine               uint64
 	Contended, Locked      uint64    // accesses to a line both cores write; of them, locked ones
+	hide                   int64     // of the last access's cost, the misses' ps that work after it can hide behind
+	faulted                bool      // the last access touched a new page (a trap: nothing hides across it)
 	Misses                 [4]uint64 // accesses served by L2, L3, memory, another core
 	Prefetched, PageFaults uint64
 }
@@ -134,7 +137,7 @@ func newHierarchy(t *Table) *hierarchy {
 	h := &hierarchy{t: t, l3: newCache(t.L3Size, t.L3Ways, t.Line), cores: map[uint32]*core{},
 		lines: map[uint64]lineState{}, pages: map[uint64]*pageSet{},
 		l2ps: t.ps(t.L2Latency) * 100 / t.MLP, l3ps: t.ps(t.L3Latency) * 100 / t.MLP, memps: t.ps(t.MemLatency) * 100 / t.MLP,
-		prefps: t.ps(t.PrefetchCost), cohps: t.ps(t.CoherenceLatency), pageps: t.PageFault * 1000,
+		prefps: t.ps(t.PrefetchCost), prefl3ps: t.ps(t.PrefetchCacheCost), cohps: t.ps(t.CoherenceLatency), pageps: t.PageFault * 1000,
 		atomLine: ^uint64(0), win: t.CoherenceWindow, contps: t.ps(t.CoherenceContended), lockps: t.ps(t.CoherenceLocked)}
 	for l := t.Line; l > 1; l >>= 1 {
 		h.shift++
@@ -218,6 +221,7 @@ func (h *hierarchy) access(id uint32, addr uint64, size uint32, write bool, now 
 	}
 	c := h.core(id)
 	var ps int64
+	h.hide, h.faulted = 0, false
 	first, last := addr>>h.shift, (addr+uint64(size)-1)>>h.shift
 	if first == last && h.sole != 0 {
 		// line's path on the only core
@@ -233,6 +237,7 @@ func (h *hierarchy) access(id uint32, addr uint64, size uint32, write bool, now 
 		if h.touch(p) {
 			h.PageFaults++
 			ps += h.pageps
+			h.faulted = h.pageps > 0
 		}
 	}
 	return ps
@@ -307,6 +312,7 @@ func (h *hierarchy) fill(c *core, line uint64, remote bool) int64 {
 	l2 := c.l2.access(pl)
 	l3 := h.l3.access(pl)
 	var ps int64
+	pref := h.prefl3ps
 	switch {
 	case remote:
 		h.Misses[3]++
@@ -319,12 +325,13 @@ func (h *hierarchy) fill(c *core, line uint64, remote bool) int64 {
 		ps = h.l3ps
 	default:
 		h.Misses[2]++
-		ps = h.memps
+		ps, pref = h.memps, h.prefps
 	}
-	if c.stream(line) && ps > h.prefps {
+	if c.stream(line) && ps > pref {
 		h.Prefetched++
-		ps = h.prefps
+		ps = pref
 	}
+	h.hide += ps
 	return ps
 }
 

@@ -105,6 +105,7 @@ type decoded struct {
 	last     uint32 // offset of the last instruction
 	indirect bool   // the last instruction is a jump or call through a register or memory
 	atomics  uint8  // locked instructions (coherence.locked)
+	fence    bool   // a locked or serializing instruction
 	fused    uint32 // flag-writer + jcc pairs priced as one op
 }
 
@@ -175,6 +176,7 @@ func (t *Table) decodeBlock(code []byte) decoded {
 		if cl == cAtomic && d.atomics < 255 {
 			d.atomics++
 		}
+		d.fence = d.fence || cl == cAtomic || cl == cSerial
 		d.indirect = false
 		if in.Op == x86asm.JMP || in.Op == x86asm.CALL {
 			_, rel := in.Args[0].(x86asm.Rel)

@@ -33,7 +33,7 @@ func TestFastPathsAsSlow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tb := range []*Table{table(t), table(t, "l1.size 512", "l1.ways 4", "prefetch.streams 2", "kernel.pagefault 7"), zen4} {
+	for _, tb := range []*Table{table(t), table(t, "l1.size 512", "l1.ways 4", "prefetch.streams 2", "kernel.pagefault 7", "rob 6"), zen4} {
 		for seed := int64(1); seed <= 20; seed++ {
 			bt := trace.NewBlockTable()
 			ids := make([]uint32, len(codes))

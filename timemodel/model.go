@@ -40,11 +40,12 @@ type Model struct {
 	speedup func(addr uint64) int
 
 	cur       *thread
-	base      int64 // the slice's start (ns)
-	cum       int64 // ps since base, from the thread's carry
-	open      int   // index in the current batch of the block being costed, or -1
-	openStart int64 // cum at that block's start
-	openKeep  int64 // that block's share of its cost kept, in 1/keepUnit (keepUnit: not sped up)
+	last      *thread // the thread of the slice that ended last (Syscall's)
+	base      int64   // the slice's start (ns)
+	cum       int64   // ps since base, from the thread's carry
+	open      int     // index in the current batch of the block being costed, or -1
+	openStart int64   // cum at that block's start
+	openKeep  int64   // that block's share of its cost kept, in 1/keepUnit (keepUnit: not sped up)
 	openTime  int64
 	openBlock *blockCost
 	// With speedups: the open block's accesses' cost (ps), and what their
@@ -74,6 +75,8 @@ type blockCost struct {
 	indirect bool   // the last instruction's target is computed
 	slot     int32  // its slot in the predictors (Model.slots); -1: none
 	atomics  uint8  // locked instructions
+	fence    bool   // a locked or serializing instruction: nothing hides across the block
+	insns    int32
 	endKind  trace.End
 }
 
@@ -85,6 +88,32 @@ type thread struct {
 	queued  int64 // the scheduler's QueuedNs at the last Resume
 	blocked int64 // and its BlockedNs
 	slice   int64 // the scheduler's RunNs when the thread's kernel time slice began
+	// The shadow of the last miss: ps of its latency that the work of
+	// the blocks after it may still hide behind, and how many more of
+	// their instructions the reorder buffer holds while it is in flight.
+	shadow     int64
+	shadowLeft int32
+}
+
+// hideWork returns how much of ps, the instruction work of a block of n
+// instructions, the thread's miss shadow hides, and uses that much of it:
+// all of it up to the shadow's ps, and of a block longer than the
+// reorder buffer's room left, the first instructions' share.
+func (th *thread) hideWork(ps int64, n int32) int64 {
+	if th.shadow == 0 {
+		return 0
+	}
+	if n > th.shadowLeft {
+		ps = ps * int64(th.shadowLeft) / int64(n)
+		n = th.shadowLeft
+	}
+	hid := min(ps, th.shadow)
+	th.shadow -= hid
+	th.shadowLeft -= n
+	if th.shadowLeft == 0 {
+		th.shadow = 0
+	}
+	return hid
 }
 
 // New returns a model of table t for a process whose code read reads and
@@ -143,7 +172,7 @@ func (m *Model) End() int64 {
 	}
 	ns := m.cum / 1000
 	m.cur.carry = m.cum % 1000
-	m.cur = nil
+	m.last, m.cur = m.cur, nil
 	return ns
 }
 
@@ -162,6 +191,9 @@ func (m *Model) Events(batch []trace.Event) {
 			b := m.block(ev.Block)
 			ps := b.ps
 			th := m.cur
+			if b.fence {
+				th.shadow = 0
+			}
 			if p := th.prev; p != nil {
 				var miss bool
 				if p.endKind == trace.EndCond {
@@ -170,9 +202,16 @@ func (m *Model) Events(batch []trace.Event) {
 					miss = th.pred.step(p.endKind, p.pc, p.fall, ev.Addr, p.indirect, p.slot)
 				}
 				if miss {
+					// The refill is paid in full, and the
+					// instructions after it did not issue
+					// under the miss before it.
+					th.shadow = 0
 					ps += m.t.ps(m.t.BranchPenalty)
 					m.Stats.Mispredicted++
 				}
+			}
+			if th.shadow != 0 {
+				ps -= th.hideWork(b.ps, b.insns)
 			}
 			th.prev = b
 			m.h.atomics, m.h.atomLine = int(b.atomics), ^uint64(0)
@@ -187,6 +226,14 @@ func (m *Model) Events(batch []trace.Event) {
 			var ps int64
 			if m.slow || !m.h.l1hit(ev.Tid, ev.Addr, ev.Size) {
 				ps = m.h.access(ev.Tid, ev.Addr, ev.Size, ev.Kind == trace.KindWrite, m.base+m.cum/1000)
+				switch th := m.cur; {
+				case m.h.faulted:
+					th.shadow = 0
+				case m.h.hide > th.shadow && m.t.ROB > 0:
+					// The miss is charged in full (over mlp);
+					// the work after it runs in its shadow.
+					th.shadow, th.shadowLeft = m.h.hide, int32(m.t.ROB)
+				}
 			}
 			m.cum += ps
 			ev.Time = m.openTime
@@ -247,13 +294,14 @@ func (m *Model) block(id uint32) *blockCost {
 	}
 	code := m.code[:info.Len]
 	b.addr, b.fall = info.Addr, info.Addr+uint64(info.Len)
+	b.insns = int32(min(info.Insns, math.MaxInt32))
 	b.endKind = info.End
 	if err := m.read(info.Addr, code); err != nil {
 		b.ps = int64(info.Insns) * m.t.ps(m.t.Int)
 		return b
 	}
 	c := m.t.decodeBlock(code)
-	b.ps, b.pc, b.indirect, b.atomics = c.ps, info.Addr+uint64(c.last), c.indirect, c.atomics
+	b.ps, b.pc, b.indirect, b.atomics, b.fence = c.ps, info.Addr+uint64(c.last), c.indirect, c.atomics, c.fence
 	if b.indirect && !m.slow {
 		s, ok := m.slots[b.pc]
 		if !ok {
@@ -291,6 +339,9 @@ func keepOf(code []byte, addr uint64, speedup func(uint64) int) int64 {
 // argument a0 that returned ret.
 func (m *Model) Syscall(nr, a0 uint64, ret int64) int64 {
 	m.Stats.Syscalls++
+	if m.last != nil {
+		m.last.shadow = 0 // the kernel entry: nothing hides across it
+	}
 	ns := m.t.Syscall
 	switch nr {
 	case 0, 1, 17, 18, 19, 20, 40, 44, 45, 46, 47, 275, 276, 278, 295, 296, 326:
@@ -337,12 +388,14 @@ func (m *Model) Resume(tid uint32, wakeups uint64, runNs, queuedNs, blockedNs in
 			return 0
 		}
 		m.Stats.Wakes += n
+		th.shadow = 0 // it slept: its misses are over
 		return int64(n) * (m.t.FutexWait + m.t.Switch)
 	}
 	if !waited || runNs-th.slice < m.t.Slice {
 		return 0
 	}
 	th.slice = runNs
+	th.shadow = 0 // switched out
 	m.Stats.Preempted++
 	return m.t.Switch
 }

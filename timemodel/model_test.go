@@ -1,6 +1,7 @@
 package timemodel
 
 import (
+	"bytes"
 	"math"
 	"slices"
 	"strings"
@@ -42,6 +43,8 @@ mem.latency 100
 mlp 1
 prefetch.streams 0
 prefetch.cost 2
+prefetch.cost.l3 2
+rob 0
 coherence.latency 40
 coherence.window 3
 coherence.contended 7
@@ -214,6 +217,17 @@ func TestPrefetcherStreams(t *testing.T) {
 	// Descending works too; an unrelated miss takes the other stream.
 	if want := []int64{100, 2, 100, 2}; !slices.Equal(got, want) {
 		t.Errorf("descending stream: %v ns; want %v", got, want)
+	}
+	// A stream of lines L3 holds costs prefetch.cost.l3 a line, one from
+	// memory prefetch.cost: the test L3 (512 bytes) holds lines 10 to 13
+	// again after lines 200 to 203 evicted them from L1D and L2.
+	h = newHierarchy(table(t, "prefetch.streams 1", "prefetch.cost 4", "prefetch.cost.l3 3"))
+	got = got[:0]
+	for _, line := range []uint64{10, 11, 12, 13, 200, 201, 202, 203, 10, 11, 12, 13} {
+		got = append(got, h.access(1, line*64, 8, false, 0)/1000)
+	}
+	if want := []int64{100, 4, 4, 4, 100, 4, 4, 4, 20, 3, 3, 3}; !slices.Equal(got, want) {
+		t.Errorf("streams from memory, then L3: %v ns; want %v", got, want)
 	}
 }
 
@@ -707,6 +721,142 @@ func TestSpeedupScalesAccess(t *testing.T) {
 	} {
 		if s, mem := size(c.aux, c.speedup); s != c.size || mem != c.mem {
 			t.Errorf("%s: block %d ns, access %d ps; want %d, %d", c.name, s, mem, c.size, c.mem)
+		}
+	}
+}
+
+// TestMissShadow prices hand-written traces with the miss shadow (rob):
+// the test core's instructions cost 1 ns each and a line from memory
+// 100 ns. A miss followed by independent work costs max(miss, work); a
+// miss with nothing after it costs the miss; a block longer than the
+// reorder buffer's room hides only its first instructions' share; a
+// mispredicted branch, a serializing or locked instruction, a page fault
+// and a system call end the shadow, the end of a slice alone does not.
+// Each trace's cost with rob 0 (no overlap) is the plain sum.
+func TestMissShadow(t *testing.T) {
+	adds := func(n int) []byte { return bytes.Repeat([]byte{0x48, 0x01, 0xd8}, n) } // add rax,rbx
+	type blk struct {
+		code []byte
+		end  trace.End
+	}
+	blocks := map[string]blk{
+		"load":  {[]byte{0x48, 0x8b, 0x03}, trace.EndOther}, // mov rax,[rbx]: 1 ns
+		"w10":   {adds(10), trace.EndOther},
+		"w30":   {adds(30), trace.EndOther},
+		"w50":   {adds(50), trace.EndOther},
+		"w150":  {adds(150), trace.EndOther},
+		"ret":   {[]byte{0xc3}, trace.EndRet},                     // 1 ns; nothing on the return stack: the block after it is mispredicted, 10 ns
+		"fence": {[]byte{0x0f, 0xae, 0xf0}, trace.EndOther},       // mfence: serial, 50 ns
+		"lock":  {[]byte{0xf0, 0x48, 0x01, 0x03}, trace.EndOther}, // lock add [rbx],rax: atomic, 8 ns
+	}
+	cost := func(tb *Table, steps []string) int64 {
+		bt := trace.NewBlockTable()
+		ids, code := map[string]uint32{}, map[uint64][]byte{}
+		addr := map[string]uint64{}
+		k := uint64(1)
+		for name, b := range blocks {
+			a := k << 20
+			k++
+			n := uint32(1)
+			if strings.HasPrefix(name, "w") {
+				n = uint32(len(b.code) / 3)
+			}
+			ids[name] = bt.Add(trace.BlockInfo{Addr: a, Len: uint32(len(b.code)), Insns: n, End: b.end})
+			code[a], addr[name] = b.code, a
+		}
+		m := New(tb, bt, func(a uint64, p []byte) error { copy(p, code[a]); return nil })
+		var total, now int64
+		m.Begin(1, 0, true)
+		line := uint64(0x8000)
+		for _, s := range steps {
+			switch s {
+			case "miss": // a new line: from memory
+				m.Events([]trace.Event{{Kind: trace.KindRead, Addr: line, Size: 8, Tid: 1}})
+				line += 64
+			case "fault": // a new page too
+				line = line&^4095 + 1<<16
+				m.Events([]trace.Event{{Kind: trace.KindRead, Addr: line, Size: 8, Tid: 1}})
+				line += 64
+			case "slice", "syscall":
+				ns := m.End()
+				total, now = total+ns, now+ns
+				if s == "syscall" {
+					ns = m.Syscall(39, 0, 0) // getpid: 100 ns
+					total, now = total+ns, now+ns
+				}
+				m.Resume(1, 0, now, 0, 0)
+				m.Begin(1, now, true)
+			default:
+				m.Events([]trace.Event{{Kind: trace.KindBlock, Block: ids[s], Addr: addr[s], Tid: 1}})
+			}
+		}
+		return total + m.End()
+	}
+	for _, c := range []struct {
+		name    string
+		edits   []string // rob, and the case's other keys
+		steps   []string
+		on, off int64 // ns with the shadow and without
+	}{
+		{"miss, less work after", []string{"rob 320"}, []string{"load", "miss", "w30"}, 1 + 100, 1 + 100 + 30},
+		{"miss, more work after", []string{"rob 320"}, []string{"load", "miss", "w150"}, 1 + 150, 1 + 100 + 150},
+		{"miss, no work after", []string{"rob 320"}, []string{"load", "miss"}, 1 + 100, 1 + 100},
+		{"two misses, work after", []string{"rob 320"}, []string{"load", "miss", "miss", "w30", "w30", "w30", "w30"}, 1 + 200 + 20, 1 + 200 + 120},
+		{"capped: 20 of 50 instructions", []string{"rob 20"}, []string{"load", "miss", "w50"}, 1 + 100 + 30, 1 + 100 + 50},
+		{"capped over blocks", []string{"rob 20"}, []string{"load", "miss", "w10", "w10", "w10"}, 1 + 100 + 10, 1 + 100 + 30},
+		{"mispredicted branch", []string{"rob 320"}, []string{"load", "miss", "ret", "w30"}, 1 + 100 + 10 + 30, 1 + 100 + 1 + 10 + 30},
+		{"serializing instruction", []string{"rob 320"}, []string{"load", "miss", "fence", "w30"}, 1 + 100 + 50 + 30, 1 + 100 + 50 + 30},
+		{"locked instruction", []string{"rob 320"}, []string{"load", "miss", "lock", "w30"}, 1 + 100 + 8 + 30, 1 + 100 + 8 + 30},
+		// With kernel.pagefault 7: the first miss faults too.
+		{"faults: a miss after the first", []string{"rob 320", "kernel.pagefault 7"}, []string{"load", "miss", "miss", "w30"}, 1 + 107 + 100, 1 + 107 + 100 + 30},
+		{"faults: a page fault after it", []string{"rob 320", "kernel.pagefault 7"}, []string{"load", "miss", "miss", "fault", "w30"}, 1 + 107 + 100 + 107 + 30, 1 + 107 + 100 + 107 + 30},
+		{"system call", []string{"rob 320"}, []string{"load", "miss", "syscall", "w30"}, 1 + 100 + 100 + 30, 1 + 100 + 100 + 30},
+		{"slice end", []string{"rob 320"}, []string{"load", "miss", "slice", "w30"}, 1 + 100, 1 + 100 + 30},
+	} {
+		if got := cost(table(t, c.edits...), c.steps); got != c.on {
+			t.Errorf("%s: %d ns; want %d", c.name, got, c.on)
+		}
+		if got := cost(table(t, append(c.edits[1:], "rob 0")...), c.steps); got != c.off {
+			t.Errorf("%s, rob 0: %d ns; want %d", c.name, got, c.off)
+		}
+	}
+}
+
+// TestMissShadowSpeedup: an actual speedup (run --speedup) scales the
+// work a block is charged beyond the miss shadow, so a speedup of work
+// the shadow hides saves nothing, as causal's virtual speedup of it (the
+// block's charged cost) does: a 100 ns miss, then 30 ns of adds (hidden)
+// or 150 (50 charged), the adds sped up by 50 %.
+func TestMissShadowSpeedup(t *testing.T) {
+	for _, c := range []struct {
+		adds      int
+		plain, sp int64
+	}{{30, 101, 101}, {150, 151, 126}} {
+		code := map[uint64][]byte{0x1000: {0x48, 0x8b, 0x03}, 0x2000: bytes.Repeat([]byte{0x48, 0x01, 0xd8}, c.adds)}
+		bt := trace.NewBlockTable()
+		ld := bt.Add(trace.BlockInfo{Addr: 0x1000, Len: 3, Insns: 1})
+		w := bt.Add(trace.BlockInfo{Addr: 0x2000, Len: uint32(3 * c.adds), Insns: uint32(c.adds)})
+		for _, pct := range []int{0, 50} {
+			m := New(table(t, "rob 320"), bt, func(a uint64, p []byte) error { copy(p, code[a]); return nil })
+			m.SetSpeedup(func(a uint64) int {
+				if a >= 0x2000 {
+					return pct
+				}
+				return 0
+			})
+			m.Begin(1, 0, true)
+			m.Events([]trace.Event{
+				{Kind: trace.KindBlock, Block: ld, Addr: 0x1000, Tid: 1},
+				{Kind: trace.KindRead, Addr: 0x8000, Size: 8, Tid: 1, Aux: 0x1000},
+				{Kind: trace.KindBlock, Block: w, Addr: 0x2000, Tid: 1},
+			})
+			want := c.plain
+			if pct > 0 {
+				want = c.sp
+			}
+			if got := m.End(); got != want {
+				t.Errorf("%d adds after the miss, sped up by %d %%: %d ns; want %d", c.adds, pct, got, want)
+			}
 		}
 	}
 }

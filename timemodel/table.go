@@ -8,9 +8,10 @@
 // the first cache level that holds its line (a set-associative LRU
 // hierarchy with a sequential-stream prefetcher and cross-core coherence),
 // each mispredicted branch the pipeline refill, and each kernel operation a
-// fixed cost. It does not model overlap between misses (memory-level
-// parallelism) nor out-of-order scheduling; docs/TIME-MODEL.md says where
-// that matters.
+// fixed cost. Misses overlap each other by one average (mlp), and the work
+// of the instructions after a miss, up to a reorder buffer's worth, hides
+// behind it (Model's shadow); there is no data flow nor out-of-order
+// scheduling beyond that; docs/TIME-MODEL.md says where that matters.
 package timemodel
 
 import (
@@ -57,7 +58,9 @@ type Table struct {
 	MemLatency              int64 // centicycles
 	MLP                     int64 // hundredths: misses in flight on average
 	PrefetchStreams         int
-	PrefetchCost            int64 // centicycles
+	PrefetchCost            int64 // centicycles: a prefetched line from memory
+	PrefetchCacheCost       int64 // centicycles: a prefetched line that L2 or L3 held
+	ROB                     int   // reorder buffer entries: instructions that can issue under a miss (0: no overlap)
 	CoherenceLatency        int64 // centicycles
 	CoherenceWindow         int64 // ns: a core that writes a line at least this often keeps writing it
 	CoherenceContended      int64 // centicycles: a load of a line both cores keep writing
@@ -120,6 +123,16 @@ func Parse(r io.Reader, src string) (*Table, error) {
 			return nil
 		}
 	}
+	rob := func(p *int) func(string) error {
+		return func(v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 || n > 1<<16 {
+				return fmt.Errorf("want a whole number from 0 to 65536, not %q", v)
+			}
+			*p = n
+			return nil
+		}
+	}
 	flag := func(p *bool) func(string) error {
 		return func(v string) error {
 			switch v {
@@ -162,6 +175,8 @@ func Parse(r io.Reader, src string) (*Table, error) {
 		"mlp":                     cyc(&t.MLP),
 		"prefetch.streams":        count(&t.PrefetchStreams),
 		"prefetch.cost":           cyc(&t.PrefetchCost),
+		"prefetch.cost.l3":        cyc(&t.PrefetchCacheCost),
+		"rob":                     rob(&t.ROB),
 		"coherence.latency":       cyc(&t.CoherenceLatency),
 		"coherence.window":        num(&t.CoherenceWindow),
 		"coherence.contended":     cyc(&t.CoherenceContended),
@@ -200,7 +215,7 @@ func Parse(r io.Reader, src string) (*Table, error) {
 	}
 	for _, k := range []string{"name", "mhz", "int", "mul", "div", "fp", "simd", "fpdiv", "string", "atomic", "serial", "pause", "fuse.cmp", "fuse.alu",
 		"branch.bits", "branch.penalty", "branch.indirect.bits", "branch.indirect.history", "line", "l1.size", "l1.ways", "l2.size", "l2.ways", "l2.latency", "l3.size",
-		"l3.ways", "l3.latency", "mem.latency", "mlp", "prefetch.streams", "prefetch.cost", "coherence.latency",
+		"l3.ways", "l3.latency", "mem.latency", "mlp", "prefetch.streams", "prefetch.cost", "prefetch.cost.l3", "rob", "coherence.latency",
 		"coherence.window", "coherence.contended", "coherence.locked",
 		"kernel.syscall", "kernel.futex.wake", "kernel.futex.wait", "kernel.switch", "kernel.slice", "kernel.pagefault", "kernel.bytes"} {
 		if !seen[k] {

@@ -4,10 +4,11 @@
 // per step (work the core can run while the next miss is in flight), the
 // adds alone (the chase in 4 KiB, L1D), and loads of the same lines in the
 // same order whose addresses come from an index array (independent misses).
-// hash.c's chain walk is the second shape: one miss per entry, a strcmp
+// Then a sequential stream of lines past L3 (the prefetcher's case) with
+// the same adds per line. hash.c's chain walk is the second shape: one miss per entry, a strcmp
 // beside it. Prints ns per step and, with the clock of a dependent add
 // chain, cycles. Usage: chrt -f 10 taskset -c 0 bin/calibmlp [KIB [STEPS
-// [REPS]]]; under emuprof (the guest's clock is the model's) the same
+// [REPS [SMIB]]]]; under emuprof (the guest's clock is the model's) the same
 // program prints the model's figures: emuprof run --time-model zen4 --
 // bin/calibmlp 256 200000 1.
 #include <stdio.h>
@@ -53,6 +54,22 @@ static double indep(char *buf, const unsigned *idx, long n) {
 	}
 	double ns = (now() - t) / steps;
 	if (s == 1) puts("");
+	return ns;
+}
+
+// stream reads one word per line of buf (n lines, sequentially: the
+// prefetcher's case) with w adds per line.
+static double stream(char *buf, long n, int w) {
+	long a = 0, b = 0, c = 0, d = 0, s = 0, j = 0;
+	char *p = buf;
+	double t = now();
+	for (long i = 0; i < steps; i++) {
+		s += *(long *)(buf + (size_t)j * 64);
+		j = j + 1 == n ? 0 : j + 1;
+		WORK(w);
+	}
+	double ns = (now() - t) / steps;
+	if (s == 1 || a + b + c + d == 1 || p == 0) puts("");
 	return ns;
 }
 
@@ -112,5 +129,18 @@ int main(int argc, char **argv) {
 		ind = v < ind ? v : ind;
 	}
 	printf("%ld KiB independent loads (same lines, same order)\t%.2f ns\t%.1f cycles\n", kib, ind, ind / cyc);
+	// A sequential stream through SMIB MiB (64: past L3, from memory;
+	// 16: L3), prefetched, with the same adds per line.
+	long smib = argc > 4 ? atol(argv[4]) : 64, sn = (smib << 20) / 64;
+	char *sbuf = aligned_alloc(64, sn * 64);
+	for (long i = 0; i < sn; i++) sbuf[i * 64] = 1; // touch every page
+	for (unsigned i = 0; i < sizeof ws / sizeof *ws; i++) {
+		double v = 1e30;
+		for (int r = 0; r < reps; r++) {
+			double u = stream(sbuf, sn, ws[i]);
+			v = u < v ? u : v;
+		}
+		printf("%ld MiB stream + %d adds\t%.2f ns\t%.1f cycles\n", smib, ws[i], v, v / cyc);
+	}
 	return 0;
 }
