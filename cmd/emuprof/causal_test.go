@@ -837,15 +837,7 @@ func TestCausalCozViewer(t *testing.T) {
 	if !strings.Contains(r.coz, `"name":"round_done"`) {
 		t.Fatalf("profile.coz has no round_done point:\n%.400s", r.coz)
 	}
-	dir := t.TempDir()
-	coz, js := filepath.Join(dir, "profile.coz"), filepath.Join(dir, "view.js")
-	if err := os.WriteFile(coz, []byte(r.coz), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(js, []byte(cozViewer), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out := run(t, nil, dir, "/usr/bin/node", js, coz, "10")
+	out := viewCoz(t, r.coz)
 	lines := strings.Split(strings.TrimSpace(out.stdout), "\n")
 	if out.code != 0 || len(lines) < 2 || strings.Contains(out.stdout, "warning") {
 		t.Fatalf("node: exit %d, %q, %s", out.code, out.stdout, out.stderr)
@@ -864,6 +856,21 @@ func TestCausalCozViewer(t *testing.T) {
 	}
 }
 
+// viewCoz runs Coz's viewer code (cozViewer) under node on profile.coz
+// text, at its default minimum of 10 points per curve.
+func viewCoz(t *testing.T, cozText string) outcome {
+	t.Helper()
+	dir := t.TempDir()
+	coz, js := filepath.Join(dir, "profile.coz"), filepath.Join(dir, "view.js")
+	if err := os.WriteFile(coz, []byte(cozText), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(js, []byte(cozViewer), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return run(t, nil, dir, "/usr/bin/node", js, coz, "10")
+}
+
 // TestCausalFixedLineSet: --fixed-line A+B speeds up both lines together:
 // on Figure 1's rounds both threads' loops sped up are the round sped up
 // (a program speedup of about s), where a()'s loop alone levels off at
@@ -878,15 +885,7 @@ func TestCausalFixedLineSet(t *testing.T) {
 			t.Errorf("the set at %d %%: %.4f, want %.3f (about s: both loops sped up)", s, c[s], want)
 		}
 	}
-	dir := t.TempDir()
-	coz, js := filepath.Join(dir, "profile.coz"), filepath.Join(dir, "view.js")
-	if err := os.WriteFile(coz, []byte(r.coz), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(js, []byte(cozViewer), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out := run(t, nil, dir, "/usr/bin/node", js, coz, "10")
+	out := viewCoz(t, r.coz)
 	if f := strings.Fields(out.stdout); out.code != 0 || len(f) != 2 || f[0] != "coz_rounds.c:15+coz_rounds.c:21" {
 		t.Errorf("Coz's viewer: exit %d, %q, %s; want one curve named by the set", out.code, out.stdout, out.stderr)
 	}
