@@ -289,7 +289,7 @@ func (p *Process) syscall(t *sched.Thread) *Result {
 		return &Result{ExitStatus: 2, Partial: true, Reason: p.describeSyscallError(out.Err, call.PC)}
 	}
 	if p.model != nil {
-		ns := p.model.Syscall(call.Nr, call.Args[1], int64(out.Ret))
+		ns := p.model.Syscall(uint32(t.Tid), call.Nr, call.Args[1], int64(out.Ret))
 		p.sched.Charge(t, ns)
 		p.threads[t.Tid].kernelNs = ns
 	}

@@ -40,12 +40,11 @@ type Model struct {
 	speedup func(addr uint64) int
 
 	cur       *thread
-	last      *thread // the thread of the slice that ended last (Syscall's)
-	base      int64   // the slice's start (ns)
-	cum       int64   // ps since base, from the thread's carry
-	open      int     // index in the current batch of the block being costed, or -1
-	openStart int64   // cum at that block's start
-	openKeep  int64   // that block's share of its cost kept, in 1/keepUnit (keepUnit: not sped up)
+	base      int64 // the slice's start (ns)
+	cum       int64 // ps since base, from the thread's carry
+	open      int   // index in the current batch of the block being costed, or -1
+	openStart int64 // cum at that block's start
+	openKeep  int64 // that block's share of its cost kept, in 1/keepUnit (keepUnit: not sped up)
 	openTime  int64
 	openBlock *blockCost
 	// With speedups: the open block's accesses' cost (ps), and what their
@@ -172,7 +171,7 @@ func (m *Model) End() int64 {
 	}
 	ns := m.cum / 1000
 	m.cur.carry = m.cum % 1000
-	m.last, m.cur = m.cur, nil
+	m.cur = nil
 	return ns
 }
 
@@ -336,12 +335,10 @@ func keepOf(code []byte, addr uint64, speedup func(uint64) int) int64 {
 }
 
 // Syscall returns the kernel's cost in ns of system call nr with first
-// argument a0 that returned ret.
-func (m *Model) Syscall(nr, a0 uint64, ret int64) int64 {
+// argument a0 that thread tid made and that returned ret.
+func (m *Model) Syscall(tid uint32, nr, a0 uint64, ret int64) int64 {
 	m.Stats.Syscalls++
-	if m.last != nil {
-		m.last.shadow = 0 // the kernel entry: nothing hides across it
-	}
+	m.thread(tid).shadow = 0 // the kernel entry: nothing hides across it
 	ns := m.t.Syscall
 	switch nr {
 	case 0, 1, 17, 18, 19, 20, 40, 44, 45, 46, 47, 275, 276, 278, 295, 296, 326:

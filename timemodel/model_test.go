@@ -540,7 +540,7 @@ func TestKernelCosts(t *testing.T) {
 		{202, 0x81, 2, 100 + 600}, // FUTEX_WAKE_PRIVATE waking 2
 		{202, 0x80, 0, 100},       // FUTEX_WAIT_PRIVATE
 	} {
-		if got := m.Syscall(c.nr, c.a0, c.ret); got != c.want {
+		if got := m.Syscall(1, c.nr, c.a0, c.ret); got != c.want {
 			t.Errorf("syscall %d(%#x) = %d: %d ns; want %d", c.nr, c.a0, c.ret, got, c.want)
 		}
 	}
@@ -781,7 +781,7 @@ func TestMissShadow(t *testing.T) {
 				ns := m.End()
 				total, now = total+ns, now+ns
 				if s == "syscall" {
-					ns = m.Syscall(39, 0, 0) // getpid: 100 ns
+					ns = m.Syscall(1, 39, 0, 0) // getpid: 100 ns
 					total, now = total+ns, now+ns
 				}
 				m.Resume(1, 0, now, 0, 0)
