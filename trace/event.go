@@ -193,8 +193,13 @@ type MemoryUser interface {
 }
 
 // Delay is a pause of a thread's virtual clock that an analysis asks for
-// (causal profiling's virtual speedups).
+// (causal profiling's virtual speedups). With Effective set it moves no
+// clock: Ns (signed) is the change of the thread's inserted delays and
+// own virtual-speedup share (Coz's local count) since the last one, which
+// the time model subtracts from the thread's times where it compares two
+// threads' (coherence), so that pauses do not change what contends.
 type Delay struct {
-	Tid uint32
-	Ns  int64
+	Tid       uint32
+	Ns        int64
+	Effective bool
 }

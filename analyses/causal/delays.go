@@ -23,6 +23,14 @@ func (p *Profiler) pay() {
 			t.local += owed * scale
 			p.delayed += owed
 		}
+		if p.eff != nil {
+			// The time model compares threads' writes in effective
+			// time: each thread's, less its count.
+			if d := t.local/scale - t.told; d != 0 {
+				p.eff.Effective(t.tid, d)
+				t.told += d
+			}
+		}
 	}
 	clear(p.order[len(live):])
 	p.order = live
