@@ -55,7 +55,7 @@ func (p *Process) loop() *Result {
 			for _, d := range p.cfg.TimeControl() {
 				if d.Effective {
 					if p.model != nil {
-						p.model.Effective(d.Tid, d.Ns)
+						p.model.Effective(d.Tid, d.Ns, d.Own)
 					}
 					continue
 				}

@@ -183,13 +183,14 @@ func (m *Model) Begin(tid uint32, base int64, alone bool) {
 // selected line; in virtual time the paused thread then writes nothing, and
 // the contention the speedup should scale mostly disappears; in effective
 // time (Coz's, elapsed less the delays) its writes keep their place.
-// Effective after a slice of tid is what that slice's own credit took:
-// the rate at which its next slice's effective time is taken to fall behind.
-func (m *Model) Effective(tid uint32, ns int64) {
+// own, of ns, is the thread's own credit for running the selected line;
+// after a slice of tid, the share of the slice it took is the rate at which
+// the thread's next slice's effective time is taken to fall behind.
+func (m *Model) Effective(tid uint32, ns, own int64) {
 	th := m.thread(tid)
 	th.eff += ns
 	if th == m.last && th.lastNs > 0 {
-		th.rate = min(max(ns*effectiveUnit/th.lastNs, 0), effectiveUnit)
+		th.rate = min(max(own*effectiveUnit/th.lastNs, 0), effectiveUnit)
 	}
 }
 

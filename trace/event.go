@@ -202,4 +202,5 @@ type Delay struct {
 	Tid       uint32
 	Ns        int64
 	Effective bool
+	Own       int64 // with Effective: of Ns, the thread's own share (it ran the selected line)
 }

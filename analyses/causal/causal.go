@@ -124,7 +124,9 @@ type Delayer interface{ Delay(tid uint32, ns int64) }
 
 // Effectiver is a Clock that also passes each thread's effective time
 // (its virtual time less its delay count) to the time model.
-type Effectiver interface{ Effective(tid uint32, ns int64) }
+type Effectiver interface {
+	Effective(tid uint32, ns, own int64)
+}
 
 // Options connect a Profiler to its run.
 type Options struct {
@@ -150,6 +152,7 @@ type thread struct {
 	tid   uint32
 	local int64 // delay count (Coz §4.4), ×scale
 	told  int64 // local / scale as last reported to the time model (Effectiver)
+	own   int64 // of local's increase not yet reported, its own share (×scale)
 	// blockEnd is when, in virtual time (ns × scale), the thread's last
 	// wait really began: where it blocked plus the delay it owed then
 	// and every increase of the global count made, in virtual time,

@@ -26,9 +26,11 @@ func (p *Profiler) pay() {
 		if p.eff != nil {
 			// The time model compares threads' writes in effective
 			// time: each thread's, less its count.
-			if d := t.local/scale - t.told; d != 0 {
-				p.eff.Effective(t.tid, d)
+			o := t.own / scale
+			if d := t.local/scale - t.told; d != 0 || o != 0 {
+				p.eff.Effective(t.tid, d, o)
 				t.told += d
+				t.own -= o * scale
 			}
 		}
 	}
@@ -72,6 +74,7 @@ func (p *Profiler) charge(t *thread, line int32, cost, at int64) {
 		// The executing thread counts its own share; others owe the
 		// difference (§4.4, "Minimizing Delays").
 		t.local += cost * int64(e.speedup)
+		t.own += cost * int64(e.speedup)
 		if t.local > p.global {
 			inc := t.local - p.global
 			for i := range p.points {
