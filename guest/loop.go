@@ -53,12 +53,6 @@ func (p *Process) loop() *Result {
 		if p.cfg.TimeControl != nil {
 			p.cpu.Drain()
 			for _, d := range p.cfg.TimeControl() {
-				if d.Effective {
-					if p.model != nil {
-						p.model.Effective(d.Tid, d.Ns, d.Own)
-					}
-					continue
-				}
 				if th := p.sched.Thread(int(d.Tid)); th != nil && th.State != sched.Exited {
 					p.sched.Pause(th, d.Ns)
 				}

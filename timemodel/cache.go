@@ -213,8 +213,8 @@ func (h *hierarchy) l1hit(id uint32, addr uint64, size uint32) bool {
 }
 
 // access charges core id's access of size bytes at addr at virtual time
-// now (ns; in a causal experiment, effective time: Model.Effective), in
-// picoseconds beyond an L1D hit (which the instruction cost includes).
+// now (ns), in picoseconds beyond an L1D hit (which the instruction cost
+// includes).
 func (h *hierarchy) access(id uint32, addr uint64, size uint32, write bool, now int64) int64 {
 	if size == 0 {
 		size = 1

@@ -43,7 +43,6 @@ type Model struct {
 	last      *thread // the thread of the slice that ended last (Syscall's)
 	base      int64   // the slice's start (ns)
 	cum       int64   // ps since base, from the thread's carry
-	effRate   int64   // the slice's thread's rate (thread.rate)
 	open      int     // index in the current batch of the block being costed, or -1
 	openStart int64   // cum at that block's start
 	openKeep  int64   // that block's share of its cost kept, in 1/keepUnit (keepUnit: not sped up)
@@ -94,20 +93,7 @@ type thread struct {
 	// their instructions the reorder buffer holds while it is in flight.
 	shadow     int64
 	shadowLeft int32
-	// eff is what the thread's effective time is behind its virtual time
-	// (ns): causal's delays counted for it (Effective). Coherence compares
-	// two threads' times net of it, so that a thread paused by a virtual
-	// speedup keeps its place in the other's overlap. 0 outside causal.
-	eff int64
-	// rate is the share (of effectiveUnit) of the thread's slice that its
-	// own virtual-speedup credit took in its last slice, from Effective
-	// after it: its effective time within the next slice goes at 1 − rate
-	// of the virtual, as the credit comes only after the slice's events
-	// are priced. lastNs is the last slice's cost.
-	rate, lastNs int64
 }
-
-const effectiveUnit = 1 << 20
 
 // hideWork returns how much of ps, the instruction work of a block of n
 // instructions, the thread's miss shadow hides, and uses that much of it:
@@ -168,39 +154,10 @@ func (m *Model) thread(tid uint32) *thread {
 func (m *Model) Begin(tid uint32, base int64, alone bool) {
 	m.cur = m.thread(tid)
 	m.base = base
-	m.h.base, m.h.alone = base-m.cur.eff, alone
-	m.effRate = m.cur.rate
+	m.h.base, m.h.alone = base, alone
 	m.cum = m.cur.carry
 	m.open = -1
 	m.openStart, m.openTime = m.cum, base
-}
-
-// Effective moves thread tid's effective time by -ns against its virtual
-// time: causal profiling's delays counted for it (inserted pauses, its own
-// share of the selected line's speedup; Coz §4.4), which the cache model
-// takes out of the times at which it compares two threads' writes of a
-// line. A causal experiment pauses every other thread while one runs the
-// selected line; in virtual time the paused thread then writes nothing, and
-// the contention the speedup should scale mostly disappears; in effective
-// time (Coz's, elapsed less the delays) its writes keep their place.
-// own, of ns, is the thread's own credit for running the selected line;
-// after a slice of tid, the share of the slice it took is the rate at which
-// the thread's next slice's effective time is taken to fall behind.
-func (m *Model) Effective(tid uint32, ns, own int64) {
-	th := m.thread(tid)
-	th.eff += ns
-	if th == m.last && th.lastNs > 0 {
-		th.rate = min(max(own*effectiveUnit/th.lastNs, 0), effectiveUnit)
-	}
-}
-
-// effNow is the slice's time so far as the cache model compares it.
-func (m *Model) effNow() int64 {
-	d := m.cum / 1000
-	if m.effRate != 0 {
-		d -= d * m.effRate / effectiveUnit
-	}
-	return m.base + d - m.cur.eff
 }
 
 // Now is the virtual time (ns) the slice has reached: its start and the
@@ -215,7 +172,6 @@ func (m *Model) End() int64 {
 	}
 	ns := m.cum / 1000
 	m.cur.carry = m.cum % 1000
-	m.cur.rate, m.cur.lastNs = 0, ns
 	m.last, m.cur = m.cur, nil
 	return ns
 }
@@ -269,7 +225,7 @@ func (m *Model) Events(batch []trace.Event) {
 			m.Stats.Accesses++
 			var ps int64
 			if m.slow || !m.h.l1hit(ev.Tid, ev.Addr, ev.Size) {
-				ps = m.h.access(ev.Tid, ev.Addr, ev.Size, ev.Kind == trace.KindWrite, m.effNow())
+				ps = m.h.access(ev.Tid, ev.Addr, ev.Size, ev.Kind == trace.KindWrite, m.base+m.cum/1000)
 				switch th := m.cur; {
 				case m.h.faulted:
 					th.shadow = 0

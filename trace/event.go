@@ -193,14 +193,8 @@ type MemoryUser interface {
 }
 
 // Delay is a pause of a thread's virtual clock that an analysis asks for
-// (causal profiling's virtual speedups). With Effective set it moves no
-// clock: Ns (signed) is the change of the thread's inserted delays and
-// own virtual-speedup share (Coz's local count) since the last one, which
-// the time model subtracts from the thread's times where it compares two
-// threads' (coherence), so that pauses do not change what contends.
+// (causal profiling's virtual speedups).
 type Delay struct {
-	Tid       uint32
-	Ns        int64
-	Effective bool
-	Own       int64 // with Effective: of Ns, the thread's own share (it ran the selected line)
+	Tid uint32
+	Ns  int64
 }

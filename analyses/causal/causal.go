@@ -122,12 +122,6 @@ type Config struct {
 // Delayer is the platform's Clock.
 type Delayer interface{ Delay(tid uint32, ns int64) }
 
-// Effectiver is a Clock that also passes each thread's effective time
-// (its virtual time less its delay count) to the time model.
-type Effectiver interface {
-	Effective(tid uint32, ns, own int64)
-}
-
 // Options connect a Profiler to its run.
 type Options struct {
 	Block       func(id uint32) *trace.BlockInfo
@@ -151,8 +145,6 @@ type Options struct {
 type thread struct {
 	tid   uint32
 	local int64 // delay count (Coz §4.4), ×scale
-	told  int64 // local / scale as last reported to the time model (Effectiver)
-	own   int64 // of local's increase not yet reported, its own share (×scale)
 	// blockEnd is when, in virtual time (ns × scale), the thread's last
 	// wait really began: where it blocked plus the delay it owed then
 	// and every increase of the global count made, in virtual time,
@@ -207,10 +199,9 @@ type Profiler struct {
 	order     []*thread
 	rng       *rand.Rand
 
-	global  int64      // global delay count, ×scale
-	eff     Effectiver // Clock, when a time model prices the run; else nil
-	delayed int64      // ns of pauses requested
-	now     int64      // latest virtual time seen
+	global  int64 // global delay count, ×scale
+	delayed int64 // ns of pauses requested
+	now     int64 // latest virtual time seen
 	first   bool
 	exp     *experiment
 	// ring holds the marks of the last 4·MinVisits+1 visits of the first
@@ -249,9 +240,6 @@ func New(cfg Config, opt Options) (*Profiler, error) {
 	p := &Profiler{cfg: cfg, opt: opt, lines: make([]lineInfo, 1), lineIDs: map[lineKey]int32{},
 		anyIDs: map[lineKey]int32{}, ctxIDs: map[ctxKey]int32{}, routHits: map[uint32][]hit{}, recentGen: 1,
 		threads: map[uint32]*thread{}, rng: rand.New(rand.NewPCG(cfg.Seed, 0x636f7a)), first: true}
-	if e, ok := opt.Clock.(Effectiver); ok && opt.Timed {
-		p.eff = e
-	}
 	if opt.Program != "" {
 		if abs, err := filepath.Abs(opt.Program); err == nil {
 			p.mainExe = filepath.Clean(abs)

@@ -23,16 +23,6 @@ func (p *Profiler) pay() {
 			t.local += owed * scale
 			p.delayed += owed
 		}
-		if p.eff != nil {
-			// The time model compares threads' writes in effective
-			// time: each thread's, less its count.
-			o := t.own / scale
-			if d := t.local/scale - t.told; d != 0 || o != 0 {
-				p.eff.Effective(t.tid, d, o)
-				t.told += d
-				t.own -= o * scale
-			}
-		}
 	}
 	clear(p.order[len(live):])
 	p.order = live
@@ -74,7 +64,6 @@ func (p *Profiler) charge(t *thread, line int32, cost, at int64) {
 		// The executing thread counts its own share; others owe the
 		// difference (§4.4, "Minimizing Delays").
 		t.local += cost * int64(e.speedup)
-		t.own += cost * int64(e.speedup)
 		if t.local > p.global {
 			inc := t.local - p.global
 			for i := range p.points {

@@ -134,15 +134,6 @@ func (c *clock) Delay(tid uint32, ns int64) {
 	}
 }
 
-// Effective reports that thread tid's effective time (its virtual time
-// less the delays counted for it, Coz §4.4) moved by -ns against its
-// clock: see trace.Delay's Effective.
-func (c *clock) Effective(tid uint32, ns, own int64) {
-	if ns != 0 || own != 0 {
-		c.pending = append(c.pending, trace.Delay{Tid: tid, Ns: ns, Effective: true, Own: own})
-	}
-}
-
 // Reporter is what an analysis gives back after the run.
 type Reporter interface {
 	// MarkPartial records that the run did not finish (crash, deadlock,
