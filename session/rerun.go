@@ -49,20 +49,21 @@ func (f *Options) speedup(syms trace.Symbols) (func(uint64) int, func(), error) 
 func setRerun(pipe *platform.Pipeline, cfg guest.Config, f *Options) {
 	for _, inst := range pipe.Instances() {
 		if r, ok := inst.(platform.Rerunner); ok {
-			r.SetRerun(func(speedup string, obs platform.Factory) (int64, error) {
-				return rerun(cfg, *f, speedup, obs)
+			r.SetRerun(func(speedups []string, obs platform.Factory) (int64, error) {
+				return rerun(cfg, *f, speedups, obs)
 			})
 		}
 	}
 }
 
-// rerun runs the program once, with one actual speedup (none if "") and
-// the analysis obs makes (if not nil); the guest's output is discarded.
-func rerun(cfg guest.Config, f Options, speedup string, obs platform.Factory) (int64, error) {
+// rerun runs the program once, with the actual speedups (on top of the
+// run's own --speedup, if any) and the analysis obs makes (if not nil); the
+// guest's output is discarded.
+func rerun(cfg guest.Config, f Options, speedups []string, obs platform.Factory) (int64, error) {
 	f.Stats, f.Strace = false, false
-	f.IsRerun = true   // its instructions count on the first run's status line
-	if speedup != "" { // on top of the run's own --speedup, if any
-		f.Speedups = append(slices.Clone(f.Speedups), speedup)
+	f.IsRerun = true // its instructions count on the first run's status line
+	if len(speedups) > 0 {
+		f.Speedups = append(slices.Clone(f.Speedups), speedups...)
 	}
 	cfg.TraceDigest, cfg.Analyses, cfg.TimeControl = false, nil, nil
 	cfg.Follow = nil // the rerun's analysis follows its first process only
@@ -82,7 +83,7 @@ func rerun(cfg guest.Config, f Options, speedup string, obs platform.Factory) (i
 	case res == nil:
 		return 0, err
 	case res.Partial:
-		return 0, fmt.Errorf("the run with --speedup %q did not finish: %s", speedup, res.Reason)
+		return 0, fmt.Errorf("the run with --speedup %q did not finish: %s", strings.Join(speedups, " --speedup "), res.Reason)
 	}
 	return res.Makespan, nil
 }

@@ -257,7 +257,7 @@ func (a *autoInstance) run() error {
 		inst = &instance{Profiler: p, legacy: a.legacy, top: a.top, app: a.env.AppName(), coz: "profile.coz", args: a.env.Args}
 		return observer{p}, nil
 	}
-	if _, err := a.rerun("", f); err != nil {
+	if _, err := a.rerun(nil, f); err != nil {
 		a.err = fmt.Errorf("--progress auto: the run with %s: %w", cfg.Progress[0], err)
 		return a.err
 	}

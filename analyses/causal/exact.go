@@ -240,7 +240,7 @@ func (x *exactInstance) run() error {
 			}
 			return observer{got}, nil
 		}
-		if _, err := x.rerun("", f); err != nil {
+		if _, err := x.rerun(nil, f); err != nil {
 			x.err = fmt.Errorf("--exact: run of %s at %d %%: %w", line, s, err)
 			return x.err
 		}

@@ -187,12 +187,12 @@ var ValidationSpeedups = []int{5, 25, 50, 100}
 
 // validate runs the checks of the top n lines of prof.
 func (p *Profiler) validate(prof *Profile, n int, run platform.Rerun) (*Validation, error) {
-	measure := func(speedup string) (int64, float64, error) {
+	measure := func(speedups []string) (int64, float64, error) {
 		f, obs := Observer(p.cfg)
 		if len(p.points) == 0 {
 			f = nil
 		}
-		d, err := run(speedup, f)
+		d, err := run(speedups, f)
 		if err != nil {
 			return 0, 0, err
 		}
@@ -203,7 +203,7 @@ func (p *Profiler) validate(prof *Profile, n int, run platform.Rerun) (*Validati
 		}
 		return d, math.NaN(), nil
 	}
-	baseDur, base, err := measure("")
+	baseDur, base, err := measure(nil)
 	if err != nil {
 		return nil, err
 	}
@@ -219,10 +219,7 @@ func (p *Profiler) validate(prof *Profile, n int, run platform.Rerun) (*Validati
 		// One experiment over the whole run: its prediction is its
 		// effective duration against the baseline run's duration.
 		for _, x := range p.done {
-			if x.key.set {
-				continue // an actual speedup is of one line (run --speedup, once per line of the set)
-			}
-			d, _, err := measure(x.Line + "=" + strconv.Itoa(x.Speedup))
+			d, _, err := measure(actualSpeedups(x.Line, x.Speedup))
 			if err != nil {
 				return nil, err
 			}
@@ -236,15 +233,15 @@ func (p *Profiler) validate(prof *Profile, n int, run platform.Rerun) (*Validati
 			break
 		}
 		l := &prof.Lines[i]
-		if strings.Contains(l.Line, " <- ") || isSetName(l.Line) {
-			continue // an actual speedup cannot select a calling context, and is of one line
+		if strings.Contains(l.Line, " <- ") {
+			continue // an actual speedup cannot select a calling context
 		}
 		for _, s := range ValidationSpeedups {
 			pred, _, ok := l.At(s)
 			if !ok {
 				continue
 			}
-			d, period, err := measure(l.Line + "=" + strconv.Itoa(s))
+			d, period, err := measure(actualSpeedups(l.Line, s))
 			if err != nil {
 				return nil, err
 			}
@@ -256,6 +253,16 @@ func (p *Profiler) validate(prof *Profile, n int, run platform.Rerun) (*Validati
 		}
 	}
 	return v, nil
+}
+
+// actualSpeedups are the --speedup values that speed up line, or each line
+// of a line set, by pct %.
+func actualSpeedups(line string, pct int) []string {
+	var out []string
+	for _, l := range splitSet(line) {
+		out = append(out, l+"="+strconv.Itoa(pct))
+	}
+	return out
 }
 
 // summary prints predicted vs actual side by side.

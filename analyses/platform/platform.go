@@ -161,10 +161,10 @@ type Instance interface {
 
 // Rerun is the run layer's service to an analysis that needs more than one
 // run: it runs the program once more, whole, in a separate emulation
-// configured as the first run, with the actual speedup spec (a --speedup
-// value; "" for none) and the analysis obs makes in it (nil: none), and
-// returns the run's virtual duration.
-type Rerun func(speedup string, obs Factory) (durationNs int64, err error)
+// configured as the first run, with the actual speedups (--speedup
+// values, applied together; none for none) and the analysis obs makes in
+// it (nil: none), and returns the run's virtual duration.
+type Rerun func(speedups []string, obs Factory) (durationNs int64, err error)
 
 // Rerunner is implemented by an Instance that runs the program again
 // (causal --exact and --validate): the run layer (package session) gives

@@ -250,6 +250,18 @@ func TestCausalValidate(t *testing.T) {
 	checkValidation(t, "coz_rounds", r, []validWant{{"coz_rounds.c:21@5", -0.001, 0.001},
 		{"coz_rounds.c:21@25", -0.001, 0.001}, {"coz_rounds.c:21@50", -0.001, 0.001}, {"coz_rounds.c:21@100", -0.001, 0.001}})
 
+	// A line set is checked by both lines sped up together (--speedup
+	// once per line): both threads' loops are the round.
+	r = runCausal(t, []string{"--progress", "round_done", "--fixed-line", "coz_rounds.c:15+coz_rounds.c:21", "--validate", "1"}, rounds, "600")
+	checkValidation(t, "coz_rounds", r, []validWant{{"coz_rounds.c:15+coz_rounds.c:21@5", 0.045, 0.055},
+		{"coz_rounds.c:15+coz_rounds.c:21@25", 0.24, 0.255}, {"coz_rounds.c:15+coz_rounds.c:21@50", 0.485, 0.505},
+		{"coz_rounds.c:15+coz_rounds.c:21@100", 0.97, 0.99}})
+	for k, v := range validation(t, r) {
+		if d := math.Abs(v.Predicted - v.Actual); d > 0.01 {
+			t.Errorf("%s: predicted %.4f, actual %.4f", k, v.Predicted, v.Actual)
+		}
+	}
+
 	single := guestBin(t, "glibc-static", "causal_single")
 	r = runCausal(t, []string{"--progress", "step_done", "--fixed-line", "causal_single.c:22", "--validate", "1"}, single, "600")
 	checkValidation(t, "causal_single", r, []validWant{{"causal_single.c:22@5", 0.012, 0.013},
