@@ -113,26 +113,19 @@ func Parse(r io.Reader, src string) (*Table, error) {
 			return nil
 		}
 	}
-	count := func(p *int) func(string) error {
-		return func(v string) error {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 0 || n > 1024 {
-				return fmt.Errorf("want a whole number from 0 to 1024, not %q", v)
+	upTo := func(most int) func(p *int) func(string) error {
+		return func(p *int) func(string) error {
+			return func(v string) error {
+				n, err := strconv.Atoi(v)
+				if err != nil || n < 0 || n > most {
+					return fmt.Errorf("want a whole number from 0 to %d, not %q", most, v)
+				}
+				*p = n
+				return nil
 			}
-			*p = n
-			return nil
 		}
 	}
-	rob := func(p *int) func(string) error {
-		return func(v string) error {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 0 || n > 1<<16 {
-				return fmt.Errorf("want a whole number from 0 to 65536, not %q", v)
-			}
-			*p = n
-			return nil
-		}
-	}
+	count, rob := upTo(1024), upTo(1<<16)
 	flag := func(p *bool) func(string) error {
 		return func(v string) error {
 			switch v {
