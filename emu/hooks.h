@@ -258,7 +258,9 @@ uc_err emu_reg_write_batch(uc_engine *uc, int *regs, uint64_t *vals, int n);
 // inline_rebase moves what inline counting counted (inline_count) into
 // insns and blocks and sets inline_limit to the budget's room: every C
 // path that reads or counts insns while generated code may have counted
-// calls it first (hook_count, emu_count_slow, the end of emu_run).
+// calls it first (hook_count, emu_count_slow, the end of emu_run), and
+// emu_run at its start, for the slice's budget. After it inline_count +
+// inline_limit is 0 (as in a new, zeroed state): nothing is counted twice.
 static inline void inline_rebase(struct emu_state *s) {
 	uint64_t p = (uint64_t)(s->inline_count + s->inline_limit);
 	s->insns += p >> INLINE_SHIFT;

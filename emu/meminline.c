@@ -410,8 +410,7 @@ uc_err emu_run(struct emu_state *s, uint64_t pc) {
 	s->helper_call = 0;
 	s->mem_halves = 0;
 	s->mem_raw = s->n; // Go appended or drained since
-	s->inline_count = s->inline_limit = 0;
-	inline_rebase(s);
+	inline_rebase(s); // the new budget's room
 	uc_err err = emu_emu_start(s->uc, pc);
 	running = was;
 	inline_rebase(s);
@@ -427,8 +426,7 @@ void emu_mem_fault(struct emu_state *s, int type, uint64_t addr, uint32_t size) 
 void emu_mem_inline_check(struct emu_state *s) { s->mem_inline = 0; }
 void emu_mem_pc_check(struct emu_state *s) { s->rip = NULL; }
 uc_err emu_run(struct emu_state *s, uint64_t pc) {
-	s->inline_count = s->inline_limit = 0;
-	inline_rebase(s);
+	inline_rebase(s); // the new budget's room
 	uc_err err = emu_emu_start(s->uc, pc);
 	inline_rebase(s);
 	return err;
