@@ -277,15 +277,12 @@ func New(cfg Config, opt Options) (*Profiler, error) {
 		p.addCozPoints(opt.Objects, opt.Program) // COZ_PROGRESS & co., when the program uses them
 	}
 	if cfg.FixedLine != "" {
-		elems, err := parseFixed(cfg.FixedLine)
+		elems, err := parseFixed(cfg.FixedLine, cfg.Context)
 		if err != nil {
 			return nil, err
 		}
 		p.fixed, p.hasFix = elems[0], true
 		if len(elems) > 1 {
-			if cfg.Context {
-				return nil, errf("--fixed-line %q: a line set is not with --context", cfg.FixedLine)
-			}
 			p.fixedSet, p.setLines = elems, make([]int32, len(elems))
 			k := lineKey{file: setName(elems), set: true}
 			p.setID = int32(len(p.lines))

@@ -85,10 +85,8 @@ func (e *exactFlags) instance(cfg Config, env *platform.Env, legacy bool, top in
 		return nil, err
 	}
 	if cfg.FixedLine != "" {
-		if elems, err := parseFixed(cfg.FixedLine); err != nil {
+		if _, err := parseFixed(cfg.FixedLine, cfg.Context); err != nil {
 			return nil, err
-		} else if len(elems) > 1 && cfg.Context {
-			return nil, errf("--fixed-line %q: a line set is not with --context", cfg.FixedLine)
 		}
 	}
 	return &exactInstance{Profiler: p, cfg: cfg, n: e.lines, i: i, k: k, legacy: legacy, top: top}, nil
@@ -164,7 +162,7 @@ type ShardRun struct {
 func (p *Profiler) hottest(n int, fixed string) []LineCost {
 	var fs spec
 	if fixed != "" {
-		elems, _ := parseFixed(fixed)
+		elems, _ := parseFixed(fixed, false)
 		if len(elems) > 1 {
 			return p.setCost(elems)
 		}

@@ -44,31 +44,48 @@ func endsWithLine(s string) bool {
 	return true
 }
 
-// parseFixed reads --fixed-line's FILE:LINE or FILE:LINE+FILE:LINE...
-// (distinct lines): the elements, or an error of one line.
-func parseFixed(s string) ([]spec, error) {
-	parts := splitSet(s)
-	var out []spec
-	seen := map[string]bool{}
-	for _, part := range parts {
+// setElems reads the FILE:LINE elements of a set's text s (or of one
+// line's), stopping at the first that is not one: bad is it ("" for an
+// empty element), and ok false.
+func setElems(s string) (elems []spec, bad string, ok bool) {
+	for _, part := range splitSet(s) {
 		part = strings.TrimSpace(part)
 		if part == "" || strings.HasPrefix(part, "+") {
-			return nil, errf("--fixed-line %q: empty element (want FILE:LINE or FILE:LINE%sFILE:LINE...)", s, setSep)
+			return elems, "", false
 		}
 		sp, err := parseSpec(part)
 		if err != nil || sp.kind != pointLine {
-			if len(parts) == 1 {
-				return nil, errf("--fixed-line %q: want FILE:LINE", s)
-			}
-			return nil, errf("--fixed-line %q: element %q: want FILE:LINE", s, part)
+			return elems, part, false
 		}
+		elems = append(elems, sp)
+	}
+	return elems, "", true
+}
+
+// parseFixed reads --fixed-line's FILE:LINE or FILE:LINE+FILE:LINE...
+// (distinct lines; a set not with --context): the elements, or an error
+// of one line.
+func parseFixed(s string, context bool) ([]spec, error) {
+	elems, bad, ok := setElems(s)
+	seen := map[string]bool{} // elems are those before a bad one: a line twice among them comes first
+	for _, sp := range elems {
 		if seen[sp.text] {
 			return nil, errf("--fixed-line %q: %s twice", s, sp.text)
 		}
 		seen[sp.text] = true
-		out = append(out, sp)
 	}
-	return out, nil
+	switch {
+	case !ok && bad == "":
+		return nil, errf("--fixed-line %q: empty element (want FILE:LINE or FILE:LINE%sFILE:LINE...)", s, setSep)
+	case !ok && len(splitSet(s)) == 1:
+		return nil, errf("--fixed-line %q: want FILE:LINE", s)
+	case !ok:
+		return nil, errf("--fixed-line %q: element %q: want FILE:LINE", s, bad)
+	}
+	if len(elems) > 1 && context {
+		return nil, errf("--fixed-line %q: a line set is not with --context", s)
+	}
+	return elems, nil
 }
 
 // setName joins a set's elements by setSep (the set's key: its text as
@@ -109,17 +126,8 @@ func (p *Profiler) fixedSetName() string {
 // validSetName says whether a selected line's name is a set's: two or more
 // FILE:LINE elements (base names may repeat).
 func validSetName(s string) bool {
-	parts := splitSet(s)
-	for _, part := range parts {
-		part = strings.TrimSpace(part)
-		if part == "" || strings.HasPrefix(part, "+") {
-			return false
-		}
-		if sp, err := parseSpec(part); err != nil || sp.kind != pointLine {
-			return false
-		}
-	}
-	return len(parts) > 1
+	elems, _, ok := setElems(s)
+	return ok && len(elems) > 1
 }
 
 // isSetName says whether a selected line's name is a set.

@@ -114,7 +114,7 @@ func TestFixedLineSetErrors(t *testing.T) {
 		t.Errorf("a set with --context: error %v", err)
 	}
 	// A "+" inside a path is not a separator: one element.
-	if el, err := parseFixed("/usr/include/c++/12/vector:100+p.c:10"); err != nil || len(el) != 2 || el[0].name != "/usr/include/c++/12/vector" {
+	if el, err := parseFixed("/usr/include/c++/12/vector:100+p.c:10", false); err != nil || len(el) != 2 || el[0].name != "/usr/include/c++/12/vector" {
 		t.Errorf("a path with c++: %+v, %v", el, err)
 	}
 }
