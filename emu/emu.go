@@ -53,6 +53,10 @@ type Options struct {
 	// generated code can count instructions itself (Unicorn 2.0.1 without
 	// Block or memory events: inline.c); tests compare the two.
 	HookEveryBlock bool
+	// NoChain keeps Unicorn's rule for direct jumps to another page (a
+	// lookup at every execution) instead of chaining them (chain.c); tests
+	// compare the two, as EMUPROF_CHAIN=0 does for whole runs.
+	NoChain bool
 	// MemoryHook takes memory events from Unicorn's memory hooks even
 	// where the generated code can write them itself (Unicorn 2.0.1:
 	// meminline.c); tests compare the two.
@@ -159,6 +163,10 @@ func ucErr(op string, e C.uc_err) error {
 // engine (benchmarks and stream comparisons of the two paths only).
 var memoryHookEnv = os.Getenv("EMUPROF_MEMORY_HOOK") == "1"
 
+// chainEnv: EMUPROF_CHAIN=0 sets Options.NoChain for every engine (for
+// comparisons).
+var chainEnv = os.Getenv("EMUPROF_CHAIN") == "0"
+
 // New opens an x86-64 engine.
 func New(opts Options) (*Engine, error) {
 	if err := loadUnicorn(); err != nil {
@@ -254,6 +262,9 @@ func New(opts Options) (*Engine, error) {
 	if err := ucErr("installing hooks", C.emu_install_base(e.st, bare)); err != nil {
 		e.Close()
 		return nil, err
+	}
+	if opts.NoChain || chainEnv {
+		e.st.chain_on = 0
 	}
 	if opts.Memory {
 		if slack != 0 {

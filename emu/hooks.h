@@ -167,6 +167,13 @@ struct emu_state {
 	uint64_t slow_calls;      // calls of emu_count_slow emitted
 	uint64_t slow_registered; // of them through uc_add_inline_hook
 	void *block_hook;         // the block hook (uc_hook), or NULL (regions.c)
+	int chain_on;             // direct jumps across pages are chained (chain.c): the block hook tells Go where code is
+	uint64_t chained_sites;   // of them translated so
+	// The pages of translations made since Go last read them (chain.c),
+	// so that Go knows code pages its decoder has not seen yet.
+	uint64_t *xlated;
+	uint32_t n_xlated, cap_xlated;
+	int xlated_lost; // a page could not be kept: Go must drop every translation
 	// Inline memory events (meminline.c): the generated code writes
 	// them, into buf[cap..cap+MEM_SLACK) too, until emu_settle.
 	int mem_inline;
@@ -229,6 +236,9 @@ void emu_settle(struct emu_state *s);
 void emu_compact(struct emu_state *s);
 void emu_mem_fault(struct emu_state *s, int type, uint64_t addr, uint32_t size);
 uc_err emu_run(struct emu_state *s, uint64_t pc);
+struct emu_state *emu_running(void); // the engine emu_run runs on this thread, or NULL
+int emu_chain_usable(void);
+void emu_note_translation(uint64_t pc, uint32_t size);
 // emu_flush_raw makes the generated code's events since the last call
 // events as hook_mem's: merged (mem_merge) and in batches of cap.
 static inline void emu_flush_raw(struct emu_state *s) {

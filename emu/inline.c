@@ -159,6 +159,8 @@ struct tb201 *tb_gen_code_x86_64(void *cpu, uint64_t pc, uint64_t cs_base, uint3
 		gen_slot->pc = tb->pc;
 		gen_slot->len = tb->size;
 	}
+	if (tb)
+		emu_note_translation(tb->pc, tb->size);
 	in_gen = outer;
 	gen_slot = outer_slot;
 	return tb;

@@ -403,6 +403,8 @@ void emu_mem_inline_check(struct emu_state *s) {
 // mem_usable (else Aux 0).
 void emu_mem_pc_check(struct emu_state *s) { (void)mem_usable(s); }
 
+struct emu_state *emu_running(void) { return running; }
+
 uc_err emu_run(struct emu_state *s, uint64_t pc) {
 	struct emu_state *was = running;
 	running = s;
@@ -425,6 +427,7 @@ void emu_mem_fault(struct emu_state *s, int type, uint64_t addr, uint32_t size) 
 }
 void emu_mem_inline_check(struct emu_state *s) { s->mem_inline = 0; }
 void emu_mem_pc_check(struct emu_state *s) { s->rip = NULL; }
+struct emu_state *emu_running(void) { return NULL; }
 uc_err emu_run(struct emu_state *s, uint64_t pc) {
 	inline_rebase(s); // the new budget's room
 	uc_err err = emu_emu_start(s->uc, pc);

@@ -9,6 +9,7 @@ import "C"
 import (
 	"emuprof/cpu"
 	"errors"
+	"unsafe"
 )
 
 // Run executes from pc until a syscall, the instruction budget runs out, a
@@ -81,10 +82,15 @@ func (e *Engine) run(pc, budget uint64) cpu.Stop {
 	C.emu_replay_begin(e.st)
 	err := C.emu_run(e.st, C.uint64_t(pc))
 	C.emu_replay_end(e.st) // before Go emits or drains
+	e.noteTranslations()
 	s := cpu.Stop{Reason: cpu.StopReason(e.st.reason), Insns: uint64(e.st.insns), Blocks: uint64(e.st.blocks), Saved: uint64(e.st.saved),
 		IntNo: uint32(e.st.intno)}
 	if e.failure != nil {
 		s.Err, e.failure = e.failure, nil
+		return s
+	}
+	if e.st.xlated_lost != 0 {
+		s.Err = errors.New("emu: out of memory recording translated pages")
 		return s
 	}
 	if e.st.mem_lost != 0 {
@@ -135,6 +141,22 @@ func (e *Engine) run(pc, budget uint64) cpu.Stop {
 // instructions themselves (0 when the engine calls its block hook at
 // every block).
 func (e *Engine) InlineCounted() uint64 { return uint64(e.st.inline_blocks) }
+
+// noteTranslations adds the pages of the run's translations (chain.c
+// records them where jumps are chained) to the code pages forgetCode
+// removes translations from.
+func (e *Engine) noteTranslations() {
+	if n := int(e.st.n_xlated); n > 0 {
+		for _, p := range unsafe.Slice((*uint64)(unsafe.Pointer(e.st.xlated)), n) {
+			e.codePages[p] = true
+		}
+		e.st.n_xlated = 0
+	}
+}
+
+// ChainedSites returns how many direct jumps to another page were
+// translated as chained jumps (chain.c) so far.
+func (e *Engine) ChainedSites() uint64 { return uint64(e.st.chained_sites) }
 
 // MemoryInline reports whether the engine's generated code writes its
 // memory events (meminline.c) instead of Unicorn's memory hooks.

@@ -129,5 +129,6 @@ void emu_state_free(struct emu_state *s) {
 #endif
 	free(s->rp);
 	emu_slots_free(s);
+	free(s->xlated);
 	free(s);
 }
