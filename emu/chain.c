@@ -102,7 +102,7 @@ static char *prev_op(TCGContext *c, char *op) {
 static _Atomic int usable; // 1: 2.0.1's layout checked, -1: not, or EMUPROF_CHAIN=0
 static void (*real_goto_tb)(TCGContext *, unsigned);
 static void (*real_func_start)(TCGContext *);
-static int (*real_gen_code)(TCGContext *, void *tb);
+static int (*real_gen_code)(TCGContext *, void *tb, uintptr_t, uintptr_t);
 // libunicorn's TCG functions, found by layout_ok.
 static struct {
 	void (*op1)(TCGContext *, int, TCGArg);
@@ -211,7 +211,9 @@ void tcg_func_start_x86_64(TCGContext *c) {
 	real_func_start(c);
 }
 
-int tcg_gen_code_x86_64(TCGContext *c, void *tb) {
+// Later Unicorns pass tcg_gen_code more arguments (QEMU 7's pc_start):
+// the two after tb are passed on as they came.
+int tcg_gen_code_x86_64(TCGContext *c, void *tb, uintptr_t a3, uintptr_t a4) {
 	if (!real_gen_code && !(real_gen_code = dlsym(RTLD_NEXT, "tcg_gen_code_x86_64")))
 		abort();
 	for (int i = 0; i < pairs; i++) {
@@ -227,7 +229,7 @@ int tcg_gen_code_x86_64(TCGContext *c, void *tb) {
 	}
 	pairs = 0;
 	slots_taken = 0;
-	return real_gen_code(c, tb);
+	return real_gen_code(c, tb, a3, a4);
 }
 
 int emu_chain_usable(void) { return atomic_load(&usable) == 1; }
