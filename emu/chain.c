@@ -65,7 +65,6 @@ enum { // 2.0.1's tcg-opc.h, tcg.h
 	OPC_ADD_I64 = 78,
 	OPC_EXIT_TB = 0x82,
 	OPC_GOTO_TB = 0x83,
-	TYPE_I64 = 1,
 	COND_GT = 11,
 };
 
@@ -80,6 +79,7 @@ enum { // 2.0.1's tcg-opc.h, tcg.h
 #define CTX_OPS_TAIL 0x7390 // ops.tqh_circ.tql_prev
 #define CTX_CPU_ENV 0x98f0
 #define ENV_EIP 0x80
+#define CTX_UC 0x9970 // offsetof(TCGContext, uc), after every temp (inline.c's UC201_CTX_UC)
 
 // arg is temp v (an offset in c, as TCGv) as an op's argument.
 static TCGArg arg(TCGContext *c, uintptr_t v) { return (TCGArg)((char *)c + v); }
@@ -99,7 +99,8 @@ static char *prev_op(TCGContext *c, char *op) {
 	return link == (char *)c + CTX_OPS ? NULL : link - OP_NEXT;
 }
 
-static _Atomic int usable; // 1: 2.0.1's layout checked, -1: not, or EMUPROF_CHAIN=0
+static _Atomic int usable; // 1: 2.0.1's layout checked, -1: not
+static void (*real_lookup)(TCGContext *);
 static void (*real_goto_tb)(TCGContext *, unsigned);
 static void (*real_func_start)(TCGContext *);
 static int (*real_gen_code)(TCGContext *, void *tb, uintptr_t, uintptr_t);
@@ -135,7 +136,7 @@ static int layout_ok(TCGContext *c) {
 			return 0;
 	}
 	uintptr_t env = *(uintptr_t *)((char *)c + CTX_CPU_ENV);
-	return i == n && n > 0 && prev == last_op(c) && env > 0 && env < 0x9970;
+	return i == n && n > 0 && prev == last_op(c) && env > 0 && env < CTX_UC;
 }
 
 // The translation on this thread: the jump slots its goto_tb ops took,
@@ -156,12 +157,11 @@ static int direct(TCGContext *c) {
 }
 
 void tcg_gen_lookup_and_goto_ptr_x86_64(TCGContext *c) {
-	static void (*fallback)(TCGContext *);
-	if (!fallback && !(fallback = dlsym(RTLD_NEXT, "tcg_gen_lookup_and_goto_ptr_x86_64")))
+	if (!real_lookup && !(real_lookup = dlsym(RTLD_NEXT, "tcg_gen_lookup_and_goto_ptr_x86_64")))
 		abort(); // libunicorn calls this one, so it has its own
 	struct emu_state *s = emu_running();
 	if (!s || !s->chain_on) {
-		fallback(c);
+		real_lookup(c);
 		return;
 	}
 	int state = atomic_load_explicit(&usable, memory_order_acquire);
@@ -172,7 +172,7 @@ void tcg_gen_lookup_and_goto_ptr_x86_64(TCGContext *c) {
 	}
 	struct emu_slot *word;
 	if (state != 1 || pairs == 2 || !direct(c) || !(word = emu_slot_new(s))) {
-		fallback(c);
+		real_lookup(c);
 		return;
 	}
 	word->n = 0;
@@ -191,7 +191,7 @@ void tcg_gen_lookup_and_goto_ptr_x86_64(TCGContext *c) {
 	pair_exit[pairs] = last_op(c);
 	*(uint32_t *)lookup |= 1; // present (TCGLabel's first bit)
 	fn.op1(c, OPC_SET_LABEL, (TCGArg)lookup);
-	fallback(c);
+	real_lookup(c);
 	pairs++;
 	s->chained_sites++;
 }
@@ -232,8 +232,6 @@ int tcg_gen_code_x86_64(TCGContext *c, void *tb, uintptr_t a3, uintptr_t a4) {
 	return real_gen_code(c, tb, a3, a4);
 }
 
-int emu_chain_usable(void) { return atomic_load(&usable) == 1; }
-
 // emu_note_translation records the pages of a translation just made for
 // the engine running here, if it chains: a jump may be chained to a
 // translation that never ran its block hook (a stop requested in
@@ -260,6 +258,5 @@ void emu_note_translation(uint64_t pc, uint32_t size) {
 	}
 }
 #else
-int emu_chain_usable(void) { return 0; }
 void emu_note_translation(uint64_t pc, uint32_t size) { (void)pc, (void)size; }
 #endif

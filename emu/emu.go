@@ -263,8 +263,8 @@ func New(opts Options) (*Engine, error) {
 		e.Close()
 		return nil, err
 	}
-	if opts.NoChain || chainEnv {
-		e.st.chain_on = 0
+	if !opts.Bare && !opts.NoChain && !chainEnv {
+		e.st.chain_on = 1 // the block hook tells which pages hold code (chain.c)
 	}
 	if opts.Memory {
 		if slack != 0 {

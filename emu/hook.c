@@ -168,7 +168,6 @@ uc_err emu_install_base(struct emu_state *s, int bare) {
 		return err;
 	if (!bare)
 		emu_regions_skip(s, h, cb);
-	s->chain_on = !bare;
 	// Memory events take each block's time from the hook (eager_time).
 	if (!bare && !s->want_blocks && !s->eager_time && s->inline_on)
 		emu_inline_check(s, h, (void *)hook_count);

@@ -237,7 +237,6 @@ void emu_compact(struct emu_state *s);
 void emu_mem_fault(struct emu_state *s, int type, uint64_t addr, uint32_t size);
 uc_err emu_run(struct emu_state *s, uint64_t pc);
 struct emu_state *emu_running(void); // the engine emu_run runs on this thread, or NULL
-int emu_chain_usable(void);
 void emu_note_translation(uint64_t pc, uint32_t size);
 // emu_flush_raw makes the generated code's events since the last call
 // events as hook_mem's: merged (mem_merge) and in batches of cap.
