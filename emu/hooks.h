@@ -160,6 +160,9 @@ struct emu_state {
 	// Each translation's count is a slot in slot chunks, SLOT_UNKNOWN
 	// until the hook has found the block in the table (reset with it).
 	int64_t inline_count, inline_limit;
+	// live_seq is odd while inline_rebase moves counts between insns and
+	// the pair above, so that emu_live (live.go) never reads them half moved.
+	uint64_t live_seq;
 	struct emu_slots *slots;
 	int inline_on;            // this engine's blocks are translated with inline counting
 	uint64_t inline_blocks;   // translations made so
@@ -271,6 +274,8 @@ uc_err emu_reg_write_batch(uc_engine *uc, int *regs, uint64_t *vals, int n);
 // emu_run at its start, for the slice's budget. After it inline_count +
 // inline_limit is 0 (as in a new, zeroed state): nothing is counted twice.
 static inline void inline_rebase(struct emu_state *s) {
+	__atomic_store_n(&s->live_seq, s->live_seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
 	uint64_t p = (uint64_t)(s->inline_count + s->inline_limit);
 	s->insns += p >> INLINE_SHIFT;
 	s->blocks += p & INLINE_ROOM;
@@ -279,6 +284,7 @@ static inline void inline_rebase(struct emu_state *s) {
 		room = INLINE_ROOM;
 	s->inline_limit = (int64_t)(room << INLINE_SHIFT) | INLINE_ROOM;
 	s->inline_count = -s->inline_limit;
+	__atomic_store_n(&s->live_seq, s->live_seq + 1, __ATOMIC_RELEASE);
 }
 
 // slice_units is a slice's cost after insns instructions of which speedups

@@ -8,9 +8,15 @@ package emu
 // whole values (a display may lag by a block). The time is worked out
 // as the block hooks do (they keep cur_time only for events).
 static void emu_live(struct emu_state *s, uint64_t *insns, int64_t *now) {
-	uint64_t n = __atomic_load_n(&s->insns, __ATOMIC_RELAXED);
-	// and what inline counting counted since its last rebase (hooks.h)
-	n += (uint64_t)(__atomic_load_n(&s->inline_count, __ATOMIC_RELAXED) + __atomic_load_n(&s->inline_limit, __ATOMIC_RELAXED)) >> INLINE_SHIFT;
+	// insns and what inline counting counted since its last rebase
+	// (hooks.h), read again while a rebase was moving them (live_seq).
+	uint64_t n, seq;
+	do {
+		seq = __atomic_load_n(&s->live_seq, __ATOMIC_ACQUIRE);
+		n = __atomic_load_n(&s->insns, __ATOMIC_RELAXED);
+		n += (uint64_t)(__atomic_load_n(&s->inline_count, __ATOMIC_RELAXED) + __atomic_load_n(&s->inline_limit, __ATOMIC_RELAXED)) >> INLINE_SHIFT;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	} while ((seq & 1) || seq != __atomic_load_n(&s->live_seq, __ATOMIC_RELAXED));
 	uint64_t saved = __atomic_load_n(&s->saved, __ATOMIC_RELAXED);
 	int64_t base = __atomic_load_n(&s->time_base, __ATOMIC_RELAXED);
 	int64_t prior = __atomic_load_n(&s->prior, __ATOMIC_RELAXED);
